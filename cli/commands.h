@@ -1,0 +1,26 @@
+// rdmactl subcommands. Each takes the global options and the arguments after
+// the subcommand name, prints its result, and returns the process exit code
+// (monitoring-plugin convention: 0 ok, 1 warning, 2 critical/error).
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace rdmascope::cli {
+
+struct GlobalOptions {
+  std::string sysfs_root = "/sys";
+  bool json = false;
+};
+
+int RunDevices(const GlobalOptions& g, const std::vector<std::string>& args);
+int RunPorts(const GlobalOptions& g, const std::vector<std::string>& args);
+int RunCounters(const GlobalOptions& g, const std::vector<std::string>& args);
+int RunHealth(const GlobalOptions& g, const std::vector<std::string>& args);
+int RunExplain(const GlobalOptions& g, const std::vector<std::string>& args);
+int RunProbe(const GlobalOptions& g, const std::vector<std::string>& args);
+
+// True when args holds -h or --help.
+bool WantsHelp(const std::vector<std::string>& args);
+
+}  // namespace rdmascope::cli
