@@ -2,15 +2,15 @@
 
 namespace rdmascope {
 
-std::optional<std::string> AttrReader::Text(const std::string& rel, bool allow_empty) {
+std::optional<std::string> AttrReader::Text(const std::string& rel, bool empty_is_absent) {
   auto r = fs_.ReadAttr(rel);
   if (!r.ok()) {
     warnings_->push_back(r.status().message());
     return std::nullopt;
   }
   if (!r.value()) return std::nullopt;
-  if (r.value()->empty() && !allow_empty) {
-    Warn(rel, "empty file");
+  if (r.value()->empty()) {
+    if (!empty_is_absent) Warn(rel, "empty file");
     return std::nullopt;
   }
   return *r.value();

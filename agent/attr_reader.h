@@ -21,8 +21,9 @@ class AttrReader {
 
   const SysfsReader& fs() const { return fs_; }
 
-  // The raw text; an empty file counts as bad when allow_empty is false.
-  std::optional<std::string> Text(const std::string& rel, bool allow_empty = false);
+  // The raw text. An empty file is bad (warned) unless empty_is_absent, which
+  // suits free-text attributes some drivers leave empty (rxe's fw_ver).
+  std::optional<std::string> Text(const std::string& rel, bool empty_is_absent = false);
 
   // Text parsed by `parse`; what = the expected format, for the warning.
   template <typename T>

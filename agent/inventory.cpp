@@ -36,7 +36,7 @@ void ReadGids(AttrReader& attrs, const std::string& port_dir, Port* port) {
     gid.index = i;
     gid.gid = *text;
     gid.type = attrs.Text(port_dir + "/gid_attrs/types/" + n);
-    gid.ndev = attrs.Text(port_dir + "/gid_attrs/ndevs/" + n);
+    gid.ndev = attrs.Text(port_dir + "/gid_attrs/ndevs/" + n, /*empty_is_absent=*/true);
     port->gids.push_back(std::move(gid));
   }
 }
@@ -52,7 +52,7 @@ void ReadNetdevs(AttrReader& attrs, const std::string& dev_dir, Port* port) {
     if (dev_port && static_cast<int>(*dev_port) == port->number - 1) AddUnique(&port->netdevs, ifname);
   }
   if (!port->netdevs.empty()) return;
-  if (auto parent = attrs.Text(dev_dir + "/parent")) AddUnique(&port->netdevs, *parent);
+  if (auto parent = attrs.Text(dev_dir + "/parent", /*empty_is_absent=*/true)) AddUnique(&port->netdevs, *parent);
 }
 
 Port ReadPort(AttrReader& attrs, const std::string& dev_dir, int number, const InventoryOptions& options) {
@@ -81,9 +81,9 @@ Device ReadDevice(AttrReader& attrs, const std::string& name, const InventoryOpt
   auto guid = [](const std::string& t) { return IsWellFormedGid("0000:0000:0000:0000:" + t) ? AsString(t) : std::nullopt; };
   d.node_guid = attrs.Parsed<std::string>(dir + "/node_guid", guid, "a GUID");
   d.sys_image_guid = attrs.Parsed<std::string>(dir + "/sys_image_guid", guid, "a GUID");
-  d.fw_ver = attrs.Text(dir + "/fw_ver");
-  d.board_id = attrs.Text(dir + "/board_id");
-  d.hca_type = attrs.Text(dir + "/hca_type");
+  d.fw_ver = attrs.Text(dir + "/fw_ver", /*empty_is_absent=*/true);
+  d.board_id = attrs.Text(dir + "/board_id", /*empty_is_absent=*/true);
+  d.hca_type = attrs.Text(dir + "/hca_type", /*empty_is_absent=*/true);
   d.node_type = attrs.Parsed<NumberedName>(dir + "/node_type", ParseNumberedName, "\"<number>: <name>\"");
   if (auto link = attrs.fs().ReadLink(dir + "/device")) {
     size_t slash = link->find_last_of('/');

@@ -22,8 +22,9 @@ std::optional<uint32_t> ParseU32(std::string_view text);
 // Decimal counter value "12345" -> 12345. Rejects signs, garbage, overflow.
 std::optional<uint64_t> ParseU64(std::string_view text);
 
-// "100 Gb/sec (4X EDR)" -> {100, "4X", "EDR"}. The kernel omits the speed
-// name for SDR ("10 Gb/sec (4X)"), which parses as speed "SDR".
+// "100 Gb/sec (4X EDR)" -> {100, "4X", "EDR"}. Older kernels omit the speed
+// name for SDR ("10 Gb/sec (4X)"), which parses as speed "SDR"; newer ones
+// write "(4X SDR)".
 std::optional<Rate> ParseRate(std::string_view text);
 
 // True for a GID in sysfs form: eight groups of four hex digits separated by ':'.

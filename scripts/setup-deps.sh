@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Installs every build, test and lab dependency from Debian packages.
+# Idempotent: packages already present are skipped; apt-get update runs only
+# when something is missing. Needs root (or sudo) on Debian 12.
+set -euo pipefail
+
+PACKAGES=(
+  # build
+  build-essential cmake pkg-config
+  libibverbs-dev librdmacm-dev libibumad-dev libibmad-dev
+  libcpp-httplib-dev nlohmann-json3-dev prometheus-cpp-dev libsqlite3-dev
+  libgtest-dev libgmock-dev
+  # lab: Soft-RoCE in a qemu VM (tests/lab)
+  qemu-system-x86 busybox-static cpio binutils
+  rdma-core ibverbs-providers ibverbs-utils perftest iproute2
+)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "setup-deps: all ${#PACKAGES[@]} packages present"
+  exit 0
+fi
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO="sudo"
+echo "setup-deps: installing ${missing[*]}"
+$SUDO apt-get update -q
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"

@@ -1,0 +1,125 @@
+// Inventory against the fixture trees in tests/fixtures/sys, compared with the
+// hand-written goldens in tests/fixtures/expected; plus the verbs enrichment
+// through a fake source and the reader's three outcomes.
+#include "agent/inventory.h"
+
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "common/model_json.h"
+
+namespace rdmascope {
+namespace {
+
+const std::string kFixtures = RDMASCOPE_FIXTURES_DIR;
+
+nlohmann::json Load(const std::string& path) {
+  std::ifstream in(path);
+  EXPECT_TRUE(in.good()) << path;
+  return nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+}
+
+Inventory Read(const std::string& fixture, bool counters) {
+  SysfsReader fs(kFixtures + "/sys/" + fixture);
+  InventoryOptions o;
+  o.read_counters = counters;
+  return ReadInventory(fs, o);
+}
+
+class Golden : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(Golden, PortsMatchExpected) {
+  nlohmann::json want = Load(kFixtures + "/expected/" + GetParam() + ".ports.json");
+  nlohmann::json got = InventoryToJson(Read(GetParam(), false));
+  EXPECT_EQ(got, want) << "got:\n" << got.dump(2);
+}
+
+TEST_P(Golden, CountersMatchExpected) {
+  nlohmann::json want = Load(kFixtures + "/expected/" + GetParam() + ".counters.json");
+  nlohmann::json got = InventoryCountersToJson(Read(GetParam(), true));
+  EXPECT_EQ(got, want) << "got:\n" << got.dump(2);
+}
+
+INSTANTIATE_TEST_SUITE_P(Fixtures, Golden,
+                         ::testing::Values("mlx5_roce", "mlx5_ib", "mlx5_ib_errors", "mlx4_nopma", "rxe"));
+
+TEST(Inventory, NoClassDirectoryIsEmptyAndQuiet) {
+  Inventory inv = Read("empty", true);
+  EXPECT_TRUE(inv.devices.empty());
+  EXPECT_TRUE(inv.warnings.empty());
+  Inventory none = ReadInventory(SysfsReader("/nonexistent/root"), {});
+  EXPECT_TRUE(none.devices.empty());
+}
+
+class FakeVerbs : public VerbsInfoSource {
+ public:
+  std::vector<std::string> ListDevices() override { return {"mlx5_0", "ghost0"}; }
+  Result<VerbsDeviceInfo> Query(const std::string& device) override {
+    ++queries;
+    if (fail) return Result<VerbsDeviceInfo>::Error("ibv_open_device(" + device + "): Permission denied (errno 13)");
+    VerbsDeviceInfo info;
+    info.caps.max_qp = 1000;
+    info.ports.push_back({1, 1024, 4096});
+    return info;
+  }
+  bool fail = false;
+  int queries = 0;
+};
+
+TEST(Inventory, VerbsEnrichesMatchingDeviceOnly) {
+  FakeVerbs verbs;
+  InventoryOptions o;
+  o.verbs = &verbs;
+  Inventory inv = ReadInventory(SysfsReader(kFixtures + "/sys/mlx5_roce"), o);
+  ASSERT_EQ(inv.devices.size(), 1u);
+  EXPECT_EQ(verbs.queries, 1);  // ghost0 has no sysfs entry: not queried
+  ASSERT_TRUE(inv.devices[0].verbs);
+  EXPECT_EQ(inv.devices[0].verbs->max_qp, 1000);
+  EXPECT_EQ(inv.devices[0].ports[0].active_mtu, 1024u);
+  EXPECT_EQ(inv.devices[0].ports[0].max_mtu, 4096u);
+  EXPECT_FALSE(inv.devices[0].ports[1].active_mtu);  // verbs said nothing of port 2
+}
+
+TEST(Inventory, FailedVerbsQueryIsAWarningNotAnError) {
+  FakeVerbs verbs;
+  verbs.fail = true;
+  InventoryOptions o;
+  o.verbs = &verbs;
+  Inventory inv = ReadInventory(SysfsReader(kFixtures + "/sys/mlx5_roce"), o);
+  ASSERT_EQ(inv.devices.size(), 1u);
+  EXPECT_FALSE(inv.devices[0].verbs);
+  ASSERT_EQ(inv.warnings.size(), 1u);
+  EXPECT_NE(inv.warnings[0].find("ibv_open_device(mlx5_0)"), std::string::npos);
+  EXPECT_TRUE(inv.devices[0].ports[0].state);  // sysfs values still there
+}
+
+TEST(SysfsReader, AbsentDanglingDirectoryAndGood) {
+  char tmpl[] = "/tmp/rdmascope-sysfs-XXXXXX";
+  ASSERT_NE(::mkdtemp(tmpl), nullptr);
+  std::string root = tmpl;
+  std::ofstream(root + "/good") << "4: ACTIVE\n";
+  ASSERT_EQ(::mkdir((root + "/dir").c_str(), 0755), 0);
+  ASSERT_EQ(::symlink("nowhere", (root + "/dangling").c_str()), 0);
+  SysfsReader fs(root + "/");
+  auto good = fs.ReadAttr("good");
+  ASSERT_TRUE(good.ok());
+  EXPECT_EQ(**good, "4: ACTIVE");
+  auto absent = fs.ReadAttr("absent");
+  ASSERT_TRUE(absent.ok());
+  EXPECT_FALSE(*absent);
+  auto dir = fs.ReadAttr("dir");
+  ASSERT_FALSE(dir.ok());
+  EXPECT_NE(dir.status().message().find(root + "/dir"), std::string::npos);
+  auto dangling = fs.ReadAttr("dangling");
+  ASSERT_FALSE(dangling.ok());
+  EXPECT_NE(dangling.status().message().find("dangling"), std::string::npos);
+  std::system(("rm -rf " + root).c_str());
+}
+
+}  // namespace
+}  // namespace rdmascope

@@ -1,0 +1,141 @@
+// rdmactl run as a user runs it, against the fixture trees.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+
+namespace {
+
+const std::string kFixtures = RDMASCOPE_FIXTURES_DIR;
+
+struct CmdRun {
+  int exit_code = -1;
+  std::string out;  // stdout
+  std::string err;  // stderr
+};
+
+CmdRun Rdmactl(const std::string& args) {
+  const std::string err_file = ::testing::TempDir() + "rdmactl_stderr.txt";
+  std::string cmd = std::string(RDMACTL_PATH) + " " + args + " 2>" + err_file;
+  CmdRun r;
+  FILE* p = ::popen(cmd.c_str(), "r");
+  if (p == nullptr) return r;
+  std::array<char, 4096> buf;
+  size_t n;
+  while ((n = std::fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
+  int status = ::pclose(p);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  std::ifstream in(err_file);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  r.err = ss.str();
+  return r;
+}
+
+std::string Root(const std::string& fixture) { return "--sysfs-root " + kFixtures + "/sys/" + fixture; }
+
+TEST(Rdmactl, NoDevicesIsANormalAnswer) {
+  CmdRun r = Rdmactl(Root("empty") + " ports");
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_EQ(r.out, "no RDMA devices found\n");
+  CmdRun j = Rdmactl(Root("empty") + " ports --json");
+  EXPECT_EQ(j.exit_code, 0);
+  EXPECT_EQ(nlohmann::json::parse(j.out)["devices"].size(), 0u);
+}
+
+TEST(Rdmactl, PortsJsonMatchesGoldenForEveryFixture) {
+  for (const char* f : {"mlx5_roce", "mlx5_ib", "mlx5_ib_errors", "mlx4_nopma", "rxe"}) {
+    CmdRun r = Rdmactl(Root(f) + " ports --json");
+    ASSERT_EQ(r.exit_code, 0) << f << ": " << r.err;
+    std::ifstream in(kFixtures + "/expected/" + f + ".ports.json");
+    EXPECT_EQ(nlohmann::json::parse(r.out), nlohmann::json::parse(in)) << f;
+  }
+}
+
+TEST(Rdmactl, TextOutputShowsPortFields) {
+  CmdRun r = Rdmactl(Root("mlx5_ib") + " ports");
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_NE(r.out.find("CA 'mlx5_0'"), std::string::npos);
+  EXPECT_NE(r.out.find("State: ACTIVE (4)"), std::string::npos);
+  EXPECT_NE(r.out.find("Base lid: 26"), std::string::npos);
+  EXPECT_NE(r.out.find("Link layer: InfiniBand"), std::string::npos);
+}
+
+TEST(Rdmactl, ExplainKnownAndUnknown) {
+  CmdRun r12 = Rdmactl("explain 12");
+  EXPECT_EQ(r12.exit_code, 0);
+  for (const char* s : {"12 RETRY_EXC_ERR", "verbs text:", "meaning:", "likely causes:", "what to check:"})
+    EXPECT_NE(r12.out.find(s), std::string::npos) << s;
+  CmdRun rnr = Rdmactl("explain RNR_RETRY_EXC");
+  EXPECT_EQ(rnr.exit_code, 0);
+  EXPECT_NE(rnr.out.find("13 RNR_RETRY_EXC_ERR"), std::string::npos);
+  CmdRun bad = Rdmactl("explain NOT_A_STATUS");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("unknown work-completion status"), std::string::npos);
+  CmdRun j = Rdmactl("explain IBV_WC_REM_ACCESS_ERR --json");
+  EXPECT_EQ(j.exit_code, 0);
+  EXPECT_EQ(nlohmann::json::parse(j.out)["number"], 10);
+}
+
+TEST(Rdmactl, HealthExitCodes) {
+  EXPECT_EQ(Rdmactl(Root("mlx5_ib") + " health").exit_code, 0);
+  CmdRun down = Rdmactl(Root("mlx5_roce") + " health");
+  EXPECT_EQ(down.exit_code, 2);
+  EXPECT_NE(down.out.find("CRITICAL"), std::string::npos);
+  CmdRun sym = Rdmactl(Root("mlx5_ib_errors") + " health");
+  EXPECT_EQ(sym.exit_code, 1);
+  EXPECT_NE(sym.out.find("symbol_error 42 >= 10"), std::string::npos);
+  // A raised threshold clears the warning.
+  EXPECT_EQ(Rdmactl(Root("mlx5_ib_errors") + " health --threshold symbol_error=100").exit_code, 0);
+  EXPECT_EQ(Rdmactl(Root("empty") + " health").exit_code, 0);
+  EXPECT_EQ(Rdmactl(Root("empty") + " health --require-devices").exit_code, 2);
+}
+
+TEST(Rdmactl, BrokenTreeWarnsPerBadFileAndKeepsTheRest) {
+  CmdRun r = Rdmactl(Root("broken") + " counters --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  nlohmann::json counters = nlohmann::json::parse(r.out);
+  CmdRun p = Rdmactl(Root("broken") + " ports --json");
+  ASSERT_EQ(p.exit_code, 0) << p.err;
+  nlohmann::json ports = nlohmann::json::parse(p.out);
+  std::ifstream bad(kFixtures + "/expected/broken.bad_files.txt");
+  std::string line;
+  int n = 0;
+  while (std::getline(bad, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    ++n;
+    bool named = false;
+    for (const auto& w : counters["warnings"]) named |= w.get<std::string>().find(line) != std::string::npos;
+    EXPECT_TRUE(named) << "no warning names " << line;
+    EXPECT_NE(r.err.find(line), std::string::npos) << "stderr does not name " << line;
+  }
+  EXPECT_GT(n, 5);
+  // Every good value is still reported: good_values.json holds partial
+  // documents ("ports", "counters"); each of their leaves must be in the output.
+  std::ifstream in(kFixtures + "/expected/broken.good_values.json");
+  nlohmann::json good = nlohmann::json::parse(in);
+  for (const auto& [part, got] : {std::pair<const char*, nlohmann::json&>{"ports", ports}, {"counters", counters}}) {
+    ASSERT_TRUE(good.contains(part)) << part;
+    nlohmann::json flat_want = good[part].flatten(), flat_got = got.flatten();
+    for (auto it = flat_want.begin(); it != flat_want.end(); ++it) {
+      ASSERT_TRUE(flat_got.contains(it.key())) << part << ": missing " << it.key();
+      EXPECT_EQ(flat_got[it.key()], it.value()) << part << ": " << it.key();
+    }
+  }
+}
+
+TEST(Rdmactl, HelpAndBadUsage) {
+  for (const char* c : {"--help", "ports --help", "counters --help", "devices --help", "health --help", "explain --help"})
+    EXPECT_EQ(Rdmactl(c).exit_code, 0) << c;
+  EXPECT_EQ(Rdmactl("").exit_code, 2);
+  EXPECT_EQ(Rdmactl("frobnicate").exit_code, 2);
+  EXPECT_EQ(Rdmactl(Root("mlx5_ib") + " ports nosuchdev").exit_code, 2);
+  EXPECT_EQ(Rdmactl(Root("mlx5_ib") + " ports --bogus").exit_code, 2);
+}
+
+}  // namespace
