@@ -40,11 +40,13 @@ lab_vm_start() {
               -device "virtio-net-pci,netdev=fwd,mac=52:54:00:77:ff:01")
   fi
   lab_need_cmd qemu-system-x86_64 qemu-system-x86
+  # no_timer_check: under TCG on a busy host the kernel's IO-APIC timer probe
+  # can miss its window and panic ("IO-APIC + timer doesn't work"); skip it.
   qemu-system-x86_64 \
     -accel tcg,thread=multi -cpu max -smp "${LAB_SMP:-2}" -m "${LAB_MEM:-512}" \
     -nodefaults -display none -no-reboot \
     -kernel "$kdir/vmlinuz" -initrd "$initrd" \
-    -append "console=ttyS0 panic=-1 rdmascope.nics=$nics rdmascope.fwd=$fwd rdmascope.mode=$mode ${LAB_APPEND:-}" \
+    -append "console=ttyS0 panic=-1 no_timer_check rdmascope.nics=$nics rdmascope.fwd=$fwd rdmascope.mode=$mode ${LAB_APPEND:-}" \
     -chardev "file,id=con,path=$LAB_CONSOLE,append=on" -serial chardev:con \
     -chardev "file,id=out,path=$LAB_OUTPUT,append=on" -serial chardev:out \
     -chardev "file,id=st,path=$LAB_STATUS,append=on" -serial chardev:st \
