@@ -23,6 +23,7 @@ constexpr char kUsage[] =
     "  health              0 all ports ACTIVE and counters under thresholds, 1 warning, 2 critical\n"
     "  explain STATUS      what a work-completion status means and what to check (12, RETRY_EXC, ...)\n"
     "  probe               probe one peer agent now over RC or UD\n"
+    "  status              the fabric as the collector sees it: nodes, bad ports, worst pairs, events\n"
     "\n"
     "global options:\n"
     "  --sysfs-root DIR    read DIR/class/infiniband instead of /sys/class/infiniband\n"
@@ -81,6 +82,7 @@ int main(int argc, char** argv) {
   if (command == "health") return RunHealth(g, rest);
   if (command == "explain") return RunExplain(g, rest);
   if (command == "probe") return RunProbe(g, rest);
+  if (command == "status") return RunStatus(g, rest);
   std::fprintf(stderr, "rdmactl: unknown command \"%s\"\n\n%s", command.c_str(), kUsage);
   return 2;
 }

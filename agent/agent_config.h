@@ -1,0 +1,81 @@
+// Configuration of the agent's reporting daemon: a config file of
+// `key = value` lines and command-line flags; flags win over the file.
+//
+// File contract: one `key = value` per line; blank lines and lines whose first
+// non-blank character is '#' are ignored (there are no trailing comments: '#'
+// inside a value is part of it). Unknown keys, repeated keys and bad values
+// are errors of the form "FILE:LINE: key 'k': what is wrong". The keys and
+// their defaults are documented in packaging/rdmascope-agent.conf.example.
+//
+// Flag contract: every key has a flag "--" + key with '_' -> '-', taking the
+// value as the next argument or after '=' ("--interval 5", "--interval=5").
+// --config FILE names the file (none by default: defaults plus flags) and
+// --once is a switch. --labels replaces the file's labels as a whole.
+// Arguments that are not ours are returned in `rest`, in order, for the
+// caller's own parser (so responder options can share the command line).
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+
+namespace rdmascope::agent {
+
+struct AgentConfig {
+  std::string collector;                           // "" = not configured
+  std::string token_file;                          // "" = send no Authorization header
+  std::string sysfs_root = "/sys";
+  std::string node_name;                           // LoadAgentConfig: the hostname when unset
+  std::string spool_dir = "/var/lib/rdmascope/spool";
+  uint64_t spool_max_bytes = 64ull << 20;          // 64 MiB
+  std::chrono::milliseconds report_interval{10000};
+  std::chrono::milliseconds inventory_interval{60000};
+  int control_port = 18610;                        // the responder's TCP control port
+  std::string control_host;                        // address peers probe; "" = node_name
+  bool once = false;
+  std::map<std::string, std::string> labels;
+};
+
+struct LoadedConfig {
+  AgentConfig config;
+  std::vector<std::string> rest;  // arguments left for another parser
+};
+
+// Applies one key (file spelling, e.g. "spool_max_bytes") to *config.
+// The error names the key and the value.
+Status ApplyConfigKey(const std::string& key, const std::string& value, AgentConfig* config);
+
+// Applies the lines of a config file; `source` names it in errors.
+Status ApplyConfigText(const std::string& text, const std::string& source, AgentConfig* config);
+
+// Defaults, then the --config file, then the flags; fills node_name from the
+// hostname when neither set it. Validates the result (see ValidateAgentConfig).
+Result<LoadedConfig> LoadAgentConfig(const std::vector<std::string>& args);
+
+// Cross-field checks: node_name 1..128 of [A-Za-z0-9._-], the collector URL
+// (when set) parses. The error names the key.
+Status ValidateAgentConfig(const AgentConfig& config);
+
+// Labels from "k=v,k=v": at most kMaxUserLabels; keys 1..64 of [A-Za-z0-9_.-]
+// other than the reserved control_port and control_host; values trimmed, at
+// most 256 characters, no ',' or control characters, may be empty; "" is no
+// labels.
+constexpr size_t kMaxUserLabels = 60;
+Result<std::map<std::string, std::string>> ParseLabels(const std::string& text);
+
+// The labels a report carries: the configured ones plus "control_port" (always)
+// and "control_host" (when set), which the collector hands to the peers that
+// probe this node.
+std::map<std::string, std::string> ReportLabels(const AgentConfig& config);
+
+// Every key a config file may hold, in documentation order.
+std::vector<std::string> AgentConfigKeys();
+
+// Help text for the flags above, for the executable's usage message.
+extern const char kAgentConfigUsage[];
+
+}  // namespace rdmascope::agent

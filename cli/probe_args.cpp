@@ -1,0 +1,129 @@
+#include "cli/probe_args.h"
+
+#include <cerrno>
+#include <cstdlib>
+
+namespace rdmascope::cli {
+
+const char kProbeHelp[] =
+    "usage: rdmactl probe --transport rc|ud --device DEV [--port N] [--gid-index I]\n"
+    "                     HOST[:PORT] [--count N] [--interval-ms M] [--timeout-ms T] [--json]\n"
+    "\n"
+    "Probes one peer rdmascope-agent now with real RDMA traffic and prints RTT\n"
+    "statistics in microseconds (t_min, t_typical = median, t_avg, p99, p99.9),\n"
+    "loss, and every failed work completion with its explanation.\n"
+    "\n"
+    "  --transport rc|ud    RC: SEND/RECV ping-pong + RDMA READ; UD: echo (default ud)\n"
+    "  --device DEV         local RDMA device (default: the only one, if there is one)\n"
+    "  --port N             local port (default 1)\n"
+    "  --gid-index I        local GID index (default: the RoCE v2 IPv4-mapped GID)\n"
+    "  HOST[:PORT]          the peer agent and its control port (default 18610)\n"
+    "  --count N            probes to send (default 100)\n"
+    "  --interval-ms M      time between probe starts (default 10; 0 = back to back)\n"
+    "  --timeout-ms T       per-probe deadline (default 1000)\n"
+    "  --duration-s S       stop after S seconds whatever the count (default 600)\n"
+    "  --rc-timeout V       RC local ACK timeout exponent 0..31 (default 12 = 16.8 ms)\n"
+    "  --retry-cnt V        RC transport retries 0..7 (default 6; rdma_rxe retries forever at 7)\n"
+    "  --rnr-retry V        RC RNR retries 0..6 (default 3)\n"
+    "  --min-rnr-timer V    RC min RNR NAK timer code 0..31 (default 12 = 0.64 ms)\n"
+    "  --no-read            RC: skip the RDMA READ\n"
+    "  --test-bad-rkey      SELF-TEST ONLY: RDMA READ with a wrong rkey; the peer must\n"
+    "                       answer REM_ACCESS_ERR (10). Proves error reporting end to end.\n"
+    "  --json               machine-readable output\n"
+    "\n"
+    "Errors are also printed on stderr as they happen.\n"
+    "exit codes: 0 all probes answered, 1 loss without errors, 2 any error\n";
+
+namespace {
+
+Status ParseNumber(const std::string& opt, const std::string& text, long long lo, long long hi,
+                   long long* out) {
+  errno = 0;
+  char* end = nullptr;
+  long long v = std::strtoll(text.c_str(), &end, 10);
+  if (text.empty() || *end != '\0' || errno != 0 || v < lo || v > hi) {
+    return Status::Error(opt + " needs a number in " + std::to_string(lo) + ".." + std::to_string(hi) +
+                         ", got '" + text + "'");
+  }
+  *out = v;
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<ProbeArgs> ParseProbeArgs(const std::vector<std::string>& args) {
+  ProbeArgs a;
+  a.options.count = 100;
+  bool have_host = false;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& k = args[i];
+    auto value = [&](std::string* out) -> Status {
+      if (i + 1 >= args.size()) return Status::Error(k + " needs a value");
+      *out = args[++i];
+      return Status::Ok();
+    };
+    auto number = [&](long long lo, long long hi, long long* out) -> Status {
+      std::string v;
+      Status s = value(&v);
+      if (!s.ok()) return s;
+      return ParseNumber(k, v, lo, hi, out);
+    };
+    long long n = 0;
+    Status s;
+    if (k == "--transport") {
+      s = value(&a.transport);
+      if (s.ok() && a.transport != "rc" && a.transport != "ud") s = Status::Error("--transport must be rc or ud");
+    } else if (k == "--device") {
+      s = value(&a.options.device);
+    } else if (k == "--port") {
+      if ((s = number(1, 255, &n)).ok()) a.options.port = int(n);
+    } else if (k == "--gid-index") {
+      if ((s = number(0, 255, &n)).ok()) a.options.gid_index = int(n);
+    } else if (k == "--count") {
+      if ((s = number(1, 100000000, &n)).ok()) a.options.count = uint64_t(n);
+    } else if (k == "--interval-ms") {
+      if ((s = number(0, 3600000, &n)).ok()) a.options.interval_ms = uint64_t(n);
+    } else if (k == "--timeout-ms") {
+      if ((s = number(1, 600000, &n)).ok()) a.options.timeout_ms = uint64_t(n);
+    } else if (k == "--duration-s") {
+      if ((s = number(1, 86400, &n)).ok()) a.options.max_duration_ms = uint64_t(n) * 1000;
+    } else if (k == "--rc-timeout") {
+      if ((s = number(0, 31, &n)).ok()) a.options.tuning.timeout = int(n);
+    } else if (k == "--retry-cnt") {
+      if ((s = number(0, 7, &n)).ok()) a.options.tuning.retry_cnt = int(n);
+    } else if (k == "--rnr-retry") {
+      if ((s = number(0, 6, &n)).ok()) a.options.tuning.rnr_retry = int(n);
+    } else if (k == "--min-rnr-timer") {
+      if ((s = number(0, 31, &n)).ok()) a.options.tuning.min_rnr_timer = int(n);
+    } else if (k == "--spin-us") {
+      if ((s = number(0, 10000000, &n)).ok()) a.options.spin_ns = uint64_t(n) * 1000;
+    } else if (k == "--no-read") {
+      a.options.rc_read = false;
+    } else if (k == "--reconnect-each-probe") {
+      a.options.reconnect_each_probe = true;
+    } else if (k == "--test-bad-rkey") {
+      a.options.test_bad_rkey = true;
+    } else if (k == "--json") {
+      a.json = true;
+    } else if (!k.empty() && k[0] == '-') {
+      s = Status::Error("unknown option " + k);
+    } else if (have_host) {
+      s = Status::Error("only one HOST may be given (got '" + a.options.host + "' and '" + k + "')");
+    } else {
+      have_host = true;
+      a.options.host = k;
+      auto colon = k.rfind(':');
+      if (colon != std::string::npos && k.find(':') == colon) {  // HOST:PORT (not a bare IPv6)
+        a.options.host = k.substr(0, colon);
+        if ((s = ParseNumber("HOST:PORT", k.substr(colon + 1), 1, 65535, &n)).ok()) a.options.control_port = int(n);
+      }
+    }
+    if (!s.ok()) return s;
+  }
+  if (!have_host || a.options.host.empty()) return Status::Error("missing HOST (the peer agent)");
+  if (a.options.reconnect_each_probe && a.transport != "rc") return Status::Error("--reconnect-each-probe needs --transport rc");
+  if (a.options.test_bad_rkey && a.transport != "rc") return Status::Error("--test-bad-rkey needs --transport rc");
+  return a;
+}
+
+}  // namespace rdmascope::cli

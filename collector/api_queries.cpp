@@ -1,0 +1,120 @@
+// GET endpoints of /api/v1. Query parameters: node, src, dst (names), since,
+// until (ms since the epoch), limit, open (0/1), kind. A bad parameter is a
+// 400 naming it.
+#include <algorithm>
+#include <cctype>
+
+#include "collector/api_server.h"
+#include "collector/pinglist.h"
+
+namespace rdmascope::collector {
+namespace {
+
+using nlohmann::json;
+
+constexpr int64_t kHourMs = 3600LL * 1000;
+
+bool Bad(httplib::Response& res, const std::string& param, const std::string& problem) {
+  SendError(res, 400, "invalid query", {{"param", param}, {"problem", problem}});
+  return false;
+}
+
+bool IntParam(const httplib::Request& req, httplib::Response& res, const char* name, int64_t min, int64_t max,
+              int64_t* out) {
+  if (!req.has_param(name)) return true;
+  std::string v = req.get_param_value(name);
+  bool ok = !v.empty() && v.size() <= 18;
+  for (size_t i = 0; i < v.size(); ++i) ok = ok && ((v[i] >= '0' && v[i] <= '9') || (i == 0 && v[i] == '-' && v.size() > 1));
+  if (!ok) return Bad(res, name, "expected an integer");
+  int64_t n = std::stoll(v);
+  if (n < min || n > max) return Bad(res, name, "expected " + std::to_string(min) + " to " + std::to_string(max));
+  *out = n;
+  return true;
+}
+
+bool NameParam(const httplib::Request& req, httplib::Response& res, const char* name, std::optional<std::string>* out) {
+  if (!req.has_param(name)) return true;
+  std::string v = req.get_param_value(name);
+  if (v.empty() || v.size() > 128) return Bad(res, name, "expected 1 to 128 characters");
+  for (char c : v)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-'))
+      return Bad(res, name, "contains a character outside [A-Za-z0-9._-]");
+  *out = v;
+  return true;
+}
+
+template <typename T>
+void Reply(httplib::Response& res, const Result<T>& r) {
+  if (r.ok())
+    SendJson(res, r.value());
+  else
+    SendError(res, 500, "store query failed", r.status().message());
+}
+
+}  // namespace
+
+void ApiServer::GetNodes(const httplib::Request&, httplib::Response& res) {
+  Reply(res, store_.Nodes(Now(), options_.stale_after_ms));
+}
+
+void ApiServer::GetNode(const httplib::Request& req, httplib::Response& res) {
+  std::string name = req.matches[1];
+  auto r = store_.Node(name, Now(), options_.stale_after_ms);
+  if (!r.ok()) return SendError(res, 500, "store query failed", r.status().message());
+  if (!r.value()) return SendError(res, 404, "unknown node", name);
+  SendJson(res, *r.value());
+}
+
+void ApiServer::GetPorts(const httplib::Request& req, httplib::Response& res) {
+  std::optional<std::string> node;
+  if (!NameParam(req, res, "node", &node)) return;
+  Reply(res, store_.Ports(node));
+}
+
+void ApiServer::GetCounters(const httplib::Request& req, httplib::Response& res) {
+  std::optional<std::string> node;
+  int64_t since = Now() - kHourMs, limit = 10000;
+  if (!NameParam(req, res, "node", &node) || !IntParam(req, res, "since", 0, INT64_MAX / 2, &since) ||
+      !IntParam(req, res, "limit", 1, 100000, &limit))
+    return;
+  Reply(res, store_.Counters(node, since, static_cast<int>(limit)));
+}
+
+void ApiServer::GetProbes(const httplib::Request& req, httplib::Response& res) {
+  std::optional<std::string> src, dst;
+  int64_t now = Now(), since = now - kHourMs, until = INT64_MAX / 2, limit = 10000;
+  if (!NameParam(req, res, "src", &src) || !NameParam(req, res, "dst", &dst) ||
+      !IntParam(req, res, "since", 0, INT64_MAX / 2, &since) || !IntParam(req, res, "until", 0, INT64_MAX / 2, &until) ||
+      !IntParam(req, res, "limit", 1, 100000, &limit))
+    return;
+  if (until < since) return (void)Bad(res, "until", "must not be before since");
+  Reply(res, store_.Probes(src, dst, since, until, static_cast<int>(limit)));
+}
+
+void ApiServer::GetWorstPairs(const httplib::Request& req, httplib::Response& res) {
+  int64_t since = Now() - options_.metrics_probe_window_ms, limit = 20;
+  if (!IntParam(req, res, "since", 0, INT64_MAX / 2, &since) || !IntParam(req, res, "limit", 1, 1000, &limit)) return;
+  Reply(res, store_.WorstPairs(since, static_cast<int>(limit)));
+}
+
+void ApiServer::GetEvents(const httplib::Request& req, httplib::Response& res) {
+  std::optional<std::string> node, kind;
+  int64_t open = 0, limit = 1000;
+  if (!NameParam(req, res, "node", &node) || !NameParam(req, res, "kind", &kind) ||
+      !IntParam(req, res, "open", 0, 1, &open) || !IntParam(req, res, "limit", 1, 100000, &limit))
+    return;
+  if (kind && *kind != "wc_error" && *kind != "port_state" && *kind != "counter_threshold")
+    return (void)Bad(res, "kind", "expected wc_error, port_state or counter_threshold");
+  Reply(res, store_.Events(open == 1, kind, node, static_cast<int>(limit)));
+}
+
+void ApiServer::GetPinglist(const httplib::Request& req, httplib::Response& res) {
+  std::optional<std::string> node;
+  if (!NameParam(req, res, "node", &node)) return;
+  if (!node) return (void)Bad(res, "node", "is required: the node asking for its targets");
+  auto nodes = store_.NodeInfos();
+  if (!nodes.ok()) return SendError(res, 500, "store query failed", nodes.status().message());
+  SendJson(res, BuildPinglist(*node, nodes.value(), Now(), options_.pinglist));
+}
+
+}  // namespace rdmascope::collector

@@ -1,0 +1,56 @@
+// POST /api/v1/reports: parse, validate, store in one transaction.
+#include <chrono>
+
+#include "collector/api_server.h"
+#include "collector/report_validate.h"
+
+namespace rdmascope::collector {
+
+using nlohmann::json;
+
+void ApiServer::PostReport(const httplib::Request& req, httplib::Response& res) {
+  auto t0 = std::chrono::steady_clock::now();
+  if (req.body.size() > options_.max_body_bytes) {  // a body the Content-Length check could not see
+    metrics_.Count(ReportOutcome::kTooLarge);
+    SendError(res, 413, "report too large", {{"max_body_bytes", options_.max_body_bytes}});
+    return;
+  }
+  json report;
+  try {
+    report = json::parse(req.body);
+  } catch (const json::exception& e) {  // parse_error, or out_of_range for a number like 1e400
+    metrics_.Count(ReportOutcome::kInvalid);
+    SendError(res, 400, "invalid JSON", {{"field", ""}, {"problem", e.what()}});
+    options_.log("report rejected: invalid JSON from " + req.remote_addr);
+    return;
+  }
+  if (auto bad = ValidateReport(report)) {
+    metrics_.Count(ReportOutcome::kInvalid);
+    SendError(res, 400, "invalid report", {{"field", bad->field}, {"problem", bad->problem}});
+    std::string node = report.is_object() && report.contains("node") && report["node"].is_string()
+                           ? report["node"].get<std::string>()
+                           : "?";
+    options_.log("report rejected from " + req.remote_addr + " (node " + node.substr(0, 128) +
+                 "): " + (bad->field.empty() ? std::string("document") : bad->field) + " " + bad->problem);
+    return;
+  }
+  auto stored = store_.Ingest(report, Now());
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const std::string id = report["report_id"].get<std::string>();
+  if (!stored.ok()) {
+    metrics_.Count(ReportOutcome::kError);
+    SendError(res, 500, "store failed", stored.status().message());
+    options_.log("report " + id + " not stored: " + stored.status().message());
+    return;
+  }
+  metrics_.ObserveIngestSeconds(seconds);
+  if (stored.value().duplicate) {
+    metrics_.Count(ReportOutcome::kDuplicate);
+    SendJson(res, {{"duplicate", true}, {"report_id", id}});
+    return;
+  }
+  metrics_.Count(ReportOutcome::kStored);
+  SendJson(res, {{"stored", true}, {"report_id", id}});
+}
+
+}  // namespace rdmascope::collector

@@ -1,0 +1,93 @@
+#include "collector/api_server.h"
+
+#include "collector/api_auth.h"
+
+#include <chrono>
+#include <cstdio>
+#include <thread>
+
+namespace rdmascope::collector {
+
+using nlohmann::json;
+
+void SendError(httplib::Response& res, int status, const std::string& error, const json& detail) {
+  res.status = status;
+  // Replace invalid UTF-8 (echoed from a bad request) rather than throw.
+  res.set_content(json{{"error", error}, {"detail", detail}}.dump(-1, ' ', false, json::error_handler_t::replace),
+                  "application/json");
+}
+
+void SendJson(httplib::Response& res, const json& body) {
+  res.status = 200;
+  res.set_content(body.dump(-1, ' ', false, json::error_handler_t::replace), "application/json");
+}
+
+ApiServer::ApiServer(Store& store, ApiOptions options)
+    : store_(store), options_(std::move(options)), server_(std::make_unique<httplib::Server>()) {
+  if (!options_.now_ms)
+    options_.now_ms = [] {
+      return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+          .count();
+    };
+  if (!options_.log) options_.log = [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); };
+  Routes();
+}
+
+ApiServer::~ApiServer() { Stop(); }
+
+int64_t ApiServer::Now() const { return options_.now_ms(); }
+
+Result<int> ApiServer::Bind(const std::string& host, int port) {
+  int bound = port == 0 ? server_->bind_to_any_port(host) : (server_->bind_to_port(host, port) ? port : -1);
+  if (bound <= 0)
+    return Result<int>::Error("cannot listen on " + host + ":" + std::to_string(port) +
+                              " (address in use, or not an address of this host?)");
+  return bound;
+}
+
+void ApiServer::Listen() { server_->listen_after_bind(); }
+
+void ApiServer::Stop() {
+  if (server_) server_->stop();
+}
+
+bool ApiServer::WaitUntilReady(int timeout_ms) const {
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+  while (!server_->is_running()) {
+    if (std::chrono::steady_clock::now() > deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  return true;
+}
+
+httplib::Server::HandlerResponse ApiServer::PreRoute(const httplib::Request& req, httplib::Response& res) {
+  if (req.method != "POST" || req.path != "/api/v1/reports") return httplib::Server::HandlerResponse::Unhandled;
+  if (options_.auth && !BearerMatches(req.get_header_value("Authorization"), options_.tokens)) {
+    metrics_.Count(ReportOutcome::kUnauthorized);
+    SendError(res, 401, "unauthorized",
+              "send Authorization: Bearer <token> with a token from the collector's --token-file");
+    res.set_header("WWW-Authenticate", "Bearer");
+    res.set_header("Connection", "close");
+    options_.log("report rejected: unauthorized from " + req.remote_addr);
+    return httplib::Server::HandlerResponse::Handled;
+  }
+  if (req.has_header("Content-Length")) {
+    const std::string& text = req.get_header_value("Content-Length");
+    unsigned long long length = 0;
+    bool ok = !text.empty() && text.size() < 20;
+    for (char c : text) ok = ok && c >= '0' && c <= '9';
+    if (ok) length = std::stoull(text);
+    if (!ok || length > options_.max_body_bytes) {
+      metrics_.Count(ReportOutcome::kTooLarge);
+      SendError(res, 413, "report too large",
+                {{"max_body_bytes", options_.max_body_bytes}, {"content_length", text}});
+      res.set_header("Connection", "close");
+      options_.log("report rejected: body of " + text + " bytes over the " + std::to_string(options_.max_body_bytes) +
+                   "-byte cap from " + req.remote_addr);
+      return httplib::Server::HandlerResponse::Handled;
+    }
+  }
+  return httplib::Server::HandlerResponse::Unhandled;
+}
+
+}  // namespace rdmascope::collector

@@ -1,0 +1,85 @@
+// The collector's HTTP API on cpp-httplib.
+//
+// Contract:
+//  - POST /api/v1/reports: 401 without a valid bearer token (unless auth is
+//    off), 413 over max_body_bytes (checked on Content-Length before the body
+//    is read, and by the server's payload limit for chunked bodies), 400 for
+//    invalid JSON or a schema violation naming the field, 200 {"stored":true}
+//    or 200 {"duplicate":true} for a report id stored before, 500 when the
+//    store fails (nothing of the report is kept).
+//  - GET endpoints under /api/v1 (nodes, nodes/{name}, ports, counters,
+//    probes, probes/worst, events, pinglist), /healthz, /metrics.
+//  - Every error body is {"error": "...", "detail": ...}.
+//  - / serves web_dir when set, else a small index page.
+//  - Handlers never throw out to the server; a failure becomes a 500.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <httplib.h>
+
+#include "collector/collector_metrics.h"
+#include "collector/pinglist.h"
+#include "collector/store.h"
+
+namespace rdmascope::collector {
+
+struct ApiOptions {
+  std::vector<std::string> tokens;   // accepted bearer tokens
+  bool auth = true;                  // false only with --no-auth
+  size_t max_body_bytes = 4u << 20;  // 4 MiB
+  std::string web_dir;               // static dashboard files; empty: built-in index page
+  int64_t stale_after_ms = 120 * 1000;
+  int metrics_worst_pairs = 20;
+  int64_t metrics_probe_window_ms = 15LL * 60 * 1000;  // pairs newer than this feed /metrics
+  PinglistOptions pinglist;
+  std::function<int64_t()> now_ms;  // clock; defaults to the system clock
+  std::function<void(const std::string&)> log;  // one line per event; default stderr
+};
+
+class ApiServer {
+ public:
+  ApiServer(Store& store, ApiOptions options);
+  ~ApiServer();
+
+  // Binds host:port (port 0: an ephemeral port); returns the bound port or an error.
+  Result<int> Bind(const std::string& host, int port);
+  // Serves until Stop(); returns when the server has stopped and in-flight requests finished.
+  void Listen();
+  void Stop();
+  bool WaitUntilReady(int timeout_ms) const;
+
+  const CollectorMetrics& metrics() const { return metrics_; }
+
+ private:
+  void Routes();
+  void PostReport(const httplib::Request& req, httplib::Response& res);
+  void GetNodes(const httplib::Request& req, httplib::Response& res);
+  void GetNode(const httplib::Request& req, httplib::Response& res);
+  void GetPorts(const httplib::Request& req, httplib::Response& res);
+  void GetCounters(const httplib::Request& req, httplib::Response& res);
+  void GetProbes(const httplib::Request& req, httplib::Response& res);
+  void GetWorstPairs(const httplib::Request& req, httplib::Response& res);
+  void GetEvents(const httplib::Request& req, httplib::Response& res);
+  void GetPinglist(const httplib::Request& req, httplib::Response& res);
+  void GetHealth(const httplib::Request& req, httplib::Response& res);
+  void GetMetrics(const httplib::Request& req, httplib::Response& res);
+  httplib::Server::HandlerResponse PreRoute(const httplib::Request& req, httplib::Response& res);
+  int64_t Now() const;
+
+  Store& store_;
+  ApiOptions options_;
+  CollectorMetrics metrics_;
+  std::unique_ptr<httplib::Server> server_;
+};
+
+// Writes {"error": error, "detail": detail} with `status`.
+void SendError(httplib::Response& res, int status, const std::string& error, const nlohmann::json& detail);
+void SendJson(httplib::Response& res, const nlohmann::json& body);
+
+}  // namespace rdmascope::collector

@@ -1,0 +1,196 @@
+#include "collector/collector_config.h"
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+namespace rdmascope::collector {
+
+const char kCollectorUsage[] =
+    "usage: rdmascope-collector [OPTIONS]\n"
+    "\n"
+    "Receives agent reports, stores them in SQLite, serves the REST API, pinglists,\n"
+    "/metrics and the dashboard.\n"
+    "\n"
+    "options (config-file key in brackets; command line overrides the file):\n"
+    "  --listen ADDR:PORT          [listen] address to serve on (default 127.0.0.1:9470)\n"
+    "  --db PATH                   [db] SQLite database file (default ./rdmascope.db)\n"
+    "  --token-file FILE           [token_file] accepted agent tokens, one per line ('#' comments)\n"
+    "  --no-auth                   [no_auth] accept reports without a token (trusted networks only)\n"
+    "  --config FILE               JSON object or key=value lines with the keys below\n"
+    "  --web-dir DIR               [web_dir] serve the dashboard's static files at /\n"
+    "  --retention-days N          [retention_days] keep raw probe summaries, counter samples,\n"
+    "                              WC errors and report ids N days (default 7)\n"
+    "  --rollup-retention-days N   [rollup_retention_days] keep hourly rollups and closed events\n"
+    "                              N days (default 90)\n"
+    "  --retention-interval-s N    [retention_interval_s] seconds between retention passes (default 60)\n"
+    "  --max-body-bytes N          [max_body_bytes] largest report accepted (default 4194304)\n"
+    "  --stale-after-s N           [stale_after_s] a node silent longer is stale (default 120)\n"
+    "  --metrics-worst-pairs N     [metrics_worst_pairs] pairs in rdmascope_probe_pair_rtt_p99_seconds\n"
+    "                              (default 20)\n"
+    "  --pinglist-max-targets N    [pinglist_max_targets] targets per node at most (default 128)\n"
+    "  --pinglist-cross-group-targets N\n"
+    "                              [pinglist_cross_group_targets] targets outside the node's group (default 4)\n"
+    "  --pinglist-group-label NAME [pinglist_group_label] report label naming the group (default group)\n"
+    "  --pinglist-max-age-s N      [pinglist_max_age_s] leave out nodes silent longer (default 3600)\n"
+    "  --db-synchronous full|normal\n"
+    "                              [db_synchronous] full: an acknowledged report survives power loss\n"
+    "                              (default); normal: faster, survives a crash of the collector\n"
+    "  -h, --help                  this help\n"
+    "\n"
+    "SIGTERM or SIGINT stops the server, finishes the current request and closes the database.\n";
+
+namespace {
+
+// "FILE:LINE: key: why", or "--option: why" for the command line.
+Status Bad(const std::string& origin, const std::string& key, const std::string& why) {
+  if (origin.rfind("--", 0) == 0) return Status::Error(origin + ": " + why);
+  return Status::Error(origin + ": " + key + ": " + why);
+}
+
+bool ParseInt(const std::string& v, int64_t min, int64_t max, int64_t* out) {
+  if (v.empty() || v.size() > 18) return false;
+  for (char c : v)
+    if (c < '0' || c > '9') return false;
+  int64_t n = std::stoll(v);
+  if (n < min || n > max) return false;
+  *out = n;
+  return true;
+}
+
+std::string Trim(const std::string& s) {
+  size_t b = s.find_first_not_of(" \t\r\n");
+  if (b == std::string::npos) return "";
+  return s.substr(b, s.find_last_not_of(" \t\r\n") - b + 1);
+}
+
+}  // namespace
+
+Status SetCollectorKey(CollectorConfig* c, const std::string& key, const std::string& value, const std::string& origin) {
+  struct IntKey {
+    const char* name;
+    int64_t* field;
+    int64_t min, max;
+  };
+  const IntKey ints[] = {
+      {"retention_days", &c->retention_days, 1, 36500},
+      {"rollup_retention_days", &c->rollup_retention_days, 1, 36500},
+      {"retention_interval_s", &c->retention_interval_s, 1, 86400},
+      {"max_body_bytes", &c->max_body_bytes, 1024, 1LL << 30},
+      {"stale_after_s", &c->stale_after_s, 1, 86400 * 30},
+      {"metrics_worst_pairs", &c->metrics_worst_pairs, 0, 10000},
+      {"pinglist_max_targets", &c->pinglist_max_targets, 0, 100000},
+      {"pinglist_cross_group_targets", &c->pinglist_cross_group_targets, 0, 100000},
+      {"pinglist_max_age_s", &c->pinglist_max_age_s, 1, 86400 * 365},
+  };
+  for (const IntKey& k : ints) {
+    if (key != k.name) continue;
+    if (!ParseInt(value, k.min, k.max, k.field))
+      return Bad(origin, key, "expected an integer from " + std::to_string(k.min) + " to " + std::to_string(k.max) +
+                                  ", got \"" + value + "\"");
+    return Status::Ok();
+  }
+  if (key == "listen") {
+    size_t colon = value.rfind(':');
+    int64_t port = 0;
+    if (colon == std::string::npos || colon == 0 || !ParseInt(value.substr(colon + 1), 0, 65535, &port))
+      return Bad(origin, key, "expected ADDR:PORT, e.g. 127.0.0.1:9470 or [::1]:9470, got \"" + value + "\"");
+    std::string host = value.substr(0, colon);
+    if (host.size() > 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
+    c->listen_host = host;
+    c->listen_port = static_cast<int>(port);
+  } else if (key == "db" || key == "token_file" || key == "web_dir" || key == "pinglist_group_label") {
+    if (value.empty()) return Bad(origin, key, "must not be empty");
+    (key == "db" ? c->db : key == "token_file" ? c->token_file : key == "web_dir" ? c->web_dir
+                                                                                : c->pinglist_group_label) = value;
+  } else if (key == "no_auth") {
+    if (value != "true" && value != "false" && value != "1" && value != "0")
+      return Bad(origin, key, "expected true or false");
+    c->no_auth = value == "true" || value == "1";
+  } else if (key == "db_synchronous") {
+    if (value != "full" && value != "normal") return Bad(origin, key, "expected full or normal");
+    c->db_synchronous_full = value == "full";
+  } else {
+    return Bad(origin, key, "unknown setting (see rdmascope-collector --help)");
+  }
+  return Status::Ok();
+}
+
+Status LoadCollectorConfigFile(CollectorConfig* c, const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return Status::Error("cannot read config file " + path + ": " + std::strerror(errno));
+  std::stringstream ss;
+  ss << in.rdbuf();
+  std::string text = ss.str();
+  std::string trimmed = Trim(text);
+  if (!trimmed.empty() && trimmed[0] == '{') {
+    nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+    if (j.is_discarded() || !j.is_object()) return Status::Error("config file " + path + ": not a valid JSON object");
+    for (const auto& [k, v] : j.items()) {
+      std::string value = v.is_string() ? v.get<std::string>() : v.dump();
+      if (Status s = SetCollectorKey(c, k, value, path); !s.ok()) return s;
+    }
+    return Status::Ok();
+  }
+  std::istringstream lines(text);
+  std::string line;
+  int n = 0;
+  while (std::getline(lines, line)) {
+    ++n;
+    std::string t = Trim(line);
+    if (t.empty() || t[0] == '#') continue;
+    size_t eq = t.find('=');
+    std::string origin = path + ":" + std::to_string(n);
+    if (eq == std::string::npos) return Status::Error(origin + ": expected key=value, got \"" + t + "\"");
+    if (Status s = SetCollectorKey(c, Trim(t.substr(0, eq)), Trim(t.substr(eq + 1)), origin); !s.ok()) return s;
+  }
+  return Status::Ok();
+}
+
+Result<CollectorConfig> ParseCollectorArgs(const std::vector<std::string>& args) {
+  CollectorConfig c;
+  // The file first, so the command line overrides it wherever --config stands.
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "--config") {
+      if (i + 1 >= args.size()) return Result<CollectorConfig>::Error("--config needs a file");
+      if (Status s = LoadCollectorConfigFile(&c, args[i + 1]); !s.ok()) return s;
+    } else if (args[i].rfind("--config=", 0) == 0) {
+      if (Status s = LoadCollectorConfigFile(&c, args[i].substr(9)); !s.ok()) return s;
+    }
+  }
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "-h" || a == "--help") {
+      c.help = true;
+    } else if (a == "--no-auth") {
+      c.no_auth = true;
+    } else if (a == "--config") {
+      ++i;
+    } else if (a.rfind("--config=", 0) == 0) {
+      continue;
+    } else if (a.rfind("--", 0) == 0) {
+      std::string name = a.substr(2), value;
+      size_t eq = name.find('=');
+      if (eq != std::string::npos) {
+        value = name.substr(eq + 1);
+        name = name.substr(0, eq);
+      } else {
+        if (i + 1 >= args.size()) return Result<CollectorConfig>::Error(a + " needs a value");
+        value = args[++i];
+      }
+      std::string key = name;
+      for (char& ch : key)
+        if (ch == '-') ch = '_';
+      if (key == "no_auth" || key == "help") return Result<CollectorConfig>::Error(a + " takes no value");
+      if (Status s = SetCollectorKey(&c, key, value, "--" + name); !s.ok()) return s;
+    } else {
+      return Result<CollectorConfig>::Error("unexpected argument \"" + a + "\" (see --help)");
+    }
+  }
+  return c;
+}
+
+}  // namespace rdmascope::collector

@@ -1,0 +1,129 @@
+// rdmascope-collector: receives agent reports, stores them, serves the API.
+//
+// Exit codes: 0 after SIGTERM/SIGINT (server stopped, current requests
+// finished, database closed), 2 on a bad option or a startup failure (the
+// message names what failed). Logs one line per event to stderr.
+#include <pthread.h>
+#include <signal.h>
+#include <sys/stat.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "collector/api_auth.h"
+#include "collector/api_server.h"
+#include "collector/collector_config.h"
+#include "collector/retention_worker.h"
+#include "collector/store.h"
+
+namespace {
+
+using namespace rdmascope::collector;
+
+void Log(const std::string& line) {
+  std::time_t t = std::time(nullptr);
+  char stamp[32];
+  std::strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  std::fprintf(stderr, "%s rdmascope-collector: %s\n", stamp, line.c_str());
+}
+
+int Fail(const std::string& message) {
+  Log(message);
+  return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  auto parsed = ParseCollectorArgs(std::vector<std::string>(argv + 1, argv + argc));
+  if (!parsed.ok()) {
+    std::fprintf(stderr, "rdmascope-collector: %s\n", parsed.status().message().c_str());
+    return 2;
+  }
+  const CollectorConfig& c = parsed.value();
+  if (c.help) {
+    std::fputs(kCollectorUsage, stdout);
+    return 0;
+  }
+
+  ApiOptions api;
+  if (c.no_auth) {
+    api.auth = false;
+    Log("authentication is OFF (--no-auth): any client can post reports");
+  } else if (c.token_file.empty()) {
+    return Fail("refusing to start without authentication: give --token-file FILE (one token per line), "
+                "or --no-auth to accept reports from anyone (trusted networks only)");
+  } else {
+    auto tokens = LoadTokenFile(c.token_file);
+    if (!tokens.ok()) return Fail(tokens.status().message());
+    api.tokens = tokens.value();
+  }
+  if (!c.web_dir.empty()) {
+    struct stat st {};
+    if (::stat(c.web_dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+      return Fail("--web-dir " + c.web_dir + " is not a directory");
+    api.web_dir = c.web_dir;
+  }
+  api.max_body_bytes = static_cast<size_t>(c.max_body_bytes);
+  api.stale_after_ms = c.stale_after_s * 1000;
+  api.metrics_worst_pairs = static_cast<int>(c.metrics_worst_pairs);
+  api.pinglist.group_label = c.pinglist_group_label;
+  api.pinglist.max_targets = static_cast<int>(c.pinglist_max_targets);
+  api.pinglist.cross_group_targets = static_cast<int>(c.pinglist_cross_group_targets);
+  api.pinglist.max_age_ms = c.pinglist_max_age_s * 1000;
+  api.log = Log;
+
+  // Signals go to the waiting thread only; block them before any thread starts.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGTERM);
+  sigaddset(&signals, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  signal(SIGPIPE, SIG_IGN);
+
+  StoreOptions so;
+  so.path = c.db;
+  so.synchronous_full = c.db_synchronous_full;
+  auto store = Store::Open(so);
+  if (!store.ok()) return Fail(store.status().message());
+
+  ApiServer server(*store.value(), api);
+  auto port = server.Bind(c.listen_host, c.listen_port);
+  if (!port.ok()) return Fail(port.status().message());
+
+  RetentionPolicy policy;
+  policy.raw_max_age_ms = c.retention_days * 86400 * 1000;
+  policy.rollup_max_age_ms = c.rollup_retention_days * 86400 * 1000;
+  RetentionWorker retention(
+      *store.value(), policy, c.retention_interval_s * 1000,
+      [] {
+        return std::chrono::duration_cast<std::chrono::milliseconds>(
+                   std::chrono::system_clock::now().time_since_epoch())
+            .count();
+      },
+      Log);
+  retention.Start();
+
+  std::atomic<bool> signalled{false};
+  std::thread waiter([&] {
+    int sig = 0;
+    sigwait(&signals, &sig);
+    signalled = true;
+    Log(std::string("received ") + (sig == SIGINT ? "SIGINT" : "SIGTERM") + ", stopping");
+    server.Stop();
+  });
+
+  Log("listening on " + c.listen_host + ":" + std::to_string(port.value()) + ", database " + c.db);
+  server.Listen();  // returns after Stop(), once in-flight requests have finished
+  if (!signalled) pthread_kill(waiter.native_handle(), SIGTERM);
+  waiter.join();
+  retention.Stop();
+  store.value().reset();  // closes the database (checkpoints the WAL)
+  Log("stopped");
+  return 0;
+}

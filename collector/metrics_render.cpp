@@ -1,0 +1,205 @@
+#include "collector/metrics_render.h"
+
+#include <prometheus/text_serializer.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <map>
+#include <utility>
+
+namespace rdmascope::collector {
+namespace {
+
+using nlohmann::json;
+using prometheus::ClientMetric;
+using prometheus::MetricFamily;
+using prometheus::MetricType;
+
+std::string Str(const json& v) {
+  if (v.is_null()) return "";
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_number_float()) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%g", v.get<double>());
+    return buf;
+  }
+  return v.dump();
+}
+
+ClientMetric Metric(std::vector<ClientMetric::Label> labels, MetricType type, double value) {
+  ClientMetric m;
+  m.label = std::move(labels);
+  if (type == MetricType::Counter)
+    m.counter.value = value;
+  else
+    m.gauge.value = value;
+  return m;
+}
+
+struct Families {
+  std::map<std::string, MetricFamily> by_name;
+  MetricFamily& Get(const std::string& name, const std::string& help, MetricType type) {
+    MetricFamily& f = by_name[name];
+    if (f.name.empty()) {
+      f.name = name;
+      f.help = help;
+      f.type = type;
+    }
+    return f;
+  }
+  void Add(const std::string& name, const std::string& help, MetricType type, std::vector<ClientMetric::Label> labels,
+           double value) {
+    Get(name, help, type).metric.push_back(Metric(std::move(labels), type, value));
+  }
+};
+
+void Ports(const json& snap, Families* f) {
+  for (const json& p : snap["ports"]) {
+    std::vector<ClientMetric::Label> id = {{"node", Str(p["node"])}, {"device", Str(p["device"])},
+                                           {"port", Str(p["port"])}};
+    std::string gid;
+    if (p["gids"].is_array() && !p["gids"].empty() && p["gids"][0].is_object())
+      gid = Str(p["gids"][0].value("gid", json()));
+    auto info = id;
+    info.push_back({"link_layer", Str(p["link_layer"])});
+    info.push_back({"lid", Str(p["lid"])});
+    info.push_back({"gid", gid});
+    info.push_back({"mtu", Str(p["active_mtu"])});
+    info.push_back({"rate", Str(p["rate_gbps"])});
+    f->Add("rdmascope_port_info", "Port identity: link layer, LID, first GID, active MTU (bytes), rate (Gb/s); always 1.",
+           MetricType::Gauge, info, 1);
+    if (!p["state"].is_null())
+      f->Add("rdmascope_port_state", "Port logical state number (1 DOWN, 2 INIT, 3 ARMED, 4 ACTIVE, 5 ACTIVE_DEFER).",
+             MetricType::Gauge, id, p["state"].get<double>());
+    f->Add("rdmascope_port_up", "1 when the port state is ACTIVE, else 0 (also when the state is unknown).",
+           MetricType::Gauge, id, (!p["state"].is_null() && p["state"].get<int>() == 4) ? 1 : 0);
+  }
+  for (const json& c : snap["counters"]) {
+    std::vector<ClientMetric::Label> id = {{"node", Str(c["node"])}, {"device", Str(c["device"])},
+                                           {"port", Str(c["port"])}};
+    const std::string sysfs = c["name"].get<std::string>();
+    double value = c["value"].get<double>();
+    std::string name = c["kind"] == "counters" ? PortCounterMetricName(sysfs) : "";
+    if (!name.empty()) {
+      f->Add(name, "Port counter " + sysfs + " (sysfs ports/N/counters), as last reported.", MetricType::Counter, id,
+             value);
+    } else {
+      id.push_back({"counter", sysfs});
+      bool hw = c["kind"] == "hw_counters";
+      f->Add(hw ? "rdmascope_port_hw_stat_total" : "rdmascope_port_stat_total",
+             hw ? "Port hw_counters (driver-specific), as last reported."
+                : "Port counters without a dedicated metric name, as last reported.",
+             MetricType::Counter, id, value);
+    }
+  }
+}
+
+void Probes(const json& snap, Families* f) {
+  struct Agg {
+    double q50 = -1, q90 = -1, q99 = -1;
+    double sent = 0, lost = 0;
+    uint64_t rtt_count = 0;
+    double rtt_sum_us = 0;
+  };
+  std::map<std::pair<std::string, std::string>, Agg> per_node;
+  std::vector<const json*> with_p99;
+  for (const json& p : snap["pairs"]) {
+    Agg& a = per_node[{Str(p["src"]), Str(p["transport"])}];
+    if (p["rtt_p50"].is_number()) a.q50 = std::max(a.q50, p["rtt_p50"].get<double>());
+    if (p["rtt_p90"].is_number()) a.q90 = std::max(a.q90, p["rtt_p90"].get<double>());
+    if (p["rtt_p99"].is_number()) {
+      a.q99 = std::max(a.q99, p["rtt_p99"].get<double>());
+      with_p99.push_back(&p);
+    }
+    if (p["rtt_count"].is_number() && p["rtt_avg"].is_number()) {
+      a.rtt_count += p["rtt_count"].get<uint64_t>();
+      a.rtt_sum_us += p["rtt_count"].get<double>() * p["rtt_avg"].get<double>();
+    }
+    a.sent += p["sent"].get<double>();
+    a.lost += p["lost"].get<double>();
+  }
+  const char* rtt_help =
+      "Probe round-trip time per node and transport over the node's newest interval per target, seconds. "
+      "Each quantile is the worst target's; _count and _sum cover that interval only (not cumulative).";
+  for (const auto& [key, a] : per_node) {
+    ClientMetric m;
+    m.label = {{"node", key.first}, {"transport", key.second}};
+    for (auto [q, v] : {std::pair<double, double>{0.5, a.q50}, {0.9, a.q90}, {0.99, a.q99}})
+      if (v >= 0) m.summary.quantile.push_back({q, v / 1e6});
+    m.summary.sample_count = a.rtt_count;
+    m.summary.sample_sum = a.rtt_sum_us / 1e6;
+    f->Get("rdmascope_probe_rtt_seconds", rtt_help, MetricType::Summary).metric.push_back(std::move(m));
+    if (a.sent > 0)
+      f->Add("rdmascope_probe_loss_ratio", "Probes lost over probes sent in the node's newest interval per target.",
+             MetricType::Gauge, {{"node", key.first}, {"transport", key.second}}, a.lost / a.sent);
+  }
+  std::sort(with_p99.begin(), with_p99.end(), [](const json* a, const json* b) {
+    return (*a)["rtt_p99"].get<double>() > (*b)["rtt_p99"].get<double>();
+  });
+  size_t n = static_cast<size_t>(std::max(0, snap.value("worst_pairs_limit", 20)));
+  if (with_p99.size() > n) with_p99.resize(n);
+  for (const json* p : with_p99)
+    f->Add("rdmascope_probe_pair_rtt_p99_seconds",
+           "p99 probe round-trip time of the worst pairs (bounded worst-N), seconds.", MetricType::Gauge,
+           {{"src", Str((*p)["src"])}, {"dst", Str((*p)["dst"])}, {"transport", Str((*p)["transport"])}},
+           (*p)["rtt_p99"].get<double>() / 1e6);
+}
+
+void NodesAndEvents(const json& snap, Families* f) {
+  for (const json& n : snap["nodes"])
+    f->Add("rdmascope_node_last_report_timestamp_seconds", "When the collector received the node's newest report.",
+           MetricType::Gauge, {{"node", Str(n["name"])}}, n["last_report_at"].get<double>() / 1000.0);
+  for (const json& w : snap["wc_totals"])
+    f->Add("rdmascope_wc_errors_total", "Failed work completions recorded by the node's probes, by status.",
+           MetricType::Counter, {{"node", Str(w["node"])}, {"status", Str(w["status"])}}, w["count"].get<double>());
+  std::map<std::string, double> open = {{"wc_error", 0}, {"port_state", 0}, {"counter_threshold", 0}};
+  for (const json& e : snap["events_open"]) open[Str(e["kind"])] = e["n"].get<double>();
+  for (const auto& [kind, n] : open)
+    f->Add("rdmascope_events_open", "Open (not yet cleared) events by kind.", MetricType::Gauge, {{"kind", kind}}, n);
+}
+
+}  // namespace
+
+std::string PortCounterMetricName(const std::string& sysfs_name) {
+  static const std::map<std::string, std::string> kNames = {
+      {"symbol_error", "symbol_error_total"},
+      {"link_error_recovery", "link_error_recovery_total"},
+      {"link_downed", "link_downed_total"},
+      {"port_rcv_errors", "receive_errors_total"},
+      {"port_rcv_remote_physical_errors", "receive_remote_physical_errors_total"},
+      {"port_rcv_switch_relay_errors", "receive_switch_relay_errors_total"},
+      {"port_xmit_discards", "discards_transmitted_total"},
+      {"port_xmit_constraint_errors", "constraint_errors_transmitted_total"},
+      {"port_rcv_constraint_errors", "constraint_errors_received_total"},
+      {"local_link_integrity_errors", "local_link_integrity_errors_total"},
+      {"excessive_buffer_overrun_errors", "excessive_buffer_overrun_errors_total"},
+      {"VL15_dropped", "vl15_dropped_total"},
+      {"port_xmit_wait", "transmit_wait_total"},
+      {"port_xmit_data_bytes", "data_transmitted_bytes_total"},
+      {"port_rcv_data_bytes", "data_received_bytes_total"},
+      {"port_xmit_packets", "packets_transmitted_total"},
+      {"port_rcv_packets", "packets_received_total"},
+      {"unicast_xmit_packets", "unicast_packets_transmitted_total"},
+      {"unicast_rcv_packets", "unicast_packets_received_total"},
+      {"multicast_xmit_packets", "multicast_packets_transmitted_total"},
+      {"multicast_rcv_packets", "multicast_packets_received_total"},
+  };
+  auto it = kNames.find(sysfs_name);
+  return it == kNames.end() ? "" : "rdmascope_port_" + it->second;
+}
+
+std::string RenderMetrics(const json& snapshot, const CollectorMetrics& self, int64_t db_size_bytes) {
+  Families f;
+  Ports(snapshot, &f);
+  Probes(snapshot, &f);
+  NodesAndEvents(snapshot, &f);
+  f.Add("rdmascope_collector_db_size_bytes", "Size of the SQLite database file plus its WAL, bytes.",
+        MetricType::Gauge, {}, static_cast<double>(db_size_bytes));
+  std::vector<MetricFamily> all;
+  for (auto& [name, fam] : f.by_name) all.push_back(std::move(fam));
+  for (MetricFamily& fam : self.Collect()) all.push_back(std::move(fam));
+  return prometheus::TextSerializer().Serialize(all);
+}
+
+}  // namespace rdmascope::collector

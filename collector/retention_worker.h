@@ -1,0 +1,44 @@
+// Background retention: deletes old rows in small batches on a timer.
+//
+// Contract: each pass calls Store::RetentionStep until it deletes nothing,
+// so the store lock is held for one small batch at a time and ingest never
+// waits behind a large delete. Stop() wakes the worker and joins it; it
+// returns within one batch.
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "collector/store.h"
+
+namespace rdmascope::collector {
+
+class RetentionWorker {
+ public:
+  RetentionWorker(Store& store, RetentionPolicy policy, int64_t interval_ms, std::function<int64_t()> now_ms,
+                  std::function<void(const std::string&)> log);
+  ~RetentionWorker() { Stop(); }
+  void Start();
+  void Stop();
+  // One whole pass now (what the timer runs); returns rows deleted.
+  Result<int64_t> RunPass();
+
+ private:
+  void Loop();
+
+  Store& store_;
+  RetentionPolicy policy_;
+  int64_t interval_ms_;
+  std::function<int64_t()> now_ms_;
+  std::function<void(const std::string&)> log_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool stop_ = false;
+  std::thread thread_;
+};
+
+}  // namespace rdmascope::collector

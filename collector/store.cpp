@@ -1,0 +1,114 @@
+#include "collector/store.h"
+
+#include <sys/stat.h>
+
+#include <set>
+
+#include "collector/store_migrate.h"
+#include "common/wc_status.h"
+
+namespace rdmascope::collector {
+
+Result<std::unique_ptr<Store>> Store::Open(const StoreOptions& options) {
+  auto db = Db::Open(options.path);
+  if (!db.ok()) return db.status();
+  Db d = std::move(db).value();
+  sqlite3_busy_timeout(d.raw(), options.busy_timeout_ms);
+  if (options.path != ":memory:") {
+    auto mode = d.Prepare("PRAGMA journal_mode=WAL");
+    if (!mode.ok()) return mode.status();
+    auto row = mode.value().Step();
+    if (!row.ok()) return row.status();
+    if (!row.value() || mode.value().Text(0) != "wal")
+      return Result<std::unique_ptr<Store>>::Error("cannot switch " + options.path +
+                                                   " to WAL mode (is it on a network file system?)");
+  }
+  if (Status s = d.Exec(options.synchronous_full ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=NORMAL");
+      !s.ok())
+    return s;
+  auto version = ApplyMigrations(d, BuiltinMigrations());
+  if (!version.ok())
+    return Result<std::unique_ptr<Store>>::Error("database " + options.path + ": " + version.status().message());
+  return std::unique_ptr<Store>(new Store(std::move(d), options));
+}
+
+Store::Store(Db db, StoreOptions options) : db_(std::move(db)), options_(std::move(options)) {}
+
+Store::~Store() {
+  std::lock_guard<std::mutex> lock(mu_);
+  stmts_.clear();  // statements before the connection
+  db_.Close();
+}
+
+Result<Stmt*> Store::Q(const char* sql) {
+  auto it = stmts_.find(sql);
+  if (it != stmts_.end()) {
+    it->second.Reset();
+    return &it->second;
+  }
+  auto s = db_.Prepare(sql);
+  if (!s.ok()) return s.status();
+  auto [pos, inserted] = stmts_.emplace(sql, std::move(s).value());
+  (void)inserted;
+  return &pos->second;
+}
+
+Status Store::Fault(const char* step) { return fault_hook_ ? fault_hook_(step) : Status::Ok(); }
+
+void Store::SetIngestFaultHook(std::function<Status(const std::string&)> hook) {
+  std::lock_guard<std::mutex> lock(mu_);
+  fault_hook_ = std::move(hook);
+}
+
+int64_t Store::SizeBytes() const {
+  if (options_.path == ":memory:") return 0;
+  int64_t total = 0;
+  for (const std::string& f : {options_.path, options_.path + "-wal"}) {
+    struct stat st {};
+    if (::stat(f.c_str(), &st) == 0) total += st.st_size;
+  }
+  return total;
+}
+
+Status Store::Ping() {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto q = Q("SELECT 1");
+  if (!q.ok()) return q.status();
+  auto r = q.value()->Step();
+  q.value()->Reset();
+  return r.ok() ? Status::Ok() : r.status();
+}
+
+Result<int64_t> Store::CountRows(const std::string& table) {
+  static const std::set<std::string> kTables = {"reports",   "nodes",           "ports",        "counter_samples",
+                                                "counters_latest", "probe_summaries", "probe_hourly", "wc_errors",
+                                                "wc_error_totals", "events",          "schema_version"};
+  if (!kTables.count(table)) return Result<int64_t>::Error("unknown table " + table);
+  std::lock_guard<std::mutex> lock(mu_);
+  auto q = db_.Prepare("SELECT COUNT(*) FROM " + table);
+  if (!q.ok()) return q.status();
+  auto r = q.value().Step();
+  if (!r.ok()) return r.status();
+  return q.value().Int(0);
+}
+
+std::string StatusKeyName(const std::string& key) {
+  size_t paren = key.rfind(" (");
+  if (paren != std::string::npos && !key.empty() && key.back() == ')') return key.substr(0, paren);
+  return key;
+}
+
+std::string ProbeErrorStatusName(const nlohmann::json& error) {
+  for (const char* k : {"status_name", "name"}) {
+    auto it = error.find(k);
+    if (it != error.end() && it->is_string() && !it->get_ref<const std::string&>().empty())
+      return it->get<std::string>();
+  }
+  int status = error.value("status", 0);
+  if (status == -1) return "PROBE_DEADLINE";
+  if (status == -2) return "CONNECT";
+  if (const WcStatusInfo* info = FindWcStatus(status)) return std::string(info->short_name);
+  return "STATUS_" + std::to_string(status);
+}
+
+}  // namespace rdmascope::collector

@@ -1,0 +1,131 @@
+// The collector's store: one SQLite database in WAL mode.
+//
+// Contract:
+//  - Open() applies the built-in migrations and sets WAL, busy_timeout and
+//    the synchronous level; a failure names the file and what to check.
+//  - Ingest() stores one validated report (ValidateReport passed) in ONE
+//    transaction: either every row of it is stored or none is. A report_id
+//    seen before is not stored again and comes back as duplicate.
+//  - Events (wc_error, port_state, counter_threshold) are opened and closed
+//    inside the same transaction as the report that causes them.
+//  - Every method is thread-safe (one connection, serialised by a mutex) and
+//    returns errors as values. Query methods return JSON shaped for the API.
+//  - Times are milliseconds since the epoch.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <unordered_map>
+
+#include <nlohmann/json.hpp>
+
+#include "collector/store_db.h"
+#include "collector/thresholds.h"
+#include "common/status.h"
+
+namespace rdmascope::collector {
+
+struct StoreOptions {
+  std::string path = "rdmascope.db";
+  int busy_timeout_ms = 5000;
+  bool synchronous_full = true;  // FULL: an acknowledged report survives power loss; false: NORMAL
+  CounterThresholds thresholds = DefaultCounterThresholds();
+};
+
+struct IngestResult {
+  bool duplicate = false;
+  int probe_summaries = 0;
+};
+
+struct RetentionPolicy {
+  int64_t raw_max_age_ms = 7LL * 86400 * 1000;      // probe summaries, counter samples, wc errors, reports
+  int64_t rollup_max_age_ms = 90LL * 86400 * 1000;  // hourly rollups and closed events
+  int batch_rows = 500;                              // rows deleted per step and table
+};
+
+// What a node last told about itself, for pinglists.
+struct NodeInfo {
+  std::string name;
+  nlohmann::json labels;  // object of strings
+  int64_t last_report_at = 0;
+};
+
+class Store {
+ public:
+  static Result<std::unique_ptr<Store>> Open(const StoreOptions& options);
+  ~Store();
+
+  Result<IngestResult> Ingest(const nlohmann::json& report, int64_t received_at_ms);
+
+  // Queries for the API (see api_queries.cpp for their JSON shapes).
+  Result<nlohmann::json> Nodes(int64_t now_ms, int64_t stale_after_ms);
+  Result<std::optional<nlohmann::json>> Node(const std::string& name, int64_t now_ms, int64_t stale_after_ms);
+  Result<nlohmann::json> Ports(const std::optional<std::string>& node);
+  Result<nlohmann::json> Counters(const std::optional<std::string>& node, int64_t since_ms, int limit);
+  Result<nlohmann::json> Probes(const std::optional<std::string>& src, const std::optional<std::string>& dst,
+                                int64_t since_ms, int64_t until_ms, int limit);
+  // The newest summary of every pair ending at or after since_ms, worst first: pairs with
+  // errors, then by loss ratio, then by p99 RTT.
+  Result<nlohmann::json> WorstPairs(int64_t since_ms, int limit);
+  Result<nlohmann::json> Events(bool open_only, const std::optional<std::string>& kind,
+                                const std::optional<std::string>& node, int limit);
+  Result<std::vector<NodeInfo>> NodeInfos();
+
+  // Everything /metrics exports from the database, as plain rows (see metrics_collect.cpp).
+  Result<nlohmann::json> MetricsSnapshot(int64_t probes_since_ms, int worst_pairs);
+
+  // Deletes at most policy.batch_rows rows from each table past its age;
+  // returns how many rows it deleted (0: nothing left to delete).
+  Result<int64_t> RetentionStep(int64_t now_ms, const RetentionPolicy& policy);
+
+  // Database file plus WAL size in bytes (0 for an in-memory database).
+  int64_t SizeBytes() const;
+  Status Ping();
+  Result<int64_t> CountRows(const std::string& table);  // table must be a known table name
+
+  // Test seam: called at every step of Ingest with the step's name
+  // ("report", "node", "port", "counters", "probe", "wc_error", "commit");
+  // an error aborts the ingest at that step.
+  void SetIngestFaultHook(std::function<Status(const std::string& step)> hook);
+
+ private:
+  Store(Db db, StoreOptions options);
+  Result<Stmt*> Q(const char* sql);  // cached prepared statement
+  Status Fault(const char* step);
+
+  Status IngestLocked(const nlohmann::json& r, int64_t received_at, IngestResult* out);
+  Status IngestNode(const nlohmann::json& r, int64_t received_at);
+  Status IngestInventory(const nlohmann::json& r, int64_t received_at);
+  Status IngestPort(const std::string& node, const nlohmann::json& dev, const nlohmann::json& port, int64_t at,
+                    const std::string& report_id);
+  Status IngestCounters(const std::string& node, const std::string& device, int64_t port, const char* kind,
+                        const nlohmann::json& map, int64_t at, const std::string& report_id, bool newer);
+  Status IngestProbe(const std::string& node, const nlohmann::json& probe, int64_t received_at,
+                     const std::string& report_id);
+
+  // Events (store_events.cpp).
+  Status OpenOrTouchEvent(const std::string& kind, const std::string& key, const std::string& node,
+                          const std::optional<std::string>& peer, const std::optional<std::string>& transport,
+                          const std::optional<std::string>& device, std::optional<int64_t> port,
+                          const std::string& status, const std::string& detail, int64_t count, int64_t at);
+  Status CloseEventByKey(const std::string& key, int64_t at);
+  Status CloseWcEvents(const std::string& src, const std::string& dst, const std::string& transport, int64_t at);
+
+  mutable std::mutex mu_;
+  Db db_;
+  StoreOptions options_;
+  std::unordered_map<std::string, Stmt> stmts_;
+  std::function<Status(const std::string&)> fault_hook_;
+};
+
+// The status name of a probe error entry: status_name (or name) when given,
+// else the WC table's short name; -1 PROBE_DEADLINE, -2 CONNECT.
+std::string ProbeErrorStatusName(const nlohmann::json& error);
+// "RETRY_EXC_ERR (12)" -> "RETRY_EXC_ERR"; other keys unchanged.
+std::string StatusKeyName(const std::string& key);
+
+}  // namespace rdmascope::collector

@@ -1,0 +1,98 @@
+// Thin RAII wrapper over one SQLite connection and its prepared statements.
+//
+// Contract: every failure comes back as a Status naming the SQL step and
+// SQLite's message; nothing throws. A Stmt belongs to the Db that prepared it
+// and must not outlive it. Not thread-safe: the owner serialises access.
+#pragma once
+
+#include <sqlite3.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "common/status.h"
+
+namespace rdmascope::collector {
+
+class Stmt {
+ public:
+  Stmt() = default;
+  Stmt(sqlite3* db, sqlite3_stmt* s) : db_(db), s_(s) {}
+  Stmt(Stmt&& o) noexcept : db_(o.db_), s_(o.s_) { o.s_ = nullptr; }
+  Stmt& operator=(Stmt&& o) noexcept;
+  Stmt(const Stmt&) = delete;
+  Stmt& operator=(const Stmt&) = delete;
+  ~Stmt();
+
+  // Binds by 1-based index. Optional values bind NULL when absent.
+  Stmt& Bind(int i, int64_t v);
+  Stmt& Bind(int i, double v);
+  Stmt& Bind(int i, std::string_view v);
+  Stmt& Bind(int i, const char* v) { return Bind(i, std::string_view(v)); }
+  Stmt& Bind(int i, const std::string& v) { return Bind(i, std::string_view(v)); }
+  Stmt& BindNull(int i);
+  Stmt& Bind(int i, const std::optional<int64_t>& v) { return v ? Bind(i, *v) : BindNull(i); }
+  Stmt& Bind(int i, const std::optional<double>& v) { return v ? Bind(i, *v) : BindNull(i); }
+  Stmt& Bind(int i, const std::optional<std::string>& v) { return v ? Bind(i, std::string_view(*v)) : BindNull(i); }
+
+  // One step: true when a row is available, false when done; error otherwise.
+  Result<bool> Step();
+  // Steps to completion (for statements that return no rows), then resets.
+  Status Run();
+  // Resets and clears bindings for reuse.
+  void Reset();
+
+  bool IsNull(int col) const { return sqlite3_column_type(s_, col) == SQLITE_NULL; }
+  int64_t Int(int col) const { return sqlite3_column_int64(s_, col); }
+  double Real(int col) const { return sqlite3_column_double(s_, col); }
+  std::string Text(int col) const;
+  std::optional<int64_t> OptInt(int col) const;
+  std::optional<double> OptReal(int col) const;
+  std::optional<std::string> OptText(int col) const;
+  sqlite3_stmt* raw() const { return s_; }
+
+ private:
+  sqlite3* db_ = nullptr;
+  sqlite3_stmt* s_ = nullptr;
+};
+
+class Db {
+ public:
+  Db() = default;
+  Db(Db&& o) noexcept : db_(o.db_) { o.db_ = nullptr; }
+  Db(const Db&) = delete;
+  Db& operator=(const Db&) = delete;
+  ~Db() { Close(); }
+
+  // Opens (creating) the file; path ":memory:" is an in-memory database.
+  static Result<Db> Open(const std::string& path);
+  void Close();
+
+  Status Exec(const std::string& sql);
+  Result<Stmt> Prepare(std::string_view sql);
+  int64_t LastInsertRowid() const { return sqlite3_last_insert_rowid(db_); }
+  int Changes() const { return sqlite3_changes(db_); }
+  sqlite3* raw() const { return db_; }
+  std::string ErrorMessage() const { return db_ ? sqlite3_errmsg(db_) : "database not open"; }
+
+ private:
+  explicit Db(sqlite3* db) : db_(db) {}
+  sqlite3* db_ = nullptr;
+};
+
+// Rolls back on destruction unless Commit() succeeded.
+class Transaction {
+ public:
+  explicit Transaction(Db& db) : db_(db) {}
+  ~Transaction();
+  Status Begin();
+  Status Commit();
+
+ private:
+  Db& db_;
+  bool open_ = false;
+};
+
+}  // namespace rdmascope::collector

@@ -1,0 +1,310 @@
+// Store::Ingest: one report, one transaction.
+#include <map>
+#include <set>
+
+#include "collector/json_get.h"
+#include "collector/store.h"
+
+namespace rdmascope::collector {
+namespace {
+
+using nlohmann::json;
+
+constexpr int64_t kPortActive = 4;
+constexpr int64_t kHourMs = 3600LL * 1000;
+
+#define RETURN_IF_ERROR(expr)          \
+  do {                                 \
+    ::rdmascope::Status s_ = (expr);   \
+    if (!s_.ok()) return s_;           \
+  } while (0)
+
+#define ASSIGN_STMT(var, expr)         \
+  auto var##_r = (expr);               \
+  if (!var##_r.ok()) return var##_r.status(); \
+  Stmt& var = *var##_r.value()
+
+}  // namespace
+
+Result<IngestResult> Store::Ingest(const json& report, int64_t received_at_ms) {
+  std::lock_guard<std::mutex> lock(mu_);
+  Transaction tx(db_);
+  if (Status s = tx.Begin(); !s.ok()) return s;
+  IngestResult out;
+  if (Status s = IngestLocked(report, received_at_ms, &out); !s.ok()) return s;  // tx rolls back
+  if (out.duplicate) return out;                                                  // nothing written; rolls back
+  if (Status s = Fault("commit"); !s.ok()) return s;
+  if (Status s = tx.Commit(); !s.ok()) return s;
+  return out;
+}
+
+Status Store::IngestLocked(const json& r, int64_t received_at, IngestResult* out) {
+  RETURN_IF_ERROR(Fault("report"));
+  const std::string id = r["report_id"].get<std::string>();
+  {
+    ASSIGN_STMT(ins,
+                Q("INSERT INTO reports(id, node, received_at, generated_at, agent_version, interval_s) "
+                  "VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT(id) DO NOTHING"));
+    ins.Bind(1, id).Bind(2, r["node"].get<std::string>()).Bind(3, received_at);
+    ins.Bind(4, *OptInt(r, "generated_at_ms")).Bind(5, OptText(r, "agent_version")).Bind(6, OptReal(r, "interval_s"));
+    RETURN_IF_ERROR(ins.Run());
+    if (db_.Changes() == 0) {
+      out->duplicate = true;
+      return Status::Ok();
+    }
+  }
+  RETURN_IF_ERROR(IngestNode(r, received_at));
+  RETURN_IF_ERROR(IngestInventory(r, received_at));
+  const std::string node = r["node"].get<std::string>();
+  if (const json* probes = Field(r, "probes")) {
+    for (const json& p : *probes) {
+      RETURN_IF_ERROR(IngestProbe(node, p, received_at, id));
+      ++out->probe_summaries;
+    }
+  }
+  return Status::Ok();
+}
+
+Status Store::IngestNode(const json& r, int64_t received_at) {
+  RETURN_IF_ERROR(Fault("node"));
+  const json* labels = Field(r, "labels");
+  ASSIGN_STMT(up,
+              Q("INSERT INTO nodes(name, labels, agent_version, first_seen_at, last_report_at, last_generated_at, "
+                "last_report_id, interval_s) VALUES (?1, ?2, ?3, ?4, ?4, ?5, ?6, ?7) "
+                "ON CONFLICT(name) DO UPDATE SET last_report_at = MAX(last_report_at, excluded.last_report_at), "
+                "labels = CASE WHEN excluded.last_generated_at >= last_generated_at THEN excluded.labels ELSE labels END, "
+                "agent_version = CASE WHEN excluded.last_generated_at >= last_generated_at "
+                "  THEN excluded.agent_version ELSE agent_version END, "
+                "interval_s = CASE WHEN excluded.last_generated_at >= last_generated_at "
+                "  THEN excluded.interval_s ELSE interval_s END, "
+                "last_report_id = CASE WHEN excluded.last_generated_at >= last_generated_at "
+                "  THEN excluded.last_report_id ELSE last_report_id END, "
+                "last_generated_at = MAX(last_generated_at, excluded.last_generated_at)"));
+  up.Bind(1, r["node"].get<std::string>()).Bind(2, labels ? labels->dump() : std::string("{}"));
+  up.Bind(3, OptText(r, "agent_version")).Bind(4, received_at).Bind(5, *OptInt(r, "generated_at_ms"));
+  up.Bind(6, r["report_id"].get<std::string>()).Bind(7, OptReal(r, "interval_s"));
+  return up.Run();
+}
+
+Status Store::IngestInventory(const json& r, int64_t /*received_at*/) {
+  const json* inv = Field(r, "inventory");
+  if (!inv) return Status::Ok();
+  const json* devices = Field(*inv, "devices");
+  if (!devices) return Status::Ok();
+  const std::string node = r["node"].get<std::string>();
+  const std::string id = r["report_id"].get<std::string>();
+  const int64_t at = *OptInt(r, "generated_at_ms");
+  for (const json& dev : *devices) {
+    const json* ports = Field(dev, "ports");
+    if (!ports) continue;
+    for (const json& port : *ports) RETURN_IF_ERROR(IngestPort(node, dev, port, at, id));
+  }
+  return Status::Ok();
+}
+
+Status Store::IngestPort(const std::string& node, const json& dev, const json& port, int64_t at,
+                         const std::string& report_id) {
+  RETURN_IF_ERROR(Fault("port"));
+  const std::string device = dev["name"].get<std::string>();
+  const int64_t number = *OptInt(port, "port");
+  // Only a report at least as new as what is stored replaces the port and moves its events.
+  bool newer = true;
+  {
+    ASSIGN_STMT(q, Q("SELECT updated_at FROM ports WHERE node = ?1 AND device = ?2 AND port = ?3"));
+    q.Bind(1, node).Bind(2, device).Bind(3, number);
+    auto row = q.Step();
+    if (!row.ok()) return row.status();
+    if (row.value()) newer = at >= q.Int(0);
+    q.Reset();
+  }
+  const json* state = Field(port, "state");
+  const json* phys = Field(port, "phys_state");
+  const json* rate = Field(port, "rate");
+  if (newer) {
+    ASSIGN_STMT(up,
+                Q("INSERT OR REPLACE INTO ports(node, device, port, state, state_name, phys_state, phys_state_name, "
+                  "lid, sm_lid, link_layer, active_mtu, rate_gbps, rate_text, gids, fw, node_guid, updated_at) "
+                  "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)"));
+    up.Bind(1, node).Bind(2, device).Bind(3, number);
+    up.Bind(4, state ? OptInt(*state, "number") : std::nullopt).Bind(5, state ? OptText(*state, "name") : std::nullopt);
+    up.Bind(6, phys ? OptInt(*phys, "number") : std::nullopt).Bind(7, phys ? OptText(*phys, "name") : std::nullopt);
+    up.Bind(8, OptInt(port, "lid")).Bind(9, OptInt(port, "sm_lid")).Bind(10, OptText(port, "link_layer"));
+    up.Bind(11, OptInt(port, "active_mtu"));
+    up.Bind(12, rate ? OptReal(*rate, "gbps") : std::nullopt).Bind(13, rate ? OptText(*rate, "text") : std::nullopt);
+    const json* gids = Field(port, "gids");
+    up.Bind(14, gids ? gids->dump() : std::string("[]"));
+    up.Bind(15, OptText(dev, "fw_ver")).Bind(16, OptText(dev, "node_guid")).Bind(17, at);
+    RETURN_IF_ERROR(up.Run());
+
+    if (state) {
+      const std::string key = "port_state|" + node + "|" + device + "|" + std::to_string(number);
+      int64_t s = *OptInt(*state, "number");
+      if (s == kPortActive) {
+        RETURN_IF_ERROR(CloseEventByKey(key, at));
+      } else {
+        std::string name = OptText(*state, "name").value_or(std::to_string(s));
+        std::string detail = "port state " + name + ", physical state " +
+                             (phys ? OptText(*phys, "name").value_or("unknown") : std::string("unknown"));
+        RETURN_IF_ERROR(OpenOrTouchEvent("port_state", key, node, std::nullopt, std::nullopt, device, number, name,
+                                         detail, 1, at));
+      }
+    }
+  }
+  if (const json* c = Field(port, "counters"))
+    RETURN_IF_ERROR(IngestCounters(node, device, number, "counters", *c, at, report_id, newer));
+  if (const json* c = Field(port, "hw_counters"))
+    RETURN_IF_ERROR(IngestCounters(node, device, number, "hw_counters", *c, at, report_id, newer));
+  return Status::Ok();
+}
+
+Status Store::IngestCounters(const std::string& node, const std::string& device, int64_t port, const char* kind,
+                             const json& map, int64_t at, const std::string& report_id, bool newer) {
+  RETURN_IF_ERROR(Fault("counters"));
+  for (const auto& [name, value] : map.items()) {
+    std::optional<int64_t> v;
+    if (value.is_number()) v = value.is_number_float() ? static_cast<int64_t>(value.get<double>()) : value.get<int64_t>();
+    {
+      ASSIGN_STMT(ins, Q("INSERT INTO counter_samples(report_id, node, device, port, kind, name, value, sampled_at) "
+                         "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"));
+      ins.Bind(1, report_id).Bind(2, node).Bind(3, device).Bind(4, port).Bind(5, kind).Bind(6, name).Bind(7, v);
+      ins.Bind(8, at);
+      RETURN_IF_ERROR(ins.Run());
+    }
+    if (!newer) continue;
+    auto threshold = options_.thresholds.find(name);
+    if (threshold != options_.thresholds.end() && v) {
+      ASSIGN_STMT(prev, Q("SELECT value, sampled_at FROM counters_latest "
+                          "WHERE node = ?1 AND device = ?2 AND port = ?3 AND kind = ?4 AND name = ?5"));
+      prev.Bind(1, node).Bind(2, device).Bind(3, port).Bind(4, kind).Bind(5, name);
+      auto row = prev.Step();
+      if (!row.ok()) return row.status();
+      std::optional<int64_t> before;
+      if (row.value() && prev.Int(1) < at) before = prev.OptInt(0);
+      prev.Reset();
+      if (before) {
+        // A counter that went backwards was reset: everything since the reset is new.
+        int64_t delta = *v >= *before ? *v - *before : *v;
+        const std::string key =
+            "counter_threshold|" + node + "|" + device + "|" + std::to_string(port) + "|" + name;
+        if (static_cast<uint64_t>(delta) >= threshold->second) {
+          std::string detail = name + " rose by " + std::to_string(delta) + " since the previous report (threshold " +
+                               std::to_string(threshold->second) + ")";
+          RETURN_IF_ERROR(OpenOrTouchEvent("counter_threshold", key, node, std::nullopt, std::nullopt, device, port,
+                                           name, detail, 1, at));
+        } else {
+          RETURN_IF_ERROR(CloseEventByKey(key, at));
+        }
+      }
+    }
+    ASSIGN_STMT(up, Q("INSERT INTO counters_latest(node, device, port, kind, name, value, sampled_at) "
+                      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) ON CONFLICT(node, device, port, kind, name) DO UPDATE SET "
+                      "value = excluded.value, sampled_at = excluded.sampled_at "
+                      "WHERE excluded.sampled_at >= counters_latest.sampled_at"));
+    up.Bind(1, node).Bind(2, device).Bind(3, port).Bind(4, kind).Bind(5, name).Bind(6, v).Bind(7, at);
+    RETURN_IF_ERROR(up.Run());
+  }
+  return Status::Ok();
+}
+
+Status Store::IngestProbe(const std::string& node, const json& p, int64_t received_at, const std::string& report_id) {
+  RETURN_IF_ERROR(Fault("probe"));
+  const std::string dst = p["target"].get<std::string>();
+  const std::string transport = p["transport"].get<std::string>();
+  const json& s = p["summary"];
+  const int64_t start = *OptInt(p, "interval_start_ms");
+  const int64_t end = *OptInt(p, "interval_end_ms");
+  const json* rtt = Field(s, "rtt_us");
+  const json* net = Field(s, "network_us");
+  const json* resp = Field(s, "responder_us");
+  const json* read = Field(s, "read_us");
+  const json* local = Field(p, "local");
+  const json* remote = Field(p, "remote");
+  const json* errors = Field(p, "errors");
+  const json* by_status = Field(s, "errors_by_status");
+
+  // Error counts by status name: the summary's map when present (it counts
+  // every error), else the recorded error list.
+  std::map<std::string, int64_t> counts;
+  std::map<std::string, std::string> first_explanation;
+  if (errors)
+    for (const json& e : *errors) {
+      std::string name = ProbeErrorStatusName(e);
+      if (!by_status || by_status->empty()) ++counts[name];
+      if (!first_explanation.count(name)) first_explanation[name] = OptText(e, "explanation").value_or("");
+    }
+  if (by_status)
+    for (const auto& [k, v] : by_status->items()) counts[StatusKeyName(k)] += v.get<int64_t>();
+  int64_t error_count = 0;
+  for (const auto& [name, n] : counts) error_count += n;
+
+  auto q = [](const json* stats, const char* k) { return stats ? OptReal(*stats, k) : std::nullopt; };
+  {
+    ASSIGN_STMT(ins, Q("INSERT INTO probe_summaries(report_id, src, dst, transport, local_device, local_port, "
+                       "remote_host, interval_start, interval_end, sent, received, lost, loss_ratio, rtt_count, rtt_min, "
+                       "rtt_avg, rtt_p50, rtt_p90, rtt_p99, rtt_p999, rtt_max, network_p50, network_p99, responder_p50, "
+                       "responder_p99, read_p50, read_p99, error_count, errors_by_status) VALUES (?1, ?2, ?3, ?4, ?5, "
+                       "?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, "
+                       "?25, ?26, ?27, ?28, ?29)"));
+    ins.Bind(1, report_id).Bind(2, node).Bind(3, dst).Bind(4, transport);
+    ins.Bind(5, local ? OptText(*local, "device") : std::nullopt).Bind(6, local ? OptInt(*local, "port") : std::nullopt);
+    ins.Bind(7, remote ? OptText(*remote, "host") : std::nullopt).Bind(8, start).Bind(9, end);
+    ins.Bind(10, *OptInt(s, "sent")).Bind(11, *OptInt(s, "received")).Bind(12, *OptInt(s, "lost"));
+    ins.Bind(13, OptReal(s, "loss_ratio")).Bind(14, rtt ? OptInt(*rtt, "count") : std::nullopt);
+    ins.Bind(15, q(rtt, "min")).Bind(16, q(rtt, "avg")).Bind(17, q(rtt, "p50")).Bind(18, q(rtt, "p90"));
+    ins.Bind(19, q(rtt, "p99")).Bind(20, q(rtt, "p999")).Bind(21, q(rtt, "max"));
+    ins.Bind(22, q(net, "p50")).Bind(23, q(net, "p99")).Bind(24, q(resp, "p50")).Bind(25, q(resp, "p99"));
+    ins.Bind(26, q(read, "p50")).Bind(27, q(read, "p99")).Bind(28, error_count);
+    json counts_json = json::object();
+    for (const auto& [name, n] : counts) counts_json[name] = n;
+    ins.Bind(29, counts_json.dump());
+    RETURN_IF_ERROR(ins.Run());
+  }
+  {
+    ASSIGN_STMT(up, Q("INSERT INTO probe_hourly(src, dst, transport, hour, intervals, sent, received, lost, error_count, "
+                      "rtt_p50_sum, rtt_p50_n, rtt_p99_max, rtt_max) VALUES (?1, ?2, ?3, ?4, 1, ?5, ?6, ?7, ?8, ?9, "
+                      "?10, ?11, ?12) ON CONFLICT(src, dst, transport, hour) DO UPDATE SET intervals = intervals + 1, "
+                      "sent = sent + excluded.sent, received = received + excluded.received, "
+                      "lost = lost + excluded.lost, error_count = error_count + excluded.error_count, "
+                      "rtt_p50_sum = rtt_p50_sum + excluded.rtt_p50_sum, rtt_p50_n = rtt_p50_n + excluded.rtt_p50_n, "
+                      "rtt_p99_max = MAX(COALESCE(rtt_p99_max, excluded.rtt_p99_max), "
+                      "  COALESCE(excluded.rtt_p99_max, rtt_p99_max)), "
+                      "rtt_max = MAX(COALESCE(rtt_max, excluded.rtt_max), COALESCE(excluded.rtt_max, rtt_max))"));
+    auto p50 = q(rtt, "p50");
+    up.Bind(1, node).Bind(2, dst).Bind(3, transport).Bind(4, end / kHourMs * kHourMs);
+    up.Bind(5, *OptInt(s, "sent")).Bind(6, *OptInt(s, "received")).Bind(7, *OptInt(s, "lost")).Bind(8, error_count);
+    up.Bind(9, p50.value_or(0.0)).Bind(10, static_cast<int64_t>(p50 ? 1 : 0));
+    up.Bind(11, q(rtt, "p99")).Bind(12, q(rtt, "max"));
+    RETURN_IF_ERROR(up.Run());
+  }
+  if (errors) {
+    for (const json& e : *errors) {
+      RETURN_IF_ERROR(Fault("wc_error"));
+      ASSIGN_STMT(ins, Q("INSERT INTO wc_errors(report_id, src, dst, transport, status, status_name, vendor_err, opcode, "
+                         "wall_ms, after_ms, explanation, received_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, "
+                         "?11, ?12)"));
+      ins.Bind(1, report_id).Bind(2, node).Bind(3, dst).Bind(4, transport).Bind(5, *OptInt(e, "status"));
+      ins.Bind(6, ProbeErrorStatusName(e)).Bind(7, OptInt(e, "vendor_err")).Bind(8, OptText(e, "opcode"));
+      ins.Bind(9, OptReal(e, "wall_ms")).Bind(10, OptReal(e, "after_ms")).Bind(11, OptText(e, "explanation"));
+      ins.Bind(12, received_at);
+      RETURN_IF_ERROR(ins.Run());
+    }
+  }
+  for (const auto& [name, n] : counts) {
+    if (n == 0) continue;
+    {
+      ASSIGN_STMT(up, Q("INSERT INTO wc_error_totals(node, status, count) VALUES (?1, ?2, ?3) "
+                        "ON CONFLICT(node, status) DO UPDATE SET count = count + excluded.count"));
+      up.Bind(1, node).Bind(2, name).Bind(3, n);
+      RETURN_IF_ERROR(up.Run());
+    }
+    const std::string key = "wc_error|" + node + "|" + dst + "|" + transport + "|" + name;
+    std::string detail = std::to_string(n) + " failed completion(s) to " + dst + " over " + transport;
+    if (!first_explanation[name].empty()) detail += ": " + first_explanation[name];
+    RETURN_IF_ERROR(OpenOrTouchEvent("wc_error", key, node, dst, transport, std::nullopt, std::nullopt, name, detail,
+                                     n, start));
+  }
+  if (error_count == 0 && *OptInt(s, "received") > 0) RETURN_IF_ERROR(CloseWcEvents(node, dst, transport, end));
+  return Status::Ok();
+}
+
+}  // namespace rdmascope::collector

@@ -1,0 +1,185 @@
+// Store queries for the API. Rows become JSON objects keyed by column name
+// (the SQL aliases are the API's field names); JSON-valued columns are parsed.
+#include "collector/store.h"
+#include "collector/store_rows.h"
+
+namespace rdmascope::collector {
+namespace {
+
+using nlohmann::json;
+
+constexpr char kNodeColumns[] =
+    "SELECT n.name, n.labels AS labels_json, n.agent_version, n.first_seen_at AS first_seen_at_ms, "
+    "n.last_report_at AS last_report_at_ms, n.last_generated_at AS last_generated_at_ms, n.last_report_id, "
+    "n.interval_s, (SELECT COUNT(*) FROM ports p WHERE p.node = n.name) AS port_count, "
+    "(SELECT COUNT(*) FROM ports p WHERE p.node = n.name AND (p.state IS NULL OR p.state != 4)) AS ports_not_active, "
+    "(SELECT COUNT(*) FROM events e WHERE e.node = n.name AND e.ended_at IS NULL) AS open_event_count FROM nodes n ";
+
+constexpr char kPortColumns[] =
+    "SELECT node, device, port, state, state_name, phys_state, phys_state_name, lid, sm_lid, link_layer, active_mtu, "
+    "rate_gbps, rate_text, gids AS gids_json, fw, node_guid, updated_at AS updated_at_ms FROM ports ";
+
+#define PROBE_COLUMNS                                                                                               \
+  "SELECT src, dst, transport, local_device, local_port, remote_host, interval_start AS interval_start_ms, "       \
+  "interval_end AS interval_end_ms, sent, received, lost, loss_ratio, rtt_count, rtt_min AS rtt_min_us, "          \
+  "rtt_avg AS rtt_avg_us, rtt_p50 AS rtt_p50_us, rtt_p90 AS rtt_p90_us, rtt_p99 AS rtt_p99_us, "                   \
+  "rtt_p999 AS rtt_p999_us, rtt_max AS rtt_max_us, network_p50 AS network_p50_us, network_p99 AS network_p99_us, " \
+  "responder_p50 AS responder_p50_us, responder_p99 AS responder_p99_us, read_p50 AS read_p50_us, "                \
+  "read_p99 AS read_p99_us, error_count, errors_by_status AS errors_by_status_json, report_id "
+
+#define EVENT_COLUMNS                                                                                           \
+  "SELECT id, kind, node, peer, transport, device, port, status, detail, count, started_at AS started_at_ms, " \
+  "last_seen_at AS last_seen_at_ms, ended_at AS ended_at_ms FROM events "
+
+void AddAge(json* node, int64_t now_ms, int64_t stale_after_ms) {
+  int64_t last = (*node)["last_report_at_ms"].get<int64_t>();
+  (*node)["age_s"] = static_cast<double>(now_ms - last) / 1000.0;
+  (*node)["stale"] = now_ms - last > stale_after_ms;
+}
+
+void AddOpen(json* events) {
+  for (json& e : *events) e["open"] = e["ended_at_ms"].is_null();
+}
+
+}  // namespace
+
+Result<json> Store::Nodes(int64_t now_ms, int64_t stale_after_ms) {
+  std::lock_guard<std::mutex> lock(mu_);
+  static const std::string sql = std::string(kNodeColumns) + "ORDER BY n.name";
+  auto q = Q(sql.c_str());
+  if (!q.ok()) return q.status();
+  auto rows = Rows(*q.value());
+  if (!rows.ok()) return rows;
+  json nodes = std::move(rows).value();
+  for (json& n : nodes) AddAge(&n, now_ms, stale_after_ms);
+  return json{{"nodes", nodes}};
+}
+
+Result<std::optional<json>> Store::Node(const std::string& name, int64_t now_ms, int64_t stale_after_ms) {
+  std::lock_guard<std::mutex> lock(mu_);
+  static const std::string sql = std::string(kNodeColumns) + "WHERE n.name = ?1";
+  auto q = Q(sql.c_str());
+  if (!q.ok()) return q.status();
+  q.value()->Bind(1, name);
+  auto rows = Rows(*q.value());
+  if (!rows.ok()) return rows.status();
+  if (rows.value().empty()) return std::optional<json>();
+  json node = rows.value()[0];
+  AddAge(&node, now_ms, stale_after_ms);
+
+  static const std::string ports_sql = std::string(kPortColumns) + "WHERE node = ?1 ORDER BY device, port";
+  auto pq = Q(ports_sql.c_str());
+  if (!pq.ok()) return pq.status();
+  pq.value()->Bind(1, name);
+  auto ports = Rows(*pq.value());
+  if (!ports.ok()) return ports.status();
+  node["ports"] = std::move(ports).value();
+
+  auto cq = Q("SELECT device, port, kind, name, value, sampled_at AS sampled_at_ms FROM counters_latest "
+              "WHERE node = ?1 ORDER BY device, port, kind, name");
+  if (!cq.ok()) return cq.status();
+  cq.value()->Bind(1, name);
+  auto counters = Rows(*cq.value());
+  if (!counters.ok()) return counters.status();
+  node["counters"] = std::move(counters).value();
+
+  auto eq = Q(EVENT_COLUMNS "WHERE (node = ?1 OR peer = ?1) AND ended_at IS NULL ORDER BY started_at, id");
+  if (!eq.ok()) return eq.status();
+  eq.value()->Bind(1, name);
+  auto events = Rows(*eq.value());
+  if (!events.ok()) return events.status();
+  node["open_events"] = std::move(events).value();
+  AddOpen(&node["open_events"]);
+  return std::optional<json>(std::move(node));
+}
+
+Result<json> Store::Ports(const std::optional<std::string>& node) {
+  std::lock_guard<std::mutex> lock(mu_);
+  static const std::string sql = std::string(kPortColumns) + "WHERE (?1 IS NULL OR node = ?1) ORDER BY node, device, port";
+  auto q = Q(sql.c_str());
+  if (!q.ok()) return q.status();
+  q.value()->Bind(1, node);
+  auto rows = Rows(*q.value());
+  if (!rows.ok()) return rows;
+  return json{{"ports", std::move(rows).value()}};
+}
+
+Result<json> Store::Counters(const std::optional<std::string>& node, int64_t since_ms, int limit) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto q = Q("SELECT node, device, port, kind, name, value, sampled_at AS sampled_at_ms, report_id "
+             "FROM counter_samples WHERE (?1 IS NULL OR node = ?1) AND sampled_at >= ?2 "
+             "ORDER BY sampled_at, id LIMIT ?3");
+  if (!q.ok()) return q.status();
+  q.value()->Bind(1, node).Bind(2, since_ms).Bind(3, static_cast<int64_t>(limit));
+  auto rows = Rows(*q.value());
+  if (!rows.ok()) return rows;
+  return json{{"samples", std::move(rows).value()}};
+}
+
+Result<json> Store::Probes(const std::optional<std::string>& src, const std::optional<std::string>& dst,
+                           int64_t since_ms, int64_t until_ms, int limit) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto q = Q(PROBE_COLUMNS "FROM probe_summaries WHERE (?1 IS NULL OR src = ?1) AND (?2 IS NULL OR dst = ?2) "
+                           "AND interval_end >= ?3 AND interval_end <= ?4 ORDER BY interval_end, id LIMIT ?5");
+  if (!q.ok()) return q.status();
+  q.value()->Bind(1, src).Bind(2, dst).Bind(3, since_ms).Bind(4, until_ms).Bind(5, static_cast<int64_t>(limit));
+  auto rows = Rows(*q.value());
+  if (!rows.ok()) return rows;
+  return json{{"probes", std::move(rows).value()}};
+}
+
+Result<json> Store::WorstPairs(int64_t since_ms, int limit) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto q = Q(PROBE_COLUMNS
+             "FROM probe_summaries JOIN (SELECT src AS l_src, dst AS l_dst, transport AS l_transport, "
+             "MAX(interval_end) AS l_end FROM probe_summaries WHERE interval_end >= ?1 GROUP BY src, dst, transport) "
+             "ON src = l_src AND dst = l_dst AND transport = l_transport AND interval_end = l_end "
+             "ORDER BY (error_count > 0) DESC, COALESCE(loss_ratio, 0) DESC, COALESCE(rtt_p99, 0) DESC, src, dst "
+             "LIMIT ?2");
+  if (!q.ok()) return q.status();
+  q.value()->Bind(1, since_ms).Bind(2, static_cast<int64_t>(limit));
+  auto rows = Rows(*q.value());
+  if (!rows.ok()) return rows;
+  return json{{"pairs", std::move(rows).value()}};
+}
+
+Result<json> Store::Events(bool open_only, const std::optional<std::string>& kind,
+                           const std::optional<std::string>& node, int limit) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto q = Q(EVENT_COLUMNS "WHERE (?1 = 0 OR ended_at IS NULL) AND (?2 IS NULL OR kind = ?2) "
+                           "AND (?3 IS NULL OR node = ?3 OR peer = ?3) ORDER BY started_at DESC, id DESC LIMIT ?4");
+  if (!q.ok()) return q.status();
+  q.value()->Bind(1, static_cast<int64_t>(open_only ? 1 : 0)).Bind(2, kind).Bind(3, node);
+  q.value()->Bind(4, static_cast<int64_t>(limit));
+  auto rows = Rows(*q.value());
+  if (!rows.ok()) return rows;
+  json events = std::move(rows).value();
+  AddOpen(&events);
+  return json{{"events", events}};
+}
+
+Result<std::vector<NodeInfo>> Store::NodeInfos() {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto q = Q("SELECT name, labels, last_report_at FROM nodes ORDER BY name");
+  if (!q.ok()) return q.status();
+  Stmt& s = *q.value();
+  std::vector<NodeInfo> out;
+  for (;;) {
+    auto r = s.Step();
+    if (!r.ok()) {
+      s.Reset();
+      return r.status();
+    }
+    if (!r.value()) break;
+    NodeInfo n;
+    n.name = s.Text(0);
+    n.labels = json::parse(s.Text(1), nullptr, /*allow_exceptions=*/false);
+    if (!n.labels.is_object()) n.labels = json::object();
+    n.last_report_at = s.Int(2);
+    out.push_back(std::move(n));
+  }
+  s.Reset();
+  return out;
+}
+
+}  // namespace rdmascope::collector

@@ -1,0 +1,178 @@
+#include "probes/completion_queue.h"
+
+#include <poll.h>
+
+#include <algorithm>
+#include <cerrno>
+
+#include "probes/probe_clock.h"
+#include "probes/verbs_error.h"
+
+namespace rdmascope::probes {
+
+Result<std::unique_ptr<CompletionQueue>> CompletionQueue::Create(ibv_context* ctx, int cqe) {
+  std::unique_ptr<CompletionQueue> q(new CompletionQueue());
+  errno = 0;
+  q->channel_ = ibv_create_comp_channel(ctx);
+  if (q->channel_ == nullptr) return ErrnoStatus("ibv_create_comp_channel", errno ? errno : ENOMEM);
+
+  ibv_device_attr_ex dev{};
+  uint64_t khz = 0;
+  if (ibv_query_device_ex(ctx, nullptr, &dev) == 0 && dev.completion_timestamp_mask != 0) {
+    khz = dev.hca_core_clock;
+  }
+  // The extended CQ is used only for what it adds here, completion timestamps;
+  // without them the classic CQ is simpler and supported by every provider.
+  if (khz != 0) {
+    ibv_cq_init_attr_ex attr{};
+    attr.cqe = uint32_t(cqe);
+    attr.channel = q->channel_;
+    attr.wc_flags = IBV_WC_STANDARD_FLAGS | IBV_WC_EX_WITH_COMPLETION_TIMESTAMP;
+    q->cq_ex_ = ibv_create_cq_ex(ctx, &attr);  // on failure: classic CQ below
+  }
+  if (q->cq_ex_ != nullptr) {
+    q->cq_ = ibv_cq_ex_to_cq(q->cq_ex_);
+    q->clock_khz_ = khz;
+  } else {
+    errno = 0;
+    q->cq_ = ibv_create_cq(ctx, cqe, nullptr, q->channel_, 0);
+    if (q->cq_ == nullptr) return ErrnoStatus("ibv_create_cq", errno ? errno : ENOMEM);
+  }
+  return q;
+}
+
+CompletionQueue::~CompletionQueue() {
+  if (cq_ != nullptr) {
+    DrainChannel();
+    ibv_destroy_cq(cq_);
+  }
+  if (channel_ != nullptr) ibv_destroy_comp_channel(channel_);
+}
+
+ibv_cq* CompletionQueue::cq() const { return cq_; }
+int CompletionQueue::channel_fd() const { return channel_->fd; }
+
+Status CompletionQueue::DrainChannel() {
+  // Consumes and acknowledges a pending event, if any, without blocking.
+  pollfd p{channel_->fd, POLLIN, 0};
+  while (::poll(&p, 1, 0) == 1 && (p.revents & POLLIN)) {
+    ibv_cq* ev_cq = nullptr;
+    void* ev_ctx = nullptr;
+    if (ibv_get_cq_event(channel_, &ev_cq, &ev_ctx) != 0) break;
+    ibv_ack_cq_events(ev_cq, 1);
+    armed_ = false;
+  }
+  return Status::Ok();
+}
+
+Result<int> CompletionQueue::Poll(std::vector<Completion>& out, int max) {
+  const uint64_t now = NowNs();
+  if (cq_ex_ == nullptr) {
+    ibv_wc wc[16];
+    int total = 0;
+    while (total < max) {
+      int n = ibv_poll_cq(cq_, std::min(16, max - total), wc);
+      if (n < 0) return ErrnoStatus("ibv_poll_cq", -n > 0 ? -n : EIO);
+      for (int i = 0; i < n; ++i) {
+        Completion c;
+        c.wr_id = wc[i].wr_id;
+        c.status = wc[i].status;
+        c.opcode = wc[i].opcode;
+        c.vendor_err = wc[i].vendor_err;
+        c.byte_len = wc[i].byte_len;
+        c.qp_num = wc[i].qp_num;
+        c.src_qp = wc[i].src_qp;
+        c.wc_flags = wc[i].wc_flags;
+        c.slid = wc[i].slid;
+        c.sl = wc[i].sl;
+        c.poll_ns = now;
+        out.push_back(c);
+      }
+      total += n;
+      if (n < 16) break;
+    }
+    return total;
+  }
+  ibv_poll_cq_attr pattr{};
+  int rc = ibv_start_poll(cq_ex_, &pattr);
+  if (rc == ENOENT) return 0;
+  if (rc != 0) return ErrnoStatus("ibv_start_poll", rc);
+  int total = 0;
+  do {
+    Completion c;
+    c.wr_id = cq_ex_->wr_id;
+    c.status = cq_ex_->status;
+    c.opcode = ibv_wc_read_opcode(cq_ex_);
+    c.vendor_err = ibv_wc_read_vendor_err(cq_ex_);
+    c.byte_len = ibv_wc_read_byte_len(cq_ex_);
+    c.qp_num = ibv_wc_read_qp_num(cq_ex_);
+    c.src_qp = ibv_wc_read_src_qp(cq_ex_);
+    c.wc_flags = ibv_wc_read_wc_flags(cq_ex_);
+    c.slid = uint16_t(ibv_wc_read_slid(cq_ex_));
+    c.sl = ibv_wc_read_sl(cq_ex_);
+    c.poll_ns = now;
+    if (clock_khz_ != 0) {
+      uint64_t ticks = ibv_wc_read_completion_ts(cq_ex_);
+      c.device_ns = uint64_t((unsigned __int128)ticks * 1000000u / clock_khz_);
+    }
+    out.push_back(c);
+    ++total;
+    if (total >= max) break;
+    rc = ibv_next_poll(cq_ex_);
+  } while (rc == 0);
+  ibv_end_poll(cq_ex_);
+  if (rc != 0 && rc != ENOENT) return ErrnoStatus("ibv_next_poll", rc);
+  return total;
+}
+
+Result<int> CompletionQueue::Wait(std::vector<Completion>& out, int max, uint64_t deadline_ns,
+                                  uint64_t spin_ns, const std::atomic<bool>* stop,
+                                  int extra_fd, bool* extra_ready) {
+  if (extra_ready) *extra_ready = false;
+  const uint64_t spin_until = std::min(deadline_ns, NowNs() + spin_ns);
+  // Bounded busy poll: at most spin_ns.
+  for (;;) {
+    auto n = Poll(out, max);
+    if (!n.ok() || *n > 0) return n;
+    if (NowNs() >= spin_until) break;
+  }
+  // Blocking phase: arm, re-poll (closes the race), then sleep on the channel.
+  for (;;) {
+    if (stop && stop->load()) return 0;
+    if (!armed_) {
+      int rc = ibv_req_notify_cq(cq_, 0);
+      if (rc != 0) return ErrnoStatus("ibv_req_notify_cq", rc);
+      armed_ = true;
+    }
+    auto n = Poll(out, max);
+    if (!n.ok() || *n > 0) return n;
+    const uint64_t now = NowNs();
+    if (now >= deadline_ns) return 0;
+    uint64_t wait_ms = (deadline_ns - now + 999999) / 1000000;
+    if (stop) wait_ms = std::min<uint64_t>(wait_ms, 100);
+    pollfd fds[2] = {{channel_->fd, POLLIN, 0}, {extra_fd, POLLIN, 0}};
+    int nfds = extra_fd >= 0 ? 2 : 1;
+    int pr = ::poll(fds, nfds, int(wait_ms));
+    if (pr < 0) {
+      if (errno == EINTR) continue;
+      return ErrnoStatus("poll (completion channel)", errno);
+    }
+    if (pr > 0 && (fds[0].revents & POLLIN)) {
+      ibv_cq* ev_cq = nullptr;
+      void* ev_ctx = nullptr;
+      if (ibv_get_cq_event(channel_, &ev_cq, &ev_ctx) != 0) {
+        return ErrnoStatus("ibv_get_cq_event", errno ? errno : EIO);
+      }
+      ibv_ack_cq_events(ev_cq, 1);
+      armed_ = false;
+    }
+    if (nfds == 2 && pr > 0 && (fds[1].revents & (POLLIN | POLLHUP | POLLERR))) {
+      auto m = Poll(out, max);
+      if (!m.ok() || *m > 0) return m;
+      if (extra_ready) *extra_ready = true;
+      return 0;
+    }
+  }
+}
+
+}  // namespace rdmascope::probes

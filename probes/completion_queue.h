@@ -1,0 +1,73 @@
+// A completion queue with its own completion channel, polled without spinning
+// for long: a short busy poll, then ibv_req_notify_cq + poll() on the channel fd.
+//
+// Contract: Create() makes an extended CQ (ibv_create_cq_ex) that reports
+// completion timestamps when the device offers them (completion_timestamp_mask
+// != 0 and a known hca_core_clock), and a classic ibv_create_cq CQ otherwise.
+// Wait() never blocks past its deadline and returns early when *stop becomes
+// true (checked at least every 100 ms) or when `extra_fd` becomes readable.
+// All channel events are acknowledged before destruction.
+#pragma once
+
+#include <infiniband/verbs.h>
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "common/status.h"
+
+namespace rdmascope::probes {
+
+// One work completion, copied out of the CQ.
+struct Completion {
+  uint64_t wr_id = 0;
+  int status = 0;          // enum ibv_wc_status
+  int opcode = 0;          // enum ibv_wc_opcode (valid for successful completions)
+  uint32_t vendor_err = 0;
+  uint32_t byte_len = 0;
+  uint32_t qp_num = 0;
+  uint32_t src_qp = 0;     // UD: the sender's QPN
+  uint32_t wc_flags = 0;
+  uint16_t slid = 0;
+  uint8_t sl = 0;
+  uint64_t poll_ns = 0;                // NowNs() when polled
+  std::optional<uint64_t> device_ns;   // completion timestamp converted to ns
+};
+
+class CompletionQueue {
+ public:
+  static Result<std::unique_ptr<CompletionQueue>> Create(ibv_context* ctx, int cqe);
+  ~CompletionQueue();
+  CompletionQueue(const CompletionQueue&) = delete;
+  CompletionQueue& operator=(const CompletionQueue&) = delete;
+
+  ibv_cq* cq() const;
+  bool has_timestamps() const { return clock_khz_ != 0; }
+  int channel_fd() const;
+
+  // Appends up to `max` completions to `out`; returns how many.
+  Result<int> Poll(std::vector<Completion>& out, int max);
+
+  // Waits for at least one completion until `deadline_ns` (NowNs() clock).
+  // Spins for at most `spin_ns` first. Returns the number appended (0: the
+  // deadline passed, stop was set, or extra_fd became readable; *extra_ready
+  // tells the last case).
+  Result<int> Wait(std::vector<Completion>& out, int max, uint64_t deadline_ns,
+                   uint64_t spin_ns, const std::atomic<bool>* stop = nullptr,
+                   int extra_fd = -1, bool* extra_ready = nullptr);
+
+ private:
+  CompletionQueue() = default;
+  Status DrainChannel();
+
+  ibv_comp_channel* channel_ = nullptr;
+  ibv_cq* cq_ = nullptr;          // valid for both kinds
+  ibv_cq_ex* cq_ex_ = nullptr;    // set when created with ibv_create_cq_ex
+  uint64_t clock_khz_ = 0;        // nonzero when completions carry timestamps
+  bool armed_ = false;
+};
+
+}  // namespace rdmascope::probes

@@ -1,0 +1,75 @@
+// The agent's control-port protocol: one JSON object per line, each way.
+//
+//   {"op":"ud_info"}
+//     -> {"ok":true,"qkey":Q,"endpoints":[{"device","port","gid_index","gid","lid","qpn","roce"}...]}
+//   {"op":"rc_connect","target_gid":G,"qpn","psn","lid","gid","global","mtu",
+//    "timeout","retry_cnt","rnr_retry","min_rnr_timer"}
+//     -> {"ok":true,"qpn","psn","lid","gid","global","mtu","read_addr","read_rkey","read_len"}
+//   anything else -> {"ok":false,"error":"..."}
+//
+// Contract: lines are at most kMaxLineBytes; parsers never throw and reject
+// missing fields, wrong types and out-of-range numbers with a message naming
+// the field. An rc_connect connection stays open for the life of the RC QP:
+// the responder destroys the QP when the prober closes it.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+#include "probes/qp_setup.h"
+
+namespace rdmascope::probes {
+
+constexpr size_t kMaxLineBytes = 4096;
+constexpr uint32_t kProbeQkey = 0x11111111;  // qkey of every UD probe QP
+constexpr int kMaxUdEndpoints = 64;
+
+struct UdEndpointInfo {
+  std::string device;
+  int port = 1;
+  int gid_index = 0;
+  std::string gid;   // IPv6 notation
+  uint16_t lid = 0;
+  uint32_t qpn = 0;
+  bool roce = false;
+};
+
+struct UdInfoReply {
+  uint32_t qkey = kProbeQkey;
+  std::vector<UdEndpointInfo> endpoints;
+};
+
+struct RcConnectRequest {
+  std::string target_gid;   // which responder port/GID to use; empty: the first
+  RemoteEndpoint prober;    // the prober's QP
+  RcTuning tuning;
+};
+
+struct RcConnectReply {
+  RemoteEndpoint responder;
+  uint64_t read_addr = 0;
+  uint32_t read_rkey = 0;
+  uint32_t read_len = 0;
+};
+
+enum class ControlOp { kUdInfo, kRcConnect };
+
+struct ControlRequest {
+  ControlOp op = ControlOp::kUdInfo;
+  RcConnectRequest rc;  // for kRcConnect
+};
+
+Result<ControlRequest> ParseControlRequest(const std::string& line);
+Result<UdInfoReply> ParseUdInfoReply(const std::string& line);
+Result<RcConnectReply> ParseRcConnectReply(const std::string& line);
+
+// Encoders return one line without the trailing '\n'.
+std::string EncodeUdInfoRequest();
+std::string EncodeRcConnectRequest(const RcConnectRequest& r);
+std::string EncodeUdInfoReply(const UdInfoReply& r);
+std::string EncodeRcConnectReply(const RcConnectReply& r);
+std::string EncodeErrorReply(const std::string& error);
+
+}  // namespace rdmascope::probes

@@ -1,0 +1,47 @@
+// TCP control-port server: accepts connections and runs a handler for each on
+// its own thread.
+//
+// Contract: at most kMaxConnections handlers run at once; a connection beyond
+// that gets an error line and is closed. Stop() (also the destructor) sets the
+// stop flag handlers must honour, then joins the accept thread and every
+// handler thread. A handler's failure never stops the server.
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <list>
+#include <memory>
+#include <mutex>
+#include <thread>
+
+#include "common/status.h"
+#include "probes/line_socket.h"
+
+namespace rdmascope::probes {
+
+class ControlServer {
+ public:
+  using Handler = std::function<void(LineConn& conn, const std::atomic<bool>& stop)>;
+  static constexpr int kMaxConnections = 64;
+
+  static Result<std::unique_ptr<ControlServer>> Start(int port, Handler handler);
+  ~ControlServer();
+  void Stop();
+
+ private:
+  struct Worker {
+    std::thread thread;
+    std::atomic<bool> done{false};
+  };
+  ControlServer() = default;
+  void AcceptLoop();
+  void Reap(bool all);
+
+  UniqueFd listen_fd_;
+  Handler handler_;
+  std::atomic<bool> stop_{false};
+  std::thread accept_thread_;
+  std::list<std::unique_ptr<Worker>> workers_;  // touched by the accept thread only, then Stop()
+};
+
+}  // namespace rdmascope::probes

@@ -1,0 +1,83 @@
+// Probers: measure one target now over UD or RC and return every sample and
+// every error.
+//
+// Contract: a run ends after `count` probes, when *stop is set, or at
+// max_duration_ms, whichever is first. Each probe waits at most timeout_ms
+// for its completions; silence counts as loss (UD) or as a PROBE_DEADLINE
+// error (RC). Setup failures (device, port, first contact with the target)
+// return an error; failures during the run are recorded in ProbeRun::errors,
+// and RC reconnects with exponential back-off (Backoff defaults).
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+#include "probes/control_protocol.h"
+#include "probes/latency_summary.h"
+#include "probes/local_port.h"
+#include "probes/qp_setup.h"
+#include "probes/responder.h"
+#include "probes/wc_error.h"
+
+namespace rdmascope::probes {
+
+struct ProberOptions {
+  std::string device;
+  int port = 1;
+  std::optional<int> gid_index;   // default: the port's RoCE v2 IPv4-mapped GID
+  std::string host;               // the target agent's address
+  int control_port = kDefaultControlPort;
+  uint64_t count = 1000;
+  uint64_t interval_ms = 10;
+  uint64_t timeout_ms = 1000;     // per-probe deadline
+  uint64_t max_duration_ms = 600000;
+  uint64_t spin_ns = 20000;       // busy-poll this long before blocking on the channel
+  RcTuning tuning;
+  bool rc_read = true;            // RC: RDMA READ the target's buffer after each ping-pong
+  bool test_bad_rkey = false;     // self-test: READ with a wrong rkey (expects REM_ACCESS_ERR)
+  bool reconnect_each_probe = false;  // self-test: tear down and rebuild the RC QP after every probe
+  std::function<void(const ProbeError&)> on_error;  // called as each error is recorded
+  const std::atomic<bool>* stop = nullptr;
+};
+
+struct ProbeRun {
+  std::string transport;          // "ud" or "rc"
+  LocalPort local;
+  UdEndpointInfo target;          // the endpoint probed
+  std::vector<ProbeSample> samples;
+  std::vector<ProbeError> errors;
+  uint64_t flushed = 0;           // WR_FLUSH_ERR completions after a first failure
+  uint64_t reconnects = 0;
+  bool device_timestamps = false;
+  double start_wall_ms = 0;       // when the run started / ended, ms since the epoch
+  double end_wall_ms = 0;
+  int open_fds_before = -1;       // reconnect_each_probe: fds before the first connect
+  int open_fds_after = -1;        // ... and after the last teardown
+};
+
+Result<ProbeRun> RunUdProbe(const ProberOptions& opts);
+Result<ProbeRun> RunRcProbe(const ProberOptions& opts);
+
+// --- helpers shared by both probers ---
+
+// Asks the agent at host:port for its UD endpoints over `conn`.
+Result<UdInfoReply> FetchUdInfo(class LineConn& conn, uint64_t deadline_ns);
+// The endpoint to probe: the one whose GID is the IPv4-mapped form of `host`
+// if there is one, else the first one of the same link layer as `local`.
+Result<UdEndpointInfo> ChooseEndpoint(const UdInfoReply& info, const std::string& host,
+                                      const LocalPort& local);
+// Appends `e` to run.errors (stamping its probe_index) and calls opts.on_error.
+void RecordError(ProbeRun& run, const ProberOptions& opts, ProbeError e);
+// Probes answered after the last recorded error (all of them when there is none).
+uint64_t ReceivedAfterLastError(const ProbeRun& run);
+// Number of open file descriptors of this process (-1 if /proc is unreadable).
+int CountOpenFds();
+// Sleeps until deadline_ns or *stop, in slices of at most 100 ms.
+void SleepUntil(uint64_t deadline_ns, const std::atomic<bool>* stop);
+
+}  // namespace rdmascope::probes

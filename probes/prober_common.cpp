@@ -1,0 +1,70 @@
+#include "probes/prober.h"
+
+#include <dirent.h>
+
+#include <ctime>
+
+#include "probes/line_socket.h"
+#include "probes/probe_clock.h"
+
+namespace rdmascope::probes {
+
+Result<UdInfoReply> FetchUdInfo(LineConn& conn, uint64_t deadline_ns) {
+  Status s = conn.WriteLine(EncodeUdInfoRequest(), deadline_ns);
+  if (!s.ok()) return Status::Error("control port: " + s.message());
+  auto line = conn.ReadLine(deadline_ns);
+  if (!line.ok()) return Status::Error("control port (ud_info): " + line.status().message());
+  return ParseUdInfoReply(*line);
+}
+
+Result<UdEndpointInfo> ChooseEndpoint(const UdInfoReply& info, const std::string& host,
+                                      const LocalPort& local) {
+  auto mapped = Ipv4MappedGid(host);
+  if (mapped.ok()) {
+    const std::string want = GidToString(*mapped);
+    for (const auto& e : info.endpoints) {
+      if (e.gid == want) return e;
+    }
+  }
+  for (const auto& e : info.endpoints) {
+    if (e.roce == local.roce) return e;
+  }
+  return Status::Error("the target offers no endpoint on a " +
+                       std::string(local.roce ? "RoCE" : "InfiniBand") + " port");
+}
+
+void RecordError(ProbeRun& run, const ProberOptions& opts, ProbeError e) {
+  e.probe_index = run.samples.size();
+  run.errors.push_back(std::move(e));
+  if (opts.on_error) opts.on_error(run.errors.back());
+}
+
+uint64_t ReceivedAfterLastError(const ProbeRun& run) {
+  size_t from = run.errors.empty() ? 0 : size_t(run.errors.back().probe_index) + 1;
+  uint64_t n = 0;
+  for (size_t i = from; i < run.samples.size(); ++i) n += run.samples[i].received ? 1 : 0;
+  return n;
+}
+
+int CountOpenFds() {
+  DIR* d = opendir("/proc/self/fd");
+  if (d == nullptr) return -1;
+  int n = 0;
+  while (readdir(d) != nullptr) ++n;
+  closedir(d);
+  return n - 3;  // ".", ".." and the directory's own fd
+}
+
+void SleepUntil(uint64_t deadline_ns, const std::atomic<bool>* stop) {
+  for (;;) {
+    if (stop && stop->load()) return;
+    uint64_t now = NowNs();
+    if (now >= deadline_ns) return;
+    uint64_t d = deadline_ns - now;
+    if (d > 100000000ull) d = 100000000ull;
+    timespec ts{time_t(d / 1000000000ull), long(d % 1000000000ull)};
+    nanosleep(&ts, nullptr);
+  }
+}
+
+}  // namespace rdmascope::probes

@@ -1,0 +1,217 @@
+#include "probes/rc_peer.h"
+
+#include <cstring>
+#include <random>
+
+#include "probes/probe_clock.h"
+#include "probes/probe_wire.h"
+#include "probes/qp_setup.h"
+#include "probes/verbs_error.h"
+
+namespace rdmascope::probes {
+
+namespace {
+constexpr uint32_t kRecvSlots = 16;
+constexpr size_t kSlotBytes = 64;
+constexpr uint32_t kSendSlot = kRecvSlots;       // then the READ target slot
+constexpr uint32_t kReadSlot = kRecvSlots + 1;
+constexpr uint64_t kSendTag = 1ull << 62;
+constexpr uint64_t kReadTag = 1ull << 63;
+}  // namespace
+
+Result<std::unique_ptr<RcPeer>> RcPeer::Connect(ibv_context* ctx, ibv_pd* pd,
+                                                const LocalPort& local,
+                                                const ProberOptions& o,
+                                                UdEndpointInfo* target) {
+  const uint64_t deadline = NowNs() + 5000000000ull;
+  std::unique_ptr<RcPeer> p(new RcPeer());
+  auto cq = CompletionQueue::Create(ctx, int(kRecvSlots + 8));
+  if (!cq.ok()) return cq.status();
+  p->cq_ = std::move(cq).value();
+  auto qp = CreateQp(pd, p->cq_->cq(), p->cq_->cq(), IBV_QPT_RC, 4, kRecvSlots);
+  if (!qp.ok()) return qp.status();
+  p->qp_ = std::move(qp).value();
+  auto buf = Buffer::Register(pd, kSlotBytes * (kRecvSlots + 2), IBV_ACCESS_LOCAL_WRITE);
+  if (!buf.ok()) return buf.status();
+  p->buf_ = std::move(buf).value();
+  Status s = RcToInit(p->qp_.get(), local.port, 0);
+  if (!s.ok()) return s;
+  for (uint32_t i = 0; i < kRecvSlots; ++i) {
+    s = p->PostRecv(i);
+    if (!s.ok()) return s;
+  }
+
+  auto fd = TcpConnect(o.host, o.control_port, 3000);
+  if (!fd.ok()) return Status::Error("control port: " + fd.status().message());
+  p->conn_ = std::make_unique<LineConn>(std::move(fd).value());
+  auto info = FetchUdInfo(*p->conn_, deadline);
+  if (!info.ok()) return info.status();
+  auto ep = ChooseEndpoint(*info, o.host, local);
+  if (!ep.ok()) return ep.status();
+  if (target) *target = *ep;
+
+  RcConnectRequest req;
+  req.target_gid = ep->gid;
+  req.prober.qpn = p->qp_->qp_num;
+  req.prober.psn = std::random_device{}() & 0xffffff;
+  req.prober.lid = local.lid;
+  req.prober.gid = local.gid;
+  req.prober.global = local.roce;
+  req.prober.mtu_bytes = MtuBytes(local.active_mtu);
+  req.tuning = o.tuning;
+  s = p->conn_->WriteLine(EncodeRcConnectRequest(req), deadline);
+  if (!s.ok()) return Status::Error("control port: " + s.message());
+  auto line = p->conn_->ReadLine(deadline, o.stop);
+  if (!line.ok()) return Status::Error("control port (rc_connect): " + line.status().message());
+  auto rep = ParseRcConnectReply(*line);
+  if (!rep.ok()) return rep.status();
+  p->reply_ = *rep;
+  RemoteEndpoint remote = rep->responder;
+  remote.mtu_bytes = std::min(remote.mtu_bytes, MtuBytes(local.active_mtu));
+  s = RcToRtr(p->qp_.get(), local.port, local.gid_index, remote, o.tuning);
+  if (!s.ok()) return s;
+  s = RcToRts(p->qp_.get(), req.prober.psn, o.tuning);
+  if (!s.ok()) return s;
+  return p;
+}
+
+RcPeer::~RcPeer() {
+  qp_.reset();    // QP before its CQ and MR
+  conn_.reset();  // closing the control connection frees the responder's QP
+}
+
+Status RcPeer::PostRecv(uint32_t slot) {
+  ibv_sge sge{buf_.addr() + uint64_t(slot) * kSlotBytes, uint32_t(kSlotBytes), buf_.lkey()};
+  ibv_recv_wr wr{};
+  wr.wr_id = slot;
+  wr.sg_list = &sge;
+  wr.num_sge = 1;
+  ibv_recv_wr* bad = nullptr;
+  int rc = ibv_post_recv(qp_.get(), &wr, &bad);
+  return rc ? ErrnoStatus("ibv_post_recv", rc, "RC prober") : Status::Ok();
+}
+
+const char* RcPeer::OpName(uint64_t wr_id) const {
+  if (wr_id & kReadTag) return "RDMA_READ";
+  if (wr_id & kSendTag) return "SEND";
+  return "RECV";
+}
+
+void RcPeer::RecordFailure(const Completion& c, uint64_t t0, const ProberOptions& o,
+                           ProbeRun& run) {
+  if (failed_ && c.status == IBV_WC_WR_FLUSH_ERR) {
+    ++run.flushed;
+    return;
+  }
+  failed_ = true;
+  RecordError(run, o, WcFailure(c.status, c.vendor_err, OpName(c.wr_id),
+                                 double(c.poll_ns - t0) / 1e6));
+}
+
+bool RcPeer::PingPong(uint64_t seq, uint64_t timeout_ns, const ProberOptions& o, ProbeRun& run,
+                      ProbeSample& sample) {
+  uint8_t* tx = buf_.data() + size_t(kSendSlot) * kSlotBytes;
+  ProbeMessage m;
+  m.seq = seq;
+  const uint64_t t0 = NowNs();
+  m.prober_send_ns = t0;
+  EncodeProbe(m, tx);
+  ibv_sge sge{reinterpret_cast<uint64_t>(tx), uint32_t(kWireBytes), buf_.lkey()};
+  ibv_send_wr wr{};
+  wr.wr_id = kSendTag | seq;
+  wr.sg_list = &sge;
+  wr.num_sge = 1;
+  wr.opcode = IBV_WR_SEND;
+  wr.send_flags = IBV_SEND_SIGNALED;
+  ibv_send_wr* bad = nullptr;
+  int rc = ibv_post_send(qp_.get(), &wr, &bad);
+  if (rc != 0) {
+    RecordError(run, o, ConnectFailure(ErrnoMessage("ibv_post_send", rc, "RC probe")));
+    return false;
+  }
+  bool send_done = false;
+  const uint64_t deadline = t0 + timeout_ns;
+  std::vector<Completion> batch;
+  while (!(send_done && sample.received)) {
+    batch.clear();
+    auto n = cq_->Wait(batch, 16, deadline, o.spin_ns, o.stop);
+    if (!n.ok()) {
+      RecordError(run, o, ConnectFailure(n.status().message()));
+      return false;
+    }
+    if (*n == 0) {
+      if (o.stop && o.stop->load()) return false;
+      RecordError(run, o, DeadlineFailure(send_done ? "RECV" : "SEND", double(NowNs() - t0) / 1e6));
+      return false;
+    }
+    for (const auto& c : batch) {
+      if (c.status != IBV_WC_SUCCESS) {
+        RecordFailure(c, t0, o, run);
+        continue;
+      }
+      if (c.wr_id & kSendTag) {
+        if ((c.wr_id & ~kSendTag) == seq) send_done = true;
+        continue;
+      }
+      const uint32_t slot = uint32_t(c.wr_id);
+      auto echo = DecodeProbe(buf_.data() + size_t(slot) * kSlotBytes, c.byte_len);
+      if (echo && echo->seq == seq) {
+        sample.received = true;
+        sample.rtt_us = double(c.poll_ns - t0) / 1e3;
+      }
+      if (!PostRecv(slot).ok()) failed_ = true;
+    }
+    if (failed_) return false;
+  }
+  return true;
+}
+
+bool RcPeer::Read(uint64_t timeout_ns, const ProberOptions& o, ProbeRun& run, ProbeSample& sample) {
+  uint8_t* dst = buf_.data() + size_t(kReadSlot) * kSlotBytes;
+  ibv_sge sge{reinterpret_cast<uint64_t>(dst), std::min<uint32_t>(reply_.read_len, kSlotBytes),
+              buf_.lkey()};
+  ibv_send_wr wr{};
+  wr.wr_id = kReadTag;
+  wr.sg_list = &sge;
+  wr.num_sge = 1;
+  wr.opcode = IBV_WR_RDMA_READ;
+  wr.send_flags = IBV_SEND_SIGNALED;
+  wr.wr.rdma.remote_addr = reply_.read_addr;
+  // Self-test: a key that cannot be the registered one (flip every bit).
+  wr.wr.rdma.rkey = o.test_bad_rkey ? ~reply_.read_rkey : reply_.read_rkey;
+  const uint64_t t0 = NowNs();
+  ibv_send_wr* bad = nullptr;
+  int rc = ibv_post_send(qp_.get(), &wr, &bad);
+  if (rc != 0) {
+    RecordError(run, o, ConnectFailure(ErrnoMessage("ibv_post_send", rc, "RDMA READ")));
+    return false;
+  }
+  std::vector<Completion> batch;
+  for (;;) {
+    batch.clear();
+    auto n = cq_->Wait(batch, 16, t0 + timeout_ns, o.spin_ns, o.stop);
+    if (!n.ok() || *n == 0) {
+      if (o.stop && o.stop->load()) return false;
+      RecordError(run, o, n.ok() ? DeadlineFailure("RDMA_READ", double(NowNs() - t0) / 1e6)
+                                  : ConnectFailure(n.status().message()));
+      return false;
+    }
+    bool done = false;
+    for (const auto& c : batch) {
+      if (c.status != IBV_WC_SUCCESS) {
+        RecordFailure(c, t0, o, run);
+        continue;
+      }
+      if (c.wr_id == kReadTag) {
+        sample.read_us = double(c.poll_ns - t0) / 1e3;
+        done = true;
+      } else if (!(c.wr_id & kSendTag)) {
+        if (!PostRecv(uint32_t(c.wr_id)).ok()) failed_ = true;  // a stray echo: recycle
+      }
+    }
+    if (failed_) return false;
+    if (done) return true;
+  }
+}
+
+}  // namespace rdmascope::probes

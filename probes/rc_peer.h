@@ -1,0 +1,50 @@
+// One RC connection from a prober to a target agent: the control connection
+// (kept open for the QP's life), the QP, its CQ and buffers.
+//
+// Contract: Connect() does TCP connect -> ud_info -> rc_connect -> RTR/RTS
+// with the given deadline for the whole exchange. PingPong() and Read() run
+// one operation each, wait at most timeout_ns, record every failed completion
+// (the first failure in full; later WR_FLUSH_ERRs only counted) and return
+// false when the QP must be torn down (failure or deadline).
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <vector>
+
+#include "common/status.h"
+#include "probes/completion_queue.h"
+#include "probes/line_socket.h"
+#include "probes/prober.h"
+#include "probes/verbs_resources.h"
+
+namespace rdmascope::probes {
+
+class RcPeer {
+ public:
+  static Result<std::unique_ptr<RcPeer>> Connect(ibv_context* ctx, ibv_pd* pd,
+                                                 const LocalPort& local,
+                                                 const ProberOptions& opts,
+                                                 UdEndpointInfo* target);
+  ~RcPeer();
+
+  bool PingPong(uint64_t seq, uint64_t timeout_ns, const ProberOptions& opts, ProbeRun& run,
+                ProbeSample& sample);
+  bool Read(uint64_t timeout_ns, const ProberOptions& opts, ProbeRun& run, ProbeSample& sample);
+
+ private:
+  RcPeer() = default;
+  Status PostRecv(uint32_t slot);
+  // Records a failed completion; returns true for the first failure of this QP.
+  void RecordFailure(const Completion& c, uint64_t t0, const ProberOptions& opts, ProbeRun& run);
+  const char* OpName(uint64_t wr_id) const;
+
+  std::unique_ptr<LineConn> conn_;
+  std::unique_ptr<CompletionQueue> cq_;
+  QpPtr qp_;
+  Buffer buf_;
+  RcConnectReply reply_;
+  bool failed_ = false;
+};
+
+}  // namespace rdmascope::probes

@@ -1,0 +1,92 @@
+// RC prober: one RC connection to the target; each probe is a SEND/RECV
+// ping-pong and (optionally) an RDMA READ of the target's read-only buffer.
+// After a failure or a missed deadline the connection is torn down and
+// rebuilt with exponential back-off. `reconnects` counts rebuilds after
+// failures only.
+#include "probes/rc_prober.h"
+
+#include "probes/probe_clock.h"
+#include "probes/rc_peer.h"
+
+namespace rdmascope::probes {
+
+Result<std::unique_ptr<RcProber>> RcProber::Open(const ProberOptions& o) {
+  Status s = ValidateTuning(o.tuning);
+  if (!s.ok()) return s;
+  std::unique_ptr<RcProber> p(new RcProber());
+  auto ctx = OpenDevice(o.device);
+  if (!ctx.ok()) return ctx.status();
+  p->ctx_ = std::move(ctx).value();
+  auto local = DescribePort(p->ctx_.get(), o.device, o.port, o.gid_index);
+  if (!local.ok()) return local.status();
+  p->local_ = *local;
+  auto pd = AllocPd(p->ctx_.get());
+  if (!pd.ok()) return pd.status();
+  p->pd_ = std::move(pd).value();
+  return p;
+}
+
+RcProber::~RcProber() { peer_.reset(); }
+
+Result<ProbeRun> RcProber::Run(const ProberOptions& o, bool fail_if_unreachable) {
+  ProbeRun run;
+  run.start_wall_ms = WallMs();
+  run.transport = "rc";
+  run.local = local_;
+  run.target = target_;
+  const uint64_t run_end = NowNs() + o.max_duration_ms * 1000000ull;
+  const uint64_t timeout_ns = o.timeout_ms * 1000000ull;
+  if (o.reconnect_each_probe) {
+    peer_.reset();
+    run.open_fds_before = CountOpenFds();
+  }
+  uint64_t sent = 0;
+  while (sent < o.count) {
+    if ((o.stop && o.stop->load()) || NowNs() >= run_end) break;
+    if (!peer_) {
+      if (NowNs() < next_connect_ns_) {
+        SleepUntil(std::min(next_connect_ns_, run_end), o.stop);
+        continue;
+      }
+      auto p = RcPeer::Connect(ctx_.get(), pd_.get(), local_, o, &target_);
+      if (!p.ok()) {
+        if (!ever_connected_ && fail_if_unreachable) return p.status();
+        RecordError(run, o, ConnectFailure(p.status().message()));
+        next_connect_ns_ = NowNs() + backoff_.NextDelayMs() * 1000000ull;
+        continue;
+      }
+      peer_ = std::move(p).value();
+      run.target = target_;
+      if (ever_connected_ && !run.errors.empty()) ++run.reconnects;
+      ever_connected_ = true;
+    }
+    const uint64_t t0 = NowNs();
+    ProbeSample sample;
+    bool healthy = peer_->PingPong(seq_++, timeout_ns, o, run, sample);
+    if (healthy && o.rc_read) healthy = peer_->Read(timeout_ns, o, run, sample);
+    run.samples.push_back(sample);
+    ++sent;
+    if (!healthy) {
+      peer_.reset();
+      next_connect_ns_ = NowNs() + backoff_.NextDelayMs() * 1000000ull;
+    } else {
+      backoff_.Reset();
+      if (o.reconnect_each_probe) peer_.reset();  // self-test: a full teardown per probe
+    }
+    if (o.interval_ms > 0) SleepUntil(t0 + o.interval_ms * 1000000ull, o.stop);
+  }
+  if (o.reconnect_each_probe) {
+    peer_.reset();
+    run.open_fds_after = CountOpenFds();
+  }
+  run.end_wall_ms = WallMs();
+  return run;
+}
+
+Result<ProbeRun> RunRcProbe(const ProberOptions& o) {
+  auto prober = RcProber::Open(o);
+  if (!prober.ok()) return prober.status();
+  return (*prober)->Run(o, /*fail_if_unreachable=*/true);
+}
+
+}  // namespace rdmascope::probes

@@ -1,0 +1,45 @@
+// RC prober with a connection that outlives one run: the agent probes each
+// target interval after interval on the same RC QP, and rebuilds it (with
+// exponential back-off) only after a failure.
+//
+// Contract: Open() prepares device, port and PD and does not connect.
+// Run() sends opts.count probes (or stops at opts.stop / max_duration_ms),
+// connecting first when needed; a connect that fails is recorded as a
+// CONNECT error, except that with `fail_if_unreachable` a failure before the
+// first successful connect ends the run with that error. The destructor tears
+// the connection down (which also frees the responder's QP).
+#pragma once
+
+#include <memory>
+
+#include "common/status.h"
+#include "probes/backoff.h"
+#include "probes/prober.h"
+#include "probes/verbs_resources.h"
+
+namespace rdmascope::probes {
+
+class RcPeer;
+
+class RcProber {
+ public:
+  static Result<std::unique_ptr<RcProber>> Open(const ProberOptions& opts);
+  ~RcProber();
+
+  Result<ProbeRun> Run(const ProberOptions& opts, bool fail_if_unreachable);
+
+ private:
+  RcProber() = default;
+
+  ContextPtr ctx_;
+  PdPtr pd_;
+  LocalPort local_;
+  UdEndpointInfo target_;
+  Backoff backoff_;
+  std::unique_ptr<RcPeer> peer_;  // declared last: destroyed before pd_ and ctx_
+  bool ever_connected_ = false;
+  uint64_t next_connect_ns_ = 0;
+  uint64_t seq_ = 0;
+};
+
+}  // namespace rdmascope::probes

@@ -1,0 +1,137 @@
+#include "probes/rc_responder.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include "probes/probe_clock.h"
+#include "probes/probe_wire.h"
+#include "probes/qp_setup.h"
+#include "probes/verbs_error.h"
+
+namespace rdmascope::probes {
+
+namespace {
+constexpr uint32_t kRecvSlots = 32;
+constexpr uint32_t kSendSlots = 32;
+constexpr size_t kSlotBytes = 64;
+constexpr uint64_t kSendTag = 1ull << 63;
+}  // namespace
+
+Result<std::unique_ptr<RcResponderSession>> RcResponderSession::Create(
+    ibv_context* ctx, ibv_pd* pd, const LocalPort& local, const RcConnectRequest& req,
+    bool inject_rnr) {
+  Status s = ValidateTuning(req.tuning);
+  if (!s.ok()) return s;
+  std::unique_ptr<RcResponderSession> r(new RcResponderSession());
+  r->local_ = local;
+  r->psn_ = std::random_device{}() & 0xffffff;
+  auto cq = CompletionQueue::Create(ctx, int(kRecvSlots + kSendSlots + 8));
+  if (!cq.ok()) return cq.status();
+  r->cq_ = std::move(cq).value();
+  auto qp = CreateQp(pd, r->cq_->cq(), r->cq_->cq(), IBV_QPT_RC, kSendSlots, kRecvSlots);
+  if (!qp.ok()) return qp.status();
+  r->qp_ = std::move(qp).value();
+  auto buf = Buffer::Register(pd, kSlotBytes * (kRecvSlots + kSendSlots), IBV_ACCESS_LOCAL_WRITE);
+  if (!buf.ok()) return buf.status();
+  r->buf_ = std::move(buf).value();
+  s = RcToInit(r->qp_.get(), local.port, IBV_ACCESS_REMOTE_READ);
+  if (!s.ok()) return s;
+  if (!inject_rnr) {
+    for (uint32_t i = 0; i < kRecvSlots; ++i) {
+      s = r->PostRecv(i);
+      if (!s.ok()) return s;
+    }
+  }
+  RemoteEndpoint prober = req.prober;
+  prober.mtu_bytes = std::min(prober.mtu_bytes, MtuBytes(local.active_mtu));
+  s = RcToRtr(r->qp_.get(), local.port, local.gid_index, prober, req.tuning);
+  if (!s.ok()) return s;
+  s = RcToRts(r->qp_.get(), r->psn_, req.tuning);
+  if (!s.ok()) return s;
+  return r;
+}
+
+RcResponderSession::~RcResponderSession() { qp_.reset(); }
+
+RcConnectReply RcResponderSession::Reply() const {
+  RcConnectReply rep;
+  rep.responder.qpn = qp_->qp_num;
+  rep.responder.psn = psn_;
+  rep.responder.lid = local_.lid;
+  rep.responder.gid = local_.gid;
+  rep.responder.global = local_.roce;
+  rep.responder.mtu_bytes = MtuBytes(local_.active_mtu);
+  return rep;
+}
+
+Status RcResponderSession::PostRecv(uint32_t slot) {
+  ibv_sge sge{};
+  sge.addr = buf_.addr() + uint64_t(slot) * kSlotBytes;
+  sge.length = uint32_t(kSlotBytes);
+  sge.lkey = buf_.lkey();
+  ibv_recv_wr wr{};
+  wr.wr_id = slot;
+  wr.sg_list = &sge;
+  wr.num_sge = 1;
+  ibv_recv_wr* bad = nullptr;
+  int rc = ibv_post_recv(qp_.get(), &wr, &bad);
+  if (rc != 0) return ErrnoStatus("ibv_post_recv", rc, "RC responder");
+  return Status::Ok();
+}
+
+void RcResponderSession::Serve(LineConn& conn, const std::atomic<bool>& stop) {
+  std::vector<Completion> batch;
+  uint32_t sends_outstanding = 0;
+  while (!stop.load()) {
+    batch.clear();
+    bool ctl_ready = false;
+    auto n = cq_->Wait(batch, 32, NowNs() + 1000000000ull, 0, &stop, conn.fd(), &ctl_ready);
+    if (!n.ok()) {
+      std::fprintf(stderr, "rc responder: %s\n", n.status().message().c_str());
+      return;
+    }
+    if (ctl_ready && conn.DrainAndCheckClosed()) return;
+    for (const auto& c : batch) {
+      if (c.wr_id & kSendTag) {
+        if (sends_outstanding > 0) --sends_outstanding;
+        if (c.status != IBV_WC_SUCCESS) return;  // QP in error: the prober reconnects
+        continue;
+      }
+      if (c.status != IBV_WC_SUCCESS) return;
+      const uint32_t slot = uint32_t(c.wr_id);
+      const uint8_t* rx = buf_.data() + size_t(slot) * kSlotBytes;
+      if (sends_outstanding < kSendSlots && c.byte_len <= kSlotBytes) {
+        const uint32_t sslot = kRecvSlots + (send_next_++ % kSendSlots);
+        uint8_t* tx = buf_.data() + size_t(sslot) * kSlotBytes;
+        std::memcpy(tx, rx, c.byte_len);
+        ibv_sge sge{};
+        sge.addr = reinterpret_cast<uint64_t>(tx);
+        sge.length = c.byte_len;
+        sge.lkey = buf_.lkey();
+        ibv_send_wr wr{};
+        wr.wr_id = kSendTag | sslot;
+        wr.sg_list = &sge;
+        wr.num_sge = 1;
+        wr.opcode = IBV_WR_SEND;
+        wr.send_flags = IBV_SEND_SIGNALED;
+        ibv_send_wr* bad = nullptr;
+        int rc = ibv_post_send(qp_.get(), &wr, &bad);
+        if (rc != 0) {
+          std::fprintf(stderr, "rc responder: %s\n", ErrnoMessage("ibv_post_send", rc).c_str());
+          return;
+        }
+        ++sends_outstanding;
+      }
+      Status s = PostRecv(slot);
+      if (!s.ok()) {
+        std::fprintf(stderr, "rc responder: %s\n", s.message().c_str());
+        return;
+      }
+    }
+  }
+}
+
+}  // namespace rdmascope::probes

@@ -1,0 +1,168 @@
+#include "probes/ud_responder.h"
+
+#include <cstdio>
+#include <cstring>
+#include <vector>
+
+#include "probes/probe_clock.h"
+#include "probes/probe_wire.h"
+#include "probes/qp_setup.h"
+#include "probes/verbs_error.h"
+
+namespace rdmascope::probes {
+
+namespace {
+constexpr uint32_t kRecvSlots = 64;
+constexpr uint32_t kSendSlots = 64;
+constexpr size_t kSlotBytes = kGrhBytes + 64;  // GRH + message, rounded up
+constexpr uint64_t kSendTag = 1ull << 63;      // wr_id bit marking send slots
+constexpr size_t kMaxAhCache = 256;
+}  // namespace
+
+Result<std::unique_ptr<UdResponder>> UdResponder::Create(ibv_context* ctx, ibv_pd* pd,
+                                                         const std::string& device, int port,
+                                                         bool drop) {
+  std::unique_ptr<UdResponder> r(new UdResponder());
+  r->ctx_ = ctx;
+  r->pd_ = pd;
+  r->device_ = device;
+  r->port_ = port;
+  r->drop_ = drop;
+  auto cq = CompletionQueue::Create(ctx, int(kRecvSlots + kSendSlots + 8));
+  if (!cq.ok()) return cq.status();
+  r->cq_ = std::move(cq).value();
+  auto qp = CreateQp(pd, r->cq_->cq(), r->cq_->cq(), IBV_QPT_UD, kSendSlots, kRecvSlots);
+  if (!qp.ok()) return qp.status();
+  r->qp_ = std::move(qp).value();
+  auto buf = Buffer::Register(pd, kSlotBytes * (kRecvSlots + kSendSlots), IBV_ACCESS_LOCAL_WRITE);
+  if (!buf.ok()) return buf.status();
+  r->buf_ = std::move(buf).value();
+  Status s = UdToRts(r->qp_.get(), port, kProbeQkey, 0);
+  if (!s.ok()) return s;
+  for (uint32_t i = 0; i < kRecvSlots; ++i) {
+    s = r->PostRecv(i);
+    if (!s.ok()) return s;
+  }
+  return r;
+}
+
+UdResponder::~UdResponder() {
+  // QP first (it references the AHs' PD and the CQ), then AHs; the CQ and
+  // buffer go with the members.
+  qp_.reset();
+  ah_cache_.clear();
+}
+
+Status UdResponder::PostRecv(uint32_t slot) {
+  ibv_sge sge{};
+  sge.addr = buf_.addr() + uint64_t(slot) * kSlotBytes;
+  sge.length = uint32_t(kSlotBytes);
+  sge.lkey = buf_.lkey();
+  ibv_recv_wr wr{};
+  wr.wr_id = slot;
+  wr.sg_list = &sge;
+  wr.num_sge = 1;
+  ibv_recv_wr* bad = nullptr;
+  int rc = ibv_post_recv(qp_.get(), &wr, &bad);
+  if (rc != 0) return ErrnoStatus("ibv_post_recv", rc, "UD responder " + device_);
+  return Status::Ok();
+}
+
+ibv_ah* UdResponder::AhFor(const Completion& c, const uint8_t* grh) {
+  std::string key(reinterpret_cast<const char*>(grh) + 8, 16);  // GRH source GID
+  key.append(reinterpret_cast<const char*>(&c.slid), sizeof c.slid);
+  auto it = ah_cache_.find(key);
+  if (it != ah_cache_.end()) return it->second.get();
+  ibv_wc wc{};
+  wc.status = IBV_WC_SUCCESS;
+  wc.wc_flags = c.wc_flags;
+  wc.src_qp = c.src_qp;
+  wc.slid = c.slid;
+  wc.sl = c.sl;
+  wc.qp_num = c.qp_num;
+  ibv_ah_attr attr{};
+  int rc = ibv_init_ah_from_wc(ctx_, uint8_t(port_), &wc,
+                               reinterpret_cast<ibv_grh*>(const_cast<uint8_t*>(grh)), &attr);
+  if (rc != 0) {
+    std::fprintf(stderr, "ud responder %s/%d: %s\n", device_.c_str(), port_,
+                 ErrnoMessage("ibv_init_ah_from_wc", errno ? errno : rc).c_str());
+    return nullptr;
+  }
+  auto ah = CreateAh(pd_, &attr);
+  if (!ah.ok()) {
+    std::fprintf(stderr, "ud responder %s/%d: %s\n", device_.c_str(), port_, ah.status().message().c_str());
+    return nullptr;
+  }
+  if (ah_cache_.size() >= kMaxAhCache) {
+    if (sends_outstanding_ > 0) return nullptr;  // an AH may still be in use: drop this echo
+    ah_cache_.clear();
+  }
+  ibv_ah* raw = ah->get();
+  ah_cache_.emplace(key, std::move(ah).value());
+  return raw;
+}
+
+void UdResponder::HandleRecv(const Completion& c) {
+  const uint32_t slot = uint32_t(c.wr_id);
+  uint8_t* rx = buf_.data() + size_t(slot) * kSlotBytes;
+  if (c.status == IBV_WC_SUCCESS && !drop_ && c.byte_len >= kGrhBytes + kWireBytes &&
+      sends_outstanding_ < kSendSlots) {
+    auto m = DecodeProbe(rx + kGrhBytes, c.byte_len - kGrhBytes);
+    ibv_ah* ah = m && m->kind == ProbeKind::kProbe ? AhFor(c, rx) : nullptr;
+    if (ah != nullptr) {
+      const uint32_t sslot = kRecvSlots + (send_next_++ % kSendSlots);
+      uint8_t* tx = buf_.data() + size_t(sslot) * kSlotBytes;
+      ProbeMessage echo = *m;
+      echo.kind = ProbeKind::kEcho;
+      const uint64_t t_rx = c.device_ns ? *c.device_ns : c.poll_ns;
+      const uint64_t t_now = c.device_ns ? t_rx + (NowNs() - c.poll_ns) : NowNs();
+      echo.responder_delay_ns = t_now > t_rx ? t_now - t_rx : 0;
+      EncodeProbe(echo, tx);
+      ibv_sge sge{};
+      sge.addr = reinterpret_cast<uint64_t>(tx);
+      sge.length = uint32_t(kWireBytes);
+      sge.lkey = buf_.lkey();
+      ibv_send_wr wr{};
+      wr.wr_id = kSendTag | sslot;
+      wr.sg_list = &sge;
+      wr.num_sge = 1;
+      wr.opcode = IBV_WR_SEND;
+      wr.send_flags = IBV_SEND_SIGNALED;
+      wr.wr.ud.ah = ah;
+      wr.wr.ud.remote_qpn = c.src_qp;
+      wr.wr.ud.remote_qkey = kProbeQkey;
+      ibv_send_wr* bad = nullptr;
+      int rc = ibv_post_send(qp_.get(), &wr, &bad);
+      if (rc == 0) {
+        ++sends_outstanding_;
+        echoed_.fetch_add(1);
+      } else {
+        std::fprintf(stderr, "ud responder %s/%d: %s\n", device_.c_str(), port_,
+                     ErrnoMessage("ibv_post_send", rc).c_str());
+      }
+    }
+  }
+  Status s = PostRecv(slot);
+  if (!s.ok()) std::fprintf(stderr, "ud responder: %s\n", s.message().c_str());
+}
+
+void UdResponder::Run(const std::atomic<bool>& stop) {
+  std::vector<Completion> batch;
+  while (!stop.load()) {
+    batch.clear();
+    auto n = cq_->Wait(batch, 32, NowNs() + 1000000000ull, 0, &stop);
+    if (!n.ok()) {
+      std::fprintf(stderr, "ud responder %s/%d: %s\n", device_.c_str(), port_, n.status().message().c_str());
+      return;
+    }
+    for (const auto& c : batch) {
+      if (c.wr_id & kSendTag) {
+        if (sends_outstanding_ > 0) --sends_outstanding_;
+        continue;
+      }
+      HandleRecv(c);
+    }
+  }
+}
+
+}  // namespace rdmascope::probes

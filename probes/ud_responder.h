@@ -1,0 +1,60 @@
+// UD echo responder: one UD QP on one port. Each valid probe is echoed at
+// once to its sender with the responder's own receive->send delay in it.
+//
+// Contract: Run() loops until `stop` is set (checked at least every 100 ms),
+// blocking on the completion channel (no busy polling). The delay is measured
+// from the receive completion's timestamp (device clock when the CQ has one,
+// else the poll time) to just before ibv_post_send. With `drop` set (fault
+// injection for self-tests) probes are received and not echoed. Errors inside
+// the loop are counted and logged, never thrown.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+
+#include "common/status.h"
+#include "probes/completion_queue.h"
+#include "probes/control_protocol.h"
+#include "probes/verbs_resources.h"
+
+namespace rdmascope::probes {
+
+class UdResponder {
+ public:
+  // `ctx` and `pd` must outlive the responder.
+  static Result<std::unique_ptr<UdResponder>> Create(ibv_context* ctx, ibv_pd* pd,
+                                                     const std::string& device, int port,
+                                                     bool drop);
+  ~UdResponder();
+
+  uint32_t qpn() const { return qp_->qp_num; }
+  int port() const { return port_; }
+  const std::string& device() const { return device_; }
+  uint64_t echoed() const { return echoed_.load(); }
+
+  void Run(const std::atomic<bool>& stop);
+
+ private:
+  UdResponder() = default;
+  Status PostRecv(uint32_t slot);
+  void HandleRecv(const Completion& c);
+  ibv_ah* AhFor(const Completion& c, const uint8_t* grh);
+
+  ibv_context* ctx_ = nullptr;
+  ibv_pd* pd_ = nullptr;
+  std::string device_;
+  int port_ = 1;
+  bool drop_ = false;
+  std::unique_ptr<CompletionQueue> cq_;
+  QpPtr qp_;
+  Buffer buf_;
+  uint32_t send_next_ = 0;
+  uint32_t sends_outstanding_ = 0;
+  std::map<std::string, AhPtr> ah_cache_;  // key: source GID bytes + LID; bounded
+  std::atomic<uint64_t> echoed_{0};
+};
+
+}  // namespace rdmascope::probes

@@ -1,0 +1,92 @@
+#include "probes/verbs_resources.h"
+
+#include <cerrno>
+
+#include "probes/verbs_error.h"
+
+namespace rdmascope::probes {
+
+namespace {
+int ErrnoOr(int fallback) { return errno != 0 ? errno : fallback; }
+}  // namespace
+
+std::vector<std::string> ListDeviceNames() {
+  std::vector<std::string> names;
+  int n = 0;
+  ibv_device** list = ibv_get_device_list(&n);
+  if (list == nullptr) return names;
+  for (int i = 0; i < n; ++i) names.emplace_back(ibv_get_device_name(list[i]));
+  ibv_free_device_list(list);
+  return names;
+}
+
+Result<ContextPtr> OpenDevice(const std::string& name) {
+  int n = 0;
+  errno = 0;
+  ibv_device** list = ibv_get_device_list(&n);
+  if (list == nullptr) {
+    int err = ErrnoOr(ENODEV);
+    return ErrnoStatus("ibv_get_device_list", err,
+                       err == ENOSYS ? "no RDMA support in this kernel: is ib_uverbs loaded?" : "");
+  }
+  ibv_context* ctx = nullptr;
+  bool found = false;
+  int err = 0;
+  for (int i = 0; i < n; ++i) {
+    if (name != ibv_get_device_name(list[i])) continue;
+    found = true;
+    errno = 0;
+    ctx = ibv_open_device(list[i]);
+    if (ctx == nullptr) err = ErrnoOr(EIO);
+    break;
+  }
+  ibv_free_device_list(list);
+  if (!found) return Status::Error("no RDMA device named '" + name + "' (see: rdma link show, ibv_devices)");
+  if (ctx == nullptr) return ErrnoStatus("ibv_open_device", err, name);
+  return ContextPtr(ctx);
+}
+
+Result<PdPtr> AllocPd(ibv_context* ctx) {
+  errno = 0;
+  ibv_pd* pd = ibv_alloc_pd(ctx);
+  if (pd == nullptr) return ErrnoStatus("ibv_alloc_pd", ErrnoOr(ENOMEM));
+  return PdPtr(pd);
+}
+
+Result<Buffer> Buffer::Register(ibv_pd* pd, size_t size, int access) {
+  Buffer b;
+  b.mem_.reset(new (std::nothrow) uint8_t[size]());
+  if (!b.mem_) return ErrnoStatus("new (buffer)", ENOMEM);
+  b.size_ = size;
+  errno = 0;
+  ibv_mr* mr = ibv_reg_mr(pd, b.mem_.get(), size, access);
+  if (mr == nullptr) return ErrnoStatus("ibv_reg_mr", ErrnoOr(ENOMEM));
+  b.mr_.reset(mr);
+  return b;
+}
+
+Result<AhPtr> CreateAh(ibv_pd* pd, ibv_ah_attr* attr) {
+  errno = 0;
+  ibv_ah* ah = ibv_create_ah(pd, attr);
+  if (ah == nullptr) return ErrnoStatus("ibv_create_ah", ErrnoOr(EINVAL));
+  return AhPtr(ah);
+}
+
+Result<QpPtr> CreateQp(ibv_pd* pd, ibv_cq* send_cq, ibv_cq* recv_cq, ibv_qp_type type,
+                       uint32_t max_send_wr, uint32_t max_recv_wr) {
+  ibv_qp_init_attr attr{};
+  attr.send_cq = send_cq;
+  attr.recv_cq = recv_cq;
+  attr.qp_type = type;
+  attr.cap.max_send_wr = max_send_wr;
+  attr.cap.max_recv_wr = max_recv_wr;
+  attr.cap.max_send_sge = 1;
+  attr.cap.max_recv_sge = 1;
+  attr.sq_sig_all = 1;
+  errno = 0;
+  ibv_qp* qp = ibv_create_qp(pd, &attr);
+  if (qp == nullptr) return ErrnoStatus("ibv_create_qp", ErrnoOr(ENOMEM));
+  return QpPtr(qp);
+}
+
+}  // namespace rdmascope::probes

@@ -1,0 +1,67 @@
+// RAII owners of verbs objects: device context, PD, MR (with its buffer), AH, QP.
+//
+// Contract: each owner frees its object exactly once, in its destructor, and
+// is move-only. Factories return Result<T> whose error names the verb and
+// errno. Owners must be destroyed in reverse dependency order (QP and AH and
+// MR before PD, PD and CQ before the context); holders declare members in
+// dependency order so the default destruction order is right.
+#pragma once
+
+#include <infiniband/verbs.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+
+namespace rdmascope::probes {
+
+struct ContextDeleter { void operator()(ibv_context* c) const { if (c) ibv_close_device(c); } };
+struct PdDeleter { void operator()(ibv_pd* p) const { if (p) ibv_dealloc_pd(p); } };
+struct MrDeleter { void operator()(ibv_mr* m) const { if (m) ibv_dereg_mr(m); } };
+struct AhDeleter { void operator()(ibv_ah* a) const { if (a) ibv_destroy_ah(a); } };
+struct QpDeleter { void operator()(ibv_qp* q) const { if (q) ibv_destroy_qp(q); } };
+
+using ContextPtr = std::unique_ptr<ibv_context, ContextDeleter>;
+using PdPtr = std::unique_ptr<ibv_pd, PdDeleter>;
+using AhPtr = std::unique_ptr<ibv_ah, AhDeleter>;
+using QpPtr = std::unique_ptr<ibv_qp, QpDeleter>;
+
+// Opens the device called `name` ("rxe0"). Error if absent or ibv_open_device fails.
+Result<ContextPtr> OpenDevice(const std::string& name);
+
+// Names of all RDMA devices libibverbs sees (empty when there are none).
+std::vector<std::string> ListDeviceNames();
+
+Result<PdPtr> AllocPd(ibv_context* ctx);
+
+// A registered buffer; owns both the memory and the registration.
+class Buffer {
+ public:
+  static Result<Buffer> Register(ibv_pd* pd, size_t size, int access);
+  Buffer() = default;
+  Buffer(Buffer&&) = default;
+  Buffer& operator=(Buffer&&) = default;
+
+  uint8_t* data() { return mem_.get(); }
+  size_t size() const { return size_; }
+  uint32_t lkey() const { return mr_->lkey; }
+  uint32_t rkey() const { return mr_->rkey; }
+  uint64_t addr() const { return reinterpret_cast<uint64_t>(mem_.get()); }
+
+ private:
+  std::unique_ptr<uint8_t[]> mem_;
+  size_t size_ = 0;
+  std::unique_ptr<ibv_mr, MrDeleter> mr_;  // declared after mem_: deregistered first
+};
+
+Result<AhPtr> CreateAh(ibv_pd* pd, ibv_ah_attr* attr);
+
+// Creates a QP with send and receive completions on `send_cq` / `recv_cq`.
+Result<QpPtr> CreateQp(ibv_pd* pd, ibv_cq* send_cq, ibv_cq* recv_cq, ibv_qp_type type,
+                       uint32_t max_send_wr, uint32_t max_recv_wr);
+
+}  // namespace rdmascope::probes

@@ -1,0 +1,71 @@
+// An in-process collector on a loopback ephemeral port with a fresh database
+// in a temporary directory, for API tests.
+#pragma once
+
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <cstdlib>
+#include <memory>
+#include <string>
+#include <thread>
+
+#include "collector/api_server.h"
+#include "collector/store.h"
+
+namespace rdmascope::collector::testing {
+
+constexpr char kTestToken[] = "test-token-0123456789";
+
+class TestCollector {
+ public:
+  explicit TestCollector(ApiOptions options = {}) {
+    char tmpl[] = "/tmp/collector_api_test.XXXXXX";
+    dir_ = mkdtemp(tmpl);
+    StoreOptions so;
+    so.path = dir_ + "/collector.db";
+    so.synchronous_full = false;
+    auto s = Store::Open(so);
+    if (!s.ok()) {
+      ADD_FAILURE() << s.status().message();
+      return;
+    }
+    store_ = std::move(s).value();
+    if (options.tokens.empty()) options.tokens = {kTestToken};
+    if (!options.log) options.log = [](const std::string&) {};
+    server_ = std::make_unique<ApiServer>(*store_, options);
+    auto port = server_->Bind("127.0.0.1", 0);
+    if (!port.ok()) {
+      ADD_FAILURE() << port.status().message();
+      return;
+    }
+    port_ = port.value();
+    thread_ = std::thread([this] { server_->Listen(); });
+    if (!server_->WaitUntilReady(5000)) ADD_FAILURE() << "server did not start within 5 s";
+  }
+  ~TestCollector() {
+    if (server_) server_->Stop();
+    if (thread_.joinable()) thread_.join();
+    server_.reset();
+    store_.reset();
+    std::system(("rm -rf '" + dir_ + "'").c_str());
+  }
+
+  int port() const { return port_; }
+  Store& store() { return *store_; }
+  const std::string& dir() const { return dir_; }
+  int64_t Rows(const std::string& table) {
+    auto n = store_->CountRows(table);
+    EXPECT_TRUE(n.ok()) << n.status().message();
+    return n.ok() ? n.value() : -1;
+  }
+
+ private:
+  std::string dir_;
+  std::unique_ptr<Store> store_;
+  std::unique_ptr<ApiServer> server_;
+  std::thread thread_;
+  int port_ = 0;
+};
+
+}  // namespace rdmascope::collector::testing

@@ -1,0 +1,333 @@
+// AgentDaemon against the fixture sysfs trees and an in-process collector:
+// reports on schedule with inventory, counters and probes; READY/WATCHDOG/
+// STOPPING notifications; prompt stop; --once delivery and spooling.
+#include "agent/daemon.h"
+
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <algorithm>
+#include <numeric>
+#include <set>
+#include <thread>
+
+#include "agent/daemon_inventory.h"
+#include "agent/inventory.h"
+#include "agent_test_util.h"
+#include "common/model_json.h"
+
+namespace rdmascope::agent {
+namespace {
+
+using testing::FakeCollector;
+using testing::LogCapture;
+using testing::TempDir;
+using namespace std::chrono_literals;
+using Clock = std::chrono::steady_clock;
+
+const std::string kFixtures = RDMASCOPE_FIXTURES_DIR;
+
+// Service-manager notifications, recorded.
+class Notifications {
+ public:
+  std::function<Status(const std::string&)> Fn() {
+    return [this](const std::string& s) {
+      std::lock_guard<std::mutex> lock(mu_);
+      states_.push_back(s);
+      cv_.notify_all();
+      return Status::Ok();
+    };
+  }
+  std::vector<std::string> states() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return states_;
+  }
+  size_t Count(const std::string& prefix) const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return CountLocked(prefix);
+  }
+  bool WaitCount(const std::string& prefix, size_t n, std::chrono::milliseconds timeout) {
+    std::unique_lock<std::mutex> lock(mu_);
+    return cv_.wait_for(lock, timeout, [&] { return CountLocked(prefix) >= n; });
+  }
+
+ private:
+  size_t CountLocked(const std::string& prefix) const {
+    size_t n = 0;
+    for (const auto& s : states_) n += s.rfind(prefix, 0) == 0;
+    return n;
+  }
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  std::vector<std::string> states_;
+};
+
+class DaemonTest : public ::testing::Test {
+ protected:
+  AgentConfig Config(const std::string& collector_url) {
+    AgentConfig c;
+    c.collector = collector_url;
+    c.sysfs_root = kFixtures + "/sys/mlx5_roce";
+    c.node_name = "node-a";
+    c.spool_dir = dir_.path() + "/spool";
+    c.spool_max_bytes = 1 << 20;
+    c.report_interval = 50ms;
+    c.inventory_interval = 200ms;
+    c.labels = {{"group", "rack1"}};
+    return c;
+  }
+  DaemonHooks Hooks() {
+    DaemonHooks h;
+    h.collect_probes = [this] {
+      int n = ++probe_calls_;
+      return std::vector<nlohmann::json>{{{"target", "node-b"}, {"transport", "ud"}, {"call", n}}};
+    };
+    h.notify = notes_.Fn();
+    h.log = log_.Fn();
+    h.reporter.connect_timeout = 2s;
+    h.reporter.io_timeout = 2s;
+    return h;
+  }
+  std::unique_ptr<AgentDaemon> Make(const AgentConfig& c, DaemonHooks h) {
+    auto d = AgentDaemon::Create(c, std::move(h));
+    EXPECT_TRUE(d.ok()) << d.status().message();
+    return d.ok() ? std::move(d).value() : nullptr;
+  }
+
+  TempDir dir_;
+  LogCapture log_;
+  Notifications notes_;
+  std::atomic<int> probe_calls_{0};
+};
+
+// Runs the daemon on a thread; stops and joins it on destruction.
+class Running {
+ public:
+  explicit Running(AgentDaemon* d) : d_(d), t_([this] { status_ = d_->Run(); }) {}
+  ~Running() { StopAndJoin(); }
+  std::chrono::milliseconds StopAndJoin() {
+    auto start = Clock::now();
+    d_->Stop();
+    if (t_.joinable()) t_.join();
+    return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start);
+  }
+  const Status& status() const { return status_; }
+
+ private:
+  AgentDaemon* d_;
+  Status status_;
+  std::thread t_;
+};
+
+TEST_F(DaemonTest, ReportsEveryIntervalWithInventoryCountersAndProbes) {
+  FakeCollector collector;
+  auto d = Make(Config(collector.url()), Hooks());
+  ASSERT_TRUE(d);
+  {
+    Running run(d.get());
+    ASSERT_TRUE(collector.WaitAccepted(3, 10s)) << log_.All();
+    run.StopAndJoin();
+    EXPECT_TRUE(run.status().ok()) << run.status().message();
+  }
+  std::vector<nlohmann::json> bodies = collector.bodies();
+  ASSERT_GE(bodies.size(), 3u);
+  std::set<std::string> ids;
+  int last_call = 0;
+  for (const auto& r : bodies) {
+    EXPECT_EQ(r["schema_version"], 1);
+    EXPECT_EQ(r["node"], "node-a");
+    // The configured labels plus where peers reach this agent's control port.
+    EXPECT_EQ(r["labels"], nlohmann::json({{"group", "rack1"}, {"control_port", "18610"}}));
+    EXPECT_DOUBLE_EQ(r["interval_s"].get<double>(), 0.05);
+    EXPECT_TRUE(ids.insert(r["report_id"].get<std::string>()).second) << r["report_id"];
+    EXPECT_TRUE(IsValidReportId(r["report_id"].get<std::string>()));
+    ASSERT_EQ(r["probes"].size(), 1u);
+    int call = r["probes"][0]["call"].get<int>();
+    EXPECT_GT(call, last_call);  // each report carries the probes collected for it
+    last_call = call;
+    ASSERT_FALSE(r["inventory"]["devices"].empty());
+    const auto& port = r["inventory"]["devices"][0]["ports"][0];
+    EXPECT_TRUE(port.contains("state"));
+    EXPECT_FALSE(port["counters"].empty());
+  }
+  // READY first, STOPPING last.
+  std::vector<std::string> states = notes_.states();
+  ASSERT_GE(states.size(), 2u);
+  EXPECT_EQ(states.front().rfind("READY=1", 0), 0u) << states.front();
+  EXPECT_EQ(states.back(), "STOPPING=1");
+  // The last report (probes since the previous one) waits in the spool.
+  EXPECT_EQ(d->spool_count(), 1u);
+  EXPECT_TRUE(log_.Contains("written to the spool")) << log_.All();
+}
+
+// The sequence number at the end of a report id.
+int Seq(const std::string& id) { return std::stoi(id.substr(id.rfind('-') + 1)); }
+
+TEST_F(DaemonTest, CollectorAwayThenBackEveryReportArrivesOnce) {
+  testing::RefusingPort away;
+  ASSERT_GT(away.port(), 0);
+  auto d = Make(Config(away.url()), Hooks());
+  ASSERT_TRUE(d);
+  std::vector<std::string> ids;
+  {
+    Running run(d.get());
+    ASSERT_TRUE(log_.WaitFor("cannot deliver", 10s)) << log_.All();
+    FakeCollector collector(away.port());
+    ASSERT_EQ(collector.port(), away.port());
+    ASSERT_TRUE(collector.WaitAccepted(1, 10s)) << log_.All();
+    const int first_fresh = Seq(collector.accepted()[0]);
+    ASSERT_GT(first_fresh, 1) << "the first report should have been spooled";
+    // Wait until every report made so far has arrived, and one more after them.
+    ASSERT_TRUE(collector.WaitUntil(
+        [&](const std::vector<std::string>& accepted) {
+          std::set<int> got;
+          for (const auto& id : accepted) got.insert(Seq(id));
+          for (int i = 1; i <= first_fresh + 1; ++i)
+            if (!got.count(i)) return false;
+          return true;
+        },
+        10s))
+        << log_.All();
+    run.StopAndJoin();
+    ids = collector.accepted();
+  }
+  // Spooled reports arrive oldest-first; none is lost and none arrives twice.
+  std::vector<int> seqs;
+  for (const auto& id : ids) seqs.push_back(Seq(id));
+  const int first_fresh = seqs[0];
+  std::vector<int> spooled;
+  for (int s : seqs)
+    if (s < first_fresh) spooled.push_back(s);
+  std::vector<int> expected_spooled(size_t(first_fresh - 1));
+  std::iota(expected_spooled.begin(), expected_spooled.end(), 1);
+  EXPECT_EQ(spooled, expected_spooled);
+  std::vector<int> sorted = seqs;
+  std::sort(sorted.begin(), sorted.end());
+  for (size_t i = 0; i < sorted.size(); ++i) EXPECT_EQ(sorted[i], int(i) + 1) << "each report exactly once";
+}
+
+TEST_F(DaemonTest, StopWakesTheLoopPromptly) {
+  FakeCollector collector;
+  AgentConfig c = Config(collector.url());
+  c.report_interval = 1h;
+  c.inventory_interval = 1h;
+  auto d = Make(c, Hooks());
+  ASSERT_TRUE(d);
+  Running run(d.get());
+  ASSERT_TRUE(collector.WaitAccepted(1, 10s));  // the first report goes out at once
+  EXPECT_LT(run.StopAndJoin(), 2s);
+  EXPECT_EQ(collector.accepted().size(), 1u);
+}
+
+TEST_F(DaemonTest, StopBeforeRunReturnsAtOnce) {
+  FakeCollector collector;
+  auto d = Make(Config(collector.url()), Hooks());
+  ASSERT_TRUE(d);
+  d->Stop();
+  EXPECT_TRUE(d->Run().ok());
+  EXPECT_TRUE(collector.seen().empty());
+  EXPECT_EQ(d->spool_count(), 1u);
+}
+
+TEST_F(DaemonTest, WatchdogPingsAtHalfTheInterval) {
+  const char* old = std::getenv("WATCHDOG_USEC");
+  std::string saved = old ? old : "";
+  setenv("WATCHDOG_USEC", "40000", 1);  // 40 ms: ping every 20 ms
+  FakeCollector collector;
+  AgentConfig c = Config(collector.url());
+  c.report_interval = 1h;
+  auto d = Make(c, Hooks());
+  ASSERT_TRUE(d);
+  {
+    Running run(d.get());
+    EXPECT_TRUE(notes_.WaitCount("WATCHDOG=1", 5, 10s));
+  }
+  if (old) {
+    setenv("WATCHDOG_USEC", saved.c_str(), 1);
+  } else {
+    unsetenv("WATCHDOG_USEC");
+  }
+  EXPECT_EQ(collector.accepted().size(), 1u);  // pings do not send reports
+}
+
+TEST_F(DaemonTest, OnceDeliversOrSpools) {
+  testing::RefusingPort away;
+  ASSERT_GT(away.port(), 0);
+  const int port = away.port();
+  auto d = Make(Config(away.url()), Hooks());
+  ASSERT_TRUE(d);
+  Status s = d->RunOnce();
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("not delivered"), std::string::npos) << s.message();
+  EXPECT_NE(s.message().find("spooled"), std::string::npos) << s.message();
+  EXPECT_EQ(d->spool_count(), 1u);
+
+  FakeCollector collector(port);
+  ASSERT_EQ(collector.port(), port);
+  s = d->RunOnce();
+  EXPECT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(collector.accepted().size(), 2u);  // this one, then the spooled one
+  EXPECT_EQ(d->spool_count(), 0u);
+  EXPECT_TRUE(notes_.states().empty());  // --once is not a service
+}
+
+TEST_F(DaemonTest, OnceRejectedIsAnError) {
+  FakeCollector collector;
+  collector.Respond(422, R"({"error":"node is not valid"})");
+  auto d = Make(Config(collector.url()), Hooks());
+  ASSERT_TRUE(d);
+  Status s = d->RunOnce();
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("rejected by the collector (HTTP 422): node is not valid"), std::string::npos)
+      << s.message();
+  EXPECT_EQ(d->spool_count(), 0u);
+}
+
+TEST_F(DaemonTest, ThrowingProbeHookBecomesAWarning) {
+  FakeCollector collector;
+  DaemonHooks h = Hooks();
+  h.collect_probes = []() -> std::vector<nlohmann::json> { throw std::runtime_error("scheduler gone"); };
+  auto d = Make(Config(collector.url()), std::move(h));
+  ASSERT_TRUE(d);
+  {
+    Running run(d.get());
+    ASSERT_TRUE(collector.WaitAccepted(2, 10s)) << log_.All();
+  }
+  nlohmann::json r = collector.bodies().front();
+  EXPECT_TRUE(r["probes"].empty());
+  bool warned = false;
+  for (const auto& w : r["inventory"]["warnings"]) warned |= w.get<std::string>().find("scheduler gone") != std::string::npos;
+  EXPECT_TRUE(warned) << r["inventory"]["warnings"];
+}
+
+TEST_F(DaemonTest, CreateNamesWhatIsMissing) {
+  AgentConfig c = Config("");
+  auto d = AgentDaemon::Create(c, Hooks());
+  ASSERT_FALSE(d.ok());
+  EXPECT_NE(d.status().message().find("no collector configured"), std::string::npos);
+
+  c = Config("http://127.0.0.1:1");
+  c.token_file = dir_.path() + "/no-token";
+  d = AgentDaemon::Create(c, Hooks());
+  ASSERT_FALSE(d.ok());
+  EXPECT_NE(d.status().message().find(c.token_file), std::string::npos) << d.status().message();
+}
+
+TEST(DaemonInventory, FreshCountersMatchAFullReadWithCounters) {
+  for (const std::string fixture : {"mlx5_roce", "mlx5_ib", "mlx5_ib_errors", "mlx4_nopma", "rxe"}) {
+    SysfsReader fs(kFixtures + "/sys/" + fixture);
+    InventoryOptions o;
+    o.read_counters = true;
+    Inventory want = ReadInventory(fs, o);
+    Inventory base = ReadFullInventory(fs, nullptr);
+    Inventory got = WithFreshCounters(fs, base);
+    EXPECT_EQ(InventoryToJson(got), InventoryToJson(want)) << fixture;
+    EXPECT_EQ(InventoryCountersToJson(got), InventoryCountersToJson(want)) << fixture;
+    // Reading again does not pile up counters or warnings.
+    Inventory again = WithFreshCounters(fs, base);
+    EXPECT_EQ(InventoryCountersToJson(again), InventoryCountersToJson(want)) << fixture;
+  }
+}
+
+}  // namespace
+}  // namespace rdmascope::agent

@@ -1,0 +1,248 @@
+// HTTP API against an in-process collector on loopback: status codes, error
+// bodies naming the field, and what ends up in SQLite after each request.
+#include <gtest/gtest.h>
+#include <httplib.h>
+
+#include <chrono>
+#include <fstream>
+
+#include "tests/collector/test_reports.h"
+#include "tests/collector/test_server.h"
+
+namespace rdmascope::collector {
+namespace {
+
+using nlohmann::json;
+using testing::kTestToken;
+using testing::MakeProbe;
+using testing::MakeReport;
+using testing::TestCollector;
+
+int64_t NowMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+httplib::Headers Auth(const std::string& token = kTestToken) { return {{"Authorization", "Bearer " + token}}; }
+
+json Body(const httplib::Result& r) {
+  if (!r) return json();
+  return json::parse(r->body, nullptr, false);
+}
+
+class ApiTest : public ::testing::Test {
+ protected:
+  static ApiOptions Options() {
+    ApiOptions o;
+    o.max_body_bytes = 64 * 1024;
+    return o;
+  }
+  TestCollector c_{Options()};
+  httplib::Client cli_{"127.0.0.1", c_.port()};
+  httplib::Result Post(const json& report, const httplib::Headers& h = Auth()) {
+    return cli_.Post("/api/v1/reports", h, report.dump(), "application/json");
+  }
+};
+
+TEST_F(ApiTest, StoresAReport) {
+  json r = MakeReport("a-1", "node-a", NowMs());
+  r["probes"].push_back(MakeProbe("node-b", NowMs()));
+  auto res = Post(r);
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 200);
+  EXPECT_EQ(Body(res)["stored"], true);
+  EXPECT_EQ(c_.Rows("reports"), 1);
+  EXPECT_EQ(c_.Rows("probe_summaries"), 1);
+}
+
+TEST_F(ApiTest, MissingOrWrongTokenIs401AndStoresNothing) {
+  json r = MakeReport("a-1", "node-a", NowMs());
+  auto none = Post(r, {});
+  ASSERT_TRUE(none);
+  EXPECT_EQ(none->status, 401);
+  EXPECT_EQ(Body(none)["error"], "unauthorized");
+  auto wrong = Post(r, Auth("not-the-token"));
+  ASSERT_TRUE(wrong);
+  EXPECT_EQ(wrong->status, 401);
+  auto basic = Post(r, {{"Authorization", std::string("Basic ") + kTestToken}});
+  ASSERT_TRUE(basic);
+  EXPECT_EQ(basic->status, 401);
+  EXPECT_EQ(c_.Rows("reports"), 0);
+  EXPECT_EQ(c_.Rows("nodes"), 0);
+}
+
+TEST_F(ApiTest, BodyOverCapIs413AndStoresNothing) {
+  json r = MakeReport("a-big", "node-a", NowMs());
+  r["agent_version"] = "0.1.0";
+  r["padding"] = std::string(80 * 1024, 'x');  // over the 64 KiB cap of this test
+  auto res = Post(r);
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 413);
+  EXPECT_EQ(Body(res)["error"], "report too large");
+  EXPECT_EQ(c_.Rows("reports"), 0);
+}
+
+TEST_F(ApiTest, ChunkedBodyOverCapIs413) {
+  const std::string big = json{{"padding", std::string(200 * 1024, 'y')}}.dump();
+  httplib::Client cli("127.0.0.1", c_.port());
+  auto res = cli.Post(
+      "/api/v1/reports", Auth(),
+      [&big](size_t offset, httplib::DataSink& sink) {
+        if (offset < big.size()) {
+          size_t n = std::min<size_t>(16 * 1024, big.size() - offset);
+          sink.write(big.data() + offset, n);
+        } else {
+          sink.done();
+        }
+        return true;
+      },
+      "application/json");
+  // The server may close the connection before the client has sent
+  // everything; when it answered, the answer must be 413.
+  if (res) {
+    EXPECT_EQ(res->status, 413);
+  }
+  EXPECT_EQ(c_.Rows("reports"), 0);
+}
+
+TEST_F(ApiTest, InvalidJsonIs400) {
+  auto res = cli_.Post("/api/v1/reports", Auth(), "{\"schema_version\": 1,", "application/json");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 400);
+  EXPECT_EQ(Body(res)["error"], "invalid JSON");
+  EXPECT_EQ(c_.Rows("reports"), 0);
+}
+
+TEST_F(ApiTest, SchemaViolationIs400NamingTheField) {
+  json r = MakeReport("a-1", "node-a", NowMs());
+  r["probes"].push_back(MakeProbe("node-b", NowMs()));
+  r["probes"][0]["summary"]["sent"] = -5;
+  auto res = Post(r);
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 400);
+  json b = Body(res);
+  EXPECT_EQ(b["error"], "invalid report");
+  EXPECT_EQ(b["detail"]["field"], "/probes/0/summary/sent");
+  EXPECT_EQ(b["detail"]["problem"], "expected a non-negative integer");
+  EXPECT_EQ(c_.Rows("reports"), 0);
+  EXPECT_EQ(c_.Rows("probe_summaries"), 0);
+}
+
+TEST_F(ApiTest, DuplicateIsAcknowledgedAndStoredOnce) {
+  json r = MakeReport("a-1", "node-a", NowMs());
+  r["probes"].push_back(MakeProbe("node-b", NowMs(), 1));
+  auto first = Post(r);
+  ASSERT_TRUE(first);
+  EXPECT_EQ(first->status, 200);
+  EXPECT_EQ(c_.Rows("reports"), 1);
+  EXPECT_EQ(c_.Rows("probe_summaries"), 1);
+  EXPECT_EQ(c_.Rows("wc_errors"), 1);
+  auto second = Post(r);
+  ASSERT_TRUE(second);
+  EXPECT_EQ(second->status, 200);
+  EXPECT_EQ(Body(second)["duplicate"], true);
+  EXPECT_EQ(c_.Rows("reports"), 1);
+  EXPECT_EQ(c_.Rows("probe_summaries"), 1);
+  EXPECT_EQ(c_.Rows("wc_errors"), 1);
+}
+
+TEST_F(ApiTest, GetEndpoints) {
+  const int64_t now = NowMs();
+  json r = MakeReport("a-1", "node-a", now, /*state=*/1);
+  r["probes"].push_back(MakeProbe("node-b", now, 2));
+  ASSERT_EQ(Post(r)->status, 200);
+  ASSERT_EQ(Post(MakeReport("b-1", "node-b", now))->status, 200);
+
+  auto nodes = Body(cli_.Get("/api/v1/nodes"));
+  ASSERT_EQ(nodes["nodes"].size(), 2u);
+  EXPECT_EQ(nodes["nodes"][0]["name"], "node-a");
+  EXPECT_EQ(nodes["nodes"][0]["ports_not_active"], 1);
+
+  auto node = cli_.Get("/api/v1/nodes/node-a");
+  ASSERT_TRUE(node);
+  EXPECT_EQ(node->status, 200);
+  EXPECT_EQ(Body(node)["ports"].size(), 1u);
+  auto missing = cli_.Get("/api/v1/nodes/nope");
+  ASSERT_TRUE(missing);
+  EXPECT_EQ(missing->status, 404);
+  EXPECT_EQ(Body(missing)["error"], "unknown node");
+
+  EXPECT_EQ(Body(cli_.Get("/api/v1/ports?node=node-b"))["ports"].size(), 1u);
+  auto counters = Body(cli_.Get(("/api/v1/counters?node=node-a&since=" + std::to_string(now - 1000)).c_str()));
+  EXPECT_EQ(counters["samples"].size(), 8u);
+  auto probes = Body(cli_.Get("/api/v1/probes?src=node-a&dst=node-b&since=0"));
+  ASSERT_EQ(probes["probes"].size(), 1u);
+  EXPECT_EQ(probes["probes"][0]["error_count"], 2);
+  EXPECT_EQ(Body(cli_.Get("/api/v1/probes?src=node-a&since=0&until=1"))["probes"].size(), 0u);
+  auto worst = Body(cli_.Get("/api/v1/probes/worst?limit=5"));
+  EXPECT_EQ(worst["pairs"].size(), 1u);
+
+  auto events = Body(cli_.Get("/api/v1/events?open=1"));
+  ASSERT_EQ(events["events"].size(), 2u);  // the port and the WC error
+  auto wc = Body(cli_.Get("/api/v1/events?open=1&kind=wc_error"));
+  ASSERT_EQ(wc["events"].size(), 1u);
+  EXPECT_EQ(wc["events"][0]["status"], "RETRY_EXC_ERR");
+
+  auto pl = Body(cli_.Get("/api/v1/pinglist?node=node-a"));
+  ASSERT_EQ(pl["targets"].size(), 1u);
+  EXPECT_EQ(pl["targets"][0]["node"], "node-b");
+
+  auto health = cli_.Get("/healthz");
+  ASSERT_TRUE(health);
+  EXPECT_EQ(health->status, 200);
+  auto index = cli_.Get("/");
+  ASSERT_TRUE(index);
+  EXPECT_NE(index->body.find("/api/v1/nodes"), std::string::npos);
+  EXPECT_NE(index->body.find("/metrics"), std::string::npos);
+}
+
+TEST_F(ApiTest, BadQueryParameterIs400NamingIt) {
+  auto res = cli_.Get("/api/v1/probes?since=yesterday");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 400);
+  EXPECT_EQ(Body(res)["detail"]["param"], "since");
+  auto kind = cli_.Get("/api/v1/events?kind=bogus");
+  ASSERT_TRUE(kind);
+  EXPECT_EQ(kind->status, 400);
+  EXPECT_EQ(Body(kind)["detail"]["param"], "kind");
+  auto pl = cli_.Get("/api/v1/pinglist");
+  ASSERT_TRUE(pl);
+  EXPECT_EQ(pl->status, 400);
+  EXPECT_EQ(Body(pl)["detail"]["param"], "node");
+  auto unknown = cli_.Get("/api/v1/nothing-here");
+  ASSERT_TRUE(unknown);
+  EXPECT_EQ(unknown->status, 404);
+  EXPECT_EQ(Body(unknown)["error"], "not found");
+}
+
+TEST(ApiNoAuth, AcceptsWithoutToken) {
+  ApiOptions o;
+  o.auth = false;
+  TestCollector c(o);
+  httplib::Client cli("127.0.0.1", c.port());
+  auto res = cli.Post("/api/v1/reports", MakeReport("a-1", "node-a", NowMs()).dump(), "application/json");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 200);
+  EXPECT_EQ(c.Rows("reports"), 1);
+}
+
+TEST(ApiWebDir, ServesStaticFiles) {
+  char tmpl[] = "/tmp/collector_web_test.XXXXXX";
+  std::string dir = mkdtemp(tmpl);
+  std::ofstream(dir + "/index.html") << "<html>dashboard</html>";
+  ApiOptions o;
+  o.web_dir = dir;
+  {
+    TestCollector c(o);
+    httplib::Client cli("127.0.0.1", c.port());
+    auto res = cli.Get("/");
+    ASSERT_TRUE(res);
+    EXPECT_EQ(res->status, 200);
+    EXPECT_NE(res->body.find("dashboard"), std::string::npos);
+    EXPECT_EQ(cli.Get("/api/v1/nodes")->status, 200);
+  }
+  std::system(("rm -rf '" + dir + "'").c_str());
+}
+
+}  // namespace
+}  // namespace rdmascope::collector

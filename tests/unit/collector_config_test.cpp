@@ -1,0 +1,91 @@
+// Collector settings: defaults, config files (key=value and JSON), command
+// line overrides, errors naming the key; token files.
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <fstream>
+
+#include "collector/api_auth.h"
+#include "collector/collector_config.h"
+
+namespace rdmascope::collector {
+namespace {
+
+std::string TempFile(const std::string& text) {
+  char tmpl[] = "/tmp/collector_config_test.XXXXXX";
+  int fd = mkstemp(tmpl);
+  close(fd);
+  std::ofstream(tmpl) << text;
+  return tmpl;
+}
+
+TEST(CollectorConfig, Defaults) {
+  auto c = ParseCollectorArgs({});
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ(c.value().listen_host, "127.0.0.1");
+  EXPECT_EQ(c.value().listen_port, 9470);
+  EXPECT_EQ(c.value().db, "./rdmascope.db");
+  EXPECT_EQ(c.value().max_body_bytes, 4 << 20);
+  EXPECT_EQ(c.value().retention_days, 7);
+  EXPECT_FALSE(c.value().no_auth);
+}
+
+TEST(CollectorConfig, KeyValueFileThenCommandLineOverrides) {
+  std::string f = TempFile("# comment\nretention_days = 3\nlisten=0.0.0.0:9000\nweb_dir=/srv/web\n");
+  auto c = ParseCollectorArgs({"--retention-days", "5", "--config", f, "--max-body-bytes=2048"});
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_EQ(c.value().retention_days, 5);
+  EXPECT_EQ(c.value().listen_host, "0.0.0.0");
+  EXPECT_EQ(c.value().listen_port, 9000);
+  EXPECT_EQ(c.value().web_dir, "/srv/web");
+  EXPECT_EQ(c.value().max_body_bytes, 2048);
+  std::remove(f.c_str());
+}
+
+TEST(CollectorConfig, JsonFile) {
+  std::string f = TempFile("{\"retention_days\": 30, \"no_auth\": true, \"listen\": \"[::1]:9471\"}");
+  auto c = ParseCollectorArgs({"--config=" + f});
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_EQ(c.value().retention_days, 30);
+  EXPECT_TRUE(c.value().no_auth);
+  EXPECT_EQ(c.value().listen_host, "::1");
+  EXPECT_EQ(c.value().listen_port, 9471);
+  std::remove(f.c_str());
+}
+
+TEST(CollectorConfig, ErrorsNameTheKeyAndOrigin) {
+  std::string f = TempFile("retention_days=7\nbogus=1\n");
+  auto c = ParseCollectorArgs({"--config", f});
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(c.status().message().find(f + ":2"), std::string::npos) << c.status().message();
+  EXPECT_NE(c.status().message().find("bogus"), std::string::npos);
+  std::remove(f.c_str());
+  auto bad = ParseCollectorArgs({"--retention-days", "zero"});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("--retention-days"), std::string::npos) << bad.status().message();
+  EXPECT_FALSE(ParseCollectorArgs({"--listen", "nocolon"}).ok());
+  EXPECT_FALSE(ParseCollectorArgs({"--db"}).ok());
+  EXPECT_FALSE(ParseCollectorArgs({"stray"}).ok());
+}
+
+TEST(CollectorAuth, TokenFile) {
+  std::string f = TempFile("# agents\n  tok-1  \n\ntok-2\n");
+  auto t = LoadTokenFile(f);
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  EXPECT_EQ(t.value(), (std::vector<std::string>{"tok-1", "tok-2"}));
+  EXPECT_TRUE(BearerMatches("Bearer tok-2", t.value()));
+  EXPECT_FALSE(BearerMatches("Bearer tok-3", t.value()));
+  EXPECT_FALSE(BearerMatches("Bearer tok-", t.value()));
+  EXPECT_FALSE(BearerMatches("Bearer ", t.value()));
+  EXPECT_FALSE(BearerMatches("tok-1", t.value()));
+  std::remove(f.c_str());
+  std::string empty = TempFile("# nothing\n\n");
+  auto none = LoadTokenFile(empty);
+  ASSERT_FALSE(none.ok());
+  EXPECT_NE(none.status().message().find("no token"), std::string::npos);
+  std::remove(empty.c_str());
+  EXPECT_FALSE(LoadTokenFile("/nonexistent/tokens").ok());
+}
+
+}  // namespace
+}  // namespace rdmascope::collector

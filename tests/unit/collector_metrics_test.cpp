@@ -1,0 +1,142 @@
+// /metrics: expected names and labels, and `promtool check metrics` accepts
+// the text (skipped, saying why, when promtool is not installed).
+#include <gtest/gtest.h>
+#include <httplib.h>
+#include <stdlib.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <cstdio>
+#include <fstream>
+
+#include "collector/metrics_render.h"
+#include "tests/collector/test_reports.h"
+#include "tests/collector/test_server.h"
+
+namespace rdmascope::collector {
+namespace {
+
+using nlohmann::json;
+using testing::kTestToken;
+using testing::MakeProbe;
+using testing::MakeReport;
+using testing::TestCollector;
+
+int64_t NowMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+class MetricsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ApiOptions o;
+    o.metrics_worst_pairs = 2;
+    c_ = std::make_unique<TestCollector>(o);
+    cli_ = std::make_unique<httplib::Client>("127.0.0.1", c_->port());
+    const int64_t now = NowMs();
+    json a = MakeReport("a-1", "node-a", now, /*state=*/1);
+    a["probes"].push_back(MakeProbe("node-b", now, 2, 90, "rc", 80.0));
+    a["probes"].push_back(MakeProbe("node-c", now, 0, 100, "rc", 20.0));
+    a["probes"].push_back(MakeProbe("node-d", now, 0, 100, "ud", 30.0));
+    json b = MakeReport("b-1", "node-b", now);
+    b["labels"]["note"] = "quote \" and backslash \\ survive";
+    b["probes"].push_back(MakeProbe("node-a", now, 0, 100, "rc", 40.0));
+    for (const json& r : {a, b, a}) {
+      auto res = cli_->Post("/api/v1/reports", {{"Authorization", std::string("Bearer ") + kTestToken}}, r.dump(),
+                            "application/json");
+      ASSERT_TRUE(res);
+      ASSERT_EQ(res->status, 200);
+    }
+    auto unauthorized = cli_->Post("/api/v1/reports", a.dump(), "application/json");
+    ASSERT_TRUE(unauthorized);
+    auto res = cli_->Get("/metrics");
+    ASSERT_TRUE(res);
+    ASSERT_EQ(res->status, 200);
+    text_ = res->body;
+  }
+  bool Has(const std::string& line) const { return text_.find(line) != std::string::npos; }
+  // The value of the sample whose line starts with `series` ("name{labels}"); NaN when absent.
+  double Value(const std::string& series) const {
+    size_t pos = text_.find("\n" + series + " ");
+    if (pos == std::string::npos) return std::nan("");
+    return std::strtod(text_.c_str() + pos + series.size() + 2, nullptr);
+  }
+
+  std::unique_ptr<TestCollector> c_;
+  std::unique_ptr<httplib::Client> cli_;
+  std::string text_;
+};
+
+TEST_F(MetricsTest, ExportsTheDocumentedNames) {
+  EXPECT_TRUE(Has("rdmascope_port_symbol_error_total{node=\"node-a\",device=\"mlx5_0\",port=\"1\"} 0")) << text_;
+  EXPECT_TRUE(Has("rdmascope_port_data_transmitted_bytes_total{node=\"node-a\",device=\"mlx5_0\",port=\"1\"} 4000"));
+  EXPECT_TRUE(Has("rdmascope_port_data_received_bytes_total{"));
+  EXPECT_TRUE(Has("rdmascope_port_packets_transmitted_total{"));
+  EXPECT_TRUE(Has("rdmascope_port_link_downed_total{"));
+  EXPECT_TRUE(Has("rdmascope_port_receive_errors_total{"));
+  EXPECT_TRUE(Has("rdmascope_port_hw_stat_total{node=\"node-a\",device=\"mlx5_0\",port=\"1\","
+                  "counter=\"local_ack_timeout_err\"} 0"));
+  EXPECT_FALSE(Has("VL15_dropped")) << "an absent counter is not exported as 0";
+  EXPECT_TRUE(Has("rdmascope_port_info{node=\"node-b\",device=\"mlx5_0\",port=\"1\",link_layer=\"InfiniBand\","
+                  "lid=\"7\",gid=\"fe80:0000:0000:0000:0002:c903:0001:2345\",mtu=\"4096\",rate=\"100\"} 1"));
+  EXPECT_TRUE(Has("rdmascope_port_state{node=\"node-a\",device=\"mlx5_0\",port=\"1\"} 1"));
+  EXPECT_TRUE(Has("rdmascope_port_up{node=\"node-a\",device=\"mlx5_0\",port=\"1\"} 0"));
+  EXPECT_TRUE(Has("rdmascope_port_up{node=\"node-b\",device=\"mlx5_0\",port=\"1\"} 1"));
+  EXPECT_NEAR(Value("rdmascope_probe_rtt_seconds{node=\"node-a\",transport=\"rc\",quantile=\"0.99\"}"), 80e-6, 1e-12);
+  EXPECT_NEAR(Value("rdmascope_probe_rtt_seconds{node=\"node-a\",transport=\"ud\",quantile=\"0.5\"}"), 30.2e-6,
+              1e-12);
+  EXPECT_NEAR(Value("rdmascope_probe_rtt_seconds_count{node=\"node-a\",transport=\"rc\"}"), 190, 1e-9);
+  EXPECT_NEAR(Value("rdmascope_probe_loss_ratio{node=\"node-a\",transport=\"rc\"}"), 0.05, 1e-12);
+  EXPECT_TRUE(Has("rdmascope_wc_errors_total{node=\"node-a\",status=\"RETRY_EXC_ERR\"} 2"));
+  EXPECT_TRUE(Has("rdmascope_node_last_report_timestamp_seconds{node=\"node-b\"}"));
+  EXPECT_TRUE(Has("rdmascope_events_open{kind=\"wc_error\"} 1"));
+  EXPECT_TRUE(Has("rdmascope_events_open{kind=\"port_state\"} 1"));
+  EXPECT_TRUE(Has("rdmascope_events_open{kind=\"counter_threshold\"} 0"));
+  EXPECT_TRUE(Has("rdmascope_collector_reports_total{result=\"stored\"} 2"));
+  EXPECT_TRUE(Has("rdmascope_collector_reports_total{result=\"duplicate\"} 1"));
+  EXPECT_TRUE(Has("rdmascope_collector_reports_total{result=\"unauthorized\"} 1"));
+  EXPECT_TRUE(Has("rdmascope_collector_ingest_duration_seconds_bucket{"));
+  EXPECT_TRUE(Has("rdmascope_collector_db_size_bytes "));
+}
+
+TEST_F(MetricsTest, WorstPairsAreBounded) {
+  size_t n = 0;
+  for (size_t pos = 0; (pos = text_.find("\nrdmascope_probe_pair_rtt_p99_seconds{", pos)) != std::string::npos; ++pos) ++n;
+  EXPECT_EQ(n, 2u);
+  EXPECT_NEAR(Value("rdmascope_probe_pair_rtt_p99_seconds{src=\"node-a\",dst=\"node-b\",transport=\"rc\"}"), 80e-6,
+              1e-12);
+  EXPECT_NEAR(Value("rdmascope_probe_pair_rtt_p99_seconds{src=\"node-b\",dst=\"node-a\",transport=\"rc\"}"), 40e-6,
+              1e-12);
+}
+
+TEST_F(MetricsTest, PromtoolAcceptsTheText) {
+  if (std::system("command -v promtool >/dev/null 2>&1") != 0)
+    GTEST_SKIP() << "promtool not installed (Debian package `prometheus`); the exposition format is not linted";
+  char tmpl[] = "/tmp/collector_metrics_test.XXXXXX";
+  int fd = mkstemp(tmpl);
+  ASSERT_GE(fd, 0);
+  close(fd);
+  std::ofstream(tmpl) << text_;
+  std::string cmd = std::string("promtool check metrics < ") + tmpl + " 2>&1";
+  FILE* p = popen(cmd.c_str(), "r");
+  ASSERT_NE(p, nullptr);
+  std::string out;
+  char buf[512];
+  while (fgets(buf, sizeof buf, p)) out += buf;
+  int rc = pclose(p);
+  std::remove(tmpl);
+  EXPECT_EQ(rc, 0) << "promtool check metrics said:\n" << out << "\n--- text ---\n" << text_;
+}
+
+TEST(MetricsNames, NodeExporterStyleCounterNames) {
+  EXPECT_EQ(PortCounterMetricName("symbol_error"), "rdmascope_port_symbol_error_total");
+  EXPECT_EQ(PortCounterMetricName("excessive_buffer_overrun_errors"),
+            "rdmascope_port_excessive_buffer_overrun_errors_total");
+  EXPECT_EQ(PortCounterMetricName("port_rcv_data_bytes"), "rdmascope_port_data_received_bytes_total");
+  EXPECT_EQ(PortCounterMetricName("no_such_counter"), "");
+}
+
+}  // namespace
+}  // namespace rdmascope::collector

@@ -1,0 +1,161 @@
+// Control-port protocol: round trips and rejection of bad input, and the
+// server staying up through garbage (over loopback TCP, no RDMA device).
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <string>
+
+#include "probes/control_protocol.h"
+#include "probes/control_server.h"
+#include "probes/line_socket.h"
+#include "probes/local_port.h"
+#include "probes/probe_clock.h"
+
+namespace rdmascope::probes {
+namespace {
+
+RcConnectRequest SampleRequest() {
+  RcConnectRequest r;
+  r.target_gid = "::ffff:192.168.77.2";
+  r.prober.qpn = 0x123;
+  r.prober.psn = 0xabcdef;
+  r.prober.lid = 7;
+  r.prober.gid = *GidFromString("::ffff:192.168.77.1");
+  r.prober.global = true;
+  r.prober.mtu_bytes = 1024;
+  r.tuning.timeout = 10;
+  r.tuning.retry_cnt = 5;
+  return r;
+}
+
+TEST(ControlProtocol, RcConnectRoundTrip) {
+  auto req = ParseControlRequest(EncodeRcConnectRequest(SampleRequest()));
+  ASSERT_TRUE(req.ok()) << req.status().message();
+  EXPECT_EQ(req->op, ControlOp::kRcConnect);
+  EXPECT_EQ(req->rc.target_gid, "::ffff:192.168.77.2");
+  EXPECT_EQ(req->rc.prober.qpn, 0x123u);
+  EXPECT_EQ(req->rc.prober.psn, 0xabcdefu);
+  EXPECT_EQ(req->rc.prober.lid, 7);
+  EXPECT_TRUE(req->rc.prober.global);
+  EXPECT_EQ(GidToString(req->rc.prober.gid), "::ffff:192.168.77.1");
+  EXPECT_EQ(req->rc.tuning.timeout, 10);
+  EXPECT_EQ(req->rc.tuning.retry_cnt, 5);
+}
+
+TEST(ControlProtocol, UdInfoRoundTrip) {
+  auto req = ParseControlRequest(EncodeUdInfoRequest());
+  ASSERT_TRUE(req.ok());
+  EXPECT_EQ(req->op, ControlOp::kUdInfo);
+  UdInfoReply rep;
+  rep.endpoints.push_back({"rxe1", 1, 1, "::ffff:192.168.77.2", 0, 17, true});
+  auto back = ParseUdInfoReply(EncodeUdInfoReply(rep));
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  ASSERT_EQ(back->endpoints.size(), 1u);
+  EXPECT_EQ(back->endpoints[0].qpn, 17u);
+  EXPECT_EQ(back->qkey, kProbeQkey);
+}
+
+TEST(ControlProtocol, RcReplyRoundTripAndPeerError) {
+  RcConnectReply r;
+  r.responder = SampleRequest().prober;
+  r.read_addr = 0x7fff00001000ull;
+  r.read_rkey = 0x1234;
+  r.read_len = 64;
+  auto back = ParseRcConnectReply(EncodeRcConnectReply(r));
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  EXPECT_EQ(back->read_addr, r.read_addr);
+  EXPECT_EQ(back->read_rkey, 0x1234u);
+  auto err = ParseRcConnectReply(EncodeErrorReply("no served port"));
+  ASSERT_FALSE(err.ok());
+  EXPECT_NE(err.status().message().find("no served port"), std::string::npos);
+}
+
+TEST(ControlProtocol, RejectsBadInputWithoutThrowing) {
+  const char* bad[] = {
+      "", "not json", "[1,2]", "42", "{}", R"({"op":5})", R"({"op":"format_disk"})",
+      R"({"op":"rc_connect"})",
+      R"({"op":"rc_connect","qpn":-1,"psn":1,"lid":0,"mtu":1024,"global":true,"gid":"::1","timeout":1,"retry_cnt":1,"rnr_retry":1,"min_rnr_timer":1})",
+      R"({"op":"rc_connect","qpn":16777216,"psn":1,"lid":0,"mtu":1024,"global":true,"gid":"::1","timeout":1,"retry_cnt":1,"rnr_retry":1,"min_rnr_timer":1})",
+      R"({"op":"rc_connect","qpn":1,"psn":1,"lid":0,"mtu":1000,"global":true,"gid":"::1","timeout":1,"retry_cnt":1,"rnr_retry":1,"min_rnr_timer":1})",
+      R"({"op":"rc_connect","qpn":1,"psn":1,"lid":0,"mtu":1024,"global":"yes","gid":"::1","timeout":1,"retry_cnt":1,"rnr_retry":1,"min_rnr_timer":1})",
+      R"({"op":"rc_connect","qpn":1,"psn":1,"lid":0,"mtu":1024,"global":true,"gid":"zz","timeout":1,"retry_cnt":1,"rnr_retry":1,"min_rnr_timer":1})",
+      R"({"op":"rc_connect","qpn":1,"psn":1,"lid":0,"mtu":1024,"global":true,"gid":"::1","timeout":1,"retry_cnt":1,"rnr_retry":7,"min_rnr_timer":1})",
+      R"({"op":"rc_connect","qpn":1.5,"psn":1,"lid":0,"mtu":1024,"global":true,"gid":"::1","timeout":1,"retry_cnt":1,"rnr_retry":1,"min_rnr_timer":1})",
+  };
+  for (const char* line : bad) {
+    auto r = ParseControlRequest(line);
+    EXPECT_FALSE(r.ok()) << line;
+    EXPECT_FALSE(r.status().message().empty()) << line;
+  }
+  EXPECT_FALSE(ParseControlRequest(std::string(kMaxLineBytes + 1, ' ')).ok());
+  EXPECT_FALSE(ParseUdInfoReply(R"({"ok":true,"qkey":1,"endpoints":[{"device":1}]})").ok());
+  EXPECT_FALSE(ParseUdInfoReply(R"({"ok":true,"qkey":1,"endpoints":{}})").ok());
+  EXPECT_FALSE(ParseRcConnectReply(R"({"ok":"true"})").ok());
+}
+
+TEST(ControlProtocol, ErrorReplyIsValidJsonEvenForBinaryText) {
+  std::string msg = "bad \xff\xfe bytes";
+  auto r = ParseRcConnectReply(EncodeErrorReply(msg));
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("peer refused"), std::string::npos);
+}
+
+TEST(Gid, Ipv4MappedAndParse) {
+  auto g = Ipv4MappedGid("192.168.77.2");
+  ASSERT_TRUE(g.ok());
+  EXPECT_EQ(GidToString(*g), "::ffff:192.168.77.2");
+  EXPECT_FALSE(Ipv4MappedGid("rxe1").ok());
+  EXPECT_FALSE(GidFromString("fe80::1::2").ok());
+  EXPECT_EQ(MtuBytes(MtuFromBytes(4096)), 4096);
+  EXPECT_EQ(MtuFromBytes(1500), IBV_MTU_1024);
+}
+
+// A server whose handler answers each line with its length; garbage, long
+// lines and abrupt closes must not stop it.
+TEST(ControlServer, SurvivesGarbageAndServesNextClient) {
+  ControlServer::Handler echo_len = [](LineConn& c, const std::atomic<bool>& stop) {
+    for (int i = 0; i < 10; ++i) {
+      auto line = c.ReadLine(NowNs() + 2000000000ull, &stop);
+      if (!line.ok()) return;
+      if (!c.WriteLine(std::to_string(line->size()), NowNs() + 1000000000ull).ok()) return;
+    }
+  };
+  int port = 0;
+  std::unique_ptr<ControlServer> server;
+  for (int p = 28610; p < 28710 && !server; ++p) {
+    auto s = ControlServer::Start(p, echo_len);
+    if (s.ok()) { server = std::move(s).value(); port = p; }
+  }
+  ASSERT_TRUE(server) << "no free port";
+  {
+    auto fd = TcpConnect("127.0.0.1", port, 2000);
+    ASSERT_TRUE(fd.ok()) << fd.status().message();
+    LineConn c(std::move(fd).value());
+    ASSERT_TRUE(c.WriteLine(std::string(kMaxLineBytes * 2, 'x'), NowNs() + 1000000000ull).ok());
+    auto r = c.ReadLine(NowNs() + 2000000000ull);
+    EXPECT_FALSE(r.ok());  // the server drops an over-long line's connection
+  }
+  {
+    auto fd = TcpConnect("127.0.0.1", port, 2000);
+    ASSERT_TRUE(fd.ok());
+    // connect and close at once
+  }
+  auto fd = TcpConnect("127.0.0.1", port, 2000);
+  ASSERT_TRUE(fd.ok());
+  LineConn c(std::move(fd).value());
+  ASSERT_TRUE(c.WriteLine("{\"op\":\"ud_info\"}", NowNs() + 1000000000ull).ok());
+  auto r = c.ReadLine(NowNs() + 2000000000ull);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(*r, "16");
+  server->Stop();
+}
+
+TEST(LineSocket, ConnectRefusedNamesTheCall) {
+  auto fd = TcpConnect("127.0.0.1", 1, 500);
+  ASSERT_FALSE(fd.ok());
+  EXPECT_NE(fd.status().message().find("connect"), std::string::npos);
+  EXPECT_NE(fd.status().message().find("errno"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace rdmascope::probes
