@@ -26,12 +26,6 @@ within() { awk -v x="$1" -v lo="$2" -v hi="$3" 'BEGIN { exit !(x != "" && x >= l
 # median of the numbers in $@.
 median() { printf '%s\n' "$@" | sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
-# Several NICs of one host share a subnet: answer ARP only for the NIC's own
-# address, or a neighbour may resolve to another NIC's MAC and RoCE packets
-# land on the wrong rxe device (seen: 100 % loss).
-for c in /proc/sys/net/ipv4/conf/*; do echo 1 > "$c/arp_ignore"; echo 2 > "$c/arp_announce"; done
-ip neigh flush all 2>/dev/null
-
 lab_require_bin rdmactl rdmascope-agent || exit 1
 SRC=rxe0 DST=rxe1
 DST_IP=$(lab_ip $DST) || exit 1
