@@ -17,7 +17,36 @@ constexpr uint32_t kSendSlots = 64;
 constexpr size_t kSlotBytes = kGrhBytes + 64;  // GRH + message, rounded up
 constexpr uint64_t kSendTag = 1ull << 63;      // wr_id bit marking send slots
 constexpr size_t kMaxAhCache = 256;
+
+// True when the header area carries an IPv4 header at byte 20 (RoCE v2 over
+// IPv4), with rdma-core's rule: not IPv6 version 6 and IPv4 version 4, or
+// version 6 in front but an IPv4 header of 5 words with a valid checksum.
+bool HasIpv4Header(const uint8_t* hdr) {
+  const uint8_t* ip = hdr + 20;
+  if ((hdr[0] >> 4) != 6) return (ip[0] >> 4) == 4;
+  if ((ip[0] & 0x0f) != 5) return false;
+  uint32_t sum = 0;
+  for (int i = 0; i < 20; i += 2) sum += uint32_t(ip[i]) << 8 | ip[i + 1];
+  while (sum >> 16) sum = (sum & 0xffff) + (sum >> 16);
+  return sum == 0xffff;
+}
 }  // namespace
+
+std::string UdReplyAhKey(const uint8_t* hdr, uint16_t slid) {
+  const char* h = reinterpret_cast<const char*>(hdr);
+  std::string key;
+  if (HasIpv4Header(hdr)) {
+    key.assign(1, '4');
+    key.append(h + 21, 1);   // TOS
+    key.append(h + 32, 8);   // source, destination address
+  } else {
+    key.assign(1, '6');
+    key.append(h, 4);        // version, traffic class, flow label
+    key.append(h + 8, 32);   // source, destination GID
+  }
+  key.append(reinterpret_cast<const char*>(&slid), sizeof slid);
+  return key;
+}
 
 Result<std::unique_ptr<UdResponder>> UdResponder::Create(ibv_context* ctx, ibv_pd* pd,
                                                          const std::string& device, int port,
@@ -69,8 +98,7 @@ Status UdResponder::PostRecv(uint32_t slot) {
 }
 
 ibv_ah* UdResponder::AhFor(const Completion& c, const uint8_t* grh) {
-  std::string key(reinterpret_cast<const char*>(grh) + 8, 16);  // GRH source GID
-  key.append(reinterpret_cast<const char*>(&c.slid), sizeof c.slid);
+  const std::string key = UdReplyAhKey(grh, c.slid);
   auto it = ah_cache_.find(key);
   if (it != ah_cache_.end()) return it->second.get();
   ibv_wc wc{};

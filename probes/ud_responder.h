@@ -22,6 +22,16 @@
 
 namespace rdmascope::probes {
 
+// Cache key for the reply address handle of a UD receive: everything
+// ibv_init_ah_from_wc builds the AH from. `hdr` is the 40-byte network header
+// area in front of the message, which holds either a GRH (InfiniBand, RoCE v1,
+// RoCE v2 over IPv6) or, for RoCE v2 over IPv4, 20 undefined bytes followed by
+// the IPv4 header (rdma-core decides the same way: GRH version 6 unless a valid
+// IPv4 header sits at byte 20). The key holds the header kind, traffic class
+// (and flow label) and the source and destination addresses, plus `slid`; two
+// senders never share a key, and one sender's packets always do.
+std::string UdReplyAhKey(const uint8_t* hdr, uint16_t slid);
+
 class UdResponder {
  public:
   // `ctx` and `pd` must outlive the responder.
@@ -53,7 +63,7 @@ class UdResponder {
   Buffer buf_;
   uint32_t send_next_ = 0;
   uint32_t sends_outstanding_ = 0;
-  std::map<std::string, AhPtr> ah_cache_;  // key: source GID bytes + LID; bounded
+  std::map<std::string, AhPtr> ah_cache_;  // key: UdReplyAhKey; bounded
   std::atomic<uint64_t> echoed_{0};
 };
 

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <vector>
+#include <cstring>
 #include <string>
 
 #include "probes/control_protocol.h"
@@ -10,6 +12,7 @@
 #include "probes/line_socket.h"
 #include "probes/local_port.h"
 #include "probes/probe_clock.h"
+#include "probes/ud_responder.h"
 
 namespace rdmascope::probes {
 namespace {
@@ -112,6 +115,41 @@ TEST(Gid, Ipv4MappedAndParse) {
 
 // A server whose handler answers each line with its length; garbage, long
 // lines and abrupt closes must not stop it.
+// RoCE v2 over IPv4 as rdma_rxe delivers it: 20 zero bytes, then the IPv4
+// header. The first 24 bytes are the same for every sender.
+static std::vector<uint8_t> RoceV4Header(uint8_t src_last, uint16_t ip_id) {
+  std::vector<uint8_t> h(40, 0);
+  uint8_t* ip = h.data() + 20;
+  ip[0] = 0x45;
+  ip[2] = 0; ip[3] = 68;                  // total length
+  ip[4] = uint8_t(ip_id >> 8); ip[5] = uint8_t(ip_id);
+  ip[8] = 64; ip[9] = 17;                 // TTL, UDP
+  ip[10] = uint8_t(ip_id); ip[11] = 0x5a; // checksum: varies with the id
+  const uint8_t src[4] = {192, 168, 77, src_last}, dst[4] = {192, 168, 77, 3};
+  std::memcpy(ip + 12, src, 4);
+  std::memcpy(ip + 16, dst, 4);
+  return h;
+}
+
+TEST(UdReplyAhKey, DistinguishesIpv4SendersAndIgnoresPerPacketFields) {
+  using rdmascope::probes::UdReplyAhKey;
+  EXPECT_NE(UdReplyAhKey(RoceV4Header(1, 7).data(), 0), UdReplyAhKey(RoceV4Header(2, 7).data(), 0));
+  EXPECT_EQ(UdReplyAhKey(RoceV4Header(1, 7).data(), 0), UdReplyAhKey(RoceV4Header(1, 8).data(), 0));
+}
+
+TEST(UdReplyAhKey, DistinguishesGrhSources) {
+  using rdmascope::probes::UdReplyAhKey;
+  std::vector<uint8_t> a(40, 0), b;
+  a[0] = 0x60;
+  a[8] = 0xfe; a[9] = 0x80; a[23] = 1;  // sgid fe80::1
+  a[24] = 0xfe; a[25] = 0x80; a[39] = 3;
+  b = a;
+  b[23] = 2;
+  EXPECT_NE(UdReplyAhKey(a.data(), 0), UdReplyAhKey(b.data(), 0));
+  EXPECT_EQ(UdReplyAhKey(a.data(), 0), UdReplyAhKey(std::vector<uint8_t>(a).data(), 0));
+  EXPECT_NE(UdReplyAhKey(a.data(), 1), UdReplyAhKey(a.data(), 2));  // InfiniBand: source LID
+}
+
 TEST(ControlServer, SurvivesGarbageAndServesNextClient) {
   ControlServer::Handler echo_len = [](LineConn& c, const std::atomic<bool>& stop) {
     for (int i = 0; i < 10; ++i) {
