@@ -1,6 +1,7 @@
 // rdmascope-agent: the probe responders, and (unless --responder-only) the
 // reporting daemon that sends inventory, counters and probe summaries to the
-// collector, with the prober of every --probe-target feeding those summaries.
+// collector, with the prober feeding those summaries: every --probe-target,
+// or else the peers of the collector's pinglist.
 //
 // Contract: stops on SIGINT or SIGTERM; exit 0 after a clean stop, 2 when the
 // options, the responder setup or the daemon setup fail (the message names
@@ -11,6 +12,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <memory>
 #include <cstdio>
 #include <string>
 #include <thread>
@@ -19,6 +21,8 @@
 #include "agent/agent_config.h"
 #include "agent/agent_options.h"
 #include "agent/daemon.h"
+#include "agent/pinglist_client.h"
+#include "agent/verbs_info.h"
 #include "probes/probe_scheduler.h"
 #include "probes/responder.h"
 #include "probes/verbs_resources.h"
@@ -70,25 +74,49 @@ int RunResponderOnly(const agent::AgentOptions& opts, sigset_t stop_signals) {
   return 0;
 }
 
-// The prober for --probe-target, or null when there is none.
+// The prober: for every --probe-target when some are given, else for the
+// peers of the collector's pinglist (fetched again every round). Null when
+// there is nothing to probe with: no collector to ask, or no RDMA device
+// (a node without devices still reports its empty inventory).
 Result<std::unique_ptr<probes::ProbeScheduler>> StartProbing(const agent::AgentOptions& opts,
                                                              const agent::AgentConfig& config) {
-  if (opts.probe_targets.empty()) return std::unique_ptr<probes::ProbeScheduler>();
+  const bool follow_pinglist = opts.probe_targets.empty();
+  if (follow_pinglist && config.collector.empty()) return std::unique_ptr<probes::ProbeScheduler>();
   probes::SchedulerOptions so;
   so.device = opts.probe_device;
   if (so.device.empty()) {
     auto names = probes::ListDeviceNames();
+    if (names.empty() && follow_pinglist) {
+      std::fprintf(stderr, "rdmascope-agent: no RDMA devices found: not probing\n");
+      return std::unique_ptr<probes::ProbeScheduler>();
+    }
     if (names.size() != 1) {
       return Status::Error("--probe-device is required (" + std::to_string(names.size()) + " RDMA devices found)");
     }
     so.device = names[0];
   }
   so.port = opts.probe_port;
-  so.targets = opts.probe_targets;
   so.count = opts.probe_count;
   so.interval_ms = uint64_t(config.report_interval.count());
-  // Spread a round's probes over at most half the interval.
-  so.spacing_ms = std::max<uint64_t>(1, so.interval_ms / 2 / (2 * so.count * so.targets.size()));
+  so.targets = opts.probe_targets;
+  so.spacing_ms = probes::SpreadSpacingMs(so.interval_ms, so.count, so.targets.size());
+  if (follow_pinglist) {
+    auto client = agent::PinglistClient::Create(config.collector, config.token_file, config.node_name);
+    if (!client.ok()) return client.status();
+    auto last_error = std::make_shared<std::string>();
+    so.refresh_targets = [client = *client, last_error]() -> std::optional<std::vector<probes::ProbeTarget>> {
+      auto targets = client.Fetch();
+      if (!targets.ok()) {
+        // Logged once per change of cause; the previous targets stay.
+        if (targets.status().message() != *last_error)
+          std::fprintf(stderr, "rdmascope-agent: pinglist: %s\n", targets.status().message().c_str());
+        *last_error = targets.status().message();
+        return std::nullopt;
+      }
+      last_error->clear();
+      return *targets;
+    };
+  }
   return probes::ProbeScheduler::Start(so);
 }
 
@@ -104,12 +132,25 @@ int RunFullAgent(const std::vector<std::string>& args, sigset_t stop_signals) {
     return 2;
   }
   opts.value().responder.control_port = loaded->config.control_port;
+  agent::DaemonHooks hooks;
+  if (loaded->config.sysfs_root == "/sys") hooks.verbs = MakeLibibverbsInfoSource();
+  if (loaded->config.once) {
+    // One report of inventory and counters: needs neither responder nor prober,
+    // so a node without RDMA devices still reports.
+    auto daemon = agent::AgentDaemon::Create(loaded->config, std::move(hooks));
+    if (!daemon.ok()) {
+      std::fprintf(stderr, "rdmascope-agent: %s\n", daemon.status().message().c_str());
+      return 2;
+    }
+    Status s = (*daemon)->RunOnce();
+    if (!s.ok()) std::fprintf(stderr, "rdmascope-agent: %s\n", s.message().c_str());
+    return s.ok() ? 0 : 2;
+  }
   auto scheduler = StartProbing(*opts, loaded->config);
   if (!scheduler.ok()) {
     std::fprintf(stderr, "rdmascope-agent: %s\n", scheduler.status().message().c_str());
     return 2;
   }
-  agent::DaemonHooks hooks;
   if (*scheduler) {
     probes::ProbeScheduler* sched = scheduler->get();
     hooks.collect_probes = [sched] { return sched->Collect(); };
@@ -119,16 +160,18 @@ int RunFullAgent(const std::vector<std::string>& args, sigset_t stop_signals) {
     std::fprintf(stderr, "rdmascope-agent: %s\n", daemon.status().message().c_str());
     return 2;
   }
-  auto responder = StartResponder(opts->responder);
-  if (!responder.ok()) {
-    std::fprintf(stderr, "rdmascope-agent: %s\n", responder.status().message().c_str());
-    return 2;
-  }
-  if (loaded->config.once) {
-    Status s = (*daemon)->RunOnce();
-    (*responder)->Stop();
-    if (!s.ok()) std::fprintf(stderr, "rdmascope-agent: %s\n", s.message().c_str());
-    return s.ok() ? 0 : 2;
+  // Without any RDMA device there is nothing to respond with: keep reporting
+  // (the empty inventory is the answer). Any other responder failure is fatal.
+  std::unique_ptr<probes::Responder> responder;
+  if (!probes::ListDeviceNames().empty()) {
+    auto started = StartResponder(opts->responder);
+    if (!started.ok()) {
+      std::fprintf(stderr, "rdmascope-agent: %s\n", started.status().message().c_str());
+      return 2;
+    }
+    responder = std::move(started).value();
+  } else {
+    std::fprintf(stderr, "rdmascope-agent: no RDMA devices found: reporting without responders\n");
   }
   agent::AgentDaemon* d = daemon->get();
   std::thread waiter([d, stop_signals]() mutable {
@@ -139,7 +182,7 @@ int RunFullAgent(const std::vector<std::string>& args, sigset_t stop_signals) {
   Status s = d->Run();
   if (!d->stop_requested()) kill(getpid(), SIGTERM);  // Run() ended by itself: release the waiter
   waiter.join();
-  (*responder)->Stop();
+  if (responder) responder->Stop();
   if (!s.ok()) {
     std::fprintf(stderr, "rdmascope-agent: %s\n", s.message().c_str());
     return 2;

@@ -1,6 +1,8 @@
 #include "probes/probe_scheduler.h"
 
+#include <algorithm>
 #include <cerrno>
+#include <iterator>
 #include <chrono>
 #include <cstdlib>
 
@@ -87,7 +89,26 @@ ProberOptions ProbeScheduler::BaseOptions(const ProbeTarget& t) const {
   return o;
 }
 
+uint64_t SpreadSpacingMs(uint64_t interval_ms, uint64_t count, size_t targets) {
+  if (count == 0 || targets == 0) return 1;
+  return std::max<uint64_t>(1, interval_ms / 2 / (2 * count * targets));
+}
+
+void ProbeScheduler::RefreshTargets() {
+  if (!opts_.refresh_targets) return;
+  std::optional<std::vector<ProbeTarget>> fresh = opts_.refresh_targets();
+  if (!fresh) return;
+  opts_.targets = std::move(*fresh);
+  for (auto it = rc_.begin(); it != rc_.end();) {
+    bool listed = false;
+    for (const auto& t : opts_.targets) listed = listed || t.name == it->first;
+    it = listed ? std::next(it) : rc_.erase(it);
+  }
+  opts_.spacing_ms = SpreadSpacingMs(opts_.interval_ms, opts_.count, opts_.targets.size());
+}
+
 void ProbeScheduler::Round() {
+  RefreshTargets();
   for (const auto& t : opts_.targets) {
     if (stop_.load()) return;
     const ProberOptions o = BaseOptions(t);

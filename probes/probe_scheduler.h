@@ -15,6 +15,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -50,7 +51,17 @@ struct SchedulerOptions {
   uint64_t spacing_ms = 100;    // between probes
   uint64_t interval_ms = 10000; // between round starts
   RcTuning tuning;
+  // When set, called at the start of every round from the prober's thread
+  // (it may block for a few seconds): a value replaces `targets` (RC
+  // connections to targets no longer listed are closed, and spacing_ms is
+  // recomputed so a round spreads over at most half the interval); nullopt
+  // keeps the current targets.
+  std::function<std::optional<std::vector<ProbeTarget>>()> refresh_targets;
 };
+
+// Spacing between probes so that `count` UD and `count` RC probes to each of
+// `targets` targets take at most half of `interval_ms`; at least 1 ms.
+uint64_t SpreadSpacingMs(uint64_t interval_ms, uint64_t count, size_t targets);
 
 class ProbeScheduler {
  public:
@@ -66,6 +77,7 @@ class ProbeScheduler {
   ProbeScheduler() = default;
   void Loop();
   void Round();
+  void RefreshTargets();
   void Push(nlohmann::json entry);
   ProberOptions BaseOptions(const ProbeTarget& t) const;
 
