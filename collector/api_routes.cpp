@@ -57,9 +57,18 @@ void ApiServer::Routes() {
   s.Get("/api/v1/probes/worst", [this](R q, W w) { GetWorstPairs(q, w); });
   s.Get("/api/v1/events", [this](R q, W w) { GetEvents(q, w); });
   s.Get("/api/v1/pinglist", [this](R q, W w) { GetPinglist(q, w); });
+  s.Get("/api/v1/matrix", [this](R q, W w) { GetMatrix(q, w); });
   s.Get("/healthz", [this](R q, W w) { GetHealth(q, w); });
   s.Get("/metrics", [this](R q, W w) { GetMetrics(q, w); });
   if (!options_.web_dir.empty()) {
+    // Text types carry a charset, which also keeps the HTTP library from
+    // compressing them (its brotli is slower than sending the files as is).
+    s.set_file_extension_and_mimetype_mapping("html", "text/html; charset=utf-8");
+    s.set_file_extension_and_mimetype_mapping("js", "text/javascript; charset=utf-8");
+    s.set_file_extension_and_mimetype_mapping("mjs", "text/javascript; charset=utf-8");
+    s.set_file_extension_and_mimetype_mapping("css", "text/css; charset=utf-8");
+    s.set_file_extension_and_mimetype_mapping("json", "application/json; charset=utf-8");
+    s.set_file_extension_and_mimetype_mapping("svg", "image/svg+xml; charset=utf-8");
     s.set_mount_point("/", options_.web_dir);
   } else {
     s.Get("/", [](R, W w) { w.set_content(kIndexPage, "text/html; charset=utf-8"); });

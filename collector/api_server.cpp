@@ -14,12 +14,14 @@ void SendError(httplib::Response& res, int status, const std::string& error, con
   res.status = status;
   // Replace invalid UTF-8 (echoed from a bad request) rather than throw.
   res.set_content(json{{"error", error}, {"detail", detail}}.dump(-1, ' ', false, json::error_handler_t::replace),
-                  "application/json");
+                  "application/json; charset=utf-8");
 }
 
+// With the charset parameter the HTTP library does not compress the body: its
+// brotli runs at the slowest quality, far slower than sending large answers as is.
 void SendJson(httplib::Response& res, const json& body) {
   res.status = 200;
-  res.set_content(body.dump(-1, ' ', false, json::error_handler_t::replace), "application/json");
+  res.set_content(body.dump(-1, ' ', false, json::error_handler_t::replace), "application/json; charset=utf-8");
 }
 
 ApiServer::ApiServer(Store& store, ApiOptions options)
@@ -45,7 +47,7 @@ Result<int> ApiServer::Bind(const std::string& host, int port) {
   return bound;
 }
 
-void ApiServer::Listen() { server_->listen_after_bind(); }
+bool ApiServer::Listen() { return server_->listen_after_bind(); }
 
 void ApiServer::Stop() {
   if (server_) server_->stop();
@@ -69,6 +71,14 @@ httplib::Server::HandlerResponse ApiServer::PreRoute(const httplib::Request& req
     res.set_header("WWW-Authenticate", "Bearer");
     res.set_header("Connection", "close");
     options_.log("report rejected: unauthorized from " + req.remote_addr);
+    return httplib::Server::HandlerResponse::Handled;
+  }
+  // A compressed body would be inflated by the HTTP library before any size check.
+  if (req.has_header("Content-Encoding") && req.get_header_value("Content-Encoding") != "identity") {
+    metrics_.Count(ReportOutcome::kInvalid);
+    SendError(res, 415, "unsupported content encoding",
+              "send the report uncompressed (Content-Encoding: " + req.get_header_value("Content-Encoding") + ")");
+    res.set_header("Connection", "close");
     return httplib::Server::HandlerResponse::Handled;
   }
   if (req.has_header("Content-Length")) {

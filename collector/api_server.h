@@ -3,12 +3,13 @@
 // Contract:
 //  - POST /api/v1/reports: 401 without a valid bearer token (unless auth is
 //    off), 413 over max_body_bytes (checked on Content-Length before the body
-//    is read, and by the server's payload limit for chunked bodies), 400 for
+//    is read, and by the server's payload limit for chunked bodies), 415 for a
+//    compressed body (Content-Encoding other than identity), 400 for
 //    invalid JSON or a schema violation naming the field, 200 {"stored":true}
 //    or 200 {"duplicate":true} for a report id stored before, 500 when the
 //    store fails (nothing of the report is kept).
 //  - GET endpoints under /api/v1 (nodes, nodes/{name}, ports, counters,
-//    probes, probes/worst, events, pinglist), /healthz, /metrics.
+//    probes, probes/worst, events, pinglist, matrix), /healthz, /metrics.
 //  - Every error body is {"error": "...", "detail": ...}.
 //  - / serves web_dir when set, else a small index page.
 //  - Handlers never throw out to the server; a failure becomes a 500.
@@ -49,8 +50,9 @@ class ApiServer {
 
   // Binds host:port (port 0: an ephemeral port); returns the bound port or an error.
   Result<int> Bind(const std::string& host, int port);
-  // Serves until Stop(); returns when the server has stopped and in-flight requests finished.
-  void Listen();
+  // Serves until Stop(); returns when the server has stopped and in-flight
+  // requests finished. False when serving failed (not after Stop()).
+  bool Listen();
   void Stop();
   bool WaitUntilReady(int timeout_ms) const;
 
@@ -67,6 +69,7 @@ class ApiServer {
   void GetWorstPairs(const httplib::Request& req, httplib::Response& res);
   void GetEvents(const httplib::Request& req, httplib::Response& res);
   void GetPinglist(const httplib::Request& req, httplib::Response& res);
+  void GetMatrix(const httplib::Request& req, httplib::Response& res);  // api_dashboard.cpp
   void GetHealth(const httplib::Request& req, httplib::Response& res);
   void GetMetrics(const httplib::Request& req, httplib::Response& res);
   httplib::Server::HandlerResponse PreRoute(const httplib::Request& req, httplib::Response& res);

@@ -109,21 +109,30 @@ int main(int argc, char** argv) {
       Log);
   retention.Start();
 
-  std::atomic<bool> signalled{false};
+  std::atomic<bool> signalled{false}, waking{false};
   std::thread waiter([&] {
     int sig = 0;
     sigwait(&signals, &sig);
+    if (waking) return;  // woken by main after the server ended on its own
     signalled = true;
     Log(std::string("received ") + (sig == SIGINT ? "SIGINT" : "SIGTERM") + ", stopping");
     server.Stop();
   });
 
   Log("listening on " + c.listen_host + ":" + std::to_string(port.value()) + ", database " + c.db);
-  server.Listen();  // returns after Stop(), once in-flight requests have finished
-  if (!signalled) pthread_kill(waiter.native_handle(), SIGTERM);
+  bool served = server.Listen();  // returns after Stop(), once in-flight requests have finished
+  const bool by_signal = signalled;
+  if (!by_signal) {
+    waking = true;
+    pthread_kill(waiter.native_handle(), SIGTERM);
+  }
   waiter.join();
   retention.Stop();
   store.value().reset();  // closes the database (checkpoints the WAL)
+  if (!served && !by_signal) {
+    Log("the HTTP server failed while serving; stopped");
+    return 2;
+  }
   Log("stopped");
   return 0;
 }

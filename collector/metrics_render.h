@@ -1,7 +1,7 @@
 // /metrics text: the store snapshot plus the collector's own metrics.
 //
 // Contract: names follow DESIGN.md (prefix rdmascope_, base units, _total on
-// counters, node_exporter's InfiniBand counter names after the prefix where
+// counters, the host exporter's InfiniBand counter names after the prefix where
 // one exists). Cardinality is bounded: per port, per node and transport, and
 // a worst-N of pairs; per-pair latency otherwise stays in the API.
 #pragma once

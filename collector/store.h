@@ -18,6 +18,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <unordered_map>
 
@@ -74,6 +75,9 @@ class Store {
   Result<nlohmann::json> Events(bool open_only, const std::optional<std::string>& kind,
                                 const std::optional<std::string>& node, int limit);
   Result<std::vector<NodeInfo>> NodeInfos();
+  // The dashboard's latency matrix (contract in store_matrix.cpp); since_ms < 0:
+  // the last three report intervals.
+  Result<nlohmann::json> Matrix(int64_t since_ms, int max_rows);
 
   // Everything /metrics exports from the database, as plain rows (see metrics_collect.cpp).
   Result<nlohmann::json> MetricsSnapshot(int64_t probes_since_ms, int worst_pairs);
@@ -104,8 +108,10 @@ class Store {
                     const std::string& report_id);
   Status IngestCounters(const std::string& node, const std::string& device, int64_t port, const char* kind,
                         const nlohmann::json& map, int64_t at, const std::string& report_id, bool newer);
+  // failing: "dst|transport" of every summary in this report with errors; a
+  // clean summary of such a pair (another local port) closes nothing.
   Status IngestProbe(const std::string& node, const nlohmann::json& probe, int64_t received_at,
-                     const std::string& report_id);
+                     const std::string& report_id, const std::set<std::string>& failing);
 
   // Events (store_events.cpp).
   Status OpenOrTouchEvent(const std::string& kind, const std::string& key, const std::string& node,

@@ -57,8 +57,17 @@ Status Store::IngestLocked(const json& r, int64_t received_at, IngestResult* out
   RETURN_IF_ERROR(IngestInventory(r, received_at));
   const std::string node = r["node"].get<std::string>();
   if (const json* probes = Field(r, "probes")) {
+    std::set<std::string> failing;
     for (const json& p : *probes) {
-      RETURN_IF_ERROR(IngestProbe(node, p, received_at, id));
+      const json* errors = Field(p, "errors");
+      const json* by_status = Field(p["summary"], "errors_by_status");
+      bool any = errors && !errors->empty();
+      if (by_status)
+        for (const auto& [k, v] : by_status->items()) any = any || v.get<int64_t>() > 0;
+      if (any) failing.insert(p["target"].get<std::string>() + "|" + p["transport"].get<std::string>());
+    }
+    for (const json& p : *probes) {
+      RETURN_IF_ERROR(IngestProbe(node, p, received_at, id, failing));
       ++out->probe_summaries;
     }
   }
@@ -206,7 +215,8 @@ Status Store::IngestCounters(const std::string& node, const std::string& device,
   return Status::Ok();
 }
 
-Status Store::IngestProbe(const std::string& node, const json& p, int64_t received_at, const std::string& report_id) {
+Status Store::IngestProbe(const std::string& node, const json& p, int64_t received_at, const std::string& report_id,
+                          const std::set<std::string>& failing) {
   RETURN_IF_ERROR(Fault("probe"));
   const std::string dst = p["target"].get<std::string>();
   const std::string transport = p["transport"].get<std::string>();
@@ -303,7 +313,8 @@ Status Store::IngestProbe(const std::string& node, const json& p, int64_t receiv
     RETURN_IF_ERROR(OpenOrTouchEvent("wc_error", key, node, dst, transport, std::nullopt, std::nullopt, name, detail,
                                      n, start));
   }
-  if (error_count == 0 && *OptInt(s, "received") > 0) RETURN_IF_ERROR(CloseWcEvents(node, dst, transport, end));
+  if (error_count == 0 && *OptInt(s, "received") > 0 && !failing.count(dst + "|" + transport))
+    RETURN_IF_ERROR(CloseWcEvents(node, dst, transport, end));
   return Status::Ok();
 }
 

@@ -105,6 +105,16 @@ TEST_F(ApiTest, ChunkedBodyOverCapIs413) {
   EXPECT_EQ(c_.Rows("reports"), 0);
 }
 
+TEST_F(ApiTest, CompressedBodyIs415) {
+  httplib::Headers h = Auth();
+  h.emplace("Content-Encoding", "gzip");
+  auto res = cli_.Post("/api/v1/reports", h, std::string(100, 'z'), "application/json");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 415);
+  EXPECT_EQ(Body(res)["error"], "unsupported content encoding");
+  EXPECT_EQ(c_.Rows("reports"), 0);
+}
+
 TEST_F(ApiTest, InvalidJsonIs400) {
   auto res = cli_.Post("/api/v1/reports", Auth(), "{\"schema_version\": 1,", "application/json");
   ASSERT_TRUE(res);
@@ -194,6 +204,23 @@ TEST_F(ApiTest, GetEndpoints) {
   ASSERT_TRUE(index);
   EXPECT_NE(index->body.find("/api/v1/nodes"), std::string::npos);
   EXPECT_NE(index->body.find("/metrics"), std::string::npos);
+}
+
+TEST_F(ApiTest, MatrixHasNodesAndNewestPairs) {
+  const int64_t now = NowMs();
+  json r = MakeReport("a-1", "node-a", now);
+  r["probes"].push_back(MakeProbe("node-b", now));
+  ASSERT_EQ(Post(r)->status, 200);
+  auto res = cli_.Get("/api/v1/matrix");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 200);
+  json m = Body(res);
+  EXPECT_EQ(m["nodes"].size(), 2u) << m.dump();  // node-b is known as a target only
+  EXPECT_EQ(m["rows"].size(), 1u) << m.dump();
+  auto bad = cli_.Get("/api/v1/matrix?since=soon");
+  ASSERT_TRUE(bad);
+  EXPECT_EQ(bad->status, 400);
+  EXPECT_EQ(Body(bad)["detail"]["param"], "since");
 }
 
 TEST_F(ApiTest, BadQueryParameterIs400NamingIt) {

@@ -68,6 +68,12 @@ TEST(CollectorConfig, ErrorsNameTheKeyAndOrigin) {
   EXPECT_FALSE(ParseCollectorArgs({"stray"}).ok());
 }
 
+TEST(CollectorConfig, ShippedExampleParses) {
+  auto c = ParseCollectorArgs({"--config", RDMASCOPE_COLLECTOR_CONF_EXAMPLE});
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_EQ(c.value().listen_host, "0.0.0.0");
+}
+
 TEST(CollectorAuth, TokenFile) {
   std::string f = TempFile("# agents\n  tok-1  \n\ntok-2\n");
   auto t = LoadTokenFile(f);

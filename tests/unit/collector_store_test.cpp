@@ -226,6 +226,16 @@ TEST_F(StoreTest, WcErrorEventOpensOnceAndClosesOnCleanInterval) {
   EXPECT_EQ(Rows("events"), 2);
 }
 
+TEST_F(StoreTest, CleanSummaryBesideAFailingOneInTheSameReportClosesNothing) {
+  json r = MakeReport("a-1", "node-a", kT0);
+  r["probes"].push_back(MakeProbe("node-b", kT0, 2));
+  json clean = MakeProbe("node-b", kT0);  // the same pair from another local port
+  clean["local"]["device"] = "rxe1";
+  r["probes"].push_back(clean);
+  Ingest(r);
+  EXPECT_EQ(OpenEvents("wc_error").size(), 1u);
+}
+
 TEST_F(StoreTest, ReplayedOldCleanIntervalDoesNotCloseNewerEvent) {
   json err = MakeReport("a-2", "node-a", kT0 + 10000);
   err["probes"].push_back(MakeProbe("node-b", kT0 + 10000, 1));

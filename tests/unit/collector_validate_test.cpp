@@ -184,7 +184,8 @@ TEST(CollectorValidate, PointerEscaping) {
 
 // The JSON Schema and this validator accept and reject the same documents:
 // every leaf of a good report replaced by odd values, and every key removed.
-// Needs python3 with jsonschema; skipped (saying so) without it.
+// Needs Debian's python3 with python3-jsonschema (/usr/bin/python3, not a
+// python3 earlier on PATH); skipped (saying so) without it.
 TEST(CollectorValidate, AgreesWithTheJsonSchema) {
   json base = Good();
   base["labels"]["control_port"] = "18610";
@@ -222,7 +223,7 @@ TEST(CollectorValidate, AgreesWithTheJsonSchema) {
       }
     }
   }
-  std::string cmd = std::string("python3 ") + SCHEMA_AGREEMENT_SCRIPT + " " + REPORT_SCHEMA_PATH + " " + tmpl + " 2>&1";
+  std::string cmd = std::string("/usr/bin/python3 ") + SCHEMA_AGREEMENT_SCRIPT + " " + REPORT_SCHEMA_PATH + " " + tmpl + " 2>&1";
   FILE* p = popen(cmd.c_str(), "r");
   ASSERT_NE(p, nullptr);
   std::string out;
