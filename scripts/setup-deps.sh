@@ -13,6 +13,8 @@ PACKAGES=(
   # lab: Soft-RoCE in a qemu VM (tests/lab)
   qemu-system-x86 busybox-static cpio binutils
   rdma-core ibverbs-providers ibverbs-utils perftest iproute2
+  # collector tests: promtool and a real Prometheus server; the schema agreement check
+  prometheus python3 python3-jsonschema
 )
 
 missing=()
@@ -21,10 +23,12 @@ for p in "${PACKAGES[@]}"; do
 done
 if [ ${#missing[@]} -eq 0 ]; then
   echo "setup-deps: all ${#PACKAGES[@]} packages present"
-  exit 0
+else
+  SUDO=""
+  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  echo "setup-deps: installing ${missing[*]}"
+  $SUDO apt-get update -q
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
 fi
-SUDO=""
-[ "$(id -u)" -eq 0 ] || SUDO="sudo"
-echo "setup-deps: installing ${missing[*]}"
-$SUDO apt-get update -q
-DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
+# The dashboard's browser tests: Debian chromium and playwright-core from npm.
+bash "$(dirname "$0")/../tests/web/setup.sh"
