@@ -1,0 +1,83 @@
+// Unit tests of the dashboard's pure modules (no browser): URL state, value
+// formatting, colour scales, staleness and counter rates.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { parse, format } from '../../web/js/route.js';
+import * as fmt from '../../web/js/format.js';
+import { p99Scale, lossScale, GREY } from '../../web/js/scale.js';
+import { isStale, pairBad, errorText } from '../../web/js/model.js';
+import { rates } from '../../web/js/views/counters.js';
+
+test('route: hash <-> view and params round-trip, defaults to overview', () => {
+  assert.deepEqual(parse('#/matrix?metric=loss&transport=rc'), { view: 'matrix', params: { metric: 'loss', transport: 'rc' } });
+  assert.deepEqual(parse(''), { view: 'overview', params: {} });
+  assert.deepEqual(parse('#/'), { view: 'overview', params: {} });
+  const hash = format('pair', { src: 'node-a', dst: 'node c', range: '1h', empty: '', gone: undefined });
+  assert.equal(hash, '#/pair?src=node-a&dst=node+c&range=1h');
+  assert.deepEqual(parse(hash), { view: 'pair', params: { src: 'node-a', dst: 'node c', range: '1h' } });
+});
+
+test('format: absent is a dash never 0; units scale', () => {
+  assert.equal(fmt.us(null), '\u2014');
+  assert.equal(fmt.us(undefined), '\u2014');
+  assert.equal(fmt.us(31.24), '31.2 \u00b5s');
+  assert.equal(fmt.us(247), '247 \u00b5s');
+  assert.equal(fmt.us(4800), '4.80 ms');
+  assert.equal(fmt.pct(null), '\u2014');
+  assert.equal(fmt.pct(0), '0 %');
+  assert.equal(fmt.pct(0.3), '30 %');
+  assert.equal(fmt.pct(0.01), '1.0 %');
+  assert.equal(fmt.age(75), '1 min 15 s');
+  assert.equal(fmt.parseDuration('15m'), 900000);
+  assert.equal(fmt.parseDuration('1h'), 3600000);
+  assert.equal(fmt.parseDuration('bogus'), undefined);
+  assert.equal(fmt.rate(30), '30 /s');
+  assert.equal(fmt.rate(2.5e6), '2.50 M/s');
+});
+
+test('p99 scale: judged against the median, bad from 5x, absent grey', () => {
+  const s = p99Scale([100, 110, 120, 130, 4800]);
+  assert.equal(s.median, 120);
+  assert.deepEqual(s.colour(120), [46, 160, 67]);    // at the median: green
+  assert.deepEqual(s.colour(1200), [208, 40, 40]);   // 10x: red
+  assert.deepEqual(s.colour(null), GREY);
+  assert.equal(s.isBad(4800), true);
+  assert.equal(s.isBad(500), false);
+  const [r, g] = s.colour(360);                      // 3x: amber
+  assert.ok(r > 200 && g > 150, `3x is amber, got ${r},${g}`);
+});
+
+test('loss scale: 0 green, 1 % amber, >= 10 % red, bad from 5 %', () => {
+  const s = lossScale();
+  assert.deepEqual(s.colour(0), [46, 160, 67]);
+  assert.deepEqual(s.colour(0.1), [208, 40, 40]);
+  assert.deepEqual(s.colour(0.3), [208, 40, 40]);
+  assert.deepEqual(s.colour(0.01), [230, 190, 40]);
+  assert.equal(s.isBad(0.05), true);
+  assert.equal(s.isBad(0.01), false);
+  assert.deepEqual(s.colour(null), GREY);
+});
+
+test('model: stale after the collector says so or three missed intervals; bad pairs', () => {
+  assert.equal(isStale({ stale: true, age_s: 1, interval_s: 10 }), true);
+  assert.equal(isStale({ stale: false, age_s: 29, interval_s: 10 }), false);
+  assert.equal(isStale({ stale: false, age_s: 31, interval_s: 10 }), true);
+  assert.equal(isStale({ stale: false, age_s: 31, interval_s: null }), false);
+  assert.equal(pairBad({ error_count: 1, loss_ratio: 0 }), true);
+  assert.equal(pairBad({ error_count: 0, loss_ratio: 0.05 }), true);
+  assert.equal(pairBad({ error_count: 0, loss_ratio: null }), false);
+  assert.equal(errorText({ RETRY_EXC_ERR: 3, WR_FLUSH_ERR: 0 }), 'RETRY_EXC_ERR: 3');
+});
+
+test('counter rates: per second, data words as bytes, a reset gives no point', () => {
+  const s = (name, value, t) => ({ device: 'rxe0', port: 1, kind: 'hw_counters', name, value, sampled_at_ms: t });
+  const out = rates([
+    s('rcvd_pkts', 100, 0), s('rcvd_pkts', 400, 10000), s('rcvd_pkts', 50, 20000), s('rcvd_pkts', 250, 30000),
+    s('port_rcv_data', 0, 0), s('port_rcv_data', 1000, 10000),
+    s('symbol_error', null, 0), s('symbol_error', 5, 10000),
+  ]);
+  const port = out.get('rxe0/1');
+  assert.deepEqual(port.get('rcvd_pkts'), [[10000, 30], [20000, null], [30000, 20]]);
+  assert.deepEqual(port.get('port_rcv_data'), [[10000, 400]]);
+  assert.deepEqual(port.get('symbol_error'), [[10000, null]]);
+});
