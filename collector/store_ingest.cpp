@@ -247,7 +247,12 @@ Status Store::IngestProbe(const std::string& node, const json& p, int64_t receiv
   int64_t error_count = 0;
   for (const auto& [name, n] : counts) error_count += n;
 
-  auto q = [](const json* stats, const char* k) { return stats ? OptReal(*stats, k) : std::nullopt; };
+  // A latency object with count 0 measured nothing (every probe lost): its
+  // zeros are stored as absent, never as a 0 µs RTT.
+  auto q = [](const json* stats, const char* k) -> std::optional<double> {
+    if (!stats || OptInt(*stats, "count").value_or(1) == 0) return std::nullopt;
+    return OptReal(*stats, k);
+  };
   {
     ASSIGN_STMT(ins, Q("INSERT INTO probe_summaries(report_id, src, dst, transport, local_device, local_port, "
                        "remote_host, interval_start, interval_end, sent, received, lost, loss_ratio, rtt_count, rtt_min, "

@@ -339,6 +339,24 @@ TEST_F(StoreTest, QueriesShapeRows) {
   EXPECT_EQ(probes.value()["probes"][0]["rtt_p99_us"], 10.0);
 }
 
+// A summary where every probe was lost carries zeros with count 0: no RTT
+// was measured, so the API shows none (null), not 0 µs.
+TEST_F(StoreTest, AllLostSummaryHasNoRtt) {
+  json r = MakeReport("a-1", "node-a", kT0);
+  json p = MakeProbe("node-b", kT0, 0, 0, "rc");
+  for (const char* k : {"min", "avg", "p50", "p90", "p99", "p999", "max"}) p["summary"]["rtt_us"][k] = 0.0;
+  p["summary"]["rtt_us"]["count"] = 0;
+  r["probes"].push_back(p);
+  Ingest(r);
+  auto probes = store_->Probes(std::string("node-a"), std::string("node-b"), 0, kT0, 10);
+  ASSERT_TRUE(probes.ok());
+  ASSERT_EQ(probes.value()["probes"].size(), 1u);
+  const json& row = probes.value()["probes"][0];
+  EXPECT_EQ(row["loss_ratio"], 1.0);
+  EXPECT_TRUE(row["rtt_p50_us"].is_null()) << row.dump();
+  EXPECT_TRUE(row["rtt_p99_us"].is_null()) << row.dump();
+}
+
 // Every leaf of a good report replaced by odd values: the validator rejects
 // the value, or the store takes the report without an error or an exception.
 TEST_F(StoreTest, EveryAcceptedMutationIngestsCleanly) {
