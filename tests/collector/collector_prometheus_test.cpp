@@ -1,0 +1,166 @@
+// A real Prometheus server (Debian package `prometheus`) scrapes a live
+// rdmascope-collector: the target is up and a probe metric comes back from
+// Prometheus' query API. Skipped, saying why, when prometheus is not installed.
+#include <gtest/gtest.h>
+#include <httplib.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "tests/collector/child_collector.h"
+#include "tests/collector/test_reports.h"
+
+namespace rdmascope::collector {
+namespace {
+
+using nlohmann::json;
+using testing::ChildCollector;
+using testing::MakeProbe;
+using testing::MakeReport;
+
+constexpr char kPrometheus[] = "/usr/bin/prometheus";
+
+int FreeLoopbackPort() {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof a;
+  int port = -1;
+  if (bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0 &&
+      getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0)
+    port = ntohs(a.sin_port);
+  close(fd);
+  return port;
+}
+
+std::string ReadAll(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// Prometheus as a child process; SIGTERM then SIGKILL on destruction.
+class ChildPrometheus {
+ public:
+  ~ChildPrometheus() {
+    if (pid_ <= 0) return;
+    kill(pid_, SIGTERM);
+    for (int i = 0; i < 100; ++i) {
+      if (waitpid(pid_, nullptr, WNOHANG) == pid_) return;
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    kill(pid_, SIGKILL);
+    waitpid(pid_, nullptr, 0);
+  }
+  void Start(std::vector<std::string> args, const std::string& log) {
+    pid_ = fork();
+    if (pid_ == 0) {
+      FILE* f = std::freopen(log.c_str(), "w", stderr);
+      (void)f;
+      std::vector<char*> argv;
+      for (std::string& a : args) argv.push_back(a.data());
+      argv.push_back(nullptr);
+      execv(args[0].c_str(), argv.data());
+      _exit(127);
+    }
+  }
+  bool Running() { return pid_ > 0 && waitpid(pid_, nullptr, WNOHANG) == 0; }
+
+ private:
+  pid_t pid_ = -1;
+};
+
+// Polls fn every 200 ms until it returns true or timeout_s pass.
+template <typename F>
+bool WaitFor(int timeout_s, F fn) {
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeout_s);
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (fn()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  return false;
+}
+
+TEST(PrometheusScrape, TargetUpAndProbeMetricQueried) {
+  if (access(kPrometheus, X_OK) != 0)
+    GTEST_SKIP() << kPrometheus << " not installed (Debian package `prometheus`): no real scrape here";
+  char tmpl[] = "/tmp/collector_prometheus_test.XXXXXX";
+  const std::string dir = mkdtemp(tmpl);
+
+  ChildCollector collector;
+  std::string why;
+  const int cport = collector.Start(COLLECTOR_PATH, {"--db", dir + "/c.db", "--no-auth"}, dir + "/collector.log",
+                                    10000, &why);
+  ASSERT_GT(cport, 0) << why;
+  httplib::Client c("127.0.0.1", cport);
+  const int64_t now = std::chrono::duration_cast<std::chrono::milliseconds>(
+                          std::chrono::system_clock::now().time_since_epoch())
+                          .count();
+  for (const char* node : {"node-a", "node-b"}) {
+    json r = MakeReport(std::string(node) + "-r1", node, now);
+    const std::string peer = std::string(node) == "node-a" ? "node-b" : "node-a";
+    r["probes"].push_back(MakeProbe(peer, now, 0, 100, "rc", 55.0));
+    r["probes"].push_back(MakeProbe(peer, now, 0, 97, "ud", 40.0));
+    auto res = c.Post("/api/v1/reports", r.dump(), "application/json");
+    ASSERT_TRUE(res) << "POST report: " << httplib::to_string(res.error());
+    ASSERT_EQ(res->status, 200) << res->body;
+  }
+
+  const int pport = FreeLoopbackPort();
+  ASSERT_GT(pport, 0);
+  std::ofstream(dir + "/prometheus.yml") << "global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\n"
+                                         << "scrape_configs:\n  - job_name: rdmascope\n    static_configs:\n"
+                                         << "      - targets: ['127.0.0.1:" << cport << "']\n";
+  ChildPrometheus prom;
+  prom.Start({kPrometheus, "--config.file=" + dir + "/prometheus.yml", "--storage.tsdb.path=" + dir + "/tsdb",
+              "--web.listen-address=127.0.0.1:" + std::to_string(pport)},
+             dir + "/prometheus.log");
+  httplib::Client p("127.0.0.1", pport);
+  p.set_connection_timeout(2);
+  p.set_read_timeout(5);
+
+  json target;
+  const bool up = WaitFor(60, [&] {
+    if (!prom.Running()) return false;
+    auto res = p.Get("/api/v1/targets");
+    if (!res || res->status != 200) return false;
+    json t = json::parse(res->body, nullptr, false);
+    if (t.is_discarded() || t["data"]["activeTargets"].empty()) return false;
+    target = t["data"]["activeTargets"][0];
+    return target.value("health", "") == "up";
+  });
+  ASSERT_TRUE(up) << "target not up within 60 s: " << target.dump() << "\nprometheus log:\n"
+                  << ReadAll(dir + "/prometheus.log").substr(0, 4000);
+  std::printf("prometheus target %s health %s, last scrape %s s\n", target.value("scrapeUrl", "").c_str(),
+              target.value("health", "").c_str(), target["lastScrapeDuration"].dump().c_str());
+
+  json result;
+  const bool got = WaitFor(30, [&] {
+    auto res = p.Get("/api/v1/query?query=rdmascope_probe_loss_ratio%7Bnode%3D%22node-a%22%2Ctransport%3D%22ud%22%7D");
+    if (!res || res->status != 200) return false;
+    json q = json::parse(res->body, nullptr, false);
+    if (q.is_discarded() || q["data"]["result"].empty()) return false;
+    result = q["data"]["result"];
+    return true;
+  });
+  ASSERT_TRUE(got) << "no rdmascope_probe_loss_ratio in Prometheus within 30 s";
+  std::printf("query rdmascope_probe_loss_ratio{node=\"node-a\",transport=\"ud\"} -> %s\n", result.dump().c_str());
+  ASSERT_EQ(result.size(), 1u);
+  EXPECT_EQ(result[0]["metric"]["job"], "rdmascope");
+  EXPECT_NEAR(std::stod(result[0]["value"][1].get<std::string>()), 0.03, 1e-9);
+  collector.Kill(SIGTERM);
+  std::system(("rm -rf '" + dir + "'").c_str());
+}
+
+}  // namespace
+}  // namespace rdmascope::collector
