@@ -6,6 +6,18 @@
 //   rdmascope-labcheck counter-grown BEFORE.json AFTER.json DEV PORT COUNTER MIN
 //       rdmactl counters --json taken twice; exit 1 unless hw_counters or
 //       counters COUNTER grew by at least MIN
+//   rdmascope-labcheck api-pairs [--sent] NODES.json PROBES.json NODE...
+//       collector API answers: every NODE listed with ports, UD and RC
+//       summaries (received > 0; with --sent: sent > 0, for a fleet with a
+//       faulty node) for every ordered pair of them
+//   rdmascope-labcheck event EVENTS.json KIND NODE open|closed [STATUS,...]
+//       /api/v1/events: an open event of KIND involving NODE (with one of the
+//       STATUS names when given), or none open any more and at least one closed
+//   rdmascope-labcheck exactly-once DB LAST_ID...
+//       the collector's SQLite database holds every report of each stopped
+//       agent process exactly once (see report_ids.h)
+#include <sqlite3.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <optional>
@@ -13,6 +25,7 @@
 #include <sstream>
 
 #include "tests/labcheck/inventory_crosscheck.h"
+#include "tests/labcheck/report_ids.h"
 
 namespace {
 
@@ -93,14 +106,121 @@ int CounterGrown(int argc, char** argv) {
   return ok ? 0 : 1;
 }
 
+// Every node listed with ports; every ordered pair of them has UD and RC
+// summaries with received > 0.
+int ApiPairs(int argc, char** argv) {
+  nlohmann::json nodes, probes;
+  const bool sent_only = argc > 2 && std::string(argv[2]) == "--sent";
+  if (sent_only) {
+    ++argv;
+    --argc;
+  }
+  const char* field = sent_only ? "sent" : "received";
+  if (argc < 6 || !ReadJson(argv[2], &nodes) || !ReadJson(argv[3], &probes)) return 2;
+  std::vector<std::string> want(argv + 4, argv + argc);
+  int missing = 0;
+  for (const auto& name : want) {
+    bool listed = false;
+    for (const auto& n : nodes.value("nodes", nlohmann::json::array()))
+      listed = listed || (n.value("name", "") == name && n.value("port_count", 0) > 0);
+    if (!listed) {
+      std::printf("MISSING node %s with ports\n", name.c_str());
+      ++missing;
+    }
+  }
+  for (const auto& src : want) {
+    for (const auto& dst : want) {
+      if (src == dst) continue;
+      for (const char* transport : {"ud", "rc"}) {
+        bool seen = false;
+        for (const auto& p : probes.value("probes", nlohmann::json::array()))
+          seen = seen || (p.value("src", "") == src && p.value("dst", "") == dst &&
+                          p.value("transport", "") == transport && p.value(field, 0) > 0);
+        if (!seen) {
+          std::printf("MISSING %s summary %s -> %s\n", transport, src.c_str(), dst.c_str());
+          ++missing;
+        }
+      }
+    }
+  }
+  std::printf("api pairs: %zu node(s), %zu ordered pair(s) x 2 transports, %d missing\n", want.size(),
+              want.size() * (want.size() - 1), missing);
+  return missing == 0 ? 0 : 1;
+}
+
+// An event of KIND involving NODE (as node or peer) that is open, or, with
+// "closed", none open any more and at least one closed.
+int EventState(int argc, char** argv) {
+  nlohmann::json events;
+  if ((argc != 6 && argc != 7) || !ReadJson(argv[2], &events)) return 2;
+  std::string kind = argv[3], node = argv[4], want = argv[5];
+  const std::string statuses = argc == 7 ? "," + std::string(argv[6]) + "," : "";
+  int open = 0, closed = 0;
+  for (const auto& e : events.value("events", nlohmann::json::array())) {
+    if (e.value("kind", "") != kind) continue;
+    if (e.value("node", "") != node && e.value("peer", "") != node) continue;
+    const nlohmann::json& status = e.contains("status") ? e["status"] : nlohmann::json();
+    if (!statuses.empty() && (!status.is_string() || statuses.find("," + status.get<std::string>() + ",") == std::string::npos))
+      continue;
+    bool is_open = e.contains("ended_at_ms") && e["ended_at_ms"].is_null();
+    (is_open ? open : closed)++;
+    std::printf("%s %s event %s -> %s status %s: %s\n", is_open ? "OPEN" : "CLOSED", kind.c_str(),
+                e.value("node", "").c_str(), e.value("peer", "").c_str(), e.value("status", nlohmann::json()).dump().c_str(),
+                e.value("detail", nlohmann::json()).dump().substr(0, 300).c_str());
+  }
+  bool ok = want == "open" ? open > 0 : (open == 0 && closed > 0);
+  std::printf("%s: %d open, %d closed %s event(s) involving %s, want %s\n", ok ? "OK" : "NOT YET", open, closed,
+              kind.c_str(), node.c_str(), want.c_str());
+  return ok ? 0 : 1;
+}
+
+// Reads every report id from the collector's database (read-only, so it can
+// run beside a live collector) and checks them against the stopped agents'
+// last ids.
+int ExactlyOnce(int argc, char** argv) {
+  if (argc < 4) return 2;
+  sqlite3* db = nullptr;
+  if (sqlite3_open_v2(argv[2], &db, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) {
+    std::fprintf(stderr, "exactly-once: cannot open %s: %s\n", argv[2], db ? sqlite3_errmsg(db) : "out of memory");
+    sqlite3_close(db);
+    return 2;
+  }
+  sqlite3_busy_timeout(db, 5000);
+  std::vector<std::string> stored;
+  sqlite3_stmt* st = nullptr;
+  int rc = sqlite3_prepare_v2(db, "SELECT id FROM reports", -1, &st, nullptr);
+  if (rc == SQLITE_OK)
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+      stored.emplace_back(reinterpret_cast<const char*>(sqlite3_column_text(st, 0)));
+  if (rc != SQLITE_DONE) {
+    std::fprintf(stderr, "exactly-once: SELECT id FROM reports: %s\n", sqlite3_errmsg(db));
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    return 2;
+  }
+  sqlite3_finalize(st);
+  sqlite3_close(db);
+  auto r = rdmascope::labcheck::CheckExactlyOnce(stored, std::vector<std::string>(argv + 3, argv + argc));
+  for (const auto& line : r.lines) std::printf("%s\n", line.c_str());
+  std::printf("exactly-once: %zu report(s) in the database, %d agent process(es) checked: %s\n", stored.size(),
+              argc - 3, r.ok ? "OK" : "FAIL");
+  return r.ok ? 0 : 1;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   std::string cmd = argc > 1 ? argv[1] : "";
   if (cmd == "inventory") return Inventory(argc, argv);
   if (cmd == "counter-grown") return CounterGrown(argc, argv);
+  if (cmd == "api-pairs") return ApiPairs(argc, argv);
+  if (cmd == "event") return EventState(argc, argv);
+  if (cmd == "exactly-once") return ExactlyOnce(argc, argv);
   std::fprintf(stderr,
                "usage: rdmascope-labcheck inventory DEVINFO.txt PORTS.json DEV...\n"
-               "       rdmascope-labcheck counter-grown BEFORE.json AFTER.json DEV PORT COUNTER MIN\n");
+               "       rdmascope-labcheck counter-grown BEFORE.json AFTER.json DEV PORT COUNTER MIN\n"
+               "       rdmascope-labcheck api-pairs [--sent] NODES.json PROBES.json NODE...\n"
+               "       rdmascope-labcheck event EVENTS.json KIND NODE open|closed [STATUS,...]\n"
+               "       rdmascope-labcheck exactly-once DB LAST_ID...\n");
   return 2;
 }

@@ -8,6 +8,7 @@
 #   /opt/rdmascope/bin/        every executable of BDIR/bin (debug info
 #                              stripped); missing or empty BDIR/bin is fine
 #   /opt/rdmascope/fixtures/   tests/fixtures
+#   /opt/rdmascope/web/        web/ (the dashboard the collector serves)
 #   busybox applets, the rdma/ibverbs/perftest/iproute2 tools, bash (also as
 #   /bin/sh), the rxe
 #   verbs provider with only rxe.driver, and every library ldd lists for all
@@ -125,6 +126,9 @@ for f in "$LAB_DIR"/guest/*; do
   [[ ${f##*/} == init ]] || cp -r "$f" "$root/opt/rdmascope/lab/"
 done
 [[ -d $LAB_REPO/tests/fixtures ]] && cp -r "$LAB_REPO/tests/fixtures/." "$root/opt/rdmascope/fixtures/"
+if [[ -d $LAB_REPO/web ]]; then
+  mkdir -p "$root/opt/rdmascope/web" && cp -r "$LAB_REPO/web/." "$root/opt/rdmascope/web/" || lab_die "cannot copy web/"
+fi
 [[ -n $xdir ]] && cp -a "$xdir/." "$root/"
 chmod 755 "$root/init"
 

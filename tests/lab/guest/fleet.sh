@@ -1,0 +1,70 @@
+# shellcheck shell=bash
+# A fleet inside the lab VM: one rdmascope-collector and one rdmascope-agent
+# per rxe device, each agent a node of its own (node-I on the I-th device of
+# LAB_DEVS, with its own control port and spool). Source after lab.sh:
+#   . /opt/rdmascope/lab/lab.sh; . /opt/rdmascope/lab/fleet.sh
+#
+# Contract:
+#   - Files live in FLEET_DIR (default /tmp/fleet): token, lab.db,
+#     collector.log, agent-I.log, spool-I/.
+#   - The collector listens on 0.0.0.0:FLEET_PORT (default 9470) with the
+#     token, serves /opt/rdmascope/web as the dashboard; the agents reach it
+#     over rxe0's netdev and report every FLEET_INTERVAL s (default 2).
+#   - fleet_start_collector / fleet_start_agent start in the background, set
+#     FLEET_COLLECTOR_PID / AGENT_I (the agent's PID) and return non-zero with
+#     a message when the process is not up by its deadline.
+#   - fleet_get PATH OUT: GET from the collector's API into OUT (10 s deadline).
+#   - fleet_stop: SIGTERM every agent, then the collector, and wait for them.
+
+FLEET_DIR=${FLEET_DIR:-/tmp/fleet}
+FLEET_PORT=${FLEET_PORT:-9470}
+FLEET_INTERVAL=${FLEET_INTERVAL:-2}
+FLEET_API=http://127.0.0.1:$FLEET_PORT
+FLEET_AGENTS=""
+mkdir -p "$FLEET_DIR"
+[ -s "$FLEET_DIR/token" ] || echo "lab-token-$$" > "$FLEET_DIR/token"
+
+# fleet_start_collector [ARGS...]: extra ARGS go to rdmascope-collector.
+fleet_start_collector() {
+  rdmascope-collector --listen "0.0.0.0:$FLEET_PORT" --db "$FLEET_DIR/lab.db" \
+    --token-file "$FLEET_DIR/token" --web-dir /opt/rdmascope/web "$@" >> "$FLEET_DIR/collector.log" 2>&1 &
+  FLEET_COLLECTOR_PID=$!
+  lab_wait_listen "$FLEET_PORT" 30 || { tail -n 20 "$FLEET_DIR/collector.log" >&2; return 1; }
+}
+
+# fleet_start_agent I [ARGS...]: node-I on the I-th rxe device, control port
+# 18610+I; extra ARGS go to rdmascope-agent (e.g. --inject rnr).
+fleet_start_agent() {
+  local i=$1 dev ip collector_ip
+  shift
+  dev=$(echo "$LAB_DEVS" | cut -d' ' -f$((i + 1)))
+  [ -n "$dev" ] || { echo "fleet_start_agent: no rxe device number $i (have: $LAB_DEVS)" >&2; return 1; }
+  ip=$(lab_ip "$dev") || return 1
+  collector_ip=$(echo "$LAB_IPS" | cut -d' ' -f1)
+  rdmascope-agent --collector "http://$collector_ip:$FLEET_PORT" --token-file "$FLEET_DIR/token" \
+    --node-name "node-$i" --device "$dev" --probe-device "$dev" --control-port $((18610 + i)) \
+    --control-host "$ip" --spool-dir "$FLEET_DIR/spool-$i" --interval "$FLEET_INTERVAL" \
+    --inventory-interval 30 "$@" >> "$FLEET_DIR/agent-$i.log" 2>&1 &
+  eval "AGENT_$i=$!"
+  case " $FLEET_AGENTS " in *" $i "*) ;; *) FLEET_AGENTS="$FLEET_AGENTS $i" ;; esac
+  lab_wait_listen $((18610 + i)) 30 || { tail -n 20 "$FLEET_DIR/agent-$i.log" >&2; return 1; }
+}
+
+fleet_get() {
+  timeout 10 wget -q -O "$2" "$FLEET_API$1"
+}
+
+fleet_stop() {
+  local i pid
+  for i in $FLEET_AGENTS; do
+    eval "pid=\$AGENT_$i"
+    kill -TERM "$pid" 2>/dev/null
+  done
+  for i in $FLEET_AGENTS; do
+    eval "pid=\$AGENT_$i"
+    wait "$pid" 2>/dev/null
+  done
+  [ -n "${FLEET_COLLECTOR_PID:-}" ] && kill -TERM "$FLEET_COLLECTOR_PID" 2>/dev/null &&
+    wait "$FLEET_COLLECTOR_PID" 2>/dev/null
+  return 0
+}

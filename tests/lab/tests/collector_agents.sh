@@ -1,0 +1,92 @@
+#!/bin/bash
+# Lab test, runs inside the VM: the collector and one agent per rxe device
+# (the first LAB_AGENTS devices, default 3), each agent probing the others
+# from the collector's pinglist (guest/fleet.sh).
+#  1. Within 30 s the API lists every node with its ports, and UD and RC probe
+#     summaries for every ordered pair of nodes.
+#  2. SIGKILL one agent (its responder dies with it): an event involving it,
+#     with the decoded error, opens, and /metrics shows the WC error.
+#  3. Restart that agent: the event closes.
+#  4. Spool: the collector is down for OUTAGE_S (default 60) seconds while the
+#     agents run; after its restart the spools drain, and once the agents are
+#     stopped every report each agent process made is in the database exactly
+#     once (counted by id; the last one, spooled at stop, excepted).
+. /opt/rdmascope/lab/lab.sh
+. /opt/rdmascope/lab/fleet.sh
+lab_require_bin rdmascope-collector rdmascope-agent rdmascope-labcheck || exit 1
+cd "$FLEET_DIR" || exit 1
+
+fleet_start_collector || lab_fail "collector did not listen"
+NODES=()
+for i in $(seq 0 $((${LAB_AGENTS:-3} - 1))); do
+  fleet_start_agent "$i" || lab_fail "agent node-$i did not start"
+  NODES+=("node-$i")
+done
+
+all_pairs() {
+  fleet_get /api/v1/nodes nodes.json && fleet_get "/api/v1/probes?limit=100000" probes.json &&
+    rdmascope-labcheck api-pairs nodes.json probes.json "${NODES[@]}" > pairs.txt
+}
+t0=$(lab_uptime)
+if lab_wait 30 "every node and every pair in the API" all_pairs; then
+  tail -n 1 pairs.txt
+  echo "PASS api: every node and pair listed after $(( $(lab_uptime) - t0 )) s"
+else
+  cat pairs.txt collector.log agent-*.log | tail -n 40
+  lab_fail "api: not every node and pair listed within 30 s"
+fi
+
+echo "== SIGKILL node-1's agent"
+kill -9 "$AGENT_1"
+wait "$AGENT_1" 2>/dev/null
+# On rxe a dead peer's RC QP gives RETRY_EXC_ERR or no completion at all (the
+# prober's own deadline); either is the decoded error the event must carry.
+event_open() {
+  fleet_get "/api/v1/events?limit=1000" events.json &&
+    rdmascope-labcheck event events.json wc_error node-1 open RETRY_EXC_ERR,PROBE_DEADLINE > event.txt
+}
+t0=$(lab_uptime)
+lab_wait 60 "an open RETRY_EXC_ERR or PROBE_DEADLINE event involving node-1" event_open ||
+  { cat event.txt; lab_fail "no decoded error event for the killed agent"; }
+grep -m 3 OPEN event.txt
+echo "PASS event: opened $(( $(lab_uptime) - t0 )) s after the kill"
+fleet_get /metrics metrics.txt || lab_fail "GET /metrics"
+grep -E '^rdmascope_wc_errors_total\{' metrics.txt | head -n 5
+awk '/^rdmascope_events_open\{kind="wc_error"\}/ { if ($2 >= 1) ok = 1 } END { exit !ok }' metrics.txt &&
+  grep -q '^rdmascope_wc_errors_total{' metrics.txt ||
+  lab_fail "/metrics does not show the WC error (rdmascope_wc_errors_total, rdmascope_events_open{kind=\"wc_error\"})"
+echo "PASS metrics: rdmascope_wc_errors_total and rdmascope_events_open{kind=\"wc_error\"} >= 1"
+
+echo "== restart node-1's agent"
+fleet_start_agent 1 || lab_fail "restart agent 1"
+event_closed() { fleet_get "/api/v1/events?limit=1000" events.json && rdmascope-labcheck event events.json wc_error node-1 closed > event.txt; }
+t0=$(lab_uptime)
+lab_wait 90 "every wc_error event involving node-1 closed" event_closed || { cat event.txt; lab_fail "event did not close"; }
+tail -n 1 event.txt
+echo "PASS recovery: events closed $(( $(lab_uptime) - t0 )) s after the restart"
+
+outage=${OUTAGE_S:-60}
+echo "== collector down for $outage s while the agents run"
+kill -TERM "$FLEET_COLLECTOR_PID"
+wait "$FLEET_COLLECTOR_PID" 2>/dev/null
+sleep "$outage"  # the outage itself, not a wait for a condition
+spool_files() { find spool-* -type f 2>/dev/null | wc -l; }
+spooled=$(spool_files)
+echo "reports in the spools after the outage: $spooled"
+[ "$spooled" -ge $(( ${#NODES[@]} * outage / FLEET_INTERVAL / 2 )) ] ||
+  lab_fail "only $spooled reports spooled during a $outage s outage"
+fleet_start_collector || lab_fail "collector did not come back"
+spools_empty() { [ "$(spool_files)" -eq 0 ]; }
+t0=$(lab_uptime)
+lab_wait 60 "the agents' spools to drain" spools_empty || { ls -l spool-*; lab_fail "spools not drained"; }
+echo "spools drained $(( $(lab_uptime) - t0 )) s after the collector's restart"
+fleet_stop
+grep -h "stopped: delivered" agent-*.log
+last_ids=$(sed -n 's/.*stopping: last report \([^ ]*\) written to the spool.*/\1/p' agent-*.log)
+[ "$(echo "$last_ids" | grep -c .)" -eq "${#NODES[@]}" ] ||
+  lab_fail "expected ${#NODES[@]} agents to log their last report id, got: $last_ids"
+# shellcheck disable=SC2086
+rdmascope-labcheck exactly-once lab.db $last_ids || lab_fail "spool: reports missing or stored twice"
+grep -h "stopped: delivered" agent-*.log | grep -q "replayed [1-9]" || lab_fail "no agent replayed its spool"
+echo "PASS spool: every report of every agent in the database exactly once after a $outage s outage"
+echo "collector_agents: PASS"
