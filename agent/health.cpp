@@ -23,23 +23,7 @@ void CheckCounters(HealthReport* r, const Device& d, const Port& p, const Counte
 
 }  // namespace
 
-Thresholds DefaultThresholds() {
-  return {
-      {"symbol_error", 10},
-      {"link_error_recovery", 10},
-      {"link_downed", 10},
-      {"port_rcv_errors", 10},
-      {"port_rcv_remote_physical_errors", 100},
-      {"port_rcv_switch_relay_errors", 100},
-      {"port_xmit_discards", 100},
-      {"port_xmit_constraint_errors", 100},
-      {"port_rcv_constraint_errors", 100},
-      {"local_link_integrity_errors", 10},
-      {"excessive_buffer_overrun_errors", 10},
-      {"VL15_dropped", 100},
-      {"port_xmit_wait", 1000},
-  };
-}
+Thresholds DefaultThresholds() { return DefaultCounterThresholds(); }
 
 Status ParseThresholdOverride(const std::string& text, Thresholds* thresholds) {
   size_t eq = text.find('=');

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "common/counter_thresholds.h"
 #include "common/model.h"
 #include "common/status.h"
 
@@ -32,10 +33,10 @@ struct HealthReport {
 };
 
 // Warning thresholds by sysfs counter name (counters or hw_counters).
-using Thresholds = std::map<std::string, uint64_t>;
+using Thresholds = CounterThresholds;
 
 // The suggested error thresholds of the InfiniBand diagnostics tools, mapped
-// to sysfs counter names.
+// to sysfs counter names (common/counter_thresholds.h).
 Thresholds DefaultThresholds();
 
 // "symbol_error=20" sets one threshold; errors name the bad text.

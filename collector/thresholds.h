@@ -1,35 +1,12 @@
-// Counter warning thresholds the collector applies to per-report counter deltas.
-//
-// Contract: the same names and values as the agent's DefaultThresholds()
-// (agent/health.cpp, the InfiniBand diagnostics' suggested error thresholds);
-// copied rather than linked so the collector does not depend on the agent
-// library. collector_thresholds_test checks the two maps are equal.
+// Counter warning thresholds the collector applies to per-report counter
+// deltas: the shared table of common/counter_thresholds.h.
 #pragma once
 
-#include <cstdint>
-#include <map>
-#include <string>
+#include "common/counter_thresholds.h"
 
 namespace rdmascope::collector {
 
-using CounterThresholds = std::map<std::string, uint64_t>;
-
-inline CounterThresholds DefaultCounterThresholds() {
-  return {
-      {"symbol_error", 10},
-      {"link_error_recovery", 10},
-      {"link_downed", 10},
-      {"port_rcv_errors", 10},
-      {"port_rcv_remote_physical_errors", 100},
-      {"port_rcv_switch_relay_errors", 100},
-      {"port_xmit_discards", 100},
-      {"port_xmit_constraint_errors", 100},
-      {"port_rcv_constraint_errors", 100},
-      {"local_link_integrity_errors", 10},
-      {"excessive_buffer_overrun_errors", 10},
-      {"VL15_dropped", 100},
-      {"port_xmit_wait", 1000},
-  };
-}
+using rdmascope::CounterThresholds;
+using rdmascope::DefaultCounterThresholds;
 
 }  // namespace rdmascope::collector
