@@ -12,7 +12,9 @@ cmake --build build -j"$(nproc)"
 # Unit and integration tests in parallel; lab tests one at a time (each boots
 # a VM that wants both cores).
 status=0
-ctest --test-dir build --output-on-failure -j"$(nproc)" -LE lab || status=$?
+ctest --test-dir build --output-on-failure -j"$(nproc)" -LE 'lab|bench' || status=$?
+# Benchmarks one at a time, verbose, so their figures are in the log.
+ctest --test-dir build -V -L bench -LE lab || status=$?
 if [ "${RDMASCOPE_SKIP_LAB:-0}" != 1 ]; then
   ctest --test-dir build --output-on-failure -j1 -L lab || status=$?
 fi
