@@ -5,8 +5,10 @@
 // across groups, i.e. 30 targets per node, RC and UD: 60,000 newest pair
 // summaries), then opens #/matrix in headless chromium RUNS times and prints the
 // time from navigation start to the heatmap being drawn (the canvas's
-// data-rendered-ms), with the API fetch time. Exit 0 when the median is under
-// the budget (BUDGET_MS, default 2000), 1 when over, 2 on a setup failure.
+// data-rendered-ms), with the API fetch time, and the median against the
+// budget (BUDGET_MS, default 2000). Figures are printed, not asserted: exit 0
+// when every run drew the whole heatmap without page errors, 2 when a run did
+// not or the setup failed.
 //
 //   node bench/web_matrix_bench.mjs            (needs tests/web/setup.sh and a built collector)
 //   NODES=1000 RUNS=5 BUDGET_MS=2000 node bench/web_matrix_bench.mjs
@@ -64,8 +66,7 @@ async function main() {
     times.sort((a, b) => a - b);
     const median = times[Math.floor(times.length / 2)];
     const ok = median < BUDGET_MS;
-    console.log(`web_matrix_bench: median ${median.toFixed(0)} ms, max ${times[times.length - 1].toFixed(0)} ms, budget ${BUDGET_MS} ms: ${ok ? 'PASS' : 'FAIL'}`);
-    process.exitCode = ok ? 0 : 1;
+    console.log(`web_matrix_bench: median ${median.toFixed(0)} ms, max ${times[times.length - 1].toFixed(0)} ms, budget ${BUDGET_MS} ms: ${ok ? 'within budget' : 'OVER BUDGET'}`);
   } finally {
     clearTimeout(deadline);
     await cleanup();
