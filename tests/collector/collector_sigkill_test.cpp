@@ -105,6 +105,8 @@ TEST_F(SigkillTest, EveryAcknowledgedReportSurvivesKill9) {
     }
   EXPECT_EQ(missing, 0u) << acked.size() << " acknowledged, " << stored.size() << " stored";
   EXPECT_GE(stored.size(), acked.size());
+  std::printf("SIGKILL mid-ingest: %zu reports acknowledged, %zu stored after the restart, %zu missing\n",
+              acked.size(), stored.size(), missing);
 
   // All or nothing: every stored report has all of its probe summaries.
   ASSERT_EQ(sqlite3_prepare_v2(db,
