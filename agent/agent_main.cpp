@@ -134,6 +134,7 @@ int RunFullAgent(const std::vector<std::string>& args, sigset_t stop_signals) {
   opts.value().responder.control_port = loaded->config.control_port;
   agent::DaemonHooks hooks;
   if (loaded->config.sysfs_root == "/sys") hooks.verbs = MakeLibibverbsInfoSource();
+  hooks.only_device = opts.value().responder.device;
   if (loaded->config.once) {
     // One report of inventory and counters: needs neither responder nor prober,
     // so a node without RDMA devices still reports.

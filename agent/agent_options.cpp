@@ -21,7 +21,7 @@ const char kAgentUsage[] =
     "  --probe-device DEV   local device for probing (default: the only one)\n"
     "  --probe-port N       local port for probing (default 1)\n"
     "  --probe-count N      probes per transport per target per interval (default 10)\n"
-    "  --device DEV         serve only this device\n"
+    "  --device DEV         serve, and report the inventory and counters of, only this device\n"
     "  --control-port P     TCP control port (default 18610)\n"
     "  --inject rnr|drop    FAULT INJECTION FOR SELF-TESTS: rnr = never post RC\n"
     "                       receives (probers see RNR_RETRY_EXC_ERR); drop = receive\n"

@@ -89,7 +89,10 @@ void AgentDaemon::Guarded(const char* what, const std::function<void()>& step) {
   }
 }
 
-void AgentDaemon::RefreshInventory() { inventory_ = ReadFullInventory(fs_, hooks_.verbs.get()); }
+void AgentDaemon::RefreshInventory() {
+  inventory_ = ReadFullInventory(fs_, hooks_.verbs.get());
+  if (!hooks_.only_device.empty()) KeepOnlyDevice(&inventory_, hooks_.only_device);
+}
 
 std::pair<std::string, std::string> AgentDaemon::MakeReport() {
   Inventory inv = WithFreshCounters(fs_, inventory_);

@@ -55,6 +55,9 @@ struct DaemonHooks {
   std::function<std::vector<nlohmann::json>()> collect_probes;
   // Verbs enrichment of the full inventory; null: sysfs only.
   std::shared_ptr<VerbsInfoSource> verbs;
+  // Non-empty: reports cover this device only (the agent's --device), so an
+  // agent scoped to one adapter does not report its neighbours' ports.
+  std::string only_device;
   // Milliseconds since the epoch for generated_at_ms; unset: the system clock.
   std::function<int64_t()> wall_ms;
   // Service manager notification; unset: SdNotify.

@@ -26,4 +26,12 @@ Inventory WithFreshCounters(const SysfsReader& fs, const Inventory& base) {
   return inv;
 }
 
+void KeepOnlyDevice(Inventory* inv, const std::string& name) {
+  std::vector<Device> kept;
+  for (Device& d : inv->devices)
+    if (d.name == name) kept.push_back(std::move(d));
+  if (kept.empty()) inv->warnings.push_back("device " + name + " (--device) not found: no device reported");
+  inv->devices = std::move(kept);
+}
+
 }  // namespace rdmascope::agent

@@ -8,6 +8,8 @@
 // fails: problems are warnings, as in ReadInventory.
 #pragma once
 
+#include <string>
+
 #include "agent/sysfs_reader.h"
 #include "agent/verbs_info.h"
 #include "common/model.h"
@@ -16,5 +18,7 @@ namespace rdmascope::agent {
 
 Inventory ReadFullInventory(const SysfsReader& fs, VerbsInfoSource* verbs);
 Inventory WithFreshCounters(const SysfsReader& fs, const Inventory& base);
+// Drops every device but `name`; a warning says so when `name` is not there.
+void KeepOnlyDevice(Inventory* inv, const std::string& name);
 
 }  // namespace rdmascope::agent

@@ -4,6 +4,8 @@
 #include "agent/daemon.h"
 
 #include <gtest/gtest.h>
+
+#include <filesystem>
 #include <stdlib.h>
 
 #include <algorithm>
@@ -311,6 +313,44 @@ TEST_F(DaemonTest, CreateNamesWhatIsMissing) {
   d = AgentDaemon::Create(c, Hooks());
   ASSERT_FALSE(d.ok());
   EXPECT_NE(d.status().message().find(c.token_file), std::string::npos) << d.status().message();
+}
+
+// An agent scoped with --device reports that device alone, even when the node
+// (here a tree holding an mlx5 and an rxe device) has others.
+TEST_F(DaemonTest, OnlyDeviceScopesTheReport) {
+  namespace fs = std::filesystem;
+  const fs::path root = dir_.path() + "/sys";
+  for (const char* fixture : {"mlx5_roce", "rxe"})
+    fs::copy(kFixtures + "/sys/" + fixture, root, fs::copy_options::recursive | fs::copy_options::copy_symlinks);
+  FakeCollector collector;
+  AgentConfig c = Config(collector.url());
+  c.sysfs_root = root.string();
+  auto names = [&] {
+    std::vector<std::string> v;
+    const nlohmann::json last = collector.bodies().back();
+    for (const auto& dev : last["inventory"]["devices"]) v.push_back(dev["name"]);
+    return v;
+  };
+  auto all = Make(c, Hooks());
+  ASSERT_TRUE(all);
+  ASSERT_TRUE(all->RunOnce().ok());
+  EXPECT_EQ(names(), (std::vector<std::string>{"mlx5_0", "rxe0"}));
+
+  DaemonHooks h = Hooks();
+  h.only_device = "rxe0";
+  auto one = Make(c, std::move(h));
+  ASSERT_TRUE(one);
+  ASSERT_TRUE(one->RunOnce().ok());
+  EXPECT_EQ(names(), (std::vector<std::string>{"rxe0"}));
+
+  h = Hooks();
+  h.only_device = "mlx5_9";
+  auto missing = Make(c, std::move(h));
+  ASSERT_TRUE(missing);
+  ASSERT_TRUE(missing->RunOnce().ok());
+  EXPECT_TRUE(names().empty());
+  EXPECT_NE(collector.bodies().back()["inventory"]["warnings"].dump().find("mlx5_9 (--device) not found"),
+            std::string::npos);
 }
 
 TEST(DaemonInventory, FreshCountersMatchAFullReadWithCounters) {
