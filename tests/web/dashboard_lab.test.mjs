@@ -102,10 +102,15 @@ test('lab nodes & ports: each agent\'s own rxe port ACTIVE with its RoCE v2 GIDs
   clean(p);
 });
 
+// Coloured by loss: a clean RC pair has 0 % loss, the bottom of the ramp. (By
+// p99 a clean pair's colour depends on its p99 against the fabric's median,
+// which under TCG swings by 10x from one interval to the next.)
 test('lab latency matrix: the faulty pair is red, a healthy pair green, click opens its pair page', async () => {
   const p = await page();
   await gotoView(p, BASE, '#/matrix?metric=p99&transport=rc');
-  await screenshot(p, 'lab-matrix-rc');
+  await screenshot(p, 'lab-matrix-rc-p99');
+  await gotoView(p, BASE, '#/matrix?metric=loss&transport=rc');
+  await screenshot(p, 'lab-matrix-rc-loss');
   const canvas = p.locator('[data-testid=heatmap]');
   assert.equal(await canvas.getAttribute('data-nodes'), '3');
   const cell = (s, d) => p.evaluate(([a, b]) => window.rdmascopeMatrix.cell(a, b), [s, d]);
