@@ -90,8 +90,7 @@ void AgentDaemon::Guarded(const char* what, const std::function<void()>& step) {
 }
 
 void AgentDaemon::RefreshInventory() {
-  inventory_ = ReadFullInventory(fs_, hooks_.verbs.get());
-  if (!hooks_.only_device.empty()) KeepOnlyDevice(&inventory_, hooks_.only_device);
+  inventory_ = ReadFullInventory(fs_, hooks_.verbs.get(), hooks_.only_device);
 }
 
 std::pair<std::string, std::string> AgentDaemon::MakeReport() {

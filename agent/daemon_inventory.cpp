@@ -6,10 +6,11 @@
 
 namespace rdmascope::agent {
 
-Inventory ReadFullInventory(const SysfsReader& fs, VerbsInfoSource* verbs) {
+Inventory ReadFullInventory(const SysfsReader& fs, VerbsInfoSource* verbs, const std::string& only_device) {
   InventoryOptions o;
   o.read_counters = false;
   o.verbs = verbs;
+  o.only_device = only_device;
   return ReadInventory(fs, o);
 }
 
@@ -24,14 +25,6 @@ Inventory WithFreshCounters(const SysfsReader& fs, const Inventory& base) {
     }
   }
   return inv;
-}
-
-void KeepOnlyDevice(Inventory* inv, const std::string& name) {
-  std::vector<Device> kept;
-  for (Device& d : inv->devices)
-    if (d.name == name) kept.push_back(std::move(d));
-  if (kept.empty()) inv->warnings.push_back("device " + name + " (--device) not found: no device reported");
-  inv->devices = std::move(kept);
 }
 
 }  // namespace rdmascope::agent

@@ -16,9 +16,8 @@
 
 namespace rdmascope::agent {
 
-Inventory ReadFullInventory(const SysfsReader& fs, VerbsInfoSource* verbs);
+// only_device non-empty: that device alone (InventoryOptions::only_device).
+Inventory ReadFullInventory(const SysfsReader& fs, VerbsInfoSource* verbs, const std::string& only_device = "");
 Inventory WithFreshCounters(const SysfsReader& fs, const Inventory& base);
-// Drops every device but `name`; a warning says so when `name` is not there.
-void KeepOnlyDevice(Inventory* inv, const std::string& name);
 
 }  // namespace rdmascope::agent

@@ -127,7 +127,10 @@ void EnrichFromVerbs(VerbsInfoSource& verbs, Inventory* inv) {
 Inventory ReadInventory(const SysfsReader& fs, const InventoryOptions& options) {
   Inventory inv;
   AttrReader attrs(fs, &inv.warnings);
-  for (const std::string& name : attrs.List(kClassDir)) inv.devices.push_back(ReadDevice(attrs, name, options));
+  for (const std::string& name : attrs.List(kClassDir))
+    if (options.only_device.empty() || name == options.only_device) inv.devices.push_back(ReadDevice(attrs, name, options));
+  if (!options.only_device.empty() && inv.devices.empty())
+    inv.warnings.push_back("device " + options.only_device + " (--device) not found: no device reported");
   if (options.verbs != nullptr) EnrichFromVerbs(*options.verbs, &inv);
   return inv;
 }

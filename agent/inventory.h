@@ -7,6 +7,8 @@
 // by name, ports by number, GIDs by index; all-zero GIDs are skipped.
 #pragma once
 
+#include <string>
+
 #include "agent/sysfs_reader.h"
 #include "agent/verbs_info.h"
 #include "common/model.h"
@@ -18,6 +20,9 @@ struct InventoryOptions {
   // When set, devices it lists are queried for MTU and caps; a failed query is
   // a warning. nullptr: sysfs only (fixture trees, or no verbs wanted).
   VerbsInfoSource* verbs = nullptr;
+  // Non-empty: read only this device (nothing of the others is read or
+  // queried); a warning says so when it is not there.
+  std::string only_device;
 };
 
 Inventory ReadInventory(const SysfsReader& fs, const InventoryOptions& options);
