@@ -4,15 +4,12 @@
 #include <gtest/gtest.h>
 #include <httplib.h>
 #include <netinet/in.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <sys/socket.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <fstream>
-#include <sstream>
 #include <thread>
 
 #include "tests/collector/child_collector.h"
@@ -23,6 +20,7 @@ namespace {
 
 using nlohmann::json;
 using testing::ChildCollector;
+using testing::ChildProcess;
 using testing::MakeProbe;
 using testing::MakeReport;
 
@@ -41,44 +39,6 @@ int FreeLoopbackPort() {
   close(fd);
   return port;
 }
-
-std::string ReadAll(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-// Prometheus as a child process; SIGTERM then SIGKILL on destruction.
-class ChildPrometheus {
- public:
-  ~ChildPrometheus() {
-    if (pid_ <= 0) return;
-    kill(pid_, SIGTERM);
-    for (int i = 0; i < 100; ++i) {
-      if (waitpid(pid_, nullptr, WNOHANG) == pid_) return;
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    }
-    kill(pid_, SIGKILL);
-    waitpid(pid_, nullptr, 0);
-  }
-  void Start(std::vector<std::string> args, const std::string& log) {
-    pid_ = fork();
-    if (pid_ == 0) {
-      FILE* f = std::freopen(log.c_str(), "w", stderr);
-      (void)f;
-      std::vector<char*> argv;
-      for (std::string& a : args) argv.push_back(a.data());
-      argv.push_back(nullptr);
-      execv(args[0].c_str(), argv.data());
-      _exit(127);
-    }
-  }
-  bool Running() { return pid_ > 0 && waitpid(pid_, nullptr, WNOHANG) == 0; }
-
- private:
-  pid_t pid_ = -1;
-};
 
 // Polls fn every 200 ms until it returns true or timeout_s pass.
 template <typename F>
@@ -121,8 +81,8 @@ TEST(PrometheusScrape, TargetUpAndProbeMetricQueried) {
   std::ofstream(dir + "/prometheus.yml") << "global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\n"
                                          << "scrape_configs:\n  - job_name: rdmascope\n    static_configs:\n"
                                          << "      - targets: ['127.0.0.1:" << cport << "']\n";
-  ChildPrometheus prom;
-  prom.Start({kPrometheus, "--config.file=" + dir + "/prometheus.yml", "--storage.tsdb.path=" + dir + "/tsdb",
+  ChildProcess prom;
+  prom.Spawn({kPrometheus, "--config.file=" + dir + "/prometheus.yml", "--storage.tsdb.path=" + dir + "/tsdb",
               "--web.listen-address=127.0.0.1:" + std::to_string(pport)},
              dir + "/prometheus.log");
   httplib::Client p("127.0.0.1", pport);
@@ -140,7 +100,7 @@ TEST(PrometheusScrape, TargetUpAndProbeMetricQueried) {
     return target.value("health", "") == "up";
   });
   ASSERT_TRUE(up) << "target not up within 60 s: " << target.dump() << "\nprometheus log:\n"
-                  << ReadAll(dir + "/prometheus.log").substr(0, 4000);
+                  << prom.Log().substr(0, 4000);
   std::printf("prometheus target %s health %s, last scrape %s s\n", target.value("scrapeUrl", "").c_str(),
               target.value("health", "").c_str(), target["lastScrapeDuration"].dump().c_str());
 
@@ -158,6 +118,7 @@ TEST(PrometheusScrape, TargetUpAndProbeMetricQueried) {
   ASSERT_EQ(result.size(), 1u);
   EXPECT_EQ(result[0]["metric"]["job"], "rdmascope");
   EXPECT_NEAR(std::stod(result[0]["value"][1].get<std::string>()), 0.03, 1e-9);
+  prom.Stop(5000);
   collector.Kill(SIGTERM);
   std::system(("rm -rf '" + dir + "'").c_str());
 }

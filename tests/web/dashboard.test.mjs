@@ -5,7 +5,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startCollector, waitFor } from './lib/collector.mjs';
-import { launchBrowser, openPage, gotoView, screenshot } from './lib/browser.mjs';
+import { launchBrowser, openPage, gotoView, screenshot, assertClean as clean, innerText as text, heatmapPixel } from './lib/browser.mjs';
 import { posts, stalePosts, FAULT } from './lib/dataset.mjs';
 
 let collector;
@@ -36,11 +36,6 @@ async function page() {
   return p;
 }
 
-function clean(p) {
-  assert.deepEqual(p.problems, [], 'no console errors, exceptions or failed requests');
-}
-
-const text = (p, sel) => p.locator(sel).innerText();
 
 test('matrix API: nodes and the newest summary of every pair, compact', async () => {
   const m = await collector.get('/api/v1/matrix');
@@ -131,12 +126,7 @@ test('latency matrix: the faulty pair is bad, hover shows values, click opens th
   assert.equal(await canvas.getAttribute('data-pairs'), '12');
   const cell = (s, d) => p.evaluate(([a, b]) => window.rdmascopeMatrix.cell(a, b), [s, d]);
   // Colour as drawn on the canvas (not the page's bookkeeping).
-  const pixel = (c) => p.evaluate(([x, y]) => {
-    const cv = document.querySelector('[data-testid=heatmap]');
-    const r = cv.getBoundingClientRect();
-    const k = cv.width / r.width;
-    return Array.from(cv.getContext('2d').getImageData(Math.round((x - r.left) * k), Math.round((y - r.top) * k), 1, 1).data);
-  }, [c.x, c.y]);
+  const pixel = (c) => heatmapPixel(p, c);
   const bad = await cell(FAULT.src, FAULT.dst);
   assert.equal(bad.bad, true);
   const [r, g] = await pixel(bad);

@@ -10,7 +10,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { waitFor } from './lib/collector.mjs';
-import { launchBrowser, openPage, gotoView, screenshot } from './lib/browser.mjs';
+import { launchBrowser, openPage, gotoView, screenshot, assertClean as clean, innerText as text, heatmapPixel } from './lib/browser.mjs';
 
 const BASE = process.env.RDMASCOPE_DASHBOARD_URL;
 const LAB_PID = Number(process.env.RDMASCOPE_LAB_PID || 0);
@@ -66,11 +66,6 @@ async function page() {
   return p;
 }
 
-function clean(p) {
-  assert.deepEqual(p.problems, [], 'no console errors, exceptions or failed requests');
-}
-
-const text = (p, sel) => p.locator(sel).innerText();
 
 test('lab overview: three fresh nodes, the open WC error event, the faulty path worst', async () => {
   const p = await page();
@@ -114,12 +109,7 @@ test('lab latency matrix: the faulty pair is red, a healthy pair green, click op
   const canvas = p.locator('[data-testid=heatmap]');
   assert.equal(await canvas.getAttribute('data-nodes'), '3');
   const cell = (s, d) => p.evaluate(([a, b]) => window.rdmascopeMatrix.cell(a, b), [s, d]);
-  const pixel = (c) => p.evaluate(([x, y]) => {
-    const cv = document.querySelector('[data-testid=heatmap]');
-    const r = cv.getBoundingClientRect();
-    const k = cv.width / r.width;
-    return Array.from(cv.getContext('2d').getImageData(Math.round((x - r.left) * k), Math.round((y - r.top) * k), 1, 1).data);
-  }, [c.x, c.y]);
+  const pixel = (c) => heatmapPixel(p, c);
   const bad = await cell(FAULT.src, FAULT.dst);
   assert.equal(bad.bad, true);
   const [r, g] = await pixel(bad);

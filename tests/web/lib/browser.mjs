@@ -4,9 +4,11 @@
 // with a fresh temporary profile and the flags that keep it off the network
 // (no background networking, component updates, sync or QUIC). openPage()
 // returns a page that records console errors, uncaught exceptions and failed
-// requests in page.problems. Screenshots go to $RDMASCOPE_WEB_ARTIFACTS
+// requests in page.problems; assertClean() fails a test on any of them.
+// Screenshots go to $RDMASCOPE_WEB_ARTIFACTS
 // (default build/web-artifacts).
 import { chromium } from 'playwright-core';
+import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { BUILD } from './collector.mjs';
@@ -49,4 +51,22 @@ export async function screenshot(page, name) {
   const path = join(ARTIFACTS, `${name}.png`);
   await page.screenshot({ path, fullPage: true });
   return path;
+}
+
+// Fails unless the page recorded no console error, exception, failed request or HTTP error.
+export function assertClean(page) {
+  assert.deepEqual(page.problems, [], 'no console errors, exceptions or failed requests');
+}
+
+export const innerText = (page, selector) => page.locator(selector).innerText();
+
+// [r, g, b, a] of the heatmap canvas as drawn, at a cell's page coordinates
+// ({x, y} from window.rdmascopeMatrix.cell), in device pixels.
+export function heatmapPixel(page, cell) {
+  return page.evaluate(([x, y]) => {
+    const cv = document.querySelector('[data-testid=heatmap]');
+    const r = cv.getBoundingClientRect();
+    const k = cv.width / r.width;
+    return Array.from(cv.getContext('2d').getImageData(Math.round((x - r.left) * k), Math.round((y - r.top) * k), 1, 1).data);
+  }, [cell.x, cell.y]);
 }
