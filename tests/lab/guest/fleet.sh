@@ -14,6 +14,9 @@
 #     FLEET_COLLECTOR_PID / AGENT_I (the agent's PID) and return non-zero with
 #     a message when the process is not up by its deadline.
 #   - fleet_get PATH OUT: GET from the collector's API into OUT (10 s deadline).
+#   - fleet_all_pairs [--sent] NODE...: true when the API lists every NODE with
+#     ports and UD and RC summaries for every ordered pair (rdmascope-labcheck
+#     api-pairs); its report goes to FLEET_DIR/pairs.txt.
 #   - fleet_stop: SIGTERM every agent, then the collector, and wait for them.
 
 FLEET_DIR=${FLEET_DIR:-/tmp/fleet}
@@ -52,6 +55,13 @@ fleet_start_agent() {
 
 fleet_get() {
   timeout 10 wget -q -O "$2" "$FLEET_API$1"
+}
+
+fleet_all_pairs() {
+  local sent=""
+  [ "$1" = --sent ] && { sent=--sent; shift; }
+  fleet_get /api/v1/nodes "$FLEET_DIR/nodes.json" && fleet_get "/api/v1/probes?limit=100000" "$FLEET_DIR/probes.json" &&
+    rdmascope-labcheck api-pairs $sent "$FLEET_DIR/nodes.json" "$FLEET_DIR/probes.json" "$@" > "$FLEET_DIR/pairs.txt"
 }
 
 fleet_stop() {

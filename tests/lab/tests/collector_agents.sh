@@ -23,12 +23,8 @@ for i in $(seq 0 $((${LAB_AGENTS:-3} - 1))); do
   NODES+=("node-$i")
 done
 
-all_pairs() {
-  fleet_get /api/v1/nodes nodes.json && fleet_get "/api/v1/probes?limit=100000" probes.json &&
-    rdmascope-labcheck api-pairs nodes.json probes.json "${NODES[@]}" > pairs.txt
-}
 t0=$(lab_uptime)
-if lab_wait 30 "every node and every pair in the API" all_pairs; then
+if lab_wait 30 "every node and every pair in the API" fleet_all_pairs "${NODES[@]}"; then
   tail -n 1 pairs.txt
   echo "PASS api: every node and pair listed after $(( $(lab_uptime) - t0 )) s"
 else
