@@ -3,7 +3,9 @@
 #
 # Contract:
 #   - LAB_DIR is tests/lab, LAB_REPO the repository root, LAB_CACHE the kernel
-#     cache (RDMASCOPE_LAB_CACHE overrides tests/lab/cache).
+#     cache, outside the source tree so a clone stays small and `git clean`
+#     keeps it: RDMASCOPE_LAB_CACHE, else ${XDG_CACHE_HOME:-~/.cache}/rdmascope-lab.
+#     VM work dirs are mktemp dirs under ${TMPDIR:-/tmp} (prepare.sh).
 #   - lab_log writes one line to stderr, prefixed "lab: " and the seconds
 #     elapsed since the harness started.
 #   - lab_step NAME starts a named step; lab_step_done prints its duration.
@@ -17,7 +19,7 @@ LAB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # shellcheck disable=SC2034  # LAB_REPO, LAB_CACHE: used by the scripts that source this
 LAB_REPO=$(cd "$LAB_DIR/../.." && pwd)
 # shellcheck disable=SC2034
-LAB_CACHE=${RDMASCOPE_LAB_CACHE:-$LAB_DIR/cache}
+LAB_CACHE=${RDMASCOPE_LAB_CACHE:-${XDG_CACHE_HOME:-${HOME:-/root}/.cache}/rdmascope-lab}
 LAB_T0=${LAB_T0:-$EPOCHREALTIME}
 export LAB_T0
 LAB_STEP=${LAB_STEP:-setup}
