@@ -10,6 +10,7 @@
 
 #include "probes/control_protocol.h"
 #include "probes/probe_clock.h"
+#include "probes/verbs_error.h"
 
 namespace rdmascope::probes {
 
@@ -18,6 +19,11 @@ Result<std::unique_ptr<ControlServer>> ControlServer::Start(int port, Handler ha
   if (!fd.ok()) return fd.status();
   std::unique_ptr<ControlServer> s(new ControlServer());
   s->listen_fd_ = std::move(fd).value();
+  sockaddr_in bound{};
+  socklen_t len = sizeof bound;
+  if (::getsockname(s->listen_fd_.get(), reinterpret_cast<sockaddr*>(&bound), &len) != 0)
+    return ErrnoStatus("getsockname", errno, "control port listener");
+  s->port_ = ntohs(bound.sin_port);
   s->handler_ = std::move(handler);
   s->accept_thread_ = std::thread([p = s.get()] { p->AcceptLoop(); });
   return s;

@@ -24,8 +24,11 @@ class ControlServer {
   using Handler = std::function<void(LineConn& conn, const std::atomic<bool>& stop)>;
   static constexpr int kMaxConnections = 64;
 
+  // port 0 takes a free port from the kernel; port() tells which.
   static Result<std::unique_ptr<ControlServer>> Start(int port, Handler handler);
   ~ControlServer();
+  // The TCP port the server listens on.
+  int port() const { return port_; }
   void Stop();
 
  private:
@@ -38,6 +41,7 @@ class ControlServer {
   void Reap(bool all);
 
   UniqueFd listen_fd_;
+  int port_ = 0;
   Handler handler_;
   std::atomic<bool> stop_{false};
   std::thread accept_thread_;

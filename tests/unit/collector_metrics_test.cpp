@@ -13,6 +13,8 @@
 #include "collector/metrics_render.h"
 #include "tests/collector/test_reports.h"
 #include "tests/collector/test_server.h"
+#include "tests/support/required_tool.h"
+#include "tests/support/run_command.h"
 
 namespace rdmascope::collector {
 namespace {
@@ -112,22 +114,10 @@ TEST_F(MetricsTest, WorstPairsAreBounded) {
 }
 
 TEST_F(MetricsTest, PromtoolAcceptsTheText) {
-  if (std::system("command -v promtool >/dev/null 2>&1") != 0)
-    GTEST_SKIP() << "promtool not installed (Debian package `prometheus`); the exposition format is not linted";
-  char tmpl[] = "/tmp/collector_metrics_test.XXXXXX";
-  int fd = mkstemp(tmpl);
-  ASSERT_GE(fd, 0);
-  close(fd);
-  std::ofstream(tmpl) << text_;
-  std::string cmd = std::string("promtool check metrics < ") + tmpl + " 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
-  ASSERT_NE(p, nullptr);
-  std::string out;
-  char buf[512];
-  while (fgets(buf, sizeof buf, p)) out += buf;
-  int rc = pclose(p);
-  std::remove(tmpl);
-  EXPECT_EQ(rc, 0) << "promtool check metrics said:\n" << out << "\n--- text ---\n" << text_;
+  auto promtool = rdmascope::testsupport::FindTool("promtool");
+  if (!promtool) RDMASCOPE_TOOL_MISSING("promtool", "prometheus", "the exposition format lint");
+  auto res = rdmascope::testsupport::RunCommand({*promtool, "check", "metrics"}, 60000, text_);
+  EXPECT_EQ(res.exit_code, 0) << "promtool check metrics said:\n" << res.out << res.err << "\n--- text ---\n" << text_;
 }
 
 TEST(MetricsNames, NodeExporterStyleCounterNames) {

@@ -8,6 +8,7 @@
 
 #include "tests/collector/test_reports.h"
 #include "tests/collector/test_server.h"
+#include "tests/support/run_command.h"
 
 namespace rdmascope::collector {
 namespace {
@@ -25,16 +26,10 @@ struct CliRun {
   std::string out;
 };
 
+// rdmactl with stderr merged into stdout, as a user's terminal shows it.
 CliRun Rdmactl(const std::string& args) {
-  CliRun r;
-  std::string cmd = std::string(RDMACTL_PATH) + " " + args + " 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return r;
-  char buf[1024];
-  while (fgets(buf, sizeof buf, p)) r.out += buf;
-  int status = pclose(p);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
+  auto res = rdmascope::testsupport::RunShell(std::string(RDMACTL_PATH) + " " + args + " 2>&1", 30000);
+  return CliRun{res.exit_code, res.out};
 }
 
 class StatusTest : public ::testing::Test {

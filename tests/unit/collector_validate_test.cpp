@@ -10,6 +10,8 @@
 
 #include "collector/report_validate.h"
 #include "tests/collector/test_reports.h"
+#include "tests/support/required_tool.h"
+#include "tests/support/run_command.h"
 
 namespace rdmascope::collector {
 namespace {
@@ -223,16 +225,14 @@ TEST(CollectorValidate, AgreesWithTheJsonSchema) {
       }
     }
   }
-  std::string cmd = std::string("/usr/bin/python3 ") + SCHEMA_AGREEMENT_SCRIPT + " " + REPORT_SCHEMA_PATH + " " + tmpl + " 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
-  ASSERT_NE(p, nullptr);
-  std::string out;
-  char buf[1024];
-  while (fgets(buf, sizeof buf, p)) out += buf;
-  int status = pclose(p);
+  auto res = rdmascope::testsupport::RunCommand(
+      {"/usr/bin/python3", SCHEMA_AGREEMENT_SCRIPT, REPORT_SCHEMA_PATH, tmpl}, 120000);
   std::remove(tmpl);
-  int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  if (code == 77 || code == 127) GTEST_SKIP() << "cannot check the schema here: " << out;
+  const std::string out = res.out + res.err;
+  const int code = res.exit_code;
+  if (code == 77 || code == 127)
+    RDMASCOPE_TOOL_MISSING("/usr/bin/python3 with jsonschema", "python3-jsonschema",
+                           "agreement of the validator with schemas/report.schema.json (" + out + ")");
   EXPECT_EQ(code, 0) << out;
 }
 

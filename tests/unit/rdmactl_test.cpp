@@ -1,6 +1,5 @@
 // rdmactl run as a user runs it, against the fixture trees.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
 #include <array>
 #include <cstdio>
@@ -8,6 +7,9 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
+#include <vector>
+
+#include "tests/support/run_command.h"
 
 namespace {
 
@@ -19,22 +21,14 @@ struct CmdRun {
   std::string err;  // stderr
 };
 
+// rdmactl with `args` split on spaces (no argument here holds one); output
+// through pipes, so tests running in parallel never share a file.
 CmdRun Rdmactl(const std::string& args) {
-  const std::string err_file = ::testing::TempDir() + "rdmactl_stderr.txt";
-  std::string cmd = std::string(RDMACTL_PATH) + " " + args + " 2>" + err_file;
-  CmdRun r;
-  FILE* p = ::popen(cmd.c_str(), "r");
-  if (p == nullptr) return r;
-  std::array<char, 4096> buf;
-  size_t n;
-  while ((n = std::fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
-  int status = ::pclose(p);
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  std::ifstream in(err_file);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  r.err = ss.str();
-  return r;
+  std::vector<std::string> argv = {RDMACTL_PATH};
+  std::istringstream words(args);
+  for (std::string w; words >> w;) argv.push_back(w);
+  auto res = rdmascope::testsupport::RunCommand(argv, 30000);
+  return CmdRun{res.exit_code, res.out, res.err};
 }
 
 std::string Root(const std::string& fixture) { return "--sysfs-root " + kFixtures + "/sys/" + fixture; }
