@@ -122,6 +122,8 @@ struct BadFile {
   std::string text;
   std::string expected;  // a substring of the error
 };
+// Names the case in test listings by what it expects (stable across builds).
+void PrintTo(const BadFile& b, std::ostream* os) { *os << b.expected; }
 
 class AgentConfigBadFile : public ::testing::TestWithParam<BadFile> {};
 
