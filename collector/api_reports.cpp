@@ -3,16 +3,28 @@
 
 #include "collector/api_server.h"
 #include "collector/report_validate.h"
+#include "collector/request_guard.h"
 
 namespace rdmascope::collector {
 
 using nlohmann::json;
+
+// A report is at most ~8 levels deep; anything much deeper is hostile.
+constexpr int kMaxReportNesting = 32;
 
 void ApiServer::PostReport(const httplib::Request& req, httplib::Response& res) {
   auto t0 = std::chrono::steady_clock::now();
   if (req.body.size() > options_.max_body_bytes) {  // a body the Content-Length check could not see
     metrics_.Count(ReportOutcome::kTooLarge);
     SendError(res, 413, "report too large", {{"max_body_bytes", options_.max_body_bytes}});
+    return;
+  }
+  if (JsonNestingExceeds(req.body, kMaxReportNesting)) {
+    metrics_.Count(ReportOutcome::kInvalid);
+    SendError(res, 400, "invalid JSON",
+              {{"field", ""}, {"problem", "nested deeper than " + std::to_string(kMaxReportNesting) + " levels"}});
+    options_.log("report rejected: JSON nested deeper than " + std::to_string(kMaxReportNesting) + " from " +
+                 req.remote_addr);
     return;
   }
   json report;

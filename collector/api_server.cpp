@@ -1,6 +1,7 @@
 #include "collector/api_server.h"
 
 #include "collector/api_auth.h"
+#include "collector/request_guard.h"
 
 #include <chrono>
 #include <cstdio>
@@ -63,7 +64,22 @@ bool ApiServer::WaitUntilReady(int timeout_ms) const {
 }
 
 httplib::Server::HandlerResponse ApiServer::PreRoute(const httplib::Request& req, httplib::Response& res) {
-  if (req.method != "POST" || req.path != "/api/v1/reports") return httplib::Server::HandlerResponse::Unhandled;
+  // Every route: refuse bodies, encodings and ranges before the library reads a byte of a body.
+  auto header = [&req](const std::string& name) -> std::optional<std::string> {
+    if (!req.has_header(name.c_str())) return std::nullopt;
+    return req.get_header_value(name.c_str());
+  };
+  const bool report_route = req.method == "POST" && req.path == "/api/v1/reports";
+  if (auto refusal = GuardRequest(req.method, req.path, header, options_.max_body_bytes)) {
+    if (report_route)
+      metrics_.Count(refusal->status == 413 ? ReportOutcome::kTooLarge : ReportOutcome::kInvalid);
+    SendError(res, refusal->status, refusal->error, refusal->detail);
+    res.set_header("Connection", "close");  // an unread body must not be parsed as the next request
+    options_.log("request refused (" + std::to_string(refusal->status) + " " + refusal->error + "): " + req.method +
+                 " " + req.path.substr(0, 256) + " from " + req.remote_addr);
+    return httplib::Server::HandlerResponse::Handled;
+  }
+  if (!report_route) return httplib::Server::HandlerResponse::Unhandled;
   if (options_.auth && !BearerMatches(req.get_header_value("Authorization"), options_.tokens)) {
     metrics_.Count(ReportOutcome::kUnauthorized);
     SendError(res, 401, "unauthorized",
@@ -72,30 +88,6 @@ httplib::Server::HandlerResponse ApiServer::PreRoute(const httplib::Request& req
     res.set_header("Connection", "close");
     options_.log("report rejected: unauthorized from " + req.remote_addr);
     return httplib::Server::HandlerResponse::Handled;
-  }
-  // A compressed body would be inflated by the HTTP library before any size check.
-  if (req.has_header("Content-Encoding") && req.get_header_value("Content-Encoding") != "identity") {
-    metrics_.Count(ReportOutcome::kInvalid);
-    SendError(res, 415, "unsupported content encoding",
-              "send the report uncompressed (Content-Encoding: " + req.get_header_value("Content-Encoding") + ")");
-    res.set_header("Connection", "close");
-    return httplib::Server::HandlerResponse::Handled;
-  }
-  if (req.has_header("Content-Length")) {
-    const std::string& text = req.get_header_value("Content-Length");
-    unsigned long long length = 0;
-    bool ok = !text.empty() && text.size() < 20;
-    for (char c : text) ok = ok && c >= '0' && c <= '9';
-    if (ok) length = std::stoull(text);
-    if (!ok || length > options_.max_body_bytes) {
-      metrics_.Count(ReportOutcome::kTooLarge);
-      SendError(res, 413, "report too large",
-                {{"max_body_bytes", options_.max_body_bytes}, {"content_length", text}});
-      res.set_header("Connection", "close");
-      options_.log("report rejected: body of " + text + " bytes over the " + std::to_string(options_.max_body_bytes) +
-                   "-byte cap from " + req.remote_addr);
-      return httplib::Server::HandlerResponse::Handled;
-    }
   }
   return httplib::Server::HandlerResponse::Unhandled;
 }

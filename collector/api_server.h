@@ -1,11 +1,13 @@
 // The collector's HTTP API on cpp-httplib.
 //
 // Contract:
+//  - Every route first passes GuardRequest (request_guard.h), before any body
+//    byte is read: no body except on POST /api/v1/reports, no chunked or
+//    length-less bodies, no Content-Encoding, no Range.
 //  - POST /api/v1/reports: 401 without a valid bearer token (unless auth is
-//    off), 413 over max_body_bytes (checked on Content-Length before the body
-//    is read, and by the server's payload limit for chunked bodies), 415 for a
-//    compressed body (Content-Encoding other than identity), 400 for
-//    invalid JSON or a schema violation naming the field, 200 {"stored":true}
+//    off), 411 without Content-Length, 413 over max_body_bytes, 415 for a
+//    compressed body, 400 for invalid JSON (incl. nesting deeper than 32) or a
+//    schema violation naming the field, 200 {"stored":true}
 //    or 200 {"duplicate":true} for a report id stored before, 500 when the
 //    store fails (nothing of the report is kept).
 //  - GET endpoints under /api/v1 (nodes, nodes/{name}, ports, counters,
