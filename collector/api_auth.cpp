@@ -3,6 +3,7 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <sstream>
 
 namespace rdmascope::collector {
 namespace {
@@ -22,30 +23,42 @@ bool ConstantTimeEqual(const std::string& a, const std::string& b) {
 
 }  // namespace
 
-Result<std::vector<std::string>> LoadTokenFile(const std::string& path) {
+Result<std::vector<NodeToken>> LoadTokenFile(const std::string& path) {
+  using R = Result<std::vector<NodeToken>>;
   std::ifstream in(path);
-  if (!in)
-    return Result<std::vector<std::string>>::Error("cannot read token file " + path + ": " + std::strerror(errno));
-  std::vector<std::string> tokens;
+  if (!in) return R::Error("cannot read token file " + path + ": " + std::strerror(errno));
+  std::vector<NodeToken> tokens;
   std::string line;
-  while (std::getline(in, line)) {
+  for (int number = 1; std::getline(in, line); ++number) {
     std::string t = Trim(line);
     if (t.empty() || t[0] == '#') continue;
-    tokens.push_back(t);
+    std::istringstream words(t);
+    std::vector<std::string> w;
+    for (std::string word; words >> word;) w.push_back(word);
+    const std::string where = path + ":" + std::to_string(number) + ": ";
+    if (w.size() > 2) return R::Error(where + "expected `NODE TOKEN` or `* TOKEN`, found " + std::to_string(w.size()) + " words");
+    const std::string& token = w.back();
+    if (token.size() < 8) return R::Error(where + "token shorter than 8 characters");
+    if (w.size() == 1) tokens.emplace_back(token);
+    else tokens.emplace_back(w[0], token);
   }
-  if (tokens.empty())
-    return Result<std::vector<std::string>>::Error("token file " + path +
-                                                   " holds no token (one per line; '#' starts a comment)");
+  if (tokens.empty()) return R::Error("token file " + path + " holds no token (lines `NODE TOKEN` or `* TOKEN`; '#' starts a comment)");
   return tokens;
 }
 
-bool BearerMatches(const std::string& authorization, const std::vector<std::string>& tokens) {
+std::optional<std::string> TokenScope(const std::string& authorization, const std::vector<NodeToken>& tokens) {
   const std::string prefix = "Bearer ";
-  if (authorization.size() <= prefix.size() || authorization.compare(0, prefix.size(), prefix) != 0) return false;
+  if (authorization.size() <= prefix.size() || authorization.compare(0, prefix.size(), prefix) != 0)
+    return std::nullopt;
   std::string presented = Trim(authorization.substr(prefix.size()));
-  bool match = false;
-  for (const std::string& t : tokens) match |= ConstantTimeEqual(presented, t);
-  return match;
+  std::optional<std::string> scope;
+  for (const NodeToken& t : tokens)  // no early exit: the time does not tell which entry matched
+    if (ConstantTimeEqual(presented, t.token) && !scope) scope = t.node;
+  return scope;
+}
+
+bool BearerMatches(const std::string& authorization, const std::vector<NodeToken>& tokens) {
+  return TokenScope(authorization, tokens).has_value();
 }
 
 }  // namespace rdmascope::collector

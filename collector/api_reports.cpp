@@ -46,6 +46,19 @@ void ApiServer::PostReport(const httplib::Request& req, httplib::Response& res) 
                  "): " + (bad->field.empty() ? std::string("document") : bad->field) + " " + bad->problem);
     return;
   }
+  const std::string node = report["node"].get<std::string>();
+  if (options_.auth) {
+    const auto scope = TokenScope(req.get_header_value("Authorization"), options_.tokens);
+    if (!scope || !ScopeAllows(*scope, node)) {
+      metrics_.Count(ReportOutcome::kUnauthorized);
+      SendError(res, 403, "token not valid for this node",
+                {{"node", node}, {"problem", "this token may report only as node " + scope.value_or("?") +
+                                                 " (token file lines: NODE TOKEN, or * TOKEN for any node)"}});
+      options_.log("report rejected: a token of node " + scope.value_or("?") + " reported as node " +
+                   node.substr(0, 128) + " from " + req.remote_addr);
+      return;
+    }
+  }
   auto stored = store_.Ingest(report, Now());
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const std::string id = report["report_id"].get<std::string>();

@@ -26,6 +26,7 @@
 
 #include <httplib.h>
 
+#include "collector/api_auth.h"
 #include "collector/collector_metrics.h"
 #include "collector/pinglist.h"
 #include "collector/store.h"
@@ -33,7 +34,7 @@
 namespace rdmascope::collector {
 
 struct ApiOptions {
-  std::vector<std::string> tokens;   // accepted bearer tokens
+  std::vector<NodeToken> tokens;     // accepted bearer tokens and the node each may report as
   bool auth = true;                  // false only with --no-auth
   size_t max_body_bytes = 4u << 20;  // 4 MiB
   std::string web_dir;               // static dashboard files; empty: built-in index page

@@ -75,21 +75,35 @@ TEST(CollectorConfig, ShippedExampleParses) {
 }
 
 TEST(CollectorAuth, TokenFile) {
-  std::string f = TempFile("# agents\n  tok-1  \n\ntok-2\n");
+  std::string f = TempFile("# agents\n  token-one-1  \n\nnode-b token-bbb-2\n*   token-fleet-3\n");
   auto t = LoadTokenFile(f);
   ASSERT_TRUE(t.ok()) << t.status().message();
-  EXPECT_EQ(t.value(), (std::vector<std::string>{"tok-1", "tok-2"}));
-  EXPECT_TRUE(BearerMatches("Bearer tok-2", t.value()));
-  EXPECT_FALSE(BearerMatches("Bearer tok-3", t.value()));
-  EXPECT_FALSE(BearerMatches("Bearer tok-", t.value()));
+  ASSERT_EQ(t.value().size(), 3u);
+  EXPECT_EQ(TokenScope("Bearer token-one-1", t.value()), "*");  // a single word: the older `* TOKEN`
+  EXPECT_EQ(TokenScope("Bearer token-bbb-2", t.value()), "node-b");
+  EXPECT_EQ(TokenScope("Bearer token-fleet-3", t.value()), "*");
+  EXPECT_TRUE(BearerMatches("Bearer token-bbb-2", t.value()));
+  EXPECT_FALSE(BearerMatches("Bearer token-bbb-", t.value()));
+  EXPECT_FALSE(BearerMatches("Bearer node-b", t.value()));
   EXPECT_FALSE(BearerMatches("Bearer ", t.value()));
-  EXPECT_FALSE(BearerMatches("tok-1", t.value()));
+  EXPECT_FALSE(BearerMatches("token-one-1", t.value()));
+  EXPECT_TRUE(ScopeAllows("node-b", "node-b"));
+  EXPECT_FALSE(ScopeAllows("node-b", "node-a"));
+  EXPECT_TRUE(ScopeAllows("*", "node-a"));
   std::remove(f.c_str());
   std::string empty = TempFile("# nothing\n\n");
   auto none = LoadTokenFile(empty);
   ASSERT_FALSE(none.ok());
   EXPECT_NE(none.status().message().find("no token"), std::string::npos);
   std::remove(empty.c_str());
+  std::string three = TempFile("# x\nnode-a token-aaaa-1 extra\n");
+  auto bad = LoadTokenFile(three);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find(":2: expected `NODE TOKEN`"), std::string::npos) << bad.status().message();
+  std::remove(three.c_str());
+  std::string short_token = TempFile("node-a abc\n");
+  EXPECT_FALSE(LoadTokenFile(short_token).ok());
+  std::remove(short_token.c_str());
   EXPECT_FALSE(LoadTokenFile("/nonexistent/tokens").ok());
 }
 

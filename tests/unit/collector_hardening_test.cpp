@@ -158,6 +158,30 @@ TEST_F(HardeningTest, DeeplyNestedReportIs400NotACrash) {
   EXPECT_EQ(big.Rows("reports"), 0);
 }
 
+TEST(Identity, ANodeTokenReportsOnlyAsItsNode) {
+  ApiOptions o;
+  o.tokens = {NodeToken("node-a", "token-of-node-a"), NodeToken("node-b", "token-of-node-b"), NodeToken("fleet-token-x")};
+  TestCollector c(o);
+  httplib::Client cli("127.0.0.1", c.port());
+  auto post = [&](const std::string& report_node, const std::string& token, const std::string& id) {
+    return cli.Post("/api/v1/reports", {{"Authorization", "Bearer " + token}},
+                    MakeReport(id, report_node, NowMs()).dump(), "application/json");
+  };
+  auto spoof = post("node-b", "token-of-node-a", "spoof-1");
+  ASSERT_TRUE(spoof);
+  EXPECT_EQ(spoof->status, 403);
+  EXPECT_NE(spoof->body.find("may report only as node node-a"), std::string::npos) << spoof->body;
+  EXPECT_EQ(c.Rows("reports"), 0);
+  EXPECT_EQ(c.Rows("nodes"), 0);
+  auto own = post("node-a", "token-of-node-a", "own-1");
+  ASSERT_TRUE(own);
+  EXPECT_EQ(own->status, 200) << own->body;
+  auto fleet = post("node-c", "fleet-token-x", "fleet-1");
+  ASSERT_TRUE(fleet);
+  EXPECT_EQ(fleet->status, 200) << fleet->body;
+  EXPECT_EQ(c.Rows("reports"), 2);
+}
+
 TEST(RequestGuard, NestingCountsBracketsOutsideStringsOnly) {
   EXPECT_FALSE(JsonNestingExceeds(R"({"a":[1,{"b":"[[[[[[["}]})", 3));
   EXPECT_TRUE(JsonNestingExceeds(R"({"a":[1,{"b":"x"}]})", 2));
