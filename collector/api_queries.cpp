@@ -5,6 +5,7 @@
 #include <cctype>
 
 #include "collector/api_server.h"
+#include "collector/event_kinds.h"
 #include "collector/pinglist.h"
 
 namespace rdmascope::collector {
@@ -103,8 +104,11 @@ void ApiServer::GetEvents(const httplib::Request& req, httplib::Response& res) {
   if (!NameParam(req, res, "node", &node) || !NameParam(req, res, "kind", &kind) ||
       !IntParam(req, res, "open", 0, 1, &open) || !IntParam(req, res, "limit", 1, 100000, &limit))
     return;
-  if (kind && *kind != "wc_error" && *kind != "port_state" && *kind != "counter_threshold")
-    return (void)Bad(res, "kind", "expected wc_error, port_state or counter_threshold");
+  if (kind && !IsEventKind(*kind)) {
+    std::string known;
+    for (auto k : kEventKinds) known += (known.empty() ? "" : ", ") + std::string(k);
+    return (void)Bad(res, "kind", "expected one of " + known);
+  }
   Reply(res, store_.Events(open == 1, kind, node, static_cast<int>(limit)));
 }
 

@@ -1,5 +1,7 @@
 #include "collector/metrics_render.h"
 
+#include "collector/event_kinds.h"
+
 #include <prometheus/text_serializer.h>
 
 #include <algorithm>
@@ -153,7 +155,8 @@ void NodesAndEvents(const json& snap, Families* f) {
   for (const json& w : snap["wc_totals"])
     f->Add("rdmascope_wc_errors_total", "Failed work completions recorded by the node's probes, by status.",
            MetricType::Counter, {{"node", Str(w["node"])}, {"status", Str(w["status"])}}, w["count"].get<double>());
-  std::map<std::string, double> open = {{"wc_error", 0}, {"port_state", 0}, {"counter_threshold", 0}};
+  std::map<std::string, double> open;
+  for (auto k : kEventKinds) open[std::string(k)] = 0;
   for (const json& e : snap["events_open"]) open[Str(e["kind"])] = e["n"].get<double>();
   for (const auto& [kind, n] : open)
     f->Add("rdmascope_events_open", "Open (not yet cleared) events by kind.", MetricType::Gauge, {{"kind", kind}}, n);

@@ -1,0 +1,22 @@
+#pragma once
+// The one list of event kinds the collector opens. The events table accepts
+// any non-empty kind; the API's ?kind= filter and the rdmascope_events_open
+// metric take their list from here, so a new kind is added in one place.
+#include <array>
+#include <string_view>
+
+namespace rdmascope::collector {
+
+inline constexpr std::array<std::string_view, 3> kEventKinds = {
+    "wc_error",           // a probe completion failed toward a peer
+    "port_state",         // a local port left ACTIVE / LinkUp
+    "counter_threshold",  // a port error counter rose past its threshold
+};
+
+inline bool IsEventKind(std::string_view kind) {
+  for (auto k : kEventKinds)
+    if (k == kind) return true;
+  return false;
+}
+
+}  // namespace rdmascope::collector
