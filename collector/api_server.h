@@ -39,6 +39,12 @@ struct ApiOptions {
   size_t max_body_bytes = 4u << 20;  // 4 MiB
   std::string web_dir;               // static dashboard files; empty: built-in index page
   int64_t stale_after_ms = 120 * 1000;
+  int64_t metrics_drop_after_ms = 3600LL * 1000;  // a node silent longer leaves /metrics; <= 0: never
+  size_t http_workers = 8;       // threads serving connections
+  size_t http_max_queued = 256;  // connections waiting beyond this are answered 503 at once
+  time_t http_timeout_s = 10;    // read and write timeout per request
+  int64_t clock_skew_tolerance_ms = 5LL * 60 * 1000;  // agent clock beyond ±this: stored at receive time
+  int64_t clock_skew_refuse_ms = 86400LL * 1000;      // beyond ±this: refused (400), nothing stored
   int metrics_worst_pairs = 20;
   int64_t metrics_probe_window_ms = 15LL * 60 * 1000;  // pairs newer than this feed /metrics
   PinglistOptions pinglist;
