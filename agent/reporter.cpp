@@ -10,6 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/http_date.h"
+
 namespace rdmascope::agent {
 namespace {
 
@@ -133,6 +135,8 @@ PostOutcome Reporter::Post(const std::string& body) {
   }
   httplib::Headers headers;
   if (!token_.empty()) headers.emplace("Authorization", "Bearer " + token_);
+  // The send time, so the collector can tell a skewed clock from a replayed spooled report.
+  headers.emplace("Date", HttpDateNow());
   auto res = client_->Post((url_.path_prefix + kReportsPath).c_str(), headers, body, "application/json");
   if (!res) {
     PostOutcome o;

@@ -29,6 +29,13 @@ const char kCollectorUsage[] =
     "  --retention-interval-s N    [retention_interval_s] seconds between retention passes (default 60)\n"
     "  --max-body-bytes N          [max_body_bytes] largest report accepted (default 4194304)\n"
     "  --stale-after-s N           [stale_after_s] a node silent longer is stale (default 120)\n"
+    "  --metrics-drop-after-s N    [metrics_drop_after_s] a node silent longer leaves /metrics (its ports,\n"
+    "                              counters, WC errors and probes); stale nodes are marked by\n"
+    "                              rdmascope_node_stale before that (default 3600; 0 keeps them)\n"
+    "  --clock-skew-tolerance-s N  [clock_skew_tolerance_s] an agent clock off by more is not trusted: its\n"
+    "                              report is stored at receive time and a clock_skew event opens (default 300)\n"
+    "  --clock-skew-refuse-s N     [clock_skew_refuse_s] an agent clock off by more is refused (400)\n"
+    "                              (default 86400)\n"
     "  --metrics-worst-pairs N     [metrics_worst_pairs] pairs in rdmascope_probe_pair_rtt_p99_seconds\n"
     "                              (default 20)\n"
     "  --pinglist-max-targets N    [pinglist_max_targets] targets per node at most (default 128)\n"
@@ -82,6 +89,9 @@ Status SetCollectorKey(CollectorConfig* c, const std::string& key, const std::st
       {"max_body_bytes", &c->max_body_bytes, 1024, 1LL << 30},
       {"stale_after_s", &c->stale_after_s, 1, 86400 * 30},
       {"metrics_worst_pairs", &c->metrics_worst_pairs, 0, 10000},
+      {"metrics_drop_after_s", &c->metrics_drop_after_s, 0, 86400 * 365},
+      {"clock_skew_tolerance_s", &c->clock_skew_tolerance_s, 1, 86400 * 365},
+      {"clock_skew_refuse_s", &c->clock_skew_refuse_s, 1, 86400 * 3650},
       {"pinglist_max_targets", &c->pinglist_max_targets, 0, 100000},
       {"pinglist_cross_group_targets", &c->pinglist_cross_group_targets, 0, 100000},
       {"pinglist_max_age_s", &c->pinglist_max_age_s, 1, 86400 * 365},

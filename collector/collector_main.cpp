@@ -71,6 +71,9 @@ int main(int argc, char** argv) {
   }
   api.max_body_bytes = static_cast<size_t>(c.max_body_bytes);
   api.stale_after_ms = c.stale_after_s * 1000;
+  api.metrics_drop_after_ms = c.metrics_drop_after_s * 1000;
+  api.clock_skew_tolerance_ms = c.clock_skew_tolerance_s * 1000;
+  api.clock_skew_refuse_ms = c.clock_skew_refuse_s * 1000;
   api.metrics_worst_pairs = static_cast<int>(c.metrics_worst_pairs);
   api.pinglist.group_label = c.pinglist_group_label;
   api.pinglist.max_targets = static_cast<int>(c.pinglist_max_targets);

@@ -7,10 +7,11 @@
 
 namespace rdmascope::collector {
 
-inline constexpr std::array<std::string_view, 3> kEventKinds = {
+inline constexpr std::array<std::string_view, 4> kEventKinds = {
     "wc_error",           // a probe completion failed toward a peer
     "port_state",         // a local port left ACTIVE / LinkUp
     "counter_threshold",  // a port error counter rose past its threshold
+    "clock_skew",         // the agent's clock is off by more than the tolerance
 };
 
 inline bool IsEventKind(std::string_view kind) {

@@ -60,7 +60,12 @@ class Store {
   static Result<std::unique_ptr<Store>> Open(const StoreOptions& options);
   ~Store();
 
-  Result<IngestResult> Ingest(const nlohmann::json& report, int64_t received_at_ms);
+  // clock_skew_ms: set when the agent's clock was found off by more than the
+  // tolerance (the report's times are already shifted onto the collector's
+  // clock); opens that node's clock_skew event, and a report without it
+  // closes the event.
+  Result<IngestResult> Ingest(const nlohmann::json& report, int64_t received_at_ms,
+                              std::optional<int64_t> clock_skew_ms = std::nullopt);
 
   // Queries for the API (see api_queries.cpp for their JSON shapes).
   Result<nlohmann::json> Nodes(int64_t now_ms, int64_t stale_after_ms);
@@ -101,6 +106,7 @@ class Store {
   Result<Stmt*> Q(const char* sql);  // cached prepared statement
   Status Fault(const char* step);
 
+  Status IngestClockSkew(const std::string& node, std::optional<int64_t> skew_ms, int64_t received_at);
   Status IngestLocked(const nlohmann::json& r, int64_t received_at, IngestResult* out);
   Status IngestNode(const nlohmann::json& r, int64_t received_at);
   Status IngestInventory(const nlohmann::json& r, int64_t received_at);

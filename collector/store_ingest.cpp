@@ -1,4 +1,5 @@
 // Store::Ingest: one report, one transaction.
+#include <cstdio>
 #include <map>
 #include <set>
 
@@ -26,13 +27,14 @@ constexpr int64_t kHourMs = 3600LL * 1000;
 
 }  // namespace
 
-Result<IngestResult> Store::Ingest(const json& report, int64_t received_at_ms) {
+Result<IngestResult> Store::Ingest(const json& report, int64_t received_at_ms, std::optional<int64_t> clock_skew_ms) {
   std::lock_guard<std::mutex> lock(mu_);
   Transaction tx(db_);
   if (Status s = tx.Begin(); !s.ok()) return s;
   IngestResult out;
   if (Status s = IngestLocked(report, received_at_ms, &out); !s.ok()) return s;  // tx rolls back
   if (out.duplicate) return out;                                                  // nothing written; rolls back
+  if (Status s = IngestClockSkew(report["node"].get<std::string>(), clock_skew_ms, received_at_ms); !s.ok()) return s;
   if (Status s = Fault("commit"); !s.ok()) return s;
   if (Status s = tx.Commit(); !s.ok()) return s;
   return out;
@@ -72,6 +74,19 @@ Status Store::IngestLocked(const json& r, int64_t received_at, IngestResult* out
     }
   }
   return Status::Ok();
+}
+
+Status Store::IngestClockSkew(const std::string& node, std::optional<int64_t> skew_ms, int64_t received_at) {
+  const std::string key = "clock_skew|" + node;
+  if (!skew_ms) return CloseEventByKey(key, received_at);
+  const double s = static_cast<double>(*skew_ms) / 1000.0;
+  char detail[200];
+  std::snprintf(detail, sizeof detail,
+                "agent clock %.0f s %s the collector's; its report times were stored at receive time "
+                "(check NTP/chrony on the node)",
+                s < 0 ? -s : s, s < 0 ? "behind" : "ahead of");
+  return OpenOrTouchEvent("clock_skew", key, node, std::nullopt, std::nullopt, std::nullopt, std::nullopt,
+                          "skewed", detail, 1, received_at);
 }
 
 Status Store::IngestNode(const json& r, int64_t received_at) {
