@@ -78,7 +78,7 @@ void ApiServer::PostReport(const httplib::Request& req, httplib::Response& res) 
     options_.log("report from node " + node + ": agent clock off by " + std::to_string(*skew / 1000) +
                  " s; stored at the collector's time");
   }
-  auto stored = store_.Ingest(report, now, skew);
+  auto stored = committer_->Submit(report, now, skew);
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const std::string id = report["report_id"].get<std::string>();
   if (!stored.ok()) {

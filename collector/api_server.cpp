@@ -27,7 +27,10 @@ void SendJson(httplib::Response& res, const json& body) {
 }
 
 ApiServer::ApiServer(Store& store, ApiOptions options)
-    : store_(store), options_(std::move(options)), server_(std::make_unique<httplib::Server>()) {
+    : store_(store),
+      committer_(std::make_unique<GroupCommitter>(store)),
+      options_(std::move(options)),
+      server_(std::make_unique<httplib::Server>()) {
   if (!options_.now_ms)
     options_.now_ms = [] {
       return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())

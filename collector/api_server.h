@@ -29,6 +29,7 @@
 #include "collector/api_auth.h"
 #include "collector/collector_metrics.h"
 #include "collector/pinglist.h"
+#include "collector/group_commit.h"
 #include "collector/store.h"
 
 namespace rdmascope::collector {
@@ -85,6 +86,7 @@ class ApiServer {
   int64_t Now() const;
 
   Store& store_;
+  std::unique_ptr<GroupCommitter> committer_;  // every report ingest goes through its writer thread
   ApiOptions options_;
   CollectorMetrics metrics_;
   std::unique_ptr<httplib::Server> server_;

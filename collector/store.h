@@ -67,6 +67,21 @@ class Store {
   Result<IngestResult> Ingest(const nlohmann::json& report, int64_t received_at_ms,
                               std::optional<int64_t> clock_skew_ms = std::nullopt);
 
+  // One item of a group commit: a validated report and what Ingest takes.
+  struct BatchItem {
+    const nlohmann::json* report = nullptr;
+    int64_t received_at_ms = 0;
+    std::optional<int64_t> clock_skew_ms;
+    Status status = Status::Error("not ingested");  // the item's outcome; out is valid when ok
+    IngestResult out;
+  };
+  // Ingests every item in one transaction, each inside its own savepoint: an
+  // item that fails is rolled back alone and gets its error; the others are
+  // committed together (one fsync). When the commit itself fails, every item
+  // gets that error and nothing is stored. Each item's result is final only
+  // after this returns.
+  void IngestBatch(std::vector<BatchItem>& items);
+
   // Queries for the API (see api_queries.cpp for their JSON shapes).
   Result<nlohmann::json> Nodes(int64_t now_ms, int64_t stale_after_ms);
   Result<std::optional<nlohmann::json>> Node(const std::string& name, int64_t now_ms, int64_t stale_after_ms);

@@ -76,6 +76,35 @@ Status Store::IngestLocked(const json& r, int64_t received_at, IngestResult* out
   return Status::Ok();
 }
 
+void Store::IngestBatch(std::vector<BatchItem>& items) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto fail_all = [&](const Status& s) {
+    for (BatchItem& it : items) it.status = s;
+  };
+  Transaction tx(db_);
+  if (Status s = tx.Begin(); !s.ok()) return fail_all(s);
+  for (BatchItem& it : items) {
+    if (Status s = db_.Exec("SAVEPOINT report"); !s.ok()) {
+      it.status = s;
+      continue;
+    }
+    it.out = IngestResult{};
+    Status s = IngestLocked(*it.report, it.received_at_ms, &it.out);
+    if (s.ok() && !it.out.duplicate)
+      s = IngestClockSkew((*it.report)["node"].get<std::string>(), it.clock_skew_ms, it.received_at_ms);
+    if (!s.ok()) {
+      (void)db_.Exec("ROLLBACK TO report");
+      (void)db_.Exec("RELEASE report");
+      it.status = s;
+      continue;
+    }
+    if (Status r = db_.Exec("RELEASE report"); !r.ok()) return fail_all(r);  // tx rolls back
+    it.status = Status::Ok();
+  }
+  if (Status s = Fault("commit"); !s.ok()) return fail_all(s);
+  if (Status s = tx.Commit(); !s.ok()) return fail_all(s);
+}
+
 Status Store::IngestClockSkew(const std::string& node, std::optional<int64_t> skew_ms, int64_t received_at) {
   const std::string key = "clock_skew|" + node;
   if (!skew_ms) return CloseEventByKey(key, received_at);
