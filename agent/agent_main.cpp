@@ -23,6 +23,7 @@
 #include "agent/daemon.h"
 #include "agent/pinglist_client.h"
 #include "agent/verbs_info.h"
+#include "common/version.h"
 #include "probes/probe_scheduler.h"
 #include "probes/responder.h"
 #include "probes/verbs_resources.h"
@@ -195,6 +196,7 @@ int RunFullAgent(const std::vector<std::string>& args, sigset_t stop_signals) {
 
 int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
+  if (rdmascope::PrintVersionIfAsked("rdmascope-agent", args)) return 0;
   for (const auto& a : args) {
     if (a == "-h" || a == "--help") {
       std::fputs(agent::kAgentUsage, stdout);

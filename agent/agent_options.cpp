@@ -26,7 +26,8 @@ const char kAgentUsage[] =
     "  --inject rnr|drop    FAULT INJECTION FOR SELF-TESTS: rnr = never post RC\n"
     "                       receives (probers see RNR_RETRY_EXC_ERR); drop = receive\n"
     "                       UD probes but never echo them (probers see 100% loss).\n"
-    "                       Use it to prove alerting end to end, never in production.\n";
+    "                       Use it to prove alerting end to end, never in production.\n"
+    "  --version            the version and the git revision of this build\n";
 
 Result<AgentOptions> ParseAgentOptions(const std::vector<std::string>& args) {
   AgentOptions o;

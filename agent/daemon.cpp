@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "agent/daemon_inventory.h"
-#include "agent/sd_notify.h"
+#include "common/sd_notify.h"
 
 namespace rdmascope::agent {
 namespace {

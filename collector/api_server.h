@@ -13,7 +13,8 @@
 //  - GET endpoints under /api/v1 (nodes, nodes/{name}, ports, counters,
 //    probes, probes/worst, events, pinglist, matrix), /healthz, /metrics.
 //  - Every error body is {"error": "...", "detail": ...}.
-//  - / serves web_dir when set, else a small index page.
+//  - / serves the dashboard: web_dir when set, else the files embedded at
+//    build time (api_web.cpp).
 //  - Handlers never throw out to the server; a failure becomes a 500.
 #pragma once
 
@@ -38,7 +39,7 @@ struct ApiOptions {
   std::vector<NodeToken> tokens;     // accepted bearer tokens and the node each may report as
   bool auth = true;                  // false only with --no-auth
   size_t max_body_bytes = 4u << 20;  // 4 MiB
-  std::string web_dir;               // static dashboard files; empty: built-in index page
+  std::string web_dir;               // dashboard files; empty: the embedded copy
   int64_t stale_after_ms = 120 * 1000;
   int64_t metrics_drop_after_ms = 3600LL * 1000;  // a node silent longer leaves /metrics; <= 0: never
   size_t http_workers = 8;       // threads serving connections
@@ -70,6 +71,7 @@ class ApiServer {
 
  private:
   void Routes();
+  void WebRoutes();  // api_web.cpp
   void PostReport(const httplib::Request& req, httplib::Response& res);
   void GetNodes(const httplib::Request& req, httplib::Response& res);
   void GetNode(const httplib::Request& req, httplib::Response& res);

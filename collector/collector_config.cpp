@@ -21,7 +21,8 @@ const char kCollectorUsage[] =
     "  --token-file FILE           [token_file] accepted agent tokens, one per line ('#' comments)\n"
     "  --no-auth                   [no_auth] accept reports without a token (trusted networks only)\n"
     "  --config FILE               JSON object or key=value lines with the keys below\n"
-    "  --web-dir DIR               [web_dir] serve the dashboard's static files at /\n"
+    "  --web-dir DIR               [web_dir] serve the dashboard from DIR instead of the copy\n"
+    "                              built into this binary (for dashboard development)\n"
     "  --retention-days N          [retention_days] keep raw probe summaries, counter samples,\n"
     "                              WC errors and report ids N days (default 7)\n"
     "  --rollup-retention-days N   [rollup_retention_days] keep hourly rollups and closed events\n"
@@ -47,6 +48,7 @@ const char kCollectorUsage[] =
     "                              [db_synchronous] full: an acknowledged report survives power loss\n"
     "                              (default); normal: faster, survives a crash of the collector\n"
     "  -h, --help                  this help\n"
+    "  --version                   the version and the git revision of this build\n"
     "\n"
     "SIGTERM or SIGINT stops the server, finishes the current request and closes the database.\n";
 
