@@ -7,10 +7,12 @@
 
 namespace rdmascope::collector {
 
-inline constexpr std::array<std::string_view, 3> kEventKinds = {
+inline constexpr std::array<std::string_view, 5> kEventKinds = {
     "wc_error",           // a probe completion failed toward a peer
     "port_state",         // a local port left ACTIVE / LinkUp
     "counter_threshold",  // a port error counter rose past its threshold
+    "counter_saturated",  // a saturating error counter sits at its maximum
+    "pcie_degraded",      // an adapter's PCIe link trained below its maximum speed or width
 };
 
 inline bool IsEventKind(std::string_view kind) {
