@@ -120,6 +120,16 @@ int CounterGrown(int argc, char** argv) {
 
 // Every node listed with ports; every ordered pair of them has UD and RC
 // summaries with received > 0.
+// A member as text for printing ("null" when absent), and as a number (def when absent or not a number).
+std::string Field(const nlohmann::json& j, const char* k) { return j.contains(k) ? j[k].dump() : "null"; }
+int64_t Num(const nlohmann::json& j, const char* k, int64_t def) {
+  return j.contains(k) && j[k].is_number() ? j[k].get<int64_t>() : def;
+}
+// A string member, "" when absent or not a string (null peers, devices).
+std::string Str(const nlohmann::json& j, const char* k) {
+  return j.contains(k) && j[k].is_string() ? j[k].get<std::string>() : "";
+}
+
 int ApiPairs(int argc, char** argv) {
   nlohmann::json nodes, probes;
   const bool sent_only = argc > 2 && std::string(argv[2]) == "--sent";
@@ -169,16 +179,16 @@ int EventState(int argc, char** argv) {
   const std::string statuses = argc == 7 ? "," + std::string(argv[6]) + "," : "";
   int open = 0, closed = 0;
   for (const auto& e : events.value("events", nlohmann::json::array())) {
-    if (e.value("kind", "") != kind) continue;
-    if (e.value("node", "") != node && e.value("peer", "") != node) continue;
+    if (Str(e, "kind") != kind) continue;
+    if (Str(e, "node") != node && Str(e, "peer") != node) continue;
     const nlohmann::json& status = e.contains("status") ? e["status"] : nlohmann::json();
     if (!statuses.empty() && (!status.is_string() || statuses.find("," + status.get<std::string>() + ",") == std::string::npos))
       continue;
     bool is_open = e.contains("ended_at_ms") && e["ended_at_ms"].is_null();
     (is_open ? open : closed)++;
     std::printf("%s %s event %s -> %s status %s: %s\n", is_open ? "OPEN" : "CLOSED", kind.c_str(),
-                e.value("node", "").c_str(), e.value("peer", "").c_str(), e.value("status", nlohmann::json()).dump().c_str(),
-                e.value("detail", nlohmann::json()).dump().substr(0, 300).c_str());
+                Str(e, "node").c_str(), Str(e, "peer").c_str(), Field(e, "status").c_str(),
+                Field(e, "detail").substr(0, 300).c_str());
   }
   bool ok = want == "open" ? open > 0 : (open == 0 && closed > 0);
   std::printf("%s: %d open, %d closed %s event(s) involving %s, want %s\n", ok ? "OK" : "NOT YET", open, closed,
@@ -219,11 +229,6 @@ int ExactlyOnce(int argc, char** argv) {
   return r.ok ? 0 : 1;
 }
 
-// A member as text for printing ("null" when absent), and as a number (def when absent or not a number).
-std::string Field(const nlohmann::json& j, const char* k) { return j.contains(k) ? j[k].dump() : "null"; }
-int64_t Num(const nlohmann::json& j, const char* k, int64_t def) {
-  return j.contains(k) && j[k].is_number() ? j[k].get<int64_t>() : def;
-}
 
 int RailState(int argc, char** argv) {
   nlohmann::json probes;
@@ -235,8 +240,8 @@ int RailState(int argc, char** argv) {
   for (const char* transport : {"ud", "rc"}) {
     const nlohmann::json* newest = nullptr;
     for (const auto& p : rows) {
-      if (p.value("src", "") != src || p.value("dst", "") != dst || p.value("transport", "") != transport) continue;
-      if (!p.contains("rail") || !p["rail"].is_string() || p["rail"] != rail) continue;
+      if (Str(p, "src") != src || Str(p, "dst") != dst || Str(p, "transport") != transport) continue;
+      if (Str(p, "rail") != rail) continue;
       if (Num(p, "interval_end_ms", 0) < since) continue;
       if (!newest || Num(p, "interval_end_ms", 0) >= Num(*newest, "interval_end_ms", 0)) newest = &p;
     }
@@ -270,7 +275,7 @@ int PortState(int argc, char** argv) {
   const std::string node = argv[3], dev = argv[4], want = argv[6];
   const int port = std::atoi(argv[5]);
   for (const auto& p : ports.value("ports", nlohmann::json::array())) {
-    if (p.value("node", "") != node || p.value("device", "") != dev || p.value("port", 0) != port) continue;
+    if (Str(p, "node") != node || Str(p, "device") != dev || Num(p, "port", 0) != port) continue;
     std::string state = p.contains("state_name") && p["state_name"].is_string() ? p["state_name"].get<std::string>() : "?";
     std::printf("%s port %s %s/%d: %s (phys %s)\n", state == want ? "OK" : "NOT YET", node.c_str(), dev.c_str(), port,
                 state.c_str(), Field(p, "phys_state_name").c_str());
@@ -333,9 +338,9 @@ int NoEvent(int argc, char** argv) {
   const int64_t since = std::strtoll(argv[4], nullptr, 10);
   int n = 0;
   for (const auto& e : events.value("events", nlohmann::json::array())) {
-    if (e.value("kind", "") != kind || Num(e, "started_at_ms", 0) < since) continue;
+    if (Str(e, "kind") != kind || Num(e, "started_at_ms", 0) < since) continue;
     ++n;
-    std::printf("UNEXPECTED %s event on %s: %s\n", kind.c_str(), e.value("node", "").c_str(),
+    std::printf("UNEXPECTED %s event on %s: %s\n", kind.c_str(), Str(e, "node").c_str(),
                 Field(e, "detail").substr(0, 300).c_str());
   }
   std::printf("%d %s event(s) started since %lld\n", n, kind.c_str(), static_cast<long long>(since));
