@@ -173,14 +173,21 @@ void RailSupervisor::Reconcile() {
   // A watcher per present device; a device that cannot be opened counts as missing.
   for (auto it = watchers_.begin(); it != watchers_.end();) {
     if (it->second->done() || !present.count(it->first)) {
+      // A device that vanished without an event (or whose watcher ended) is a new one when it is back.
       ++epoch_[it->first];
       it = watchers_.erase(it);
     } else {
       ++it;
     }
   }
+  const std::vector<RailSpec> specs =
+      ComputeRails(std::vector<PortRef>(known_.begin(), known_.end()), opts_.devices, opts_.rails);
+  std::set<std::string> rail_devices;
+  for (const RailSpec& r : specs) rail_devices.insert(r.where.device);
   std::set<std::string> usable;
   for (const auto& dev : present) {
+    // Only the devices this agent uses: an open context on another would hold up its removal.
+    if (!rail_devices.count(dev)) continue;
     if (gone.count(dev)) continue;  // still being removed: try again next interval
     if (!watchers_.count(dev)) {
       auto w = AsyncEventWatcher::Start(dev, [this](const AsyncEvent& e) { OnEvent(e); });
@@ -189,8 +196,6 @@ void RailSupervisor::Reconcile() {
     }
     usable.insert(dev);
   }
-  const std::vector<RailSpec> specs =
-      ComputeRails(std::vector<PortRef>(known_.begin(), known_.end()), opts_.devices, opts_.rails);
 
   // Rail table: keep the per-rail state of rails that still exist.
   std::vector<RailState> next;
@@ -216,9 +221,11 @@ void RailSupervisor::Reconcile() {
       if (old.prober) orphans.push_back(std::move(old.prober));
     rails_ = std::move(next);
   }
-  for (auto& o : orphans) o->Stop();
   for (const auto& c : changes) opts_.log(c);
   changed = changed || !changes.empty() || !gone.empty();
+  // Report first: stopping probers and rebuilding the responder can take a second or two.
+  if (changed && opts_.on_change) opts_.on_change(changes.empty() ? "async event" : changes.front());
+  for (auto& o : orphans) o->Stop();
 
   // Probers: one per ACTIVE rail, restarted when its device came back.
   for (size_t i = 0; i < rails_.size(); ++i) {
@@ -279,7 +286,6 @@ void RailSupervisor::Reconcile() {
     for (const auto& sp : served) list += (list.empty() ? "" : ", ") + sp.rail + "=" + sp.device + "/" + std::to_string(sp.port);
     opts_.log("responder: serving " + std::to_string(served.size()) + " rail(s)" + (list.empty() ? "" : ": " + list));
   }
-  if (changed && opts_.on_change) opts_.on_change(changes.empty() ? "async event" : changes.front());
 }
 
 std::vector<nlohmann::json> RailSupervisor::Collect() {
