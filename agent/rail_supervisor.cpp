@@ -26,6 +26,23 @@ std::string ReadStateName(const fs::path& file) {
   return b == std::string::npos ? "" : name.substr(b, e - b + 1);
 }
 
+// Devices with a uverbs node (class/infiniband_verbs/*/ibdev); nullopt when
+// that class is not there (fixture trees). A device being removed loses its
+// uverbs node first and the removal then waits for every open context: it
+// must be released at once.
+std::optional<std::set<std::string>> VerbsDevices(const std::string& root) {
+  std::error_code ec;
+  const fs::path cls = fs::path(root) / "class" / "infiniband_verbs";
+  if (!fs::is_directory(cls, ec)) return std::nullopt;
+  std::set<std::string> out;
+  for (const auto& e : fs::directory_iterator(cls, ec)) {
+    std::ifstream in(e.path() / "ibdev");
+    std::string name;
+    if (in && std::getline(in, name) && !name.empty()) out.insert(name);
+  }
+  return out;
+}
+
 std::string PortText(const PortRef& p) { return p.device + "/" + std::to_string(p.port); }
 
 // The port's non-zero GIDs (the first 16 entries): RoCE GIDs follow the
@@ -100,15 +117,17 @@ void RailSupervisor::OnEvent(const AsyncEvent& e) {
 }
 
 void RailSupervisor::Loop() {
-  auto next = std::chrono::steady_clock::now() + std::chrono::milliseconds(opts_.interval_ms);
+  // Every second (or interval, when shorter): a removed device must be let go
+  // quickly, and a removal sends no event.
+  const auto period = std::chrono::milliseconds(std::min<uint64_t>(opts_.interval_ms, 1000));
+  auto next = std::chrono::steady_clock::now() + period;
   for (;;) {
     {
       std::unique_lock<std::mutex> lock(mu_);
       cv_.wait_until(lock, next, [this] { return stop_ || wake_; });
       if (stop_) return;
       wake_ = false;
-      if (std::chrono::steady_clock::now() >= next)
-        next = std::chrono::steady_clock::now() + std::chrono::milliseconds(opts_.interval_ms);
+      if (std::chrono::steady_clock::now() >= next) next = std::chrono::steady_clock::now() + period;
     }
     try {
       Reconcile();
@@ -165,10 +184,11 @@ void RailSupervisor::Reconcile() {
     opts_.log("device " + dev + " gone or fatal: releasing it, looking for it again every interval");
   }
   std::map<PortRef, std::string> ports = DiscoverPorts();
+  const auto verbs = VerbsDevices(opts_.sysfs_root);
   std::set<std::string> present;
   for (const auto& [p, state] : ports) {
     known_.insert(p);
-    present.insert(p.device);
+    if (!verbs || verbs->count(p.device)) present.insert(p.device);  // else: being removed
   }
   // A watcher per present device; a device that cannot be opened counts as missing.
   for (auto it = watchers_.begin(); it != watchers_.end();) {
@@ -228,13 +248,16 @@ void RailSupervisor::Reconcile() {
   for (auto& o : orphans) o->Stop();
 
   // Probers: one per ACTIVE rail, restarted when its device came back.
+  const auto started_at = std::chrono::steady_clock::now();
+  const bool fetch_down = started_at - last_down_fetch_ >= std::chrono::milliseconds(opts_.interval_ms);
+  if (fetch_down) last_down_fetch_ = started_at;
   for (size_t i = 0; i < rails_.size(); ++i) {
     RailState& r = rails_[i];
     const bool active = r.state == "ACTIVE";
     const uint64_t epoch = epoch_[r.spec.where.device];
     if (r.prober && (!active || r.prober_epoch != epoch)) StopProber(r);
     if (!active) {
-      if (opts_.targets) {
+      if (opts_.targets && fetch_down) {
         auto t = opts_.targets(r.spec.name);
         std::lock_guard<std::mutex> lock(mu_);
         if (t) r.targets = *t;

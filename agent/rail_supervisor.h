@@ -3,8 +3,10 @@
 //
 // Contract:
 // - Start() starts the control server (the one setup error: the port cannot
-//   be bound) and a thread that reconciles at once, then every interval and
-//   whenever an async event arrives (Wake()).
+//   be bound) and a thread that reconciles at once, then every second (or
+//   interval, when shorter) and whenever an async event arrives (Wake()).
+//   A device whose uverbs node is gone is being removed (no event says so):
+//   it is released at once, since its removal waits for every open context.
 // - A reconcile reads every port's state from sysfs (cheap), names the rails
 //   (agent/rails.h, ports ever seen stay known so names do not shift when a
 //   device goes), starts an async event watcher per present device, serves
@@ -24,6 +26,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <functional>
 #include <map>
@@ -94,6 +97,7 @@ class RailSupervisor {
   std::set<PortRef> known_;
   std::map<std::string, std::unique_ptr<AsyncEventWatcher>> watchers_;
   std::map<std::string, uint64_t> epoch_;  // per device: bumped when it went away
+  std::chrono::steady_clock::time_point last_down_fetch_{};  // targets of down rails, once an interval
 
   std::mutex mu_;  // guards the members below
   std::condition_variable cv_;
