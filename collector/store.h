@@ -97,7 +97,9 @@ class Store {
   Result<std::vector<NodeInfo>> NodeInfos();
   // The dashboard's latency matrix (contract in store_matrix.cpp); since_ms < 0:
   // the last three report intervals.
-  Result<nlohmann::json> Matrix(int64_t since_ms, int max_rows);
+  // rail set: only summaries of that rail. Not-run summaries (a local port
+  // down) are left out: they measured nothing.
+  Result<nlohmann::json> Matrix(int64_t since_ms, int max_rows, const std::optional<std::string>& rail = std::nullopt);
 
   // Everything /metrics exports from the database, as plain rows (see metrics_collect.cpp).
   Result<nlohmann::json> MetricsSnapshot(int64_t probes_since_ms, int worst_pairs);
@@ -123,12 +125,19 @@ class Store {
 
   Status IngestClockSkew(const std::string& node, std::optional<int64_t> skew_ms, int64_t received_at);
   Status IngestLocked(const nlohmann::json& r, int64_t received_at, IngestResult* out);
+  // The report being ingested (set by IngestLocked, under mu_): its boot id
+  // ("" when absent) and interval, for the counter rules.
+  std::string ingest_boot_id_;
+  int64_t ingest_interval_ms_ = 0;
   Status IngestNode(const nlohmann::json& r, int64_t received_at);
   Status IngestInventory(const nlohmann::json& r, int64_t received_at);
   Status IngestPort(const std::string& node, const nlohmann::json& dev, const nlohmann::json& port, int64_t at,
                     const std::string& report_id);
   Status IngestCounters(const std::string& node, const std::string& device, int64_t port, const char* kind,
                         const nlohmann::json& map, int64_t at, const std::string& report_id, bool newer);
+  Status JudgePcie(const std::string& node, const nlohmann::json& dev, int64_t at);
+  Status JudgeCounter(const std::string& node, const std::string& device, int64_t port, const char* kind,
+                      const std::string& name, std::optional<int64_t> v, int64_t at);
   // failing: "dst|transport" of every summary in this report with errors; a
   // clean summary of such a pair (another local port) closes nothing.
   Status IngestProbe(const std::string& node, const nlohmann::json& probe, int64_t received_at,
