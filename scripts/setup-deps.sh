@@ -15,6 +15,8 @@ PACKAGES=(
   rdma-core ibverbs-providers ibverbs-utils perftest iproute2
   # collector tests: promtool and a real Prometheus server; the schema agreement check
   prometheus python3 python3-jsonschema
+  # fabric tests: a simulated InfiniBand subnet (ibsim + the umad shim), its SM and the reference tools
+  ibsim-utils libumad2sim0 opensm infiniband-diags
 )
 
 missing=()

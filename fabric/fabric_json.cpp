@@ -1,0 +1,141 @@
+#include "fabric/fabric_json.h"
+
+namespace rdmascope::fabric {
+namespace {
+
+NodeType TypeFromName(const std::string& s) {
+  if (s == "CA") return NodeType::kCa;
+  if (s == "Switch") return NodeType::kSwitch;
+  if (s == "Router") return NodeType::kRouter;
+  return NodeType::kUnknown;
+}
+
+int StateFromName(const std::string& s) {
+  for (int i = 1; i <= 5; ++i)
+    if (s == PortStateName(i)) return i;
+  return 0;
+}
+
+int PhysFromName(const std::string& s) {
+  for (int i = 1; i <= 7; ++i)
+    if (s == PhysStateName(i)) return i;
+  return 0;
+}
+
+nlohmann::json RemoteToJson(const std::optional<RemoteEnd>& r) {
+  if (!r) return nullptr;
+  return {{"guid", GuidText(r->guid)}, {"port", r->port}};
+}
+
+// Widest supported width bit, as a name.
+std::string BestWidth(int bits) {
+  for (int b : {8, 4, 2, 16, 1})
+    if (bits & b) return WidthName(b);
+  return "?";
+}
+
+std::string BestSpeed(int bits, int ext_bits) {
+  for (int b : {8, 4, 2, 1})
+    if (ext_bits & b) return SpeedName(0, b);
+  for (int b : {8, 4, 2, 1})
+    if (bits & b) return SpeedName(b, 0);
+  return "?";
+}
+
+}  // namespace
+
+nlohmann::json PortToJson(const FabricPort& p, bool with_counters) {
+  nlohmann::json j = {{"port", p.number},
+                      {"lid", p.lid},
+                      {"state", PortStateName(p.state)},
+                      {"phys_state", PhysStateName(p.phys_state)},
+                      {"width", WidthName(p.width_active)},
+                      {"speed", SpeedName(p.speed_active, p.speed_ext_active)},
+                      {"width_supported", BestWidth(p.width_supported)},
+                      {"speed_supported", BestSpeed(p.speed_supported, p.speed_ext_supported)},
+                      {"remote", RemoteToJson(p.remote)}};
+  if (with_counters) {
+    nlohmann::json c = nlohmann::json::object();
+    nlohmann::json sat = nlohmann::json::array();
+    for (const auto& [name, v] : p.counters) {
+      c[name] = v.value;
+      if (v.saturated) sat.push_back(name);
+    }
+    j["counters"] = c;
+    if (!sat.empty()) j["saturated"] = sat;
+    if (p.counters_error) j["counters_error"] = *p.counters_error;
+  }
+  return j;
+}
+
+nlohmann::json FabricToJson(const Fabric& f, bool with_counters) {
+  nlohmann::json nodes = nlohmann::json::array();
+  for (const FabricNode& n : f.nodes) {
+    nlohmann::json ports = nlohmann::json::array();
+    for (const FabricPort& p : n.ports) ports.push_back(PortToJson(p, with_counters));
+    nodes.push_back({{"guid", GuidText(n.guid)},
+                     {"type", NodeTypeName(n.type)},
+                     {"description", n.description},
+                     {"lid", n.lid},
+                     {"num_ports", n.num_ports},
+                     {"ports", ports}});
+  }
+  nlohmann::json unreachable = nlohmann::json::array();
+  for (const Unreachable& u : f.unreachable) {
+    nlohmann::json j = {{"path", u.path}, {"what", u.what}};
+    if (u.guid) j["guid"] = GuidText(*u.guid);
+    if (u.via) j["via"] = RemoteToJson(u.via);
+    unreachable.push_back(j);
+  }
+  return {{"nodes", nodes},
+          {"unreachable", unreachable},
+          {"sweep_ms", f.sweep_ms},
+          {"mads", {{"sent", f.stats.mads_sent},
+                    {"answered", f.stats.mads_answered},
+                    {"timed_out", f.stats.mads_timed_out},
+                    {"failed", f.stats.mads_failed},
+                    {"max_in_flight", f.stats.max_in_flight}}}};
+}
+
+Result<Fabric> FabricFromJson(const nlohmann::json& j) {
+  try {
+    Fabric f;
+    for (const auto& jn : j.at("nodes")) {
+      FabricNode n;
+      if (!ParseGuid(jn.at("guid").get<std::string>(), &n.guid))
+        return Result<Fabric>::Error("fabric node guid is not hex: " + jn.at("guid").dump());
+      n.type = TypeFromName(jn.value("type", ""));
+      n.description = jn.value("description", "");
+      n.lid = jn.value("lid", 0u);
+      n.num_ports = jn.value("num_ports", 0);
+      for (const auto& jp : jn.at("ports")) {
+        FabricPort p;
+        p.number = jp.at("port").get<int>();
+        p.lid = jp.value("lid", 0u);
+        p.state = StateFromName(jp.value("state", ""));
+        p.phys_state = PhysFromName(jp.value("phys_state", ""));
+        if (jp.contains("remote") && jp["remote"].is_object()) {
+          RemoteEnd r;
+          if (!ParseGuid(jp["remote"].at("guid").get<std::string>(), &r.guid))
+            return Result<Fabric>::Error("fabric remote guid is not hex");
+          r.port = jp["remote"].at("port").get<int>();
+          p.remote = r;
+        }
+        if (jp.contains("counters") && jp["counters"].is_object())
+          for (const auto& [k, v] : jp["counters"].items())
+            if (v.is_number_unsigned() || v.is_number_integer()) p.counters[k] = CounterValue{v.get<uint64_t>(), false};
+        if (jp.contains("saturated") && jp["saturated"].is_array())
+          for (const auto& s : jp["saturated"])
+            if (s.is_string() && p.counters.count(s.get<std::string>())) p.counters[s.get<std::string>()].saturated = true;
+        n.ports.push_back(std::move(p));
+      }
+      f.nodes.push_back(std::move(n));
+    }
+    if (j.contains("sweep_ms")) f.sweep_ms = j["sweep_ms"].get<int64_t>();
+    return f;
+  } catch (const nlohmann::json::exception& e) {
+    return Result<Fabric>::Error(std::string("fabric JSON: ") + e.what());
+  }
+}
+
+}  // namespace rdmascope::fabric
