@@ -22,6 +22,20 @@ int PhysFromName(const std::string& s) {
   return 0;
 }
 
+int WidthFromName(const std::string& s) {
+  for (int b : {1, 2, 4, 8, 16})
+    if (s == WidthName(b)) return b;
+  return 0;
+}
+
+void SpeedFromName(const std::string& s, int* speed, int* ext) {
+  *speed = *ext = 0;
+  for (int b : {1, 2, 4, 8}) {
+    if (s == SpeedName(0, b)) *ext = b;
+    if (s == SpeedName(b, 0)) *speed = b;
+  }
+}
+
 nlohmann::json RemoteToJson(const std::optional<RemoteEnd>& r) {
   if (!r) return nullptr;
   return {{"guid", GuidText(r->guid)}, {"port", r->port}};
@@ -114,6 +128,10 @@ Result<Fabric> FabricFromJson(const nlohmann::json& j) {
         p.lid = jp.value("lid", 0u);
         p.state = StateFromName(jp.value("state", ""));
         p.phys_state = PhysFromName(jp.value("phys_state", ""));
+        p.width_active = WidthFromName(jp.value("width", ""));
+        p.width_supported = WidthFromName(jp.value("width_supported", ""));
+        SpeedFromName(jp.value("speed", ""), &p.speed_active, &p.speed_ext_active);
+        SpeedFromName(jp.value("speed_supported", ""), &p.speed_supported, &p.speed_ext_supported);
         if (jp.contains("remote") && jp["remote"].is_object()) {
           RemoteEnd r;
           if (!ParseGuid(jp["remote"].at("guid").get<std::string>(), &r.guid))

@@ -1,6 +1,7 @@
 #include "fabric/mad_engine.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <utility>
@@ -17,6 +18,10 @@ void SetTid(MadBytes& mad, uint32_t tid) {
   mad[14] = static_cast<uint8_t>(tid >> 8);
   mad[15] = static_cast<uint8_t>(tid);
 }
+
+// Transaction ids are unique across every engine of the process, so a late
+// answer from an earlier sweep on the same port is never matched to a new MAD.
+std::atomic<uint32_t> g_next_tid{1};
 
 uint32_t GetTid(const MadBytes& mad) {
   return (uint32_t{mad[12]} << 24) | (uint32_t{mad[13]} << 16) | (uint32_t{mad[14]} << 8) | mad[15];
@@ -36,8 +41,8 @@ void MadEngine::Submit(const OutgoingMad& mad, std::string what, MadCallback don
 }
 
 Status MadEngine::SendOne(Request req) {
-  uint32_t tid = next_tid_++;
-  if (next_tid_ == 0) next_tid_ = 1;
+  uint32_t tid = g_next_tid.fetch_add(1);
+  if (tid == 0) tid = g_next_tid.fetch_add(1);
   SetTid(req.mad.mad, tid);
   ++req.attempts;
   Status s = transport_.Send(req.mad, options_.timeout_ms);

@@ -68,7 +68,6 @@ class MadEngine {
   std::deque<Request> pending_;
   std::map<uint32_t, InFlight> in_flight_;             // by transaction id (low 32 bits)
   std::deque<std::pair<Clock::time_point, uint32_t>> deadlines_;  // send order = deadline order
-  uint32_t next_tid_ = 1;
   SweepStats stats_;
 };
 
