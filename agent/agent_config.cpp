@@ -30,6 +30,8 @@ const char kAgentConfigUsage[] =
     "  --control-port P          responder TCP control port (default 18610)\n"
     "  --control-host ADDR       address peers use to reach the control port (default: node name)\n"
     "  --labels k=v,k=v          labels sent with every report (e.g. group=rack1)\n"
+    "  --fabric-sweep-interval S InfiniBand: sweep the subnet (topology, all port counters) every S\n"
+    "                            seconds and report it; 0 = never (default; enable on 1-2 nodes per subnet)\n"
     "  --once                    send one report and exit (non-zero if not delivered)\n";
 
 namespace {
@@ -125,6 +127,13 @@ const KeyDef kKeys[] = {
        }
        c->control_host = v;
        return Status::Ok();
+     }},
+    {"fabric_sweep_interval", [](const std::string& k, const std::string& v, AgentConfig* c) {
+       if (v == "0") {
+         c->fabric_sweep_interval = std::chrono::milliseconds(0);
+         return Status::Ok();
+       }
+       return SetSeconds(k, v, &c->fabric_sweep_interval);
      }},
     {"labels", [](const std::string& k, const std::string& v, AgentConfig* c) {
        auto labels = ParseLabels(v);

@@ -38,6 +38,9 @@ struct AgentConfig {
   std::string control_host;                        // address peers probe; "" = node_name
   bool once = false;
   std::map<std::string, std::string> labels;
+  // InfiniBand: sweep the whole subnet (topology + every port's counters) this
+  // often and report it; 0 = never (the default: one or two agents per subnet).
+  std::chrono::milliseconds fabric_sweep_interval{0};
 };
 
 struct LoadedConfig {

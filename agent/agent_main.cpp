@@ -21,6 +21,7 @@
 #include "agent/agent_config.h"
 #include "agent/agent_options.h"
 #include "agent/daemon.h"
+#include "agent/fabric_report.h"
 #include "agent/pinglist_client.h"
 #include "agent/verbs_info.h"
 #include "probes/probe_scheduler.h"
@@ -135,6 +136,10 @@ int RunFullAgent(const std::vector<std::string>& args, sigset_t stop_signals) {
   agent::DaemonHooks hooks;
   if (loaded->config.sysfs_root == "/sys") hooks.verbs = MakeLibibverbsInfoSource();
   hooks.only_device = opts.value().responder.device;
+  auto fabric = std::make_shared<agent::FabricReporter>(loaded->config.fabric_sweep_interval);
+  hooks.collect_fabric = [fabric](const Inventory& inv, nlohmann::json* report, std::vector<std::string>* warnings) {
+    fabric->Collect(inv, report, warnings);
+  };
   if (loaded->config.once) {
     // One report of inventory and counters: needs neither responder nor prober,
     // so a node without RDMA devices still reports.

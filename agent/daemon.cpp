@@ -109,7 +109,17 @@ std::pair<std::string, std::string> AgentDaemon::MakeReport() {
   header.node = config_.node_name;
   header.interval_ms = config_.report_interval.count();
   header.labels = ReportLabels(config_);
-  return {id, SerializeReport(BuildReport(header, id, now_ms, inv, probes))};
+  nlohmann::json fabric = nlohmann::json::object();
+  if (hooks_.collect_fabric) {
+    try {
+      hooks_.collect_fabric(inv, &fabric, &inv.warnings);
+    } catch (const std::exception& e) {
+      inv.warnings.push_back(std::string("fabric view unavailable: ") + e.what());
+    }
+  }
+  nlohmann::json report = BuildReport(header, id, now_ms, inv, probes);
+  for (auto& [k, v] : fabric.items()) report[k] = std::move(v);
+  return {id, SerializeReport(report)};
 }
 
 Status AgentDaemon::Run() {

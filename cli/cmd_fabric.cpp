@@ -36,6 +36,7 @@ constexpr char kHelp[] =
     "  --window N        MADs in flight at most (default 64)\n"
     "  --threshold C=N   errors: set or override one threshold (counter names as `rdmactl health`)\n"
     "A node that does not answer is listed under \"unreachable\"; the sweep goes on.\n"
+    "--json prints one line (discover, counters) or an indented object (errors, port).\n"
     "Needs access to /dev/infiniband/umad* (root).\n";
 
 struct FabricArgs {
@@ -275,10 +276,14 @@ int RunFabric(const GlobalOptions& g, const std::vector<std::string>& args) {
     return 2;
   }
   if (fa.sub == "errors") return Errors(g, f.value(), fa);
-  if (g.json)
-    std::printf("%s\n", FabricToJson(f.value(), so.counters).dump(2).c_str());
-  else
+  if (g.json) {
+    // One line: a 600-node sweep with counters is megabytes.
+    std::string text = FabricToJson(f.value(), so.counters).dump();
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    std::fputc('\n', stdout);
+  } else {
     PrintTopology(f.value(), so.counters);
+  }
   return 0;
 }
 

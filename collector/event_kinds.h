@@ -7,10 +7,13 @@
 
 namespace rdmascope::collector {
 
-inline constexpr std::array<std::string_view, 3> kEventKinds = {
+inline constexpr std::array<std::string_view, 6> kEventKinds = {
     "wc_error",           // a probe completion failed toward a peer
     "port_state",         // a local port left ACTIVE / LinkUp
     "counter_threshold",  // a port error counter rose past its threshold
+    "link_down",          // an InfiniBand link seen before is gone from a sweep
+    "link_errors",        // an error counter on either end of a link rose past its threshold
+    "link_degraded",      // a link runs below the width or speed both its ends support
 };
 
 inline bool IsEventKind(std::string_view kind) {

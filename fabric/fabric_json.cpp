@@ -58,57 +58,63 @@ std::string BestSpeed(int bits, int ext_bits) {
 
 }  // namespace
 
-nlohmann::json PortToJson(const FabricPort& p, bool with_counters) {
-  nlohmann::json j = {{"port", p.number},
-                      {"lid", p.lid},
-                      {"state", PortStateName(p.state)},
-                      {"phys_state", PhysStateName(p.phys_state)},
-                      {"width", WidthName(p.width_active)},
-                      {"speed", SpeedName(p.speed_active, p.speed_ext_active)},
-                      {"width_supported", BestWidth(p.width_supported)},
-                      {"speed_supported", BestSpeed(p.speed_supported, p.speed_ext_supported)},
-                      {"remote", RemoteToJson(p.remote)}};
-  if (with_counters) {
-    nlohmann::json c = nlohmann::json::object();
-    nlohmann::json sat = nlohmann::json::array();
-    for (const auto& [name, v] : p.counters) {
-      c[name] = v.value;
-      if (v.saturated) sat.push_back(name);
-    }
-    j["counters"] = c;
-    if (!sat.empty()) j["saturated"] = sat;
-    if (p.counters_error) j["counters_error"] = *p.counters_error;
+// Built in place (no initializer-list copies): a 600-node sweep has ~40k values.
+void PortIntoJson(const FabricPort& p, bool with_counters, nlohmann::json& j) {
+  j["port"] = p.number;
+  j["lid"] = p.lid;
+  j["state"] = PortStateName(p.state);
+  j["phys_state"] = PhysStateName(p.phys_state);
+  j["width"] = WidthName(p.width_active);
+  j["speed"] = SpeedName(p.speed_active, p.speed_ext_active);
+  j["width_supported"] = BestWidth(p.width_supported);
+  j["speed_supported"] = BestSpeed(p.speed_supported, p.speed_ext_supported);
+  j["remote"] = RemoteToJson(p.remote);
+  if (!with_counters) return;
+  nlohmann::json& c = j["counters"] = nlohmann::json::object();
+  nlohmann::json sat = nlohmann::json::array();
+  for (const auto& [name, v] : p.counters) {
+    c[name] = v.value;
+    if (v.saturated) sat.push_back(name);
   }
+  if (!sat.empty()) j["saturated"] = std::move(sat);
+  if (p.counters_error) j["counters_error"] = *p.counters_error;
+}
+
+nlohmann::json PortToJson(const FabricPort& p, bool with_counters) {
+  nlohmann::json j = nlohmann::json::object();
+  PortIntoJson(p, with_counters, j);
   return j;
 }
 
 nlohmann::json FabricToJson(const Fabric& f, bool with_counters) {
-  nlohmann::json nodes = nlohmann::json::array();
+  nlohmann::json out = nlohmann::json::object();
+  nlohmann::json& nodes = out["nodes"] = nlohmann::json::array();
   for (const FabricNode& n : f.nodes) {
-    nlohmann::json ports = nlohmann::json::array();
-    for (const FabricPort& p : n.ports) ports.push_back(PortToJson(p, with_counters));
-    nodes.push_back({{"guid", GuidText(n.guid)},
-                     {"type", NodeTypeName(n.type)},
-                     {"description", n.description},
-                     {"lid", n.lid},
-                     {"num_ports", n.num_ports},
-                     {"ports", ports}});
+    nlohmann::json& jn = nodes.emplace_back(nlohmann::json::object());
+    jn["guid"] = GuidText(n.guid);
+    jn["type"] = NodeTypeName(n.type);
+    jn["description"] = n.description;
+    jn["lid"] = n.lid;
+    jn["num_ports"] = n.num_ports;
+    nlohmann::json& ports = jn["ports"] = nlohmann::json::array();
+    for (const FabricPort& p : n.ports) PortIntoJson(p, with_counters, ports.emplace_back(nlohmann::json::object()));
   }
-  nlohmann::json unreachable = nlohmann::json::array();
+  nlohmann::json& unreachable = out["unreachable"] = nlohmann::json::array();
   for (const Unreachable& u : f.unreachable) {
-    nlohmann::json j = {{"path", u.path}, {"what", u.what}};
+    nlohmann::json& j = unreachable.emplace_back(nlohmann::json::object());
+    j["path"] = u.path;
+    j["what"] = u.what;
     if (u.guid) j["guid"] = GuidText(*u.guid);
     if (u.via) j["via"] = RemoteToJson(u.via);
-    unreachable.push_back(j);
   }
-  return {{"nodes", nodes},
-          {"unreachable", unreachable},
-          {"sweep_ms", f.sweep_ms},
-          {"mads", {{"sent", f.stats.mads_sent},
-                    {"answered", f.stats.mads_answered},
-                    {"timed_out", f.stats.mads_timed_out},
-                    {"failed", f.stats.mads_failed},
-                    {"max_in_flight", f.stats.max_in_flight}}}};
+  out["sweep_ms"] = f.sweep_ms;
+  nlohmann::json& mads = out["mads"] = nlohmann::json::object();
+  mads["sent"] = f.stats.mads_sent;
+  mads["answered"] = f.stats.mads_answered;
+  mads["timed_out"] = f.stats.mads_timed_out;
+  mads["failed"] = f.stats.mads_failed;
+  mads["max_in_flight"] = f.stats.max_in_flight;
+  return out;
 }
 
 Result<Fabric> FabricFromJson(const nlohmann::json& j) {

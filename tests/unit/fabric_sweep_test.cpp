@@ -17,21 +17,7 @@ namespace {
 using testing::FakeNode;
 using testing::FakeSubnet;
 
-// hca1 - sw1[1]; sw1[3] - sw2[3]; sw1[5] - sw2[5]; hca2 - sw1[2]; hca3 - sw2[1].
-FakeSubnet SmallSubnet() {
-  FakeSubnet s;
-  int h1 = s.Add({"hca1", 1, 0x100, 1, 1, {}, {}});
-  int s1 = s.Add({"sw1", 2, 0x200, 8, 10, {}, {}});
-  int s2 = s.Add({"sw2", 2, 0x201, 8, 11, {}, {}});
-  int h2 = s.Add({"hca2", 1, 0x102, 1, 2, {}, {}});
-  int h3 = s.Add({"hca3", 1, 0x104, 1, 3, {}, {}});
-  s.Link(h1, 1, s1, 1);
-  s.Link(s1, 3, s2, 3);
-  s.Link(s1, 5, s2, 5);
-  s.Link(h2, 1, s1, 2);
-  s.Link(h3, 1, s2, 1);
-  return s;
-}
+FakeSubnet SmallSubnet() { return testing::SmallSubnet(true); }
 
 const FabricNode* Find(const Fabric& f, const std::string& name) {
   for (const FabricNode& n : f.nodes)
