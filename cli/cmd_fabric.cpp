@@ -278,7 +278,7 @@ int RunFabric(const GlobalOptions& g, const std::vector<std::string>& args) {
   if (fa.sub == "errors") return Errors(g, f.value(), fa);
   if (g.json) {
     // One line: a 600-node sweep with counters is megabytes.
-    std::string text = FabricToJson(f.value(), so.counters).dump();
+    std::string text = FabricJsonText(f.value(), so.counters);
     std::fwrite(text.data(), 1, text.size(), stdout);
     std::fputc('\n', stdout);
   } else {

@@ -117,6 +117,149 @@ nlohmann::json FabricToJson(const Fabric& f, bool with_counters) {
   return out;
 }
 
+namespace {
+
+// Appends JSON text in nlohmann's compact dump() form: keys in sorted order.
+class Writer {
+ public:
+  explicit Writer(std::string* out) : out_(*out) {}
+  void Str(const std::string& s) { out_ += nlohmann::json(s).dump(); }
+  void Num(uint64_t v) { out_ += std::to_string(v); }
+  void NumSigned(int64_t v) { out_ += std::to_string(v); }
+  void Key(const char* k) {
+    Sep();
+    out_ += '"';
+    out_ += k;
+    out_ += "\":";
+    first_ = true;  // the value follows without a comma
+  }
+  void Open(char c) {
+    Sep();
+    out_ += c;
+    first_ = true;
+  }
+  void Close(char c) {
+    out_ += c;
+    first_ = false;
+  }
+  void Sep() {
+    if (!first_) out_ += ',';
+    first_ = false;
+  }
+  void Value(const std::string& s) {
+    Sep();
+    Str(s);
+  }
+  void Value(uint64_t v) {
+    Sep();
+    Num(v);
+  }
+  void Raw(const std::string& s) {
+    Sep();
+    out_ += s;
+  }
+
+ private:
+  std::string& out_;
+  bool first_ = true;
+};
+
+void WriteRemote(Writer& w, const std::optional<RemoteEnd>& r) {
+  if (!r) return w.Raw("null");
+  w.Open('{');
+  w.Key("guid");
+  w.Value(GuidText(r->guid));
+  w.Key("port");
+  w.Value(static_cast<uint64_t>(r->port));
+  w.Close('}');
+}
+
+void WritePort(Writer& w, const FabricPort& p, bool with_counters) {
+  w.Open('{');
+  if (with_counters) {
+    w.Key("counters");
+    w.Open('{');
+    for (const auto& [name, v] : p.counters) {
+      w.Key(name.c_str());
+      w.Value(v.value);
+    }
+    w.Close('}');
+    if (p.counters_error) {
+      w.Key("counters_error");
+      w.Value(*p.counters_error);
+    }
+  }
+  w.Key("lid");
+  w.Value(static_cast<uint64_t>(p.lid));
+  w.Key("phys_state");
+  w.Value(std::string(PhysStateName(p.phys_state)));
+  w.Key("port");
+  w.Value(static_cast<uint64_t>(p.number));
+  w.Key("remote");
+  WriteRemote(w, p.remote);
+  if (with_counters) {
+    bool any = false;
+    for (const auto& [name, v] : p.counters) any = any || v.saturated;
+    if (any) {
+      w.Key("saturated");
+      w.Open('[');
+      for (const auto& [name, v] : p.counters)
+        if (v.saturated) w.Value(name);
+      w.Close(']');
+    }
+  }
+  w.Key("speed");
+  w.Value(SpeedName(p.speed_active, p.speed_ext_active));
+  w.Key("speed_supported");
+  w.Value(BestSpeed(p.speed_supported, p.speed_ext_supported));
+  w.Key("state");
+  w.Value(std::string(PortStateName(p.state)));
+  w.Key("width");
+  w.Value(WidthName(p.width_active));
+  w.Key("width_supported");
+  w.Value(BestWidth(p.width_supported));
+  w.Close('}');
+}
+
+}  // namespace
+
+std::string FabricJsonText(const Fabric& f, bool with_counters) {
+  std::string out;
+  out.reserve(f.nodes.size() * (with_counters ? 4096 : 1024));
+  Writer w(&out);
+  nlohmann::json rest = FabricToJson(Fabric{{}, f.unreachable, f.sweep_ms, f.stats}, false);
+  w.Open('{');
+  w.Key("mads");
+  w.Raw(rest["mads"].dump());
+  w.Key("nodes");
+  w.Open('[');
+  for (const FabricNode& n : f.nodes) {
+    w.Open('{');
+    w.Key("description");
+    w.Value(n.description);
+    w.Key("guid");
+    w.Value(GuidText(n.guid));
+    w.Key("lid");
+    w.Value(static_cast<uint64_t>(n.lid));
+    w.Key("num_ports");
+    w.Value(static_cast<uint64_t>(n.num_ports));
+    w.Key("ports");
+    w.Open('[');
+    for (const FabricPort& p : n.ports) WritePort(w, p, with_counters);
+    w.Close(']');
+    w.Key("type");
+    w.Value(std::string(NodeTypeName(n.type)));
+    w.Close('}');
+  }
+  w.Close(']');
+  w.Key("sweep_ms");
+  w.Raw(std::to_string(f.sweep_ms));
+  w.Key("unreachable");
+  w.Raw(rest["unreachable"].dump());
+  w.Close('}');
+  return out;
+}
+
 Result<Fabric> FabricFromJson(const nlohmann::json& j) {
   try {
     Fabric f;

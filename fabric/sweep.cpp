@@ -129,7 +129,10 @@ class Sweeper {
       fp.lid = n->node.lid;
       if (options_.counters) QueryCounters(n, port, n->node.lid);
       bool root = path.empty();
-      if (fp.phys_state == kPhysLinkUp && (root || port != arrival) && static_cast<int>(path.size()) < kMaxHops) {
+      // A cable already seen from its other end needs no NodeInfo from this one.
+      bool known = links_.count({n->node.guid, port}) > 0;
+      if (fp.phys_state == kPhysLinkUp && (root || port != arrival) && !known &&
+          static_cast<int>(path.size()) < kMaxHops) {
         std::vector<int> next = path;
         next.push_back(port);
         QueryNode(next, RemoteEnd{n->node.guid, port});

@@ -150,6 +150,21 @@ TEST(Sweep, ASilentNodeIsNamedAndTheRestIsStillReported) {
   }
 }
 
+TEST(FabricJson, TextWriterWritesTheSameDocumentAsTheTree) {
+  FakeSubnet s = SmallSubnet();
+  s.nodes[1].counters[2] = {{IB_PC_ERR_SYM_F, 0xffff}};
+  s.silent.insert("hca3");
+  SweepOptions o;
+  o.engine.timeout_ms = 10;
+  Result<Fabric> f = SweepSubnet(s, o);
+  ASSERT_TRUE(f.ok());
+  f.value().nodes[0].description = "quote \" and \\ and \n";
+  for (bool counters : {false, true}) {
+    std::string text = FabricJsonText(f.value(), counters);
+    EXPECT_EQ(text, FabricToJson(f.value(), counters).dump()) << counters;
+  }
+}
+
 TEST(FabricJson, RoundTripsTopologyAndCounters) {
   FakeSubnet s = SmallSubnet();
   s.nodes[1].counters[2] = {{IB_PC_ERR_SYM_F, 0xffff}};
