@@ -9,6 +9,8 @@
 #include <cstdlib>
 #include <string>
 
+#include "collector/collector_metrics.h"
+#include "collector/metrics_render.h"
 #include "collector/pinglist.h"
 #include "collector/report_validate.h"
 #include "collector/store.h"
@@ -128,6 +130,16 @@ TEST_F(FabricStoreTest, ErrorRiseOnOneEndOpensLinkErrorsAndTheApiListsThePort) {
   ASSERT_EQ(errors.value()["ports"].size(), 1u);
   EXPECT_EQ(errors.value()["ports"][0]["counter"], "symbol_error");
   EXPECT_EQ(errors.value()["ports"][0]["remote_description"], "sw1");
+  // /metrics: the port's error counter with bounded labels, and link counts.
+  auto snap = store_->MetricsSnapshot(0, 20);
+  ASSERT_TRUE(snap.ok());
+  std::string text = RenderMetrics(snap.value(), CollectorMetrics(), 0);
+  EXPECT_NE(text.find("rdmascope_fabric_port_symbol_error_total{guid=\"0x0000000000000201\",switch=\"sw2\",port=\"3\","
+                      "peer=\"sw1\"} 42"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("rdmascope_fabric_links{state=\"up\"} 4"), std::string::npos);
+  EXPECT_EQ(text.find("rdmascope_fabric_port_link_downed_total"), std::string::npos);  // zero: no series
   Ingest(SweepReport("r3", kT0 + 20000, SweepOf(s)), kT0 + 20000);  // no further rise
   EXPECT_EQ(Open("link_errors").size(), 0u);
 }
