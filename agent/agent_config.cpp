@@ -34,6 +34,8 @@ const char kAgentConfigUsage[] =
     "  --rails NAME=DEV[/PORT],...  name rails (default names: 0, 1, ... in sorted (device, port) order)\n"
     "  --probe-targets [NAME=]HOST[:PORT],...  probe these agents (default: the collector's pinglist)\n"
     "  --probe-count N           probes per transport per target per rail per interval (default 10)\n"
+    "  --fabric-sweep-interval S InfiniBand: sweep the subnet (topology, all port counters) every S\n"
+    "                            seconds and report it; 0 = never (default; enable on 1-2 nodes per subnet)\n"
     "  --once                    send one report and exit (non-zero if not delivered)\n";
 
 namespace {
@@ -170,6 +172,13 @@ const KeyDef kKeys[] = {
        if (!n) return Bad(k, v, "needs a number 1..10000");
        c->probe_count = *n;
        return Status::Ok();
+     }},
+    {"fabric_sweep_interval", [](const std::string& k, const std::string& v, AgentConfig* c) {
+       if (v == "0") {
+         c->fabric_sweep_interval = std::chrono::milliseconds(0);
+         return Status::Ok();
+       }
+       return SetSeconds(k, v, &c->fabric_sweep_interval);
      }},
     {"labels", [](const std::string& k, const std::string& v, AgentConfig* c) {
        auto labels = ParseLabels(v);

@@ -47,6 +47,9 @@ struct AgentConfig {
   std::vector<RailSpec> rails;
   std::vector<probes::ProbeTarget> probe_targets;  // none: the collector's pinglist
   uint64_t probe_count = 10;                       // per transport per target per rail per interval
+  // InfiniBand: sweep the whole subnet (topology + every port's counters) this
+  // often and report it; 0 = never (the default: one or two agents per subnet).
+  std::chrono::milliseconds fabric_sweep_interval{0};
 };
 
 struct LoadedConfig {

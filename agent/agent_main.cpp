@@ -27,6 +27,7 @@
 #include "agent/agent_config.h"
 #include "agent/agent_options.h"
 #include "agent/daemon.h"
+#include "agent/fabric_report.h"
 #include "agent/pinglist_client.h"
 #include "agent/rail_supervisor.h"
 #include "agent/verbs_info.h"
@@ -133,6 +134,10 @@ int RunFullAgent(const std::vector<std::string>& args, sigset_t stop_signals) {
   for (const auto& r : config.rails)
     if (("," + hooks.only_device + ",").find("," + r.where.device + ",") == std::string::npos)
       hooks.only_device += (hooks.only_device.empty() ? "" : ",") + r.where.device;
+  auto fabric = std::make_shared<agent::FabricReporter>(config.fabric_sweep_interval);
+  hooks.collect_fabric = [fabric](const Inventory& inv, nlohmann::json* report, std::vector<std::string>* warnings) {
+    fabric->Collect(inv, report, warnings);
+  };
   if (config.once) {
     // One report of inventory and counters: needs neither responder nor prober,
     // so a node without RDMA devices still reports.

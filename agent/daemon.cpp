@@ -121,7 +121,17 @@ std::pair<std::string, std::string> AgentDaemon::MakeReport() {
   header.boot_id = boot_id_;
   header.spool_dropped = spool_->dropped();
   if (hooks_.rails) header.rails = hooks_.rails();
-  return {id, SerializeReport(BuildReport(header, id, now_ms, inv, probes))};
+  nlohmann::json fabric = nlohmann::json::object();
+  if (hooks_.collect_fabric) {
+    try {
+      hooks_.collect_fabric(inv, &fabric, &inv.warnings);
+    } catch (const std::exception& e) {
+      inv.warnings.push_back(std::string("fabric view unavailable: ") + e.what());
+    }
+  }
+  nlohmann::json report = BuildReport(header, id, now_ms, inv, probes);
+  for (auto& [k, v] : fabric.items()) report[k] = std::move(v);
+  return {id, SerializeReport(report)};
 }
 
 Status AgentDaemon::Run() {

@@ -55,6 +55,10 @@ struct DaemonHooks {
   // in the report's "probes" entry shape. Called once per report from the
   // daemon's thread; it should return quickly. Unset: no probes.
   std::function<std::vector<nlohmann::json>()> collect_probes;
+  // InfiniBand fabric view (agent/fabric_report.h): adds "neighbours" and,
+  // when a sweep is due, "fabric" to the report object; warnings go to the
+  // report's inventory warnings. Unset: no fabric keys.
+  std::function<void(const Inventory&, nlohmann::json*, std::vector<std::string>*)> collect_fabric;
   // Verbs enrichment of the full inventory; null: sysfs only.
   std::shared_ptr<VerbsInfoSource> verbs;
   // Non-empty: reports cover this device only (the agent's --device), so an

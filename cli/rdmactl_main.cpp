@@ -25,6 +25,7 @@ constexpr char kUsage[] =
     "  explain STATUS      what a work-completion status means and what to check (12, RETRY_EXC, ...)\n"
     "  probe               probe one peer agent now over RC or UD\n"
     "  status              the fabric as the collector sees it: nodes, bad ports, worst pairs, events\n"
+    "  fabric SUB          the InfiniBand subnet over MADs: discover, counters, errors, port LID|GUID N\n"
     "\n"
     "global options:\n"
     "  --sysfs-root DIR    read DIR/class/infiniband instead of /sys/class/infiniband\n"
@@ -87,6 +88,7 @@ int main(int argc, char** argv) {
   if (command == "explain") return RunExplain(g, rest);
   if (command == "probe") return RunProbe(g, rest);
   if (command == "status") return RunStatus(g, rest);
+  if (command == "fabric") return RunFabric(g, rest);
   std::fprintf(stderr, "rdmactl: unknown command \"%s\"\n\n%s", command.c_str(), kUsage);
   return 2;
 }

@@ -63,7 +63,11 @@ void ApiServer::GetNode(const httplib::Request& req, httplib::Response& res) {
   auto r = store_.Node(name, Now(), options_.stale_after_ms);
   if (!r.ok()) return SendError(res, 500, "store query failed", r.status().message());
   if (!r.value()) return SendError(res, 404, "unknown node", name);
-  SendJson(res, *r.value());
+  nlohmann::json node = std::move(*r.value());
+  auto neighbours = store_.NodeNeighbours(name);
+  if (!neighbours.ok()) return SendError(res, 500, "store query failed", neighbours.status().message());
+  node["neighbours"] = std::move(neighbours).value();  // the switch port at the other end of each IB port
+  SendJson(res, node);
 }
 
 void ApiServer::GetPorts(const httplib::Request& req, httplib::Response& res) {

@@ -45,6 +45,10 @@ void ApiServer::Routes() {
   s.Get("/api/v1/events", [this](R q, W w) { GetEvents(q, w); });
   s.Get("/api/v1/pinglist", [this](R q, W w) { GetPinglist(q, w); });
   s.Get("/api/v1/matrix", [this](R q, W w) { GetMatrix(q, w); });
+  s.Get("/api/v1/fabric/nodes", [this](R q, W w) { GetFabricNodes(q, w); });
+  s.Get("/api/v1/fabric/links", [this](R q, W w) { GetFabricLinks(q, w); });
+  s.Get("/api/v1/fabric/errors", [this](R q, W w) { GetFabricErrors(q, w); });
+  s.Get("/api/v1/fabric/neighbours", [this](R q, W w) { GetFabricNeighbours(q, w); });
   s.Get("/healthz", [this](R q, W w) { GetHealth(q, w); });
   s.Get("/metrics", [this](R q, W w) { GetMetrics(q, w); });
   WebRoutes();  // api_web.cpp

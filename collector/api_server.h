@@ -82,6 +82,10 @@ class ApiServer {
   void GetEvents(const httplib::Request& req, httplib::Response& res);
   void GetPinglist(const httplib::Request& req, httplib::Response& res);
   void GetMatrix(const httplib::Request& req, httplib::Response& res);  // api_dashboard.cpp
+  void GetFabricNodes(const httplib::Request& req, httplib::Response& res);  // api_fabric.cpp
+  void GetFabricLinks(const httplib::Request& req, httplib::Response& res);
+  void GetFabricErrors(const httplib::Request& req, httplib::Response& res);
+  void GetFabricNeighbours(const httplib::Request& req, httplib::Response& res);
   void GetHealth(const httplib::Request& req, httplib::Response& res);
   void GetMetrics(const httplib::Request& req, httplib::Response& res);
   httplib::Server::HandlerResponse PreRoute(const httplib::Request& req, httplib::Response& res);

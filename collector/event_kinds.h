@@ -14,6 +14,9 @@ inline constexpr std::string_view kEventKinds[] = {
     "clock_skew",         // the agent's clock is off by more than the tolerance
     "counter_saturated",  // a saturating error counter sits at its maximum
     "pcie_degraded",      // an adapter's PCIe link trained below its maximum speed or width
+    "link_down",          // an InfiniBand link seen before is gone from a sweep
+    "link_errors",        // an error counter on either end of a link rose past its threshold
+    "link_degraded",      // a link runs below the width or speed both its ends support
 };
 
 inline bool IsEventKind(std::string_view kind) {

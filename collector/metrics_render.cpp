@@ -172,6 +172,49 @@ void NodesAndEvents(const json& snap, Families* f) {
     f->Add("rdmascope_events_open", "Open (not yet cleared) events by kind.", MetricType::Gauge, {{"kind", kind}}, n);
 }
 
+// Fabric ports' error counters, bounded: only error counters (the threshold
+// table's names) that are non-zero, the kMaxFabricErrorSeries largest, labelled
+// by switch GUID, its description, port, the peer's description and counter.
+constexpr size_t kMaxFabricErrorSeries = 200;
+
+void Fabric(const json& snap, Families* f) {
+  if (!snap.contains("fabric_links")) return;
+  double up = 0, gone = 0;
+  for (const json& l : snap["fabric_links"]) (l["up"].get<int64_t>() ? up : gone) += l["n"].get<double>();
+  f->Add("rdmascope_fabric_links", "InfiniBand links the newest sweeps saw, by state (gone: missing since).",
+         MetricType::Gauge, {{"state", "up"}}, up);
+  f->Add("rdmascope_fabric_links", "InfiniBand links the newest sweeps saw, by state (gone: missing since).",
+         MetricType::Gauge, {{"state", "gone"}}, gone);
+  for (const json& n : snap["fabric_nodes"])
+    f->Add("rdmascope_fabric_nodes", "InfiniBand nodes seen by sweeps and neighbour lookups, by type.",
+           MetricType::Gauge, {{"type", Str(n["type"])}}, n["n"].get<double>());
+  struct Series {
+    const json* port;
+    std::string counter;
+    double value;
+  };
+  std::vector<Series> series;
+  const json& thresholds = snap["thresholds"];
+  for (const json& p : snap["fabric_ports"]) {
+    if (!p["counters"].is_object()) continue;
+    for (const auto& [name, v] : p["counters"].items())
+      if (thresholds.contains(name) && v.is_number() && v.get<double>() > 0) series.push_back({&p, name, v.get<double>()});
+  }
+  std::sort(series.begin(), series.end(), [](const Series& a, const Series& b) { return a.value > b.value; });
+  if (series.size() > kMaxFabricErrorSeries) series.resize(kMaxFabricErrorSeries);
+  for (const Series& s : series) {
+    const json& p = *s.port;
+    std::string metric = PortCounterMetricName(s.counter);
+    if (metric.empty()) continue;
+    f->Add("rdmascope_fabric_" + metric.substr(std::string("rdmascope_").size()),
+           "Error counter of an InfiniBand fabric port (non-zero only, the largest 200), as its last sweep read it.",
+           MetricType::Counter,
+           {{"guid", Str(p["guid"])}, {"switch", Str(p["description"])}, {"port", Str(p["port"])},
+            {"peer", Str(p["peer"])}},
+           s.value);
+  }
+}
+
 }  // namespace
 
 std::string PortCounterMetricName(const std::string& sysfs_name) {
@@ -207,6 +250,7 @@ std::string RenderMetrics(const json& snapshot, const CollectorMetrics& self, in
   Ports(snapshot, &f);
   Probes(snapshot, &f);
   NodesAndEvents(snapshot, &f);
+  Fabric(snapshot, &f);
   f.Add("rdmascope_collector_db_size_bytes", "Size of the SQLite database file plus its WAL, bytes.",
         MetricType::Gauge, {}, static_cast<double>(db_size_bytes));
   std::vector<MetricFamily> all;

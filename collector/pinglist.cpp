@@ -38,6 +38,14 @@ int PortOr(const std::string& text, int fallback) {
 
 }  // namespace
 
+// The node's group: its group label when set (labels win), else its leaf
+// switch when the fabric is known ("leaf:" + GUID), else "".
+static std::string GroupOf(const NodeInfo& n, const PinglistOptions& o) {
+  std::string g = Label(n, o.group_label);
+  if (g.empty() && !n.leaf_switch.empty()) g = "leaf:" + n.leaf_switch;
+  return g;
+}
+
 uint64_t PairHash(const std::string& a, const std::string& b) {
   uint64_t h = 1469598103934665603ull;
   auto mix = [&h](char c) {
@@ -60,12 +68,12 @@ json BuildPinglist(const std::string& requester, const std::vector<NodeInfo>& no
                    const PinglistOptions& o, const std::string& rail) {
   std::string group;
   for (const NodeInfo& n : nodes)
-    if (n.name == requester) group = Label(n, o.group_label);
+    if (n.name == requester) group = GroupOf(n, o);
   std::vector<const NodeInfo*> same, other;
   for (const NodeInfo& n : nodes) {
     if (n.name == requester || now_ms - n.last_report_at > o.max_age_ms) continue;
     if (!rail.empty() && !NodeHasRail(n, rail)) continue;
-    (Label(n, o.group_label) == group ? same : other).push_back(&n);
+    (GroupOf(n, o) == group ? same : other).push_back(&n);
   }
   size_t budget = static_cast<size_t>(std::max(o.max_targets, 0));
   size_t cross = std::min({static_cast<size_t>(std::max(o.cross_group_targets, 0)), other.size(), budget});
@@ -79,8 +87,8 @@ json BuildPinglist(const std::string& requester, const std::vector<NodeInfo>& no
     json t = {{"node", n->name},
               {"host", host.empty() ? n->name : host},
               {"control_port", PortOr(port, o.default_control_port)},
-              {"group", Label(*n, o.group_label)},
-              {"same_group", Label(*n, o.group_label) == group}};
+              {"group", GroupOf(*n, o)},
+              {"same_group", GroupOf(*n, o) == group}};
     targets.push_back(std::move(t));
   }
   return {{"schema_version", 1},

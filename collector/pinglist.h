@@ -3,8 +3,10 @@
 // Contract (pure function of the node list, deterministic):
 //  - Candidates are the known nodes other than the requester whose last
 //    report is at most max_age_ms old.
-//  - A node's group is its labels[group_label] ("" when absent). Without any
-//    group labels every node is in group "": a full mesh.
+//  - A node's group is its labels[group_label]; without that label, its leaf
+//    switch when the fabric is known ("leaf:0x<switch GUID>": the switch at
+//    the other end of its IB port, from its own neighbour report or a sweep);
+//    else "". Without any groups every node is in group "": a full mesh.
 //  - Targets: every candidate in the requester's group, plus up to
 //    cross_group_targets candidates from other groups chosen by a stable hash
 //    of (requester, candidate); at most max_targets in all. When the own group

@@ -1,5 +1,7 @@
 #include "collector/report_validate.h"
 
+#include "collector/fabric_validate.h"
+
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -400,7 +402,8 @@ std::string JsonPointerToken(const std::string& key) {
 std::optional<ValidationError> ValidateReport(const nlohmann::json& report, const ReportLimits& limits) {
   Validator v(limits);
   v.Report(report);
-  return v.error;
+  if (v.error) return v.error;
+  return ValidateFabricSections(report);
 }
 
 }  // namespace rdmascope::collector

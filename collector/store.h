@@ -15,12 +15,14 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <set>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -53,6 +55,7 @@ struct NodeInfo {
   std::string name;
   nlohmann::json labels;  // object of strings
   int64_t last_report_at = 0;
+  std::string leaf_switch = "";  // GUID of the switch its first IB port is cabled to; "" unknown
 };
 
 class Store {
@@ -95,6 +98,13 @@ class Store {
   Result<nlohmann::json> Events(bool open_only, const std::optional<std::string>& kind,
                                 const std::optional<std::string>& node, int limit);
   Result<std::vector<NodeInfo>> NodeInfos();
+  // The fabric as sweeps and neighbour lookups saw it (store_fabric_query.cpp):
+  // {"nodes":[...with "ports"]}, {"links":[...]}, {"ports":[over threshold],"events":[open link events]}.
+  Result<nlohmann::json> FabricNodes();
+  Result<nlohmann::json> FabricLinks(int64_t history_since_ms);
+  Result<nlohmann::json> FabricErrors();
+  // The switch ports at the other end of a node's (nullopt: every node's) IB ports.
+  Result<nlohmann::json> NodeNeighbours(const std::optional<std::string>& node);
   // The dashboard's latency matrix (contract in store_matrix.cpp); since_ms < 0:
   // the last three report intervals.
   // rail set: only summaries of that rail. Not-run summaries (a local port
@@ -142,6 +152,14 @@ class Store {
   // clean summary of such a pair (another local port) closes nothing.
   Status IngestProbe(const std::string& node, const nlohmann::json& probe, int64_t received_at,
                      const std::string& report_id, const std::set<std::string>& failing);
+
+  // InfiniBand sections: neighbours and sweeps (store_fabric.cpp).
+  Status IngestFabric(const nlohmann::json& r, int64_t at);
+  Status UpsertFabricNode(const nlohmann::json& node, const std::string& seen_by, int64_t at);
+  Status IngestFabricPort(const std::string& guid, int64_t port, const nlohmann::json& p,
+                          const std::map<std::string, std::string>& names, int64_t at);
+  // Fills descriptions of guids missing from *names from fabric_nodes.
+  Status FabricNames(const std::vector<std::string>& guids, std::map<std::string, std::string>* names);
 
   // Events (store_events.cpp).
   Status OpenOrTouchEvent(const std::string& kind, const std::string& key, const std::string& node,

@@ -65,6 +65,7 @@ Status Store::IngestLocked(const json& r, int64_t received_at, IngestResult* out
   }
   RETURN_IF_ERROR(IngestNode(r, received_at));
   RETURN_IF_ERROR(IngestInventory(r, received_at));
+  RETURN_IF_ERROR(IngestFabric(r, received_at));
   const std::string node = r["node"].get<std::string>();
   if (const json* probes = Field(r, "probes")) {
     std::set<std::string> failing;

@@ -161,7 +161,15 @@ Result<json> Store::Events(bool open_only, const std::optional<std::string>& kin
 
 Result<std::vector<NodeInfo>> Store::NodeInfos() {
   std::lock_guard<std::mutex> lock(mu_);
-  auto q = Q("SELECT name, labels, last_report_at FROM nodes ORDER BY name");
+  // The leaf switch: the node's own neighbour report, else a sweep's switch
+  // port whose remote is one of the node's adapters (node GUIDs joined).
+  auto q = Q("SELECT name, labels, last_report_at, COALESCE("
+             "(SELECT switch_guid FROM node_neighbours nn WHERE nn.node = nodes.name AND nn.switch_type = 'Switch' "
+             " ORDER BY nn.device, nn.port LIMIT 1), "
+             "(SELECT fp.guid FROM ports p JOIN fabric_ports fp "
+             "   ON fp.remote_guid = '0x' || lower(replace(p.node_guid, ':', '')) "
+             " JOIN fabric_nodes fn ON fn.guid = fp.guid AND fn.type = 'Switch' "
+             " WHERE p.node = nodes.name ORDER BY p.device, p.port LIMIT 1), '') FROM nodes ORDER BY name");
   if (!q.ok()) return q.status();
   Stmt& s = *q.value();
   std::vector<NodeInfo> out;
@@ -177,6 +185,7 @@ Result<std::vector<NodeInfo>> Store::NodeInfos() {
     n.labels = json::parse(s.Text(1), nullptr, /*allow_exceptions=*/false);
     if (!n.labels.is_object()) n.labels = json::object();
     n.last_report_at = s.Int(2);
+    n.leaf_switch = s.Text(3);
     out.push_back(std::move(n));
   }
   s.Reset();

@@ -21,6 +21,13 @@ Result<json> Store::MetricsSnapshot(int64_t probes_since_ms, int worst_pairs) {
       {"nodes", "SELECT name, last_report_at FROM nodes ORDER BY name"},
       {"wc_totals", "SELECT node, status, count FROM wc_error_totals ORDER BY node, status"},
       {"events_open", "SELECT kind, COUNT(*) AS n FROM events WHERE ended_at IS NULL GROUP BY kind"},
+      // Fabric (issue 10): link counts, node counts, and ports whose counters are known.
+      {"fabric_links", "SELECT (gone_at IS NULL) AS up, COUNT(*) AS n FROM fabric_links GROUP BY up"},
+      {"fabric_nodes", "SELECT type, COUNT(*) AS n FROM fabric_nodes GROUP BY type"},
+      {"fabric_ports", "SELECT p.guid, p.port, COALESCE(n.description, '') AS description, "
+                       "COALESCE(r.description, '') AS peer, p.counters AS counters_json FROM fabric_ports p "
+                       "LEFT JOIN fabric_nodes n ON n.guid = p.guid LEFT JOIN fabric_nodes r ON r.guid = p.remote_guid "
+                       "WHERE p.counters <> '{}'"},
   };
   for (const Part& p : parts) {
     auto q = Q(p.sql);
@@ -41,6 +48,9 @@ Result<json> Store::MetricsSnapshot(int64_t probes_since_ms, int worst_pairs) {
   if (!rows.ok()) return rows;
   out["pairs"] = std::move(rows).value();
   out["worst_pairs_limit"] = worst_pairs;
+  json thresholds = json::object();
+  for (const auto& [name, value] : options_.thresholds) thresholds[name] = value;
+  out["thresholds"] = std::move(thresholds);
   return out;
 }
 

@@ -19,6 +19,8 @@ PACKAGES=(
   # Debian 12 root to install into; promtool's rule-coverage check; ccache
   dpkg-dev debhelper scdoc lintian mmdebstrap man-db systemd util-linux bash-completion
   python3-yaml ccache
+  # fabric tests: a simulated InfiniBand subnet (ibsim + the umad shim), its SM and the reference tools
+  ibsim-utils libumad2sim0 opensm infiniband-diags
 )
 
 missing=()

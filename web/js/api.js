@@ -30,6 +30,10 @@ export const events = (q = {}) => get('events', q).then((b) => b.events);
 export const worst = (q = {}) => get('probes/worst', q).then((b) => b.pairs);
 export const probes = (q = {}) => get('probes', q).then((b) => b.probes);
 export const counters = (q = {}) => get('counters', q).then((b) => b.samples);
+export const fabricNodes = () => get('fabric/nodes');
+export const fabricLinks = () => get('fabric/links');
+export const fabricErrors = () => get('fabric/errors');
+export const fabricNeighbours = () => get('fabric/neighbours').then((b) => b.neighbours);
 
 // What the latency matrix needs, from GET /api/v1/matrix: {nodes: [{name,
 // labels, interval_s, last_generated_at_ms}], rows: [{src, dst, transport,

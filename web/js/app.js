@@ -22,6 +22,7 @@ const VIEWS = {
   pair: () => import('./views/pair.js'),
   events: () => import('./views/events.js'),
   counters: () => import('./views/counters.js'),
+  fabric: () => import('./views/fabric.js'),
 };
 
 const root = document.getElementById('view');

@@ -16,6 +16,23 @@ function gidList(p) {
 
 const gidText = (p) => (Array.isArray(p.gids) ? p.gids.map((g) => `${g.gid} ${g.type || ''} ${g.ndev || ''}`).join(' ') : '');
 
+// The switch port at the other end of an IB port's cable, with its error counters.
+function neighbourText(n) {
+  if (!n) return null;
+  return `${n.switch_description || n.switch_guid}[${n.switch_port}] ${n.state || ''} ${n.width || ''} ${n.speed || ''}`.trim();
+}
+
+function neighbourCell(n) {
+  if (!n) return fmt.NONE;
+  const errs = Object.entries(n.counters || {}).filter(([k, v]) => ERRORS.has(k) && v > 0);
+  return h('span', { 'data-testid': 'neighbour' }, neighbourText(n), ' ', h('code', {}, n.switch_guid),
+    errs.length ? h('span', { class: 'badge bad' }, errs.map(([k, v]) => `${k}=${v}`).join(' ')) : null);
+}
+
+const ERRORS = new Set(['symbol_error', 'link_error_recovery', 'link_downed', 'port_rcv_errors', 'port_rcv_remote_physical_errors',
+  'port_rcv_switch_relay_errors', 'port_xmit_discards', 'port_xmit_constraint_errors', 'port_rcv_constraint_errors',
+  'local_link_integrity_errors', 'excessive_buffer_overrun_errors', 'VL15_dropped']);
+
 export function mount(root, ctx) {
   const filter = h('input', { type: 'search', placeholder: 'filter (node, state, GID, ...)', value: ctx.params.filter || '', 'data-testid': 'filter' });
   const body = h('div', {});
@@ -34,6 +51,8 @@ export function mount(root, ctx) {
     { key: 'link_layer', label: 'link layer', value: (p) => p.link_layer },
     { key: 'rate', label: 'rate', value: (p) => p.rate_gbps, text: (p) => p.rate_text ?? (p.rate_gbps != null ? `${p.rate_gbps} Gb/sec` : null) },
     { key: 'fw', label: 'firmware', value: (p) => p.fw },
+    { key: 'neighbour', label: 'neighbour (switch port)', value: (p) => neighbourText(data.neighbours.get(`${p.node}|${p.device}|${p.port}`)),
+      cell: (p) => neighbourCell(data.neighbours.get(`${p.node}|${p.device}|${p.port}`)) },
     { key: 'age', label: 'node last report', value: (p) => data.age.get(p.node), text: (p) => fmt.age(data.age.get(p.node)) },
   ];
 
@@ -50,8 +69,9 @@ export function mount(root, ctx) {
 
   return {
     async refresh() {
-      const [ns, ports] = await Promise.all([api.nodes(), api.ports()]);
-      data = { ports, stale: new Set(ns.filter(isStale).map((n) => n.name)), age: new Map(ns.map((n) => [n.name, n.age_s])) };
+      const [ns, ports, neighbours] = await Promise.all([api.nodes(), api.ports(), api.fabricNeighbours()]);
+      data = { ports, stale: new Set(ns.filter(isStale).map((n) => n.name)), age: new Map(ns.map((n) => [n.name, n.age_s])),
+        neighbours: new Map(neighbours.map((n) => [`${n.node}|${n.device}|${n.port}`, n])) };
       draw();
     },
   };

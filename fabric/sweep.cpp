@@ -1,0 +1,227 @@
+#include "fabric/sweep.h"
+
+#include <algorithm>
+#include <chrono>
+#include <functional>
+#include <map>
+#include <memory>
+#include <set>
+#include <utility>
+
+#include "fabric/mad_codec.h"
+
+namespace rdmascope::fabric {
+namespace {
+
+constexpr int kMaxHops = 63;
+constexpr int kPhysLinkUp = 5;
+
+struct NodeState {
+  FabricNode node;
+  std::map<int, FabricPort> ports;
+  std::set<int> ports_asked;
+  bool reported_unreachable = false;
+};
+
+class Sweeper {
+ public:
+  Sweeper(MadTransport& transport, const SweepOptions& options)
+      : options_(options), engine_(transport, options.engine) {}
+
+  Result<Fabric> Run() {
+    auto start = std::chrono::steady_clock::now();
+    QueryNode({}, std::nullopt);
+    Status s = engine_.Run();
+    if (!s.ok()) return s;
+    Fabric f = Assemble();
+    f.stats = engine_.stats();
+    f.sweep_ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start).count();
+    return f;
+  }
+
+ private:
+  void QueryNode(std::vector<int> path, std::optional<RemoteEnd> via) {
+    std::string what = "NodeInfo via DR " + PathText(path);
+    engine_.Submit(DirectedGet(kAttrNodeInfo, 0, path), what, [this, path, via, what](const MadAnswer& a) {
+      Status st = a.ok ? SmpStatus(*a.mad, "NodeInfo") : Status::Error(a.error);
+      if (!st.ok()) {
+        Unreachable u;
+        u.path = PathText(path);
+        u.via = via;
+        u.what = a.ok ? what + ": " + st.message() : a.error;
+        unreachable_.push_back(std::move(u));
+        return;
+      }
+      OnNodeInfo(path, via, ParseNodeInfo(*a.mad));
+    });
+  }
+
+  void OnNodeInfo(const std::vector<int>& path, std::optional<RemoteEnd> via, const NodeInfoData& info) {
+    if (via) {
+      links_[{via->guid, via->port}] = RemoteEnd{info.node_guid, info.local_port};
+      links_[{info.node_guid, info.local_port}] = *via;
+    }
+    auto it = nodes_.find(info.node_guid);
+    if (it != nodes_.end()) {
+      // Seen before through another cable: a CA's other port still needs its PortInfo.
+      if (info.type != NodeType::kSwitch) QueryPort(it->second.get(), path, info.local_port, path.empty());
+      return;
+    }
+    auto st = std::make_unique<NodeState>();
+    NodeState* n = st.get();
+    n->node.guid = info.node_guid;
+    n->node.type = info.type;
+    n->node.num_ports = info.num_ports;
+    n->node.dr_path = path;
+    nodes_.emplace(info.node_guid, std::move(st));
+
+    engine_.Submit(DirectedGet(kAttrNodeDesc, 0, path), "NodeDescription via DR " + PathText(path),
+                   [this, n](const MadAnswer& a) {
+                     Status s = a.ok ? SmpStatus(*a.mad, "NodeDescription") : Status::Error(a.error);
+                     if (s.ok()) n->node.description = ParseNodeDescription(*a.mad);
+                     else Partial(n, s.message());
+                   });
+    if (info.type == NodeType::kSwitch) {
+      engine_.Submit(DirectedGet(kAttrSwitchInfo, 0, path), "SwitchInfo via DR " + PathText(path),
+                     [this, n](const MadAnswer& a) {
+                       Status s = a.ok ? SmpStatus(*a.mad, "SwitchInfo") : Status::Error(a.error);
+                       if (!s.ok()) Partial(n, s.message());
+                     });
+      // Port 0 carries the switch's LID; the other ports follow once it is known
+      // so that their PMA queries can go out with their PortInfo.
+      std::string what0 = "PortInfo port 0 via DR " + PathText(path);
+      int arrival = info.local_port;
+      engine_.Submit(DirectedGet(kAttrPortInfo, 0, path), what0, [this, n, path, arrival](const MadAnswer& a) {
+        Status s = a.ok ? SmpStatus(*a.mad, "PortInfo") : Status::Error(a.error);
+        if (!s.ok()) {
+          Partial(n, s.message());
+        } else {
+          FabricPort p0;
+          ParsePortInfo(*a.mad, &p0);
+          n->node.lid = p0.lid;
+        }
+        for (int p = 1; p <= n->node.num_ports; ++p) QuerySwitchPort(n, path, p, arrival);
+      });
+    } else {
+      QueryPort(n, path, info.local_port, path.empty());
+    }
+  }
+
+  // PortInfo of one port; `then` runs on the stored port once it answered.
+  void SubmitPortInfo(NodeState* n, const std::vector<int>& path, int port, std::function<void(FabricPort&)> then) {
+    std::string what = "PortInfo port " + std::to_string(port) + " via DR " + PathText(path);
+    engine_.Submit(DirectedGet(kAttrPortInfo, static_cast<uint32_t>(port), path), what,
+                   [this, n, port, then = std::move(then)](const MadAnswer& a) {
+                     Status s = a.ok ? SmpStatus(*a.mad, "PortInfo") : Status::Error(a.error);
+                     if (!s.ok()) {
+                       Partial(n, s.message());
+                       return;
+                     }
+                     FabricPort& fp = n->ports[port];
+                     fp.number = port;
+                     ParsePortInfo(*a.mad, &fp);
+                     then(fp);
+                   });
+  }
+
+  void QuerySwitchPort(NodeState* n, const std::vector<int>& path, int port, int arrival) {
+    SubmitPortInfo(n, path, port, [this, n, path, port, arrival](FabricPort& fp) {
+      fp.lid = n->node.lid;
+      if (options_.counters) QueryCounters(n, port, n->node.lid);
+      bool root = path.empty();
+      // A cable already seen from its other end needs no NodeInfo from this one.
+      bool known = links_.count({n->node.guid, port}) > 0;
+      if (fp.phys_state == kPhysLinkUp && (root || port != arrival) && !known &&
+          static_cast<int>(path.size()) < kMaxHops) {
+        std::vector<int> next = path;
+        next.push_back(port);
+        QueryNode(next, RemoteEnd{n->node.guid, port});
+      }
+    });
+  }
+
+  // A CA (or router) port: PortInfo, its counters, and from the local CA the way out.
+  void QueryPort(NodeState* n, const std::vector<int>& path, int port, bool explore) {
+    if (!n->ports_asked.insert(port).second) return;
+    SubmitPortInfo(n, path, port, [this, n, port, explore](FabricPort& fp) {
+      if (n->node.lid == 0) n->node.lid = fp.lid;
+      if (options_.counters) QueryCounters(n, port, fp.lid);
+      if (explore && fp.phys_state == kPhysLinkUp) QueryNode({port}, RemoteEnd{n->node.guid, port});
+    });
+  }
+
+  void QueryCounters(NodeState* n, int port, uint32_t lid) {
+    FabricPort* fp = &n->ports[port];
+    if (lid == 0) {
+      fp->counters_error = "no LID on " + GuidText(n->node.guid) + ": is a subnet manager running?";
+      return;
+    }
+    std::string where = " of " + GuidText(n->node.guid) + " port " + std::to_string(port) + " (LID " +
+                        std::to_string(lid) + ")";
+    engine_.Submit(PmaGet(kAttrPortCounters, lid, port), "PortCounters" + where, [fp](const MadAnswer& a) {
+      Status s = a.ok ? PmaStatus(*a.mad, "PortCounters") : Status::Error(a.error);
+      if (s.ok()) {
+        PortCounterMap basic;
+        ParsePortCounters(*a.mad, &basic);
+        for (auto& [k, v] : basic) fp->counters.emplace(k, v);  // extended values win
+      } else {
+        fp->counters_error = s.message();
+      }
+    });
+    engine_.Submit(PmaGet(kAttrPortCountersExt, lid, port), "PortCountersExtended" + where,
+                   [fp](const MadAnswer& a) {
+                     Status s = a.ok ? PmaStatus(*a.mad, "PortCountersExtended") : Status::Error(a.error);
+                     if (s.ok()) {
+                       PortCounterMap ext;
+                       ParsePortCountersExt(*a.mad, &ext);
+                       for (auto& [k, v] : ext) fp->counters[k] = v;
+                     }
+                     // No extended counters is normal on old ports: the 32-bit ones stand.
+                   });
+  }
+
+  void Partial(NodeState* n, const std::string& what) {
+    if (n->reported_unreachable) return;
+    n->reported_unreachable = true;
+    Unreachable u;
+    u.path = PathText(n->node.dr_path);
+    u.guid = n->node.guid;
+    u.what = what;
+    unreachable_.push_back(std::move(u));
+  }
+
+  Fabric Assemble() {
+    Fabric f;
+    for (auto& [guid, st] : nodes_) {
+      FabricNode node = std::move(st->node);
+      for (auto& [num, port] : st->ports) {
+        auto l = links_.find({guid, num});
+        if (l != links_.end()) port.remote = l->second;
+        node.ports.push_back(std::move(port));
+      }
+      f.nodes.push_back(std::move(node));
+    }
+    std::stable_sort(f.nodes.begin(), f.nodes.end(), [](const FabricNode& a, const FabricNode& b) {
+      bool as = a.type == NodeType::kSwitch, bs = b.type == NodeType::kSwitch;
+      if (as != bs) return as;
+      return a.guid < b.guid;
+    });
+    f.unreachable = std::move(unreachable_);
+    return f;
+  }
+
+  SweepOptions options_;
+  MadEngine engine_;
+  std::map<uint64_t, std::unique_ptr<NodeState>> nodes_;
+  std::map<std::pair<uint64_t, int>, RemoteEnd> links_;
+  std::vector<Unreachable> unreachable_;
+};
+
+}  // namespace
+
+Result<Fabric> SweepSubnet(MadTransport& transport, const SweepOptions& options) {
+  Sweeper s(transport, options);
+  return s.Run();
+}
+
+}  // namespace rdmascope::fabric

@@ -1,0 +1,162 @@
+// A fake MadTransport holding a small subnet in memory, for the fabric unit
+// tests: answers directed-route NodeInfo/NodeDescription/SwitchInfo/PortInfo
+// and PMA PortCounters/PortCountersExtended like a real subnet would, and can
+// drop a node's MADs silently or report them as timed out.
+#pragma once
+
+#include <infiniband/mad.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <deque>
+#include <map>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "fabric/mad_transport.h"
+
+namespace rdmascope::fabric::testing {
+
+struct FakeNode {
+  std::string name;
+  int type = 1;  // 1 CA, 2 switch
+  uint64_t guid = 0;
+  int nports = 1;
+  uint32_t lid = 0;  // switch: port 0; CA: port 1 (port p: lid + p - 1)
+  std::map<int, std::pair<int, int>> links;  // port -> (node index, port)
+  std::map<int, std::map<int, uint64_t>> counters;  // port -> PortCounters field -> value
+};
+
+class FakeSubnet : public MadTransport {
+ public:
+  std::vector<FakeNode> nodes;  // nodes[0] is the local CA, sending from port 1
+  std::set<std::string> silent;        // nodes whose MADs vanish
+  std::set<std::string> timing_out;    // nodes whose MADs come back as ETIMEDOUT
+  std::deque<int> answer_delays_ms;    // the next answers queued arrive this late, in order
+  int in_flight = 0, max_in_flight = 0, sent = 0;
+
+  int Add(FakeNode n) {
+    nodes.push_back(std::move(n));
+    return static_cast<int>(nodes.size()) - 1;
+  }
+  void Link(int a, int pa, int b, int pb) {
+    nodes[a].links[pa] = {b, pb};
+    nodes[b].links[pb] = {a, pa};
+  }
+
+  Status Send(const OutgoingMad& out, int) override {
+    ++sent;
+    ++in_flight;
+    max_in_flight = std::max(max_in_flight, in_flight);
+    IncomingMad in;
+    in.mad = out.mad;
+    uint8_t* mad = in.mad.data();
+    uint8_t* data = mad + IB_SMP_DATA_OFFS;
+    int attr = static_cast<int>(mad_get_field(mad, 0, IB_MAD_ATTRID_F));
+    uint32_t mod = mad_get_field(mad, 0, IB_MAD_ATTRMOD_F);
+    int target = -1, arrival = 1;
+    if (out.cls == MadClass::kDirectedSmp) {
+      int hops = static_cast<int>(mad_get_field(mad, 0, IB_DRSMP_HOPCNT_F));
+      target = 0;
+      for (int h = 1; h <= hops && target >= 0; ++h) {
+        int port = mad[128 + h];
+        auto l = nodes[target].links.find(port);
+        if (l == nodes[target].links.end()) target = -1;
+        else { arrival = l->second.second; target = l->second.first; }
+      }
+      if (hops == 0) arrival = 1;
+    } else {
+      for (size_t i = 0; i < nodes.size(); ++i)
+        if (out.dlid >= nodes[i].lid && out.dlid < nodes[i].lid + (nodes[i].type == 2 ? 1 : nodes[i].nports))
+          target = static_cast<int>(i);
+    }
+    if (target < 0 || silent.count(nodes[target].name)) return Status::Ok();
+    const FakeNode& n = nodes[target];
+    if (timing_out.count(n.name)) {
+      in.status = ETIMEDOUT;
+      Queue(in);
+      return Status::Ok();
+    }
+    mad_set_field(mad, 0, IB_MAD_METHOD_F, IB_MAD_METHOD_GET_RESPONSE);
+    if (out.cls == MadClass::kDirectedSmp) {
+      if (attr == IB_ATTR_NODE_INFO) {
+        mad_set_field(data, 0, IB_NODE_TYPE_F, n.type);
+        mad_set_field(data, 0, IB_NODE_NPORTS_F, n.nports);
+        mad_set_field64(data, 0, IB_NODE_GUID_F, n.guid);
+        mad_set_field64(data, 0, IB_NODE_PORT_GUID_F, n.guid + (n.type == 2 ? 0 : arrival));
+        mad_set_field(data, 0, IB_NODE_LOCAL_PORT_F, n.type == 2 && mad_get_field(mad, 0, IB_DRSMP_HOPCNT_F) == 0 ? 0 : arrival);
+      } else if (attr == IB_ATTR_NODE_DESC) {
+        std::strncpy(reinterpret_cast<char*>(data), n.name.c_str(), 63);
+      } else if (attr == IB_ATTR_PORT_INFO) {
+        int port = static_cast<int>(mod);
+        bool up = port == 0 || n.links.count(port);
+        mad_set_field(data, 0, IB_PORT_LID_F, n.type == 2 ? n.lid : n.lid + port - 1);
+        mad_set_field(data, 0, IB_PORT_STATE_F, up ? 4 : 1);
+        mad_set_field(data, 0, IB_PORT_PHYS_STATE_F, up ? 5 : 2);
+        mad_set_field(data, 0, IB_PORT_LINK_WIDTH_ACTIVE_F, 2);
+        mad_set_field(data, 0, IB_PORT_LINK_WIDTH_SUPPORTED_F, 3);
+        mad_set_field(data, 0, IB_PORT_LINK_SPEED_ACTIVE_F, 4);
+        mad_set_field(data, 0, IB_PORT_LINK_SPEED_SUPPORTED_F, 7);
+      }
+    } else {
+      int port = static_cast<int>(mad_get_field(data, 0, IB_PC_PORT_SELECT_F));
+      auto c = n.counters.find(port);
+      if (attr == IB_GSI_PORT_COUNTERS && c != n.counters.end())
+        for (auto& [field, value] : c->second) mad_set_field(data, 0, static_cast<enum MAD_FIELDS>(field), static_cast<uint32_t>(value));
+      if (attr == IB_GSI_PORT_COUNTERS_EXT) mad_set_field64(data, 0, IB_PC_EXT_XMT_BYTES_F, 1000 + port);
+    }
+    Queue(in);
+    return Status::Ok();
+  }
+
+  // The first answer that is due, else waits up to wait_ms for one to fall due.
+  Result<bool> Receive(IncomingMad* out, int wait_ms) override {
+    auto end = Clock::now() + std::chrono::milliseconds(wait_ms);
+    for (;;) {
+      for (auto it = queue_.begin(); it != queue_.end(); ++it) {
+        if (it->first <= Clock::now()) {
+          *out = it->second;
+          queue_.erase(it);
+          --in_flight;
+          return true;
+        }
+      }
+      if (Clock::now() >= end) return false;
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+  }
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  void Queue(const IncomingMad& in) {
+    int delay = 0;
+    if (!answer_delays_ms.empty()) {
+      delay = answer_delays_ms.front();
+      answer_delays_ms.pop_front();
+    }
+    queue_.emplace_back(Clock::now() + std::chrono::milliseconds(delay), in);
+  }
+  std::deque<std::pair<Clock::time_point, IncomingMad>> queue_;
+};
+
+// hca1 - sw1[1]; sw1[3] - sw2[3] (and sw1[5] - sw2[5] with trunk2); hca2 - sw1[2]; hca3 - sw2[1].
+// hca1 is the local node.
+inline FakeSubnet SmallSubnet(bool trunk2) {
+  FakeSubnet s;
+  int h1 = s.Add({"hca1", 1, 0x100, 1, 1, {}, {}});
+  int s1 = s.Add({"sw1", 2, 0x200, 8, 10, {}, {}});
+  int s2 = s.Add({"sw2", 2, 0x201, 8, 11, {}, {}});
+  int h2 = s.Add({"hca2", 1, 0x102, 1, 2, {}, {}});
+  int h3 = s.Add({"hca3", 1, 0x104, 1, 3, {}, {}});
+  s.Link(h1, 1, s1, 1);
+  s.Link(s1, 3, s2, 3);
+  if (trunk2) s.Link(s1, 5, s2, 5);
+  s.Link(h2, 1, s1, 2);
+  s.Link(h3, 1, s2, 1);
+  return s;
+}
+
+}  // namespace rdmascope::fabric::testing

@@ -1,0 +1,212 @@
+// Collector: fabric sections of reports. Sweeps are made by the fabric
+// library over an in-memory subnet (the same code that runs on ibsim), then
+// stored: topology, link_down / link_errors / link_degraded events, the
+// fabric API's queries, and pinglists grouped by leaf switch.
+#include <gtest/gtest.h>
+
+#include <infiniband/mad.h>
+
+#include <cstdlib>
+#include <string>
+
+#include "collector/collector_metrics.h"
+#include "collector/metrics_render.h"
+#include "collector/pinglist.h"
+#include "collector/report_validate.h"
+#include "collector/store.h"
+#include "fabric/fabric_json.h"
+#include "fabric/neighbour.h"
+#include "fabric/sweep.h"
+#include "tests/collector/test_reports.h"
+#include "tests/fabric/fake_subnet.h"
+
+namespace rdmascope::collector {
+namespace {
+
+using nlohmann::json;
+using fabric::testing::FakeSubnet;
+
+constexpr int64_t kT0 = 1700000000000;
+
+FakeSubnet Subnet() { return fabric::testing::SmallSubnet(false); }
+
+json SweepOf(FakeSubnet& s) {
+  fabric::SweepOptions o;
+  o.engine.timeout_ms = 20;
+  auto f = fabric::SweepSubnet(s, o);
+  EXPECT_TRUE(f.ok());
+  return fabric::FabricToJson(f.value(), true);
+}
+
+json SweepReport(const std::string& id, int64_t at, const json& sweep) {
+  json r = testing::MakeReport(id, "hca1-host", at);
+  r["fabric"] = sweep;
+  return r;
+}
+
+class FabricStoreTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/collector_fabric_test.XXXXXX";
+    dir_ = mkdtemp(tmpl);
+    StoreOptions o;
+    o.path = dir_ + "/store.db";
+    auto s = Store::Open(o);
+    ASSERT_TRUE(s.ok()) << s.status().message();
+    store_ = std::move(s).value();
+  }
+  void TearDown() override { std::system(("rm -rf '" + dir_ + "'").c_str()); }
+
+  void Ingest(const json& r, int64_t at) {
+    auto err = ValidateReport(r);
+    ASSERT_FALSE(err.has_value()) << err->field << ": " << err->problem;
+    auto res = store_->Ingest(r, at);
+    ASSERT_TRUE(res.ok()) << res.status().message();
+  }
+  json Open(const std::string& kind) {
+    auto e = store_->Events(true, kind, std::nullopt, 100);
+    EXPECT_TRUE(e.ok());
+    return e.ok() ? e.value()["events"] : json::array();
+  }
+
+  std::string dir_;
+  std::unique_ptr<Store> store_;
+};
+
+TEST_F(FabricStoreTest, SweepStoresNodesPortsAndLinks) {
+  FakeSubnet s = Subnet();
+  Ingest(SweepReport("r1", kT0, SweepOf(s)), kT0);
+  auto nodes = store_->FabricNodes();
+  ASSERT_TRUE(nodes.ok());
+  EXPECT_EQ(nodes.value()["nodes"].size(), 5u);
+  auto links = store_->FabricLinks(0);
+  ASSERT_TRUE(links.ok());
+  ASSERT_EQ(links.value()["links"].size(), 4u);
+  bool found = false;
+  for (const json& l : links.value()["links"])
+    if (l["a_guid"] == "0x0000000000000200" && l["a_port"] == 3 && l["b_guid"] == "0x0000000000000201")
+      found = l["b_port"] == 3 && l["a_description"] == "sw1" && l["b_description"] == "sw2";
+  EXPECT_TRUE(found) << links.value().dump();
+}
+
+TEST_F(FabricStoreTest, UnlinkOpensLinkDownNamingBothEndsAndRelinkClosesIt) {
+  FakeSubnet s = Subnet();
+  Ingest(SweepReport("r1", kT0, SweepOf(s)), kT0);
+  s.nodes[1].links.erase(3);  // sw1[3] - sw2[3] unplugged
+  s.nodes[2].links.erase(3);
+  Ingest(SweepReport("r2", kT0 + 10000, SweepOf(s)), kT0 + 10000);
+  json open = Open("link_down");
+  ASSERT_EQ(open.size(), 1u) << open.dump();
+  EXPECT_EQ(open[0]["node"], "sw1");
+  EXPECT_EQ(open[0]["peer"], "sw2");
+  EXPECT_NE(open[0]["detail"].get<std::string>().find("0x0000000000000200[3] \"sw1\" <-> 0x0000000000000201[3] \"sw2\""),
+            std::string::npos)
+      << open[0]["detail"];
+  s.Link(1, 3, 2, 3);
+  Ingest(SweepReport("r3", kT0 + 20000, SweepOf(s)), kT0 + 20000);
+  EXPECT_EQ(Open("link_down").size(), 0u);
+}
+
+TEST_F(FabricStoreTest, ASilentNodeIsNotALinkDown) {
+  FakeSubnet s = Subnet();
+  Ingest(SweepReport("r1", kT0, SweepOf(s)), kT0);
+  s.silent.insert("hca3");
+  Ingest(SweepReport("r2", kT0 + 10000, SweepOf(s)), kT0 + 10000);
+  EXPECT_EQ(Open("link_down").size(), 0u) << Open("link_down").dump();
+}
+
+TEST_F(FabricStoreTest, ErrorRiseOnOneEndOpensLinkErrorsAndTheApiListsThePort) {
+  FakeSubnet s = Subnet();
+  Ingest(SweepReport("r1", kT0, SweepOf(s)), kT0);
+  s.nodes[2].counters[3] = {{IB_PC_ERR_SYM_F, 42}};
+  Ingest(SweepReport("r2", kT0 + 10000, SweepOf(s)), kT0 + 10000);
+  json open = Open("link_errors");
+  ASSERT_EQ(open.size(), 1u);
+  EXPECT_EQ(open[0]["node"], "sw2");
+  EXPECT_EQ(open[0]["peer"], "sw1");
+  EXPECT_NE(open[0]["detail"].get<std::string>().find("symbol_error +42"), std::string::npos) << open[0]["detail"];
+  auto errors = store_->FabricErrors();
+  ASSERT_TRUE(errors.ok());
+  ASSERT_EQ(errors.value()["ports"].size(), 1u);
+  EXPECT_EQ(errors.value()["ports"][0]["counter"], "symbol_error");
+  EXPECT_EQ(errors.value()["ports"][0]["remote_description"], "sw1");
+  // /metrics: the port's error counter with bounded labels, and link counts.
+  auto snap = store_->MetricsSnapshot(0, 20);
+  ASSERT_TRUE(snap.ok());
+  std::string text = RenderMetrics(snap.value(), CollectorMetrics(), 0);
+  EXPECT_NE(text.find("rdmascope_fabric_port_symbol_error_total{guid=\"0x0000000000000201\",switch=\"sw2\",port=\"3\","
+                      "peer=\"sw1\"} 42"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("rdmascope_fabric_links{state=\"up\"} 4"), std::string::npos);
+  EXPECT_EQ(text.find("rdmascope_fabric_port_link_downed_total"), std::string::npos);  // zero: no series
+  Ingest(SweepReport("r3", kT0 + 20000, SweepOf(s)), kT0 + 20000);  // no further rise
+  EXPECT_EQ(Open("link_errors").size(), 0u);
+}
+
+TEST_F(FabricStoreTest, LinkBelowWhatBothEndsSupportIsDegraded) {
+  FakeSubnet s = Subnet();
+  json sweep = SweepOf(s);
+  for (json& n : sweep["nodes"])
+    for (json& p : n["ports"])
+      if (p["remote"].is_object() && p["remote"]["guid"] == "0x0000000000000102") p["width"] = "1X";
+  Ingest(SweepReport("r1", kT0, sweep), kT0);
+  json open = Open("link_degraded");
+  ASSERT_EQ(open.size(), 1u);
+  EXPECT_EQ(open[0]["status"], "width 1X");
+  Ingest(SweepReport("r2", kT0 + 10000, SweepOf(s)), kT0 + 10000);
+  EXPECT_EQ(Open("link_degraded").size(), 0u);
+}
+
+TEST_F(FabricStoreTest, PinglistGroupsHostsByLeafSwitchAndLabelsWin) {
+  FakeSubnet s = Subnet();
+  // Each host reports its neighbour, as the agent does (QueryNeighbour from its own port).
+  auto report = [&](const std::string& host, int node_index, const std::string& id, bool label) {
+    FakeSubnet view = s;
+    std::swap(view.nodes[0], view.nodes[node_index]);  // the host becomes the local node
+    for (auto& n : view.nodes)
+      for (auto& [port, peer] : n.links) {
+        if (peer.first == 0) peer.first = node_index;
+        else if (peer.first == node_index) peer.first = 0;
+      }
+    auto nb = fabric::QueryNeighbour(view, fabric::EngineOptions{}, 1);
+    ASSERT_TRUE(nb.ok()) << nb.status().message();
+    json j = fabric::NeighbourToJson(nb.value());
+    j["device"] = "ibsim0";
+    json r = testing::MakeReport(id, host, kT0);
+    r["labels"] = label ? json{{"group", "rack9"}} : json::object();
+    r["neighbours"] = json::array({j});
+    Ingest(r, kT0);
+  };
+  report("host1", 0, "n1", false);
+  report("host2", 3, "n2", false);
+  report("host3", 4, "n3", false);
+  report("host4", 3, "n4", true);
+  auto infos = store_->NodeInfos();
+  ASSERT_TRUE(infos.ok());
+  json pl = BuildPinglist("host1", infos.value(), kT0, PinglistOptions{});
+  EXPECT_EQ(pl["group"], "leaf:0x0000000000000200");
+  std::map<std::string, json> t;
+  for (const json& x : pl["targets"]) t[x["node"].get<std::string>()] = x;
+  EXPECT_TRUE(t["host2"]["same_group"]);
+  EXPECT_FALSE(t["host3"]["same_group"]);
+  EXPECT_EQ(t["host3"]["group"], "leaf:0x0000000000000201");
+  EXPECT_EQ(t["host4"]["group"], "rack9");  // the label wins over the leaf switch
+}
+
+TEST(FabricValidate, BadSectionsAreRejectedByPointer) {
+  json r = testing::MakeReport("v1", "n", kT0);
+  r["fabric"] = {{"nodes", {{{"guid", "0x12"}, {"type", "CA"}, {"description", "x"}, {"ports", json::array()}}}}};
+  auto e = ValidateReport(r);
+  ASSERT_TRUE(e.has_value());
+  EXPECT_EQ(e->field, "/fabric/nodes/0/guid");
+  r.erase("fabric");
+  r["neighbours"] = {{{"device", "d"}, {"local_port", 1}, {"guid", "0x0000000000000200"}, {"type", "Switch"},
+                      {"description", "sw"}, {"port", {{"port", 1}, {"counters", {{"symbol_error", -1}}}}}}};
+  e = ValidateReport(r);
+  ASSERT_TRUE(e.has_value());
+  EXPECT_EQ(e->field, "/neighbours/0/port/counters/symbol_error");
+}
+
+}  // namespace
+}  // namespace rdmascope::collector

@@ -1,0 +1,181 @@
+// The fabric library against an in-memory subnet: the engine's window,
+// timeouts, retries and late answers; discovery, links, counters with
+// saturation, and partial results. The same code runs on ibsim in tests/fabric.
+#include <gtest/gtest.h>
+
+#include <chrono>
+
+#include "fabric/fabric_errors.h"
+#include "fabric/fabric_json.h"
+#include "fabric/mad_codec.h"
+#include "fabric/sweep.h"
+#include "tests/fabric/fake_subnet.h"
+
+namespace rdmascope::fabric {
+namespace {
+
+using testing::FakeNode;
+using testing::FakeSubnet;
+
+FakeSubnet SmallSubnet() { return testing::SmallSubnet(true); }
+
+const FabricNode* Find(const Fabric& f, const std::string& name) {
+  for (const FabricNode& n : f.nodes)
+    if (n.description == name) return &n;
+  return nullptr;
+}
+
+const FabricPort* PortOf(const FabricNode* n, int port) {
+  for (const FabricPort& p : n->ports)
+    if (p.number == port) return &p;
+  return nullptr;
+}
+
+TEST(MadEngine, KeepsAtMostWindowInFlightAndAnswersEveryRequest) {
+  FakeSubnet s = SmallSubnet();
+  MadEngine e(s, EngineOptions{4, 50, 1});
+  int answered = 0;
+  for (int i = 0; i < 40; ++i)
+    e.Submit(DirectedGet(kAttrNodeInfo, 0, {1}), "NodeInfo", [&](const MadAnswer& a) { answered += a.ok; });
+  ASSERT_TRUE(e.Run().ok());
+  EXPECT_EQ(answered, 40);
+  EXPECT_LE(s.max_in_flight, 4);
+  EXPECT_EQ(e.stats().max_in_flight, 4);
+}
+
+TEST(MadEngine, SilentTargetFailsAfterEveryRetryWithinTimeoutTimesTries) {
+  FakeSubnet s = SmallSubnet();
+  s.silent.insert("hca3");
+  MadEngine e(s, EngineOptions{64, 30, 2});
+  std::string error;
+  auto t0 = std::chrono::steady_clock::now();
+  e.Submit(DirectedGet(kAttrNodeInfo, 0, {1, 3, 1}), "NodeInfo via DR 0,1,3,1",
+           [&](const MadAnswer& a) { error = a.ok ? "answered" : a.error; });
+  ASSERT_TRUE(e.Run().ok());
+  auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_EQ(error, "NodeInfo via DR 0,1,3,1: no answer after 3 tries of 30 ms");
+  EXPECT_EQ(s.sent, 3);
+  EXPECT_GE(ms, 85);
+  EXPECT_LT(ms, 300);
+}
+
+TEST(MadEngine, LateAnswerToAnAbandonedAttemptIsDropped) {
+  FakeSubnet s = SmallSubnet();
+  s.answer_delays_ms = {60, 0};  // the first try answers after its timeout, the retry at once
+  MadEngine e(s, EngineOptions{64, 20, 2});
+  int calls_a = 0;
+  e.Submit(DirectedGet(kAttrNodeInfo, 0, {}), "NodeInfo A", [&](const MadAnswer& a) { calls_a += a.ok ? 1 : 100; });
+  ASSERT_TRUE(e.Run().ok());
+  EXPECT_EQ(calls_a, 1);
+  EXPECT_EQ(s.sent, 2);
+  EXPECT_EQ(e.stats().mads_timed_out, 1u);
+  // The first try's answer turns up during the next sweep on the same transport:
+  // it must not be taken for B's (transaction ids are unique per process).
+  s.answer_delays_ms = {100};
+  std::string b_desc;
+  MadEngine next(s, EngineOptions{64, 500, 0});
+  next.Submit(DirectedGet(kAttrNodeDesc, 0, {1}), "NodeDescription B", [&](const MadAnswer& a) {
+    b_desc = a.ok ? ParseNodeDescription(*a.mad) : a.error;
+  });
+  ASSERT_TRUE(next.Run().ok());
+  EXPECT_EQ(calls_a, 1);
+  EXPECT_EQ(b_desc, "sw1");
+  EXPECT_EQ(next.stats().mads_timed_out, 0u);
+}
+
+TEST(Sweep, FindsEveryNodeAndBothEndsOfEveryLink) {
+  FakeSubnet s = SmallSubnet();
+  Result<Fabric> f = SweepSubnet(s, SweepOptions{});
+  ASSERT_TRUE(f.ok()) << f.status().message();
+  ASSERT_EQ(f->nodes.size(), 5u);
+  EXPECT_TRUE(f->unreachable.empty());
+  EXPECT_EQ(f->nodes[0].type, NodeType::kSwitch);  // switches first
+  const FabricNode* sw1 = Find(*f, "sw1");
+  ASSERT_NE(sw1, nullptr);
+  EXPECT_EQ(sw1->lid, 10u);
+  ASSERT_EQ(sw1->ports.size(), 8u);
+  ASSERT_TRUE(PortOf(sw1, 5)->remote.has_value());
+  EXPECT_EQ(PortOf(sw1, 5)->remote->guid, 0x201u);
+  EXPECT_EQ(PortOf(sw1, 5)->remote->port, 5);
+  EXPECT_FALSE(PortOf(sw1, 4)->remote.has_value());
+  EXPECT_EQ(PortOf(sw1, 4)->state, 1);
+  const FabricNode* hca3 = Find(*f, "hca3");
+  ASSERT_NE(hca3, nullptr);
+  EXPECT_EQ(PortOf(hca3, 1)->remote->guid, 0x201u);
+  EXPECT_EQ(PortOf(hca3, 1)->remote->port, 1);
+  nlohmann::json j = FabricToJson(f.value(), false);
+  EXPECT_EQ(j["nodes"][0]["guid"], "0x0000000000000200");
+  EXPECT_EQ(j["nodes"][0]["ports"][0]["width"], "4X");
+  EXPECT_EQ(j["nodes"][0]["ports"][0]["speed"], "QDR");
+  EXPECT_TRUE(j["nodes"][0]["ports"][3]["remote"].is_null());
+}
+
+TEST(Sweep, CountersKeepSysfsNamesMarkSaturationAndMeetThresholds) {
+  FakeSubnet s = SmallSubnet();
+  s.nodes[2].counters[3] = {{IB_PC_ERR_SYM_F, 0xffff}, {IB_PC_LINK_DOWNED_F, 3}, {IB_PC_XMT_BYTES_F, 10}};
+  Result<Fabric> f = SweepSubnet(s, SweepOptions{});
+  ASSERT_TRUE(f.ok());
+  const FabricPort* p = PortOf(Find(*f, "sw2"), 3);
+  ASSERT_EQ(p->counters.count("symbol_error"), 1u);
+  EXPECT_EQ(p->counters.at("symbol_error").value, 0xffffu);
+  EXPECT_TRUE(p->counters.at("symbol_error").saturated);
+  EXPECT_EQ(p->counters.at("link_downed").value, 3u);
+  EXPECT_FALSE(p->counters.at("link_downed").saturated);
+  EXPECT_EQ(p->counters.at("port_xmit_data_bytes").value, (1000u + 3u) * 4u);  // extended wins, in bytes
+  FabricErrors e = EvaluateFabricErrors(f.value(), {{"symbol_error", 10}, {"link_downed", 5}});
+  ASSERT_EQ(e.findings.size(), 1u);
+  EXPECT_EQ(e.findings[0].counter, "symbol_error");
+  EXPECT_EQ(e.findings[0].port, 3);
+  EXPECT_TRUE(e.findings[0].saturated);
+  ASSERT_TRUE(e.findings[0].remote.has_value());
+  EXPECT_EQ(e.findings[0].remote->guid, 0x200u);
+  EXPECT_EQ(e.severity, 1);
+}
+
+TEST(Sweep, ASilentNodeIsNamedAndTheRestIsStillReported) {
+  for (const char* mode : {"silent", "timing_out"}) {
+    FakeSubnet s = SmallSubnet();
+    (std::string(mode) == "silent" ? s.silent : s.timing_out).insert("hca3");
+    SweepOptions o;
+    o.engine.timeout_ms = 20;
+    Result<Fabric> f = SweepSubnet(s, o);
+    ASSERT_TRUE(f.ok());
+    EXPECT_EQ(f->nodes.size(), 4u) << mode;
+    ASSERT_EQ(f->unreachable.size(), 1u) << mode;
+    EXPECT_EQ(f->unreachable[0].path, "0,1,3,1");
+    ASSERT_TRUE(f->unreachable[0].via.has_value());
+    EXPECT_EQ(f->unreachable[0].via->guid, 0x201u);
+    EXPECT_EQ(f->unreachable[0].via->port, 1);
+    EXPECT_EQ(EvaluateFabricErrors(f.value(), {}).severity, 1);
+  }
+}
+
+TEST(FabricJson, TextWriterWritesTheSameDocumentAsTheTree) {
+  FakeSubnet s = SmallSubnet();
+  s.nodes[1].counters[2] = {{IB_PC_ERR_SYM_F, 0xffff}};
+  s.silent.insert("hca3");
+  SweepOptions o;
+  o.engine.timeout_ms = 10;
+  Result<Fabric> f = SweepSubnet(s, o);
+  ASSERT_TRUE(f.ok());
+  f.value().nodes[0].description = "quote \" and \\ and \n";
+  for (bool counters : {false, true}) {
+    std::string text = FabricJsonText(f.value(), counters);
+    EXPECT_EQ(text, FabricToJson(f.value(), counters).dump()) << counters;
+  }
+}
+
+TEST(FabricJson, RoundTripsTopologyAndCounters) {
+  FakeSubnet s = SmallSubnet();
+  s.nodes[1].counters[2] = {{IB_PC_ERR_SYM_F, 0xffff}};
+  Result<Fabric> f = SweepSubnet(s, SweepOptions{});
+  ASSERT_TRUE(f.ok());
+  nlohmann::json j = FabricToJson(f.value(), true);
+  Result<Fabric> back = FabricFromJson(j);
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  EXPECT_EQ(FabricToJson(back.value(), true)["nodes"], j["nodes"]);
+  EXPECT_FALSE(FabricFromJson(nlohmann::json{{"nodes", {{{"guid", "zz"}, {"ports", nlohmann::json::array()}}}}}).ok());
+}
+
+}  // namespace
+}  // namespace rdmascope::fabric
