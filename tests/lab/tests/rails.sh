@@ -13,7 +13,8 @@
 #  5. An agent started while all its ports are down runs, reports them DOWN,
 #     and probes once they come up.
 # Timings are printed; a bound fails only past the interval counts
-# (plus the polling granularity of this script).
+# plus 2 s for this script's polling (a wget and a check per poll, slow
+# under TCG on a loaded host).
 . /opt/rdmascope/lab/lab.sh
 . /opt/rdmascope/lab/fleet.sh
 lab_require_bin rdmascope-collector rdmascope-agent rdmascope-labcheck || exit 1
@@ -74,12 +75,12 @@ since=$(wall_ms)
 t0=$(now_cs)
 ip link set "$NA1" down
 lab_wait 20 "node-a $A1 DOWN in /api/v1/ports" port_is node-a "$A1" 1 DOWN || show_fail "port not DOWN"
-t_port=$(elapsed "$t0"); within "$t0" $((2 * INTERVAL_MS + 1000)) && ok_port=1 || ok_port=0
+t_port=$(elapsed "$t0"); within "$t0" $((2 * INTERVAL_MS + 2000)) && ok_port=1 || ok_port=0
 cat port.txt
 lab_wait 20 "an open port_state event for node-a" event_open node-a || show_fail "no port_state event"
-t_event=$(elapsed "$t0"); within "$t0" $((2 * INTERVAL_MS + 1000)) && ok_event=1 || ok_event=0
+t_event=$(elapsed "$t0"); within "$t0" $((2 * INTERVAL_MS + 2000)) && ok_event=1 || ok_event=0
 grep -m 2 OPEN event.txt
-echo "TIMING link down -> DOWN in /api/v1/ports ${t_port} s, port_state event open ${t_event} s (bound $((2 * INTERVAL)) s + 1 s)"
+echo "TIMING link down -> DOWN in /api/v1/ports ${t_port} s, port_state event open ${t_event} s (bound $((2 * INTERVAL)) s + 2 s polling)"
 [ $ok_port = 1 ] && [ $ok_event = 1 ] || show_fail "DOWN/event took longer than 2 intervals"
 lab_wait 20 "node-a r1 reported as not run" rail node-a node-b r1 "$since" not-run || show_fail "r1 not reported as not run"
 cat rail.txt
@@ -109,7 +110,7 @@ alive "$PID_node_a" node-a
 c0=$(cpu_ticks "$PID_node_a")
 t0=$(now_cs)
 # The device stays away for a 10 s window: the agent must not spin.
-while ! within "$t0" 10000; do sleep 0.5; done
+while within "$t0" 10000; do sleep 0.5; done
 c1=$(cpu_ticks "$PID_node_a")
 cpu=$((c1 - c0))
 window=$(elapsed "$t0")
