@@ -34,7 +34,7 @@ fi
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/rdmascope-package.XXXXXX")
 cleanup() {  # nothing mounted below $work may be followed by rm
-  findmnt -rn -o TARGET | grep "^$work/" | sort -r | while read -r m; do umount -l "$m" || true; done
+  { findmnt -rn -o TARGET | grep "^$work/" || true; } | sort -r | while read -r m; do umount -l "$m" || true; done
   rm -rf --one-file-system "$work"
 }
 trap cleanup EXIT
@@ -49,6 +49,11 @@ RDMASCOPE_GIT_REVISION=$(git -C "$src" describe --always --dirty --abbrev=12 2>/
 export RDMASCOPE_GIT_REVISION
 
 phase "dpkg-buildpackage"
+# debhelper sets HOME to a temporary directory: name the caller's cache.
+if command -v ccache >/dev/null; then
+  CCACHE_DIR=$(ccache -k cache_dir)
+  export CCACHE_DIR
+fi
 stats_before=$(ccache --print-stats 2>/dev/null || true)
 TIMEFORMAT="package build: %0R s wall, %0U s user + %0S s sys CPU (children)"
 if ! time (cd "$work/src" && DEB_BUILD_OPTIONS="parallel=$(nproc)" dpkg-buildpackage -us -uc -b > "$artifacts/package-build.log" 2>&1); then
