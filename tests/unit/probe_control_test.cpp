@@ -50,7 +50,7 @@ TEST(ControlProtocol, UdInfoRoundTrip) {
   ASSERT_TRUE(req.ok());
   EXPECT_EQ(req->op, ControlOp::kUdInfo);
   UdInfoReply rep;
-  rep.endpoints.push_back({"rxe1", 1, 1, "::ffff:192.168.77.2", 0, 17, true});
+  rep.endpoints.push_back({"rxe1", 1, 1, "::ffff:192.168.77.2", 0, 17, true, ""});
   auto back = ParseUdInfoReply(EncodeUdInfoReply(rep));
   ASSERT_TRUE(back.ok()) << back.status().message();
   ASSERT_EQ(back->endpoints.size(), 1u);
