@@ -30,6 +30,10 @@ const char kAgentConfigUsage[] =
     "  --control-port P          responder TCP control port (default 18610)\n"
     "  --control-host ADDR       address peers use to reach the control port (default: node name)\n"
     "  --labels k=v,k=v          labels sent with every report (e.g. group=rack1)\n"
+    "  --devices DEV,DEV         serve and probe only these devices' ports (default: every device)\n"
+    "  --rails NAME=DEV[/PORT],...  name rails (default names: 0, 1, ... in sorted (device, port) order)\n"
+    "  --probe-targets [NAME=]HOST[:PORT],...  probe these agents (default: the collector's pinglist)\n"
+    "  --probe-count N           probes per transport per target per rail per interval (default 10)\n"
     "  --fabric-sweep-interval S InfiniBand: sweep the subnet (topology, all port counters) every S\n"
     "                            seconds and report it; 0 = never (default; enable on 1-2 nodes per subnet)\n"
     "  --once                    send one report and exit (non-zero if not delivered)\n";
@@ -63,6 +67,18 @@ Status Bad(const std::string& key, const std::string& value, const std::string& 
 }
 
 bool NameChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-'; }
+
+// "a, b,,c" -> {"a", "b", "c"}.
+std::vector<std::string> SplitList(const std::string& v) {
+  std::vector<std::string> out;
+  std::stringstream ss(v);
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    item = Trim(item);
+    if (!item.empty()) out.push_back(item);
+  }
+  return out;
+}
 
 using Setter = Status (*)(const std::string& key, const std::string& value, AgentConfig* c);
 
@@ -126,6 +142,35 @@ const KeyDef kKeys[] = {
          return Bad(k, v, "needs a host name or IP address");
        }
        c->control_host = v;
+       return Status::Ok();
+     }},
+    {"devices", [](const std::string& k, const std::string& v, AgentConfig* c) {
+       c->devices.clear();
+       for (const std::string& item : SplitList(v)) {
+         if (item.size() > 64 || !std::all_of(item.begin(), item.end(), NameChar)) return Bad(k, v, "needs device names");
+         c->devices.push_back(item);
+       }
+       return Status::Ok();
+     }},
+    {"rails", [](const std::string& k, const std::string& v, AgentConfig* c) {
+       auto rails = ParseRailList(v);
+       if (!rails.ok()) return Bad(k, v, rails.status().message());
+       c->rails = std::move(rails).value();
+       return Status::Ok();
+     }},
+    {"probe_targets", [](const std::string& k, const std::string& v, AgentConfig* c) {
+       c->probe_targets.clear();
+       for (const std::string& item : SplitList(v)) {
+         auto t = probes::ParseProbeTarget(item);
+         if (!t.ok()) return Bad(k, v, t.status().message());
+         c->probe_targets.push_back(*t);
+       }
+       return Status::Ok();
+     }},
+    {"probe_count", [](const std::string& k, const std::string& v, AgentConfig* c) {
+       auto n = ParseUnsigned(v, 1, 10000);
+       if (!n) return Bad(k, v, "needs a number 1..10000");
+       c->probe_count = *n;
        return Status::Ok();
      }},
     {"fabric_sweep_interval", [](const std::string& k, const std::string& v, AgentConfig* c) {
@@ -195,7 +240,7 @@ Result<std::map<std::string, std::string>> ParseLabels(const std::string& text) 
     if (k.empty() || k.size() > 64 || !std::all_of(k.begin(), k.end(), NameChar)) {
       return Status::Error("label key '" + k + "' must be 1..64 of [A-Za-z0-9_.-]");
     }
-    if (k == "control_port" || k == "control_host") {
+    if (k == "control_port" || k == "control_host" || k == "rails") {
       return Status::Error("label key '" + k + "' is reserved: set the key " + k + " instead");
     }
     if (v.size() > 256) return Status::Error("label '" + k + "' has more than 256 characters");

@@ -21,7 +21,9 @@
 #include <string>
 #include <vector>
 
+#include "agent/rails.h"
 #include "common/status.h"
+#include "probes/probe_scheduler.h"
 
 namespace rdmascope::agent {
 
@@ -38,6 +40,13 @@ struct AgentConfig {
   std::string control_host;                        // address peers probe; "" = node_name
   bool once = false;
   std::map<std::string, std::string> labels;
+  // Rails (agent/rails.h): devices to serve and probe ("" = every device),
+  // named ports, and probing. The repeatable flags --device, --rail and
+  // --probe-target replace these keys' lists when given.
+  std::vector<std::string> devices;
+  std::vector<RailSpec> rails;
+  std::vector<probes::ProbeTarget> probe_targets;  // none: the collector's pinglist
+  uint64_t probe_count = 10;                       // per transport per target per rail per interval
   // InfiniBand: sweep the whole subnet (topology + every port's counters) this
   // often and report it; 0 = never (the default: one or two agents per subnet).
   std::chrono::milliseconds fabric_sweep_interval{0};
@@ -64,7 +73,7 @@ Result<LoadedConfig> LoadAgentConfig(const std::vector<std::string>& args);
 Status ValidateAgentConfig(const AgentConfig& config);
 
 // Labels from "k=v,k=v": at most kMaxUserLabels; keys 1..64 of [A-Za-z0-9_.-]
-// other than the reserved control_port and control_host; values trimmed, at
+// other than the reserved control_port, control_host and rails; values trimmed, at
 // most 256 characters, no ',' or control characters, may be empty; "" is no
 // labels.
 constexpr size_t kMaxUserLabels = 60;

@@ -1,17 +1,23 @@
-// rdmascope-agent: the probe responders, and (unless --responder-only) the
-// reporting daemon that sends inventory, counters and probe summaries to the
-// collector, with the prober feeding those summaries: every --probe-target,
-// or else the peers of the collector's pinglist.
+// rdmascope-agent: the rails' responders and probers (agent/rail_supervisor.h)
+// and (unless --responder-only) the reporting daemon that sends inventory,
+// counters, rails and probe summaries to the collector; each rail probes
+// every --probe-target, or else the peers of the collector's pinglist that
+// have the same rail.
 //
 // Contract: stops on SIGINT or SIGTERM; exit 0 after a clean stop, 2 when the
-// options, the responder setup or the daemon setup fail (the message names
-// the option, the failing verb or the missing setting). --responder-only runs
+// options, the control port or the daemon setup fail (the message names the
+// option or the missing setting). No RDMA device, ports down, devices that
+// vanish: reported, never an exit. --responder-only runs
 // the responders and nothing else (for tests and operators). The responders
 // serve the control port of the configuration (--control-port).
 #include <signal.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
+#include <functional>
+#include <mutex>
+#include <optional>
 #include <memory>
 #include <cstdio>
 #include <string>
@@ -23,7 +29,9 @@
 #include "agent/daemon.h"
 #include "agent/fabric_report.h"
 #include "agent/pinglist_client.h"
+#include "agent/rail_supervisor.h"
 #include "agent/verbs_info.h"
+#include "common/version.h"
 #include "probes/probe_scheduler.h"
 #include "probes/responder.h"
 #include "probes/verbs_resources.h"
@@ -75,50 +83,33 @@ int RunResponderOnly(const agent::AgentOptions& opts, sigset_t stop_signals) {
   return 0;
 }
 
-// The prober: for every --probe-target when some are given, else for the
-// peers of the collector's pinglist (fetched again every round). Null when
-// there is nothing to probe with: no collector to ask, or no RDMA device
-// (a node without devices still reports its empty inventory).
-Result<std::unique_ptr<probes::ProbeScheduler>> StartProbing(const agent::AgentOptions& opts,
-                                                             const agent::AgentConfig& config) {
-  const bool follow_pinglist = opts.probe_targets.empty();
-  if (follow_pinglist && config.collector.empty()) return std::unique_ptr<probes::ProbeScheduler>();
-  probes::SchedulerOptions so;
-  so.device = opts.probe_device;
-  if (so.device.empty()) {
-    auto names = probes::ListDeviceNames();
-    if (names.empty() && follow_pinglist) {
-      std::fprintf(stderr, "rdmascope-agent: no RDMA devices found: not probing\n");
-      return std::unique_ptr<probes::ProbeScheduler>();
-    }
-    if (names.size() != 1) {
-      return Status::Error("--probe-device is required (" + std::to_string(names.size()) + " RDMA devices found)");
-    }
-    so.device = names[0];
+// The rails' targets: the fixed --probe-target list for every rail, else the
+// collector's pinglist for that rail (fetched again every round). Unset when
+// there is nothing to probe with (no collector to ask).
+std::function<std::optional<std::vector<probes::ProbeTarget>>(const std::string&)> TargetSource(
+    const agent::AgentConfig& config) {
+  if (!config.probe_targets.empty()) {
+    auto fixed = config.probe_targets;
+    return [fixed](const std::string&) { return std::optional<std::vector<probes::ProbeTarget>>(fixed); };
   }
-  so.port = opts.probe_port;
-  so.count = opts.probe_count;
-  so.interval_ms = uint64_t(config.report_interval.count());
-  so.targets = opts.probe_targets;
-  so.spacing_ms = probes::SpreadSpacingMs(so.interval_ms, so.count, so.targets.size());
-  if (follow_pinglist) {
-    auto client = agent::PinglistClient::Create(config.collector, config.token_file, config.node_name);
-    if (!client.ok()) return client.status();
-    auto last_error = std::make_shared<std::string>();
-    so.refresh_targets = [client = *client, last_error]() -> std::optional<std::vector<probes::ProbeTarget>> {
-      auto targets = client.Fetch();
-      if (!targets.ok()) {
-        // Logged once per change of cause; the previous targets stay.
-        if (targets.status().message() != *last_error)
-          std::fprintf(stderr, "rdmascope-agent: pinglist: %s\n", targets.status().message().c_str());
-        *last_error = targets.status().message();
-        return std::nullopt;
-      }
-      last_error->clear();
-      return *targets;
-    };
-  }
-  return probes::ProbeScheduler::Start(so);
+  if (config.collector.empty()) return {};
+  auto client = agent::PinglistClient::Create(config.collector, config.token_file, config.node_name);
+  if (!client.ok()) return {};
+  auto last_error = std::make_shared<std::string>();
+  auto mu = std::make_shared<std::mutex>();
+  return [client = *client, last_error, mu](const std::string& rail) -> std::optional<std::vector<probes::ProbeTarget>> {
+    auto targets = client.Fetch(rail);
+    std::lock_guard<std::mutex> lock(*mu);
+    if (!targets.ok()) {
+      // Logged once per change of cause; the previous targets stay.
+      if (targets.status().message() != *last_error)
+        std::fprintf(stderr, "rdmascope-agent: pinglist: %s\n", targets.status().message().c_str());
+      *last_error = targets.status().message();
+      return std::nullopt;
+    }
+    last_error->clear();
+    return *targets;
+  };
 }
 
 int RunFullAgent(const std::vector<std::string>& args, sigset_t stop_signals) {
@@ -132,18 +123,25 @@ int RunFullAgent(const std::vector<std::string>& args, sigset_t stop_signals) {
     std::fprintf(stderr, "rdmascope-agent: %s\n", opts.status().message().c_str());
     return 2;
   }
-  opts.value().responder.control_port = loaded->config.control_port;
+  agent::AgentConfig config = loaded->config;
+  if (!opts->devices.empty()) config.devices = opts->devices;
+  if (!opts->rails.empty()) config.rails = opts->rails;
+  if (!opts->probe_targets.empty()) config.probe_targets = opts->probe_targets;
   agent::DaemonHooks hooks;
-  if (loaded->config.sysfs_root == "/sys") hooks.verbs = MakeLibibverbsInfoSource();
-  hooks.only_device = opts.value().responder.device;
-  auto fabric = std::make_shared<agent::FabricReporter>(loaded->config.fabric_sweep_interval);
+  if (config.sysfs_root == "/sys") hooks.verbs = MakeLibibverbsInfoSource();
+  // Reports cover the devices the agent serves (all of them when not narrowed).
+  for (const auto& dev : config.devices) hooks.only_device += (hooks.only_device.empty() ? "" : ",") + dev;
+  for (const auto& r : config.rails)
+    if (("," + hooks.only_device + ",").find("," + r.where.device + ",") == std::string::npos)
+      hooks.only_device += (hooks.only_device.empty() ? "" : ",") + r.where.device;
+  auto fabric = std::make_shared<agent::FabricReporter>(config.fabric_sweep_interval);
   hooks.collect_fabric = [fabric](const Inventory& inv, nlohmann::json* report, std::vector<std::string>* warnings) {
     fabric->Collect(inv, report, warnings);
   };
-  if (loaded->config.once) {
+  if (config.once) {
     // One report of inventory and counters: needs neither responder nor prober,
     // so a node without RDMA devices still reports.
-    auto daemon = agent::AgentDaemon::Create(loaded->config, std::move(hooks));
+    auto daemon = agent::AgentDaemon::Create(config, std::move(hooks));
     if (!daemon.ok()) {
       std::fprintf(stderr, "rdmascope-agent: %s\n", daemon.status().message().c_str());
       return 2;
@@ -152,34 +150,44 @@ int RunFullAgent(const std::vector<std::string>& args, sigset_t stop_signals) {
     if (!s.ok()) std::fprintf(stderr, "rdmascope-agent: %s\n", s.message().c_str());
     return s.ok() ? 0 : 2;
   }
-  auto scheduler = StartProbing(*opts, loaded->config);
-  if (!scheduler.ok()) {
-    std::fprintf(stderr, "rdmascope-agent: %s\n", scheduler.status().message().c_str());
+  // The daemon exists after the supervisor; events before it are reported by its first report.
+  auto daemon_ptr = std::make_shared<std::atomic<agent::AgentDaemon*>>(nullptr);
+  agent::RailSupervisorOptions so;
+  so.sysfs_root = config.sysfs_root;
+  so.devices = config.devices;
+  so.rails = config.rails;
+  so.responder = opts->responder;
+  so.responder.control_port = config.control_port;
+  so.probe_count = config.probe_count;
+  so.interval_ms = uint64_t(config.report_interval.count());
+  so.targets = TargetSource(config);
+  so.on_change = [daemon_ptr](const std::string&) {
+    if (agent::AgentDaemon* d = daemon_ptr->load()) d->TriggerReport();
+  };
+  so.log = [](const std::string& line) {
+    std::fprintf(stderr, "rdmascope-agent: %s\n", line.c_str());
+  };
+  auto supervisor = agent::RailSupervisor::Start(so);
+  if (!supervisor.ok()) {
+    std::fprintf(stderr, "rdmascope-agent: %s\n", supervisor.status().message().c_str());
     return 2;
   }
-  if (*scheduler) {
-    probes::ProbeScheduler* sched = scheduler->get();
-    hooks.collect_probes = [sched] { return sched->Collect(); };
-  }
-  auto daemon = agent::AgentDaemon::Create(loaded->config, std::move(hooks));
+  agent::RailSupervisor* sup = supervisor->get();
+  std::string names;
+  for (const auto& n : sup->RailNames()) names += (names.empty() ? "" : ",") + n;
+  if (!names.empty()) config.labels["rails"] = names;
+  std::printf("rdmascope-agent: control port %d, rails: %s\n", config.control_port,
+              names.empty() ? "none (no RDMA port found yet)" : names.c_str());
+  std::fflush(stdout);
+  hooks.collect_probes = [sup] { return sup->Collect(); };
+  hooks.rails = [sup] { return sup->RailsJson(); };
+  auto daemon = agent::AgentDaemon::Create(config, std::move(hooks));
   if (!daemon.ok()) {
     std::fprintf(stderr, "rdmascope-agent: %s\n", daemon.status().message().c_str());
     return 2;
   }
-  // Without any RDMA device there is nothing to respond with: keep reporting
-  // (the empty inventory is the answer). Any other responder failure is fatal.
-  std::unique_ptr<probes::Responder> responder;
-  if (!probes::ListDeviceNames().empty()) {
-    auto started = StartResponder(opts->responder);
-    if (!started.ok()) {
-      std::fprintf(stderr, "rdmascope-agent: %s\n", started.status().message().c_str());
-      return 2;
-    }
-    responder = std::move(started).value();
-  } else {
-    std::fprintf(stderr, "rdmascope-agent: no RDMA devices found: reporting without responders\n");
-  }
   agent::AgentDaemon* d = daemon->get();
+  daemon_ptr->store(d);
   std::thread waiter([d, stop_signals]() mutable {
     int sig = 0;
     sigwait(&stop_signals, &sig);
@@ -188,7 +196,8 @@ int RunFullAgent(const std::vector<std::string>& args, sigset_t stop_signals) {
   Status s = d->Run();
   if (!d->stop_requested()) kill(getpid(), SIGTERM);  // Run() ended by itself: release the waiter
   waiter.join();
-  if (responder) responder->Stop();
+  daemon_ptr->store(nullptr);
+  sup->Stop();
   if (!s.ok()) {
     std::fprintf(stderr, "rdmascope-agent: %s\n", s.message().c_str());
     return 2;
@@ -200,6 +209,7 @@ int RunFullAgent(const std::vector<std::string>& args, sigset_t stop_signals) {
 
 int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
+  if (rdmascope::PrintVersionIfAsked("rdmascope-agent", args)) return 0;
   for (const auto& a : args) {
     if (a == "-h" || a == "--help") {
       std::fputs(agent::kAgentUsage, stdout);

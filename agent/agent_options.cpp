@@ -6,27 +6,32 @@
 namespace rdmascope::agent {
 
 const char kAgentUsage[] =
-    "usage: rdmascope-agent [--responder-only] [--device DEV] [--control-port P]\n"
-    "                       [--inject rnr|drop] [reporting options]\n"
+    "usage: rdmascope-agent [--responder-only] [--device DEV]... [--rail NAME=DEV[/PORT]]...\n"
+    "                       [--control-port P] [--inject rnr|drop] [reporting options]\n"
     "\n"
-    "Runs the probe responders: a UD echo QP on every active port of every RDMA\n"
-    "device (or of DEV), and the TCP control port P (default 18610) where probers\n"
-    "learn UD QPNs and set up RC connections; and, unless --responder-only, the\n"
-    "reporting daemon (needs --collector). Stops on SIGINT or SIGTERM.\n"
+    "Serves and probes every port of every RDMA device (a rail each), or of the\n"
+    "--device ones: a UD echo QP on every ACTIVE port, the TCP control port P\n"
+    "(default 18610) where probers learn UD QPNs and set up RC connections, and,\n"
+    "unless --responder-only, the reporting daemon (needs --collector). Rails are\n"
+    "matched across nodes by name: by default a port's position in the sorted\n"
+    "list of probed (device, port) pairs (0, 1, ...); each rail probes the same\n"
+    "rail of its peers. Ports going down, devices vanishing and coming back are\n"
+    "reported, never fatal. Stops on SIGINT or SIGTERM.\n"
     "\n"
     "  --responder-only     run the responders and nothing else\n"
+    "  --device DEV         serve, probe and report only this device (repeatable; key: devices)\n"
+    "  --rail NAME=DEV[/PORT]\n"
+    "                       name the rail on DEV port PORT (default 1) (repeatable; key: rails)\n"
     "  --probe-target [NAME=]HOST[:PORT]\n"
     "                       probe this agent over UD and RC every report interval\n"
-    "                       (repeatable; reports name it NAME, default HOST)\n"
-    "  --probe-device DEV   local device for probing (default: the only one)\n"
-    "  --probe-port N       local port for probing (default 1)\n"
-    "  --probe-count N      probes per transport per target per interval (default 10)\n"
-    "  --device DEV         serve, and report the inventory and counters of, only this device\n"
+    "                       (repeatable; key: probe_targets; default: the collector's pinglist)\n"
+    "  --probe-count N      probes per transport per target per interval (default 10; key: probe_count)\n"
     "  --control-port P     TCP control port (default 18610)\n"
     "  --inject rnr|drop    FAULT INJECTION FOR SELF-TESTS: rnr = never post RC\n"
     "                       receives (probers see RNR_RETRY_EXC_ERR); drop = receive\n"
     "                       UD probes but never echo them (probers see 100% loss).\n"
-    "                       Use it to prove alerting end to end, never in production.\n";
+    "                       Use it to prove alerting end to end, never in production.\n"
+    "  --version            the version and the git revision of this build\n";
 
 Result<AgentOptions> ParseAgentOptions(const std::vector<std::string>& args) {
   AgentOptions o;
@@ -44,6 +49,15 @@ Result<AgentOptions> ParseAgentOptions(const std::vector<std::string>& args) {
       auto v = need();
       if (!v.ok()) return v.status();
       o.responder.device = *v;
+      o.devices.push_back(*v);
+    } else if (k == "--rail") {
+      auto v = need();
+      if (!v.ok()) return v.status();
+      auto r = ParseRailSpec(*v);
+      if (!r.ok()) return r.status();
+      o.rails.push_back(*r);
+      Status valid = ValidateRails(o.rails);
+      if (!valid.ok()) return valid;
     } else if (k == "--control-port") {
       auto v = need();
       if (!v.ok()) return v.status();
@@ -60,22 +74,6 @@ Result<AgentOptions> ParseAgentOptions(const std::vector<std::string>& args) {
       auto t = probes::ParseProbeTarget(*v);
       if (!t.ok()) return t.status();
       o.probe_targets.push_back(*t);
-    } else if (k == "--probe-device") {
-      auto v = need();
-      if (!v.ok()) return v.status();
-      o.probe_device = *v;
-    } else if (k == "--probe-port" || k == "--probe-count") {
-      auto v = need();
-      if (!v.ok()) return v.status();
-      errno = 0;
-      char* end = nullptr;
-      long n = std::strtol(v->c_str(), &end, 10);
-      const long max = k == "--probe-port" ? 255 : 10000;
-      if (v->empty() || *end != '\0' || errno != 0 || n < 1 || n > max) {
-        return Status::Error(k + " needs a number 1.." + std::to_string(max) + ", got '" + *v + "'");
-      }
-      if (k == "--probe-port") o.probe_port = int(n);
-      else o.probe_count = uint64_t(n);
     } else if (k == "--inject") {
       auto v = need();
       if (!v.ok()) return v.status();

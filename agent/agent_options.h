@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "agent/rails.h"
 #include "common/status.h"
 #include "probes/probe_scheduler.h"
 #include "probes/responder.h"
@@ -16,12 +17,11 @@ namespace rdmascope::agent {
 struct AgentOptions {
   bool responder_only = false;
   bool help = false;
-  probes::ResponderOptions responder;
-  // Probing of other agents (reporting mode only); no targets: no probing.
-  std::vector<probes::ProbeTarget> probe_targets;
-  std::string probe_device;  // empty: the only device, if there is exactly one
-  int probe_port = 1;
-  uint64_t probe_count = 10;  // per transport per target per report interval
+  probes::ResponderOptions responder;  // --responder-only: responder.device is the one --device
+  // Repeatable flags; when given they replace the config file's lists.
+  std::vector<std::string> devices;              // --device DEV
+  std::vector<RailSpec> rails;                   // --rail NAME=DEV[/PORT]
+  std::vector<probes::ProbeTarget> probe_targets;  // --probe-target
 };
 
 Result<AgentOptions> ParseAgentOptions(const std::vector<std::string>& args);

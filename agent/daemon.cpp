@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "agent/daemon_inventory.h"
-#include "agent/sd_notify.h"
+#include "common/sd_notify.h"
 
 namespace rdmascope::agent {
 namespace {
@@ -36,6 +36,7 @@ AgentDaemon::AgentDaemon(AgentConfig config, DaemonHooks hooks)
   hooks_.log = OrStderr(std::move(hooks_.log));
   if (!hooks_.wall_ms) hooks_.wall_ms = SystemWallMs;
   if (!hooks_.notify) hooks_.notify = SdNotify;
+  boot_id_ = ReadBootId();
 }
 
 Result<std::unique_ptr<AgentDaemon>> AgentDaemon::Create(const AgentConfig& config, DaemonHooks hooks) {
@@ -68,9 +69,17 @@ void AgentDaemon::Stop() {
   cv_.notify_all();
 }
 
+void AgentDaemon::TriggerReport() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    report_now_ = true;
+  }
+  cv_.notify_all();
+}
+
 void AgentDaemon::WaitUntil(Clock::time_point deadline) {
   std::unique_lock<std::mutex> lock(mu_);
-  cv_.wait_until(lock, deadline, [this] { return stop_.load(); });
+  cv_.wait_until(lock, deadline, [this] { return stop_.load() || report_now_; });
 }
 
 void AgentDaemon::Notify(const std::string& state) {
@@ -109,6 +118,9 @@ std::pair<std::string, std::string> AgentDaemon::MakeReport() {
   header.node = config_.node_name;
   header.interval_ms = config_.report_interval.count();
   header.labels = ReportLabels(config_);
+  header.boot_id = boot_id_;
+  header.spool_dropped = spool_->dropped();
+  if (hooks_.rails) header.rails = hooks_.rails();
   nlohmann::json fabric = nlohmann::json::object();
   if (hooks_.collect_fabric) {
     try {
@@ -132,6 +144,19 @@ Status AgentDaemon::Run() {
   Clock::time_point next_inventory = Clock::now() + config_.inventory_interval;
   while (!stop_.load()) {
     Clock::time_point now = Clock::now();
+    bool triggered = false;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      triggered = report_now_;
+      report_now_ = false;
+    }
+    if (triggered) {
+      Guarded("inventory", [this] { RefreshInventory(); });
+      Guarded("report", [this] {
+        auto [id, body] = MakeReport();
+        reporter_->Submit(id, body, Clock::now() + config_.report_interval / 2, &stop_);
+      });
+    }
     if (now >= next_inventory) {
       Guarded("inventory", [this] { RefreshInventory(); });
       next_inventory = Advance(next_inventory, config_.inventory_interval, Clock::now());
@@ -153,6 +178,7 @@ Status AgentDaemon::Run() {
   Notify("STOPPING=1");
   Guarded("last report", [this] {
     auto [id, body] = MakeReport();
+    auto lock = spool_->Lock();
     Status s = spool_->Put(body);
     if (s.ok()) {
       hooks_.log("stopping: last report " + id + " written to the spool");

@@ -4,7 +4,9 @@
 // Contract of Run():
 // - reads the full inventory (sysfs + verbs) at start and every
 //   inventory_interval, then sends "READY=1" to the service manager;
-// - every report_interval (the first one at once) reads fresh counters, calls
+// - every report_interval (the first one at once), and at once after
+//   TriggerReport() (then with a fresh full inventory), reads fresh counters
+//   and port state, phys state and rate, calls
 //   hooks.collect_probes, builds one report and submits it (delivered, or
 //   spooled; the spool is drained after a delivery, for at most half an
 //   interval);
@@ -66,6 +68,8 @@ struct DaemonHooks {
   std::function<int64_t()> wall_ms;
   // Service manager notification; unset: SdNotify.
   std::function<Status(const std::string&)> notify;
+  // The agent's rails and their state for the report's "rails"; unset: none.
+  std::function<nlohmann::json()> rails;
   LogFn log;  // unset: stderr
   // Reporter tuning (timeouts, replay batch); collector and token_file come from the config.
   ReporterOptions reporter;
@@ -81,6 +85,9 @@ class AgentDaemon {
   Status RunOnce();
   void Stop();
   bool stop_requested() const { return stop_.load(); }
+  // Any thread: report now (a port or device changed): Run() re-reads the
+  // full inventory and sends a report at once, then keeps its schedule.
+  void TriggerReport();
 
   // Read these from the thread that runs Run()/RunOnce(), or after it returned.
   const ReporterStats& reporter_stats() const { return reporter_->stats(); }
@@ -108,8 +115,10 @@ class AgentDaemon {
   std::unique_ptr<Reporter> reporter_;
   Inventory inventory_;  // the last full inventory, without counters
   bool notify_failed_ = false;
+  std::string boot_id_;
 
   std::atomic<bool> stop_{false};
+  bool report_now_ = false;  // under mu_
   std::mutex mu_;
   std::condition_variable cv_;
 };

@@ -3,6 +3,7 @@
 #include "agent/attr_reader.h"
 #include "agent/counters.h"
 #include "agent/inventory.h"
+#include "agent/sysfs_parse.h"
 
 namespace rdmascope::agent {
 
@@ -21,7 +22,12 @@ Inventory WithFreshCounters(const SysfsReader& fs, const Inventory& base) {
     for (Port& p : d.ports) {
       p.counters.clear();
       p.hw_counters.clear();
-      ReadPortCounters(attrs, "class/infiniband/" + d.name + "/ports/" + std::to_string(p.number), &p);
+      const std::string dir = "class/infiniband/" + d.name + "/ports/" + std::to_string(p.number);
+      // State and rate every report: a link flap shorter than the inventory interval still shows.
+      p.state = attrs.Parsed<NumberedName>(dir + "/state", ParseNumberedName, "\"<number>: <name>\"");
+      p.phys_state = attrs.Parsed<NumberedName>(dir + "/phys_state", ParseNumberedName, "\"<number>: <name>\"");
+      p.rate = attrs.Parsed<Rate>(dir + "/rate", ParseRate, "\"<n> Gb/sec (<w>X <speed>)\"");
+      ReadPortCounters(attrs, dir, &p);
     }
   }
   return inv;

@@ -1,13 +1,19 @@
 // Node health verdict from an inventory with counters, for `rdmactl health`.
 //
 // Contract: severity follows monitoring-plugin exit codes. A port not ACTIVE
-// (or not LinkUp) is critical (2); a counter at or above its warning threshold,
-// or a port whose state cannot be read, is a warning (1); otherwise ok (0).
-// Absent counters are never compared (absent is not 0).
+// (or not LinkUp) is critical (2); a counter above its warning threshold
+// (compared with '>', as the InfiniBand diagnostics do), a port whose state
+// cannot be read, or a link below an expected rate / width / MTU is a warning
+// (1); otherwise ok (0). UNKNOWN (3) is the caller's: the check could not run.
+// Absent counters are never compared (absent is not 0). With `previous`
+// counters (a state file of the last run) a counter is judged by its increase
+// since then; a counter that went backwards was cleared and counts from 0.
 #pragma once
 
 #include <cstdint>
 #include <map>
+#include <optional>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -17,7 +23,7 @@
 
 namespace rdmascope {
 
-enum class Severity { kOk = 0, kWarning = 1, kCritical = 2 };
+enum class Severity { kOk = 0, kWarning = 1, kCritical = 2, kUnknown = 3 };
 
 struct HealthFinding {
   Severity severity = Severity::kOk;
@@ -30,7 +36,26 @@ struct HealthReport {
   Severity severity = Severity::kOk;
   int ports_checked = 0;
   std::vector<HealthFinding> findings;
+  // Nagios performance data: "'label'=value[UOM];[warn];[crit];[min];[max]" items.
+  std::vector<std::string> perfdata;
 };
+
+// Which ports to check and what a healthy link looks like.
+struct HealthOptions {
+  // DEV or DEV/PORT selectors; empty: every port.
+  std::vector<std::pair<std::string, int>> ports;  // port 0: every port of DEV
+  std::optional<double> expect_rate_gbps;
+  std::optional<std::string> expect_width;  // "4X"
+  std::optional<uint32_t> expect_mtu;       // bytes
+  // Counter values of the previous run by "DEV/PORT/NAME"; set: compare increases.
+  std::optional<std::map<std::string, uint64_t>> previous;
+};
+
+// "DEV" or "DEV/PORT" -> selector; errors name the text.
+Status ParsePortSelector(const std::string& text, std::pair<std::string, int>* out);
+
+// Counter values of `inv` keyed like HealthOptions::previous.
+std::map<std::string, uint64_t> CounterSnapshot(const Inventory& inv);
 
 // Warning thresholds by sysfs counter name (counters or hw_counters).
 using Thresholds = CounterThresholds;
@@ -42,8 +67,8 @@ Thresholds DefaultThresholds();
 // "symbol_error=20" sets one threshold; errors name the bad text.
 Status ParseThresholdOverride(const std::string& text, Thresholds* thresholds);
 
-HealthReport EvaluateHealth(const Inventory& inv, const Thresholds& thresholds);
+HealthReport EvaluateHealth(const Inventory& inv, const Thresholds& thresholds, const HealthOptions& options = {});
 
-const char* SeverityName(Severity s);  // "OK", "WARNING", "CRITICAL"
+const char* SeverityName(Severity s);  // "OK", "WARNING", "CRITICAL", "UNKNOWN"
 
 }  // namespace rdmascope

@@ -1,5 +1,7 @@
 #include "agent/inventory.h"
 
+#include <cstdlib>
+
 #include <algorithm>
 
 #include "agent/attr_reader.h"
@@ -88,6 +90,31 @@ Device ReadDevice(AttrReader& attrs, const std::string& name, const InventoryOpt
   if (auto link = attrs.fs().ReadLink(dir + "/device")) {
     size_t slash = link->find_last_of('/');
     d.pci_address = slash == std::string::npos ? *link : link->substr(slash + 1);
+    // "8.0 GT/s PCIe" -> 8.0; "Unknown" (or a virtual device) -> absent.
+    auto gts = [](const std::string& t) -> std::optional<double> {
+      char* end = nullptr;
+      double v = std::strtod(t.c_str(), &end);
+      if (end == t.c_str() || v <= 0 || std::string(end).find("GT/s") == std::string::npos) return std::nullopt;
+      return v;
+    };
+    auto lanes = [](const std::string& t) -> std::optional<uint32_t> {
+      auto n = ParseU32(t);
+      return n && *n > 0 && *n <= 64 ? n : std::nullopt;
+    };
+    auto opt_text = [&](const std::string& f) { return attrs.Text(dir + "/device/" + f, /*empty_is_absent=*/true); };
+    if (auto t = opt_text("current_link_speed")) d.pcie_speed_gts = gts(*t);
+    if (auto t = opt_text("max_link_speed")) d.pcie_max_speed_gts = gts(*t);
+    if (auto t = opt_text("current_link_width")) d.pcie_width = lanes(*t);
+    if (auto t = opt_text("max_link_width")) d.pcie_max_width = lanes(*t);
+    if (auto t = opt_text("numa_node")) {
+      char* end = nullptr;
+      long n = std::strtol(t->c_str(), &end, 10);
+      if (end != t->c_str() && n >= -1 && n < 4096) d.numa_node = int(n);
+    }
+    if (auto drv = attrs.fs().ReadLink(dir + "/device/driver")) {
+      size_t s2 = drv->find_last_of('/');
+      d.driver = s2 == std::string::npos ? *drv : drv->substr(s2 + 1);
+    }
   }
   std::vector<int> ports;
   for (const std::string& entry : attrs.List(dir + "/ports")) {
@@ -128,7 +155,8 @@ Inventory ReadInventory(const SysfsReader& fs, const InventoryOptions& options) 
   Inventory inv;
   AttrReader attrs(fs, &inv.warnings);
   for (const std::string& name : attrs.List(kClassDir))
-    if (options.only_device.empty() || name == options.only_device) inv.devices.push_back(ReadDevice(attrs, name, options));
+    if (options.only_device.empty() || ("," + options.only_device + ",").find("," + name + ",") != std::string::npos)
+      inv.devices.push_back(ReadDevice(attrs, name, options));
   if (!options.only_device.empty() && inv.devices.empty())
     inv.warnings.push_back("device " + options.only_device + " (--device) not found: no device reported");
   if (options.verbs != nullptr) EnrichFromVerbs(*options.verbs, &inv);

@@ -22,7 +22,7 @@ struct InventoryOptions {
   VerbsInfoSource* verbs = nullptr;
   // Non-empty: read only this device (nothing of the others is read or
   // queried); a warning says so when it is not there.
-  std::string only_device;
+  std::string only_device;  // non-empty: these devices only (comma-separated names)
 };
 
 Inventory ReadInventory(const SysfsReader& fs, const InventoryOptions& options);

@@ -55,8 +55,9 @@ Result<std::vector<probes::ProbeTarget>> ParsePinglist(const std::string& body) 
   return targets;
 }
 
-Result<std::vector<probes::ProbeTarget>> PinglistClient::Fetch() const {
-  const std::string path = url_.path_prefix + "/api/v1/pinglist?node=" + UrlEncodeNode(node_);
+Result<std::vector<probes::ProbeTarget>> PinglistClient::Fetch(const std::string& rail) const {
+  std::string path = url_.path_prefix + "/api/v1/pinglist?node=" + UrlEncodeNode(node_);
+  if (!rail.empty()) path += "&rail=" + UrlEncodeNode(rail);
   const std::string where = url_.scheme_host_port + path;
   httplib::Headers headers;
   if (!token_file_.empty()) {

@@ -22,7 +22,8 @@ class PinglistClient {
   static Result<PinglistClient> Create(const std::string& collector_url, const std::string& token_file,
                                        const std::string& node_name);
 
-  Result<std::vector<probes::ProbeTarget>> Fetch() const;
+  // rail non-empty: only peers that have a rail of that name (&rail=NAME).
+  Result<std::vector<probes::ProbeTarget>> Fetch(const std::string& rail = "") const;
 
  private:
   PinglistClient(CollectorUrl url, std::string token_file, std::string node)

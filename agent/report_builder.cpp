@@ -1,5 +1,8 @@
 #include "agent/report_builder.h"
 
+#include <cctype>
+#include <fstream>
+
 #include <cinttypes>
 #include <cstdio>
 #include <random>
@@ -114,15 +117,28 @@ nlohmann::json BuildReport(const ReportHeader& header, const std::string& report
   inventory["warnings"] = BoundedWarnings(warnings);
   nlohmann::json labels = nlohmann::json::object();
   for (const auto& [k, v] : header.labels) labels[k] = v;
-  return {{"schema_version", kReportSchemaVersion},
-          {"report_id", report_id},
-          {"node", header.node},
-          {"agent_version", kAgentVersion},
-          {"generated_at_ms", generated_at_ms},
-          {"interval_s", IntervalSeconds(header.interval_ms)},
-          {"labels", std::move(labels)},
-          {"inventory", std::move(inventory)},
-          {"probes", std::move(probe_list)}};
+  nlohmann::json j = {{"schema_version", kReportSchemaVersion},
+                      {"report_id", report_id},
+                      {"node", header.node},
+                      {"agent_version", kAgentVersion},
+                      {"generated_at_ms", generated_at_ms},
+                      {"interval_s", IntervalSeconds(header.interval_ms)},
+                      {"boot_id", header.boot_id.empty() ? nlohmann::json(nullptr) : nlohmann::json(header.boot_id)},
+                      {"labels", std::move(labels)},
+                      {"inventory", std::move(inventory)},
+                      {"probes", std::move(probe_list)}};
+  if (!header.rails.is_null()) j["rails"] = header.rails;
+  if (header.spool_dropped > 0) j["spool_dropped"] = header.spool_dropped;
+  return j;
+}
+
+std::string ReadBootId(const std::string& path) {
+  std::ifstream in(path);
+  std::string id;
+  if (!in || !std::getline(in, id)) return "";
+  while (!id.empty() && std::isspace(static_cast<unsigned char>(id.back()))) id.pop_back();
+  if (id.size() > 64) id.resize(64);
+  return id;
 }
 
 std::string SerializeReport(const nlohmann::json& report) {

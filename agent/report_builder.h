@@ -35,7 +35,15 @@ struct ReportHeader {
   std::string node;
   int64_t interval_ms = 10000;  // written as interval_s (seconds, fractional when not whole)
   std::map<std::string, std::string> labels;
+  std::string boot_id;  // written as boot_id; "" = null (unknown)
+  // Written as "rails" when not null: the agent's rails and their state.
+  nlohmann::json rails;
+  // Reports the spool dropped (full, or too old) since the last delivered report.
+  uint64_t spool_dropped = 0;
 };
+
+// This boot's id (/proc/sys/kernel/random/boot_id, trimmed); "" when unreadable.
+std::string ReadBootId(const std::string& path = "/proc/sys/kernel/random/boot_id");
 
 // Report ids "<node>-<generated_at_ms>-<8 hex random per generator>-<seq>",
 // seq counting from 1 and zero-padded to 6 digits. Unique across restarts of

@@ -10,6 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/http_date.h"
+
 namespace rdmascope::agent {
 namespace {
 
@@ -133,6 +135,8 @@ PostOutcome Reporter::Post(const std::string& body) {
   }
   httplib::Headers headers;
   if (!token_.empty()) headers.emplace("Authorization", "Bearer " + token_);
+  // The send time, so the collector can tell a skewed clock from a replayed spooled report.
+  headers.emplace("Date", HttpDateNow());
   auto res = client_->Post((url_.path_prefix + kReportsPath).c_str(), headers, body, "application/json");
   if (!res) {
     PostOutcome o;
@@ -180,6 +184,20 @@ void Reporter::NoteOutcome(const std::string& report_id, const PostOutcome& o) {
 
 PostOutcome Reporter::Submit(const std::string& report_id, const std::string& body,
                              std::chrono::steady_clock::time_point drain_deadline, const std::atomic<bool>* stop) {
+  auto lock = spool_->Lock();
+  // Backlog first, oldest first: the collector then sees every node's reports
+  // in the order they were made, and no delta spans the outage.
+  last_drain_ = PostOutcome{};
+  if (spool_->count() > 0) Drain(drain_deadline, stop);
+  if (spool_->count() > 0) {
+    // The collector's answer to the oldest report is this one's outcome too.
+    PostOutcome queued = last_drain_.delivery == Delivery::kRetry ? last_drain_ : PostOutcome{};
+    queued.delivery = Delivery::kRetry;
+    queued.detail += (queued.detail.empty() ? "" : "; ") + std::string("queued behind ") +
+                     std::to_string(spool_->count()) + " older spooled report(s)";
+    SpoolFresh(report_id, body);
+    return queued;
+  }
   PostOutcome o = Post(body);
   NoteOutcome(report_id, o);
   switch (o.delivery) {
@@ -189,22 +207,25 @@ PostOutcome Reporter::Submit(const std::string& report_id, const std::string& bo
     case Delivery::kRejected:
       ++stats_.rejected;
       break;
-    case Delivery::kRetry: {
-      Status s = spool_->Put(body);
-      if (s.ok()) {
-        ++stats_.spooled;
-      } else {
-        ++stats_.lost;
-        log_("reporter: report " + report_id + " lost: " + s.message());
-      }
-      return o;
-    }
+    case Delivery::kRetry:
+      SpoolFresh(report_id, body);
+      break;
   }
-  Drain(drain_deadline, stop);
   return o;
 }
 
+void Reporter::SpoolFresh(const std::string& report_id, const std::string& body) {
+  Status s = spool_->Put(body);
+  if (s.ok()) {
+    ++stats_.spooled;
+  } else {
+    ++stats_.lost;
+    log_("reporter: report " + report_id + " lost: " + s.message());
+  }
+}
+
 size_t Reporter::Drain(std::chrono::steady_clock::time_point deadline, const std::atomic<bool>* stop) {
+  auto lock = spool_->Lock();
   size_t taken = 0;
   for (size_t n = 0; n < options_.max_replay_per_cycle; ++n) {
     if (stop && stop->load()) break;
@@ -215,6 +236,7 @@ size_t Reporter::Drain(std::chrono::steady_clock::time_point deadline, const std
     if (!loaded.ok()) continue;  // the spool has removed and logged it
     PostOutcome o = Post(loaded->body);
     NoteOutcome(loaded->report_id, o);
+    last_drain_ = o;
     if (o.delivery == Delivery::kRetry) break;
     if (o.delivery == Delivery::kDelivered) {
       ++stats_.replayed;

@@ -16,9 +16,10 @@
 //   reports are kept in the spool (bounded by its cap) so that they are
 //   delivered once the token is fixed, and the token file is read again before
 //   the next attempt, so a rotated token needs no restart.
-// - Submit: posts a fresh report first (the newest state matters most); on
-//   "retry later" it goes to the spool. Whenever the collector answered
-//   (delivered or rejected) the spool is then drained.
+// - Submit: backlog first: when the spool holds reports it is drained (oldest
+//   first) until the deadline; the fresh report is posted only once the spool
+//   is empty, else it joins the spool behind the older ones (outcome "retry",
+//   detail "queued behind N ..."). On "retry later" it goes to the spool.
 // - Drain: replays the oldest spool entries in order, at most
 //   max_replay_per_cycle per call, until the deadline, *stop, or the first
 //   "retry later" answer. A spool file is deleted only after a 2xx (or a
@@ -91,6 +92,9 @@ class Reporter {
   Reporter(ReporterOptions options, CollectorUrl url, Spool* spool, LogFn log);
   Status LoadToken();
   void NoteOutcome(const std::string& report_id, const PostOutcome& outcome);
+  PostOutcome last_drain_;  // the answer to the last replayed report
+  // Puts a fresh report in the spool, counting it as spooled or lost.
+  void SpoolFresh(const std::string& report_id, const std::string& body);
 
   ReporterOptions options_;
   CollectorUrl url_;

@@ -2,6 +2,7 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -124,6 +125,33 @@ Result<std::unique_ptr<Spool>> Spool::Open(const std::string& dir, uint64_t max_
   if (!s.ok()) return s;
   spool->EnforceCap();
   return spool;
+}
+
+std::unique_ptr<Spool::LockGuard> Spool::Lock() {
+  if (lock_depth_++ > 0) return std::make_unique<LockGuard>(this);
+  const std::string path = PathOf(".lock");
+  lock_fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  if (lock_fd_ < 0) {
+    log_("spool: open " + path + ": " + Errno() + " (working without the lock)");
+    return std::make_unique<LockGuard>(this);
+  }
+  while (::flock(lock_fd_, LOCK_EX) != 0 && errno == EINTR) {
+  }
+  // Another process may have added or removed reports: take the directory as it is now.
+  entries_.clear();
+  bytes_ = 0;
+  LogFn saved = log_;
+  log_ = [](const std::string&) {};
+  Status s = Scan();
+  log_ = saved;
+  if (!s.ok()) log_(s.message());
+  return std::make_unique<LockGuard>(this);
+}
+
+void Spool::Unlock() {
+  if (--lock_depth_ > 0) return;
+  if (lock_fd_ >= 0) ::close(lock_fd_);  // releases the flock
+  lock_fd_ = -1;
 }
 
 Status Spool::Scan() {

@@ -19,6 +19,10 @@
 //   fails (the failure is returned); such a file is replayed after a restart,
 //   which the collector tolerates (a replayed report_id is stored once).
 // - Files are created 0600. Other files in the directory are ignored.
+// - Lock() takes an exclusive flock on DIR/.lock (waiting for another agent
+//   process, e.g. a --once beside the service) and re-reads the directory, so
+//   two processes sharing a spool never collide; it nests within a process
+//   (the lock is released when the outermost guard goes).
 // Not thread-safe: one owner (the daemon loop) uses it.
 #pragma once
 
@@ -48,6 +52,19 @@ class Spool {
   // Creates the directory (and parents) when missing.
   static Result<std::unique_ptr<Spool>> Open(const std::string& dir, uint64_t max_bytes, LogFn log = nullptr);
 
+  class LockGuard {
+   public:
+    explicit LockGuard(Spool* s) : s_(s) {}
+    ~LockGuard() { s_->Unlock(); }
+    LockGuard(const LockGuard&) = delete;
+    LockGuard& operator=(const LockGuard&) = delete;
+
+   private:
+    Spool* s_;
+  };
+  // Errors (the lock file cannot be opened) are logged; the guard is returned anyway.
+  std::unique_ptr<LockGuard> Lock();
+
   Status Put(const std::string& body);
   std::optional<Entry> Oldest() const;
   Result<Loaded> Load(const Entry& entry);
@@ -63,6 +80,7 @@ class Spool {
  private:
   Spool(std::string dir, uint64_t max_bytes, LogFn log);
   Status Scan();
+  void Unlock();
   std::string PathOf(const std::string& name) const { return dir_ + "/" + name; }
   void EnforceCap();
   void PopFront(const Entry& e);
@@ -75,6 +93,8 @@ class Spool {
   uint64_t bytes_ = 0;
   uint64_t next_seq_ = 1;
   uint64_t dropped_ = 0;
+  int lock_fd_ = -1;
+  int lock_depth_ = 0;
 };
 
 // "report-<20 digit seq>.json"; and the sequence of such a name.

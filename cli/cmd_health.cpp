@@ -1,7 +1,15 @@
 // rdmactl health: a node health check with monitoring-plugin exit codes.
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <optional>
 
 #include "agent/health.h"
+#include "agent/sysfs_parse.h"
 #include "cli/commands.h"
 #include "cli/inventory_source.h"
 #include "cli/output_text.h"
@@ -11,21 +19,78 @@ namespace rdmascope::cli {
 namespace {
 
 constexpr char kHelp[] =
-    "usage: rdmactl [--sysfs-root DIR] [--json] health [--threshold COUNTER=N]... [--require-devices]\n"
+    "usage: rdmactl [--sysfs-root DIR] [--json] health [--port DEV[/PORT]]... [--threshold COUNTER=N]...\n"
+    "               [--expect-rate GBPS] [--expect-width WIDTH] [--expect-mtu BYTES]\n"
+    "               [--state-file FILE] [--require-devices]\n"
     "\n"
-    "Checks every port of every RDMA device on this node.\n"
-    "  exit 0  OK: every port ACTIVE / LinkUp, every counter under its threshold\n"
-    "  exit 1  WARNING: a counter at or above its warning threshold, or a port state unreadable\n"
-    "  exit 2  CRITICAL: a port not ACTIVE or not LinkUp (or a bad argument)\n"
+    "Checks every port of every RDMA device on this node (or the --port ones), as a\n"
+    "monitoring plugin: one status line, performance data after '|'.\n"
+    "  exit 0  OK: every port ACTIVE / LinkUp, every counter within its threshold\n"
+    "  exit 1  WARNING: a counter above its threshold, a port state unreadable, or a\n"
+    "          link below --expect-rate / --expect-width / --expect-mtu (degraded link)\n"
+    "  exit 2  CRITICAL: a port not ACTIVE or not LinkUp\n"
+    "  exit 3  UNKNOWN: the check cannot run (no SYSFS/class/infiniband, unreadable\n"
+    "          sysfs root, a bad argument)\n"
     "\n"
-    "Default warning thresholds (the InfiniBand diagnostics' suggested error thresholds):\n"
+    "Default warning thresholds (the InfiniBand diagnostics' suggested error thresholds,\n"
+    "a value above the threshold warns):\n"
     "  symbol_error=10 link_error_recovery=10 link_downed=10 port_rcv_errors=10\n"
     "  port_rcv_remote_physical_errors=100 port_rcv_switch_relay_errors=100 port_xmit_discards=100\n"
     "  port_xmit_constraint_errors=100 port_rcv_constraint_errors=100 local_link_integrity_errors=10\n"
     "  excessive_buffer_overrun_errors=10 VL15_dropped=100 port_xmit_wait=1000\n"
-    "Counters are absolute values since the last reset. --threshold sets or overrides one, for any\n"
-    "counter or hw_counter name (e.g. --threshold local_ack_timeout_err=100).\n"
+    "Counters are absolute values since the last reset; with --state-file FILE they are the\n"
+    "increase since the previous run that wrote FILE (the first run writes it and compares\n"
+    "absolute values). --threshold sets or overrides one, for any counter or hw_counter name\n"
+    "(e.g. --threshold local_ack_timeout_err=100).\n"
     "--require-devices: no RDMA device at all is CRITICAL (default: OK, nothing to check).\n";
+
+constexpr int kUnknown = 3;
+
+int Usage(const std::string& what) {
+  std::printf("RDMA UNKNOWN - %s (see rdmactl health --help)\n", what.c_str());
+  return kUnknown;
+}
+
+// The check cannot run when the sysfs root or its infiniband class is missing
+// or unreadable: that is not "no devices".
+std::optional<std::string> CannotRun(const std::string& root) {
+  struct stat st {};
+  if (::stat(root.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+    return "cannot run the check: sysfs root " + root + " is not a readable directory (--sysfs-root?)";
+  const std::string cls = root + "/class/infiniband";
+  if (::stat(cls.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+    return "cannot run the check: " + cls + " missing (ib_core / ib_uverbs not loaded, or a wrong --sysfs-root)";
+  if (::access(cls.c_str(), R_OK | X_OK) != 0) return "cannot run the check: " + cls + " unreadable";
+  return std::nullopt;
+}
+
+std::optional<std::map<std::string, uint64_t>> ReadStateFile(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return std::nullopt;
+  std::map<std::string, uint64_t> m;
+  std::string key;
+  uint64_t v = 0;
+  while (in >> key >> v) m[key] = v;
+  return m;
+}
+
+// Written whole to FILE.tmp, then renamed: a reader never sees half a file.
+bool WriteStateFile(const std::string& path, const std::map<std::string, uint64_t>& m) {
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::trunc);
+    if (!out) return false;
+    for (const auto& [k, v] : m) out << k << ' ' << v << '\n';
+    if (!out.flush()) return false;
+  }
+  return std::rename(tmp.c_str(), path.c_str()) == 0;
+}
+
+std::string Join(const std::vector<std::string>& v) {
+  std::string s;
+  for (const auto& x : v) s += (s.empty() ? "" : " ") + x;
+  return s;
+}
 
 }  // namespace
 
@@ -35,28 +100,62 @@ int RunHealth(const GlobalOptions& g, const std::vector<std::string>& args) {
     return 0;
   }
   Thresholds thresholds = DefaultThresholds();
+  HealthOptions options;
   bool require_devices = false;
+  std::string state_file;
   for (size_t i = 0; i < args.size(); ++i) {
-    if (args[i] == "--threshold" && i + 1 < args.size()) {
+    const std::string& a = args[i];
+    const bool has_value = i + 1 < args.size();
+    if (a == "--threshold" && has_value) {
       Status s = ParseThresholdOverride(args[++i], &thresholds);
-      if (!s.ok()) {
-        std::fprintf(stderr, "rdmactl health: %s\n", s.message().c_str());
-        return 2;
-      }
-    } else if (args[i] == "--require-devices") {
+      if (!s.ok()) return Usage(s.message());
+    } else if (a == "--port" && has_value) {
+      std::pair<std::string, int> sel;
+      Status s = ParsePortSelector(args[++i], &sel);
+      if (!s.ok()) return Usage(s.message());
+      options.ports.push_back(sel);
+    } else if (a == "--expect-rate" && has_value) {
+      char* end = nullptr;
+      double v = std::strtod(args[++i].c_str(), &end);
+      if (args[i].empty() || *end != '\0' || !(v > 0)) return Usage("--expect-rate needs Gb/s above 0, got " + args[i]);
+      options.expect_rate_gbps = v;
+    } else if (a == "--expect-width" && has_value) {
+      options.expect_width = args[++i];
+    } else if (a == "--expect-mtu" && has_value) {
+      auto v = ParseU64(args[++i]);
+      if (!v || *v == 0 || *v > 65536) return Usage("--expect-mtu needs bytes 1..65536, got " + args[i]);
+      options.expect_mtu = uint32_t(*v);
+    } else if (a == "--state-file" && has_value) {
+      state_file = args[++i];
+    } else if (a == "--require-devices") {
       require_devices = true;
     } else {
-      std::fprintf(stderr, "rdmactl health: unexpected argument %s (see rdmactl health --help)\n", args[i].c_str());
-      return 2;
+      return Usage("unexpected argument " + a);
     }
+  }
+  if (auto why = CannotRun(g.sysfs_root)) {
+    if (g.json) {
+      nlohmann::json j = {{"status", "UNKNOWN"}, {"exit_code", kUnknown}, {"message", *why}};
+      std::printf("%s\n", j.dump(2).c_str());
+    } else {
+      std::printf("RDMA UNKNOWN - %s\n", why->c_str());
+    }
+    return kUnknown;
   }
   Inventory inv = LoadInventory(g, /*with_counters=*/true);
   PrintWarnings(stderr, inv);
-  HealthReport r = EvaluateHealth(inv, thresholds);
+  if (!state_file.empty()) options.previous = ReadStateFile(state_file);
+  HealthReport r = EvaluateHealth(inv, thresholds, options);
+  if (!options.ports.empty() && r.ports_checked == 0) {
+    r.severity = Severity::kUnknown;
+    r.findings.push_back({Severity::kUnknown, "", 0, "no port matches --port"});
+  }
   if (inv.devices.empty() && require_devices) {
     r.severity = Severity::kCritical;
     r.findings.push_back({Severity::kCritical, "", 0, "no RDMA devices found"});
   }
+  if (!state_file.empty() && !WriteStateFile(state_file, CounterSnapshot(inv)))
+    std::fprintf(stderr, "rdmactl health: cannot write the state file %s\n", state_file.c_str());
   if (g.json) {
     nlohmann::json findings = nlohmann::json::array();
     for (const HealthFinding& f : r.findings)
@@ -66,18 +165,23 @@ int RunHealth(const GlobalOptions& g, const std::vector<std::string>& args) {
                         {"exit_code", static_cast<int>(r.severity)},
                         {"ports_checked", r.ports_checked},
                         {"findings", findings},
+                        {"perfdata", r.perfdata},
                         {"warnings", inv.warnings}};
     std::printf("%s\n", j.dump(2).c_str());
   } else {
+    std::string perf = " | ports_checked=" + std::to_string(r.ports_checked) +
+                       (r.perfdata.empty() ? "" : " " + Join(r.perfdata));
     if (inv.devices.empty() && !require_devices) {
-      std::printf("RDMA OK - no RDMA devices found\n");
+      std::printf("RDMA OK - no RDMA devices found%s\n", perf.c_str());
     } else {
-      std::printf("RDMA %s - %d port(s) checked, %zu finding(s)\n", SeverityName(r.severity), r.ports_checked,
-                  r.findings.size());
+      std::printf("RDMA %s - %d port(s) checked, %zu finding(s)%s\n", SeverityName(r.severity), r.ports_checked,
+                  r.findings.size(), perf.c_str());
     }
     for (const HealthFinding& f : r.findings) {
       if (f.device.empty())
         std::printf("  %s: %s\n", SeverityName(f.severity), f.what.c_str());
+      else if (f.port == 0)  // the adapter itself (its PCIe link)
+        std::printf("  %s: %s: %s\n", SeverityName(f.severity), f.device.c_str(), f.what.c_str());
       else
         std::printf("  %s: %s port %d: %s\n", SeverityName(f.severity), f.device.c_str(), f.port, f.what.c_str());
     }

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "common/version.h"
 
 namespace {
 
@@ -31,6 +32,7 @@ constexpr char kUsage[] =
     "                      (verbs queries are made only for the live /sys)\n"
     "  --json              machine-readable output\n"
     "  -h, --help          this help; `rdmactl COMMAND --help` for a command\n"
+    "  --version           the version and the git revision of this build\n"
     "\n"
     "exit codes: 0 ok, 1 warning, 2 critical or error\n";
 
@@ -61,6 +63,8 @@ int main(int argc, char** argv) {
       } else {
         g.sysfs_root = a.substr(std::strlen("--sysfs-root="));
       }
+    } else if (command.empty() && a == "--version") {
+      return rdmascope::PrintVersionIfAsked("rdmactl", {a}) ? 0 : 2;
     } else if (command.empty() && (a == "-h" || a == "--help" || a == "help")) {
       std::fputs(kUsage, stdout);
       return 0;

@@ -1,5 +1,6 @@
 // /healthz and /metrics.
 #include "collector/api_server.h"
+#include "collector/metrics_hygiene.h"
 #include "collector/metrics_render.h"
 
 namespace rdmascope::collector {
@@ -13,6 +14,7 @@ void ApiServer::GetHealth(const httplib::Request&, httplib::Response& res) {
 void ApiServer::GetMetrics(const httplib::Request&, httplib::Response& res) {
   auto snap = store_.MetricsSnapshot(Now() - options_.metrics_probe_window_ms, options_.metrics_worst_pairs);
   if (!snap.ok()) return SendError(res, 500, "store query failed", snap.status().message());
+  ApplyNodeStaleness(snap.value(), Now(), options_.stale_after_ms, options_.metrics_drop_after_ms);
   res.set_content(RenderMetrics(snap.value(), metrics_, store_.SizeBytes()), "text/plain; version=0.0.4");
 }
 

@@ -120,9 +120,11 @@ void ApiServer::GetPinglist(const httplib::Request& req, httplib::Response& res)
   std::optional<std::string> node;
   if (!NameParam(req, res, "node", &node)) return;
   if (!node) return (void)Bad(res, "node", "is required: the node asking for its targets");
+  std::optional<std::string> rail;
+  if (!NameParam(req, res, "rail", &rail)) return;
   auto nodes = store_.NodeInfos();
   if (!nodes.ok()) return SendError(res, 500, "store query failed", nodes.status().message());
-  SendJson(res, BuildPinglist(*node, nodes.value(), Now(), options_.pinglist));
+  SendJson(res, BuildPinglist(*node, nodes.value(), Now(), options_.pinglist, rail.value_or("")));
 }
 
 }  // namespace rdmascope::collector

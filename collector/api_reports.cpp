@@ -2,6 +2,7 @@
 #include <chrono>
 
 #include "collector/api_server.h"
+#include "collector/clock_skew.h"
 #include "collector/report_validate.h"
 #include "collector/request_guard.h"
 
@@ -59,7 +60,25 @@ void ApiServer::PostReport(const httplib::Request& req, httplib::Response& res) 
       return;
     }
   }
-  auto stored = store_.Ingest(report, Now());
+  const int64_t now = Now();
+  const auto skew = MeasureClockSkew(report, req.get_header_value("Date"), now, options_.clock_skew_tolerance_ms);
+  if (skew && (*skew > options_.clock_skew_refuse_ms || *skew < -options_.clock_skew_refuse_ms)) {
+    metrics_.Count(ReportOutcome::kInvalid);
+    SendError(res, 400, "clock skew",
+              {{"field", "generated_at_ms"},
+               {"problem", "the node's clock is " + std::to_string(*skew / 1000) +
+                               " s off the collector's, beyond what is accepted (" +
+                               std::to_string(options_.clock_skew_refuse_ms / 1000) +
+                               " s); check NTP/chrony on the node"}});
+    options_.log("report rejected from node " + node + ": clock off by " + std::to_string(*skew / 1000) + " s");
+    return;
+  }
+  if (skew) {
+    ShiftReportTimes(report, *skew);
+    options_.log("report from node " + node + ": agent clock off by " + std::to_string(*skew / 1000) +
+                 " s; stored at the collector's time");
+  }
+  auto stored = committer_->Submit(report, now, skew);
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const std::string id = report["report_id"].get<std::string>();
   if (!stored.ok()) {

@@ -5,19 +5,6 @@
 
 namespace rdmascope::collector {
 
-namespace {
-
-constexpr char kIndexPage[] =
-    "<!doctype html>\n<html><head><meta charset=\"utf-8\"><title>rdmascope collector</title></head>\n"
-    "<body><h1>rdmascope collector</h1>\n<ul>\n"
-    "<li><a href=\"/api/v1/nodes\">/api/v1/nodes</a> &mdash; nodes and their last report</li>\n"
-    "<li><a href=\"/api/v1/events?open=1\">/api/v1/events?open=1</a> &mdash; open events</li>\n"
-    "<li><a href=\"/metrics\">/metrics</a> &mdash; Prometheus metrics</li>\n"
-    "<li><a href=\"/healthz\">/healthz</a> &mdash; collector health</li>\n"
-    "</ul>\n<p>Start with <code>--web-dir DIR</code> to serve the dashboard here.</p></body></html>\n";
-
-}  // namespace
-
 void ApiServer::Routes() {
   httplib::Server& s = *server_;
   s.set_payload_max_length(options_.max_body_bytes);
@@ -64,19 +51,7 @@ void ApiServer::Routes() {
   s.Get("/api/v1/fabric/neighbours", [this](R q, W w) { GetFabricNeighbours(q, w); });
   s.Get("/healthz", [this](R q, W w) { GetHealth(q, w); });
   s.Get("/metrics", [this](R q, W w) { GetMetrics(q, w); });
-  if (!options_.web_dir.empty()) {
-    // Text types carry a charset, which also keeps the HTTP library from
-    // compressing them (its brotli is slower than sending the files as is).
-    s.set_file_extension_and_mimetype_mapping("html", "text/html; charset=utf-8");
-    s.set_file_extension_and_mimetype_mapping("js", "text/javascript; charset=utf-8");
-    s.set_file_extension_and_mimetype_mapping("mjs", "text/javascript; charset=utf-8");
-    s.set_file_extension_and_mimetype_mapping("css", "text/css; charset=utf-8");
-    s.set_file_extension_and_mimetype_mapping("json", "application/json; charset=utf-8");
-    s.set_file_extension_and_mimetype_mapping("svg", "image/svg+xml; charset=utf-8");
-    s.set_mount_point("/", options_.web_dir);
-  } else {
-    s.Get("/", [](R, W w) { w.set_content(kIndexPage, "text/html; charset=utf-8"); });
-  }
+  WebRoutes();  // api_web.cpp
 }
 
 }  // namespace rdmascope::collector

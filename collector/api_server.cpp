@@ -1,6 +1,7 @@
 #include "collector/api_server.h"
 
 #include "collector/api_auth.h"
+#include "collector/bounded_task_queue.h"
 #include "collector/request_guard.h"
 
 #include <chrono>
@@ -26,13 +27,25 @@ void SendJson(httplib::Response& res, const json& body) {
 }
 
 ApiServer::ApiServer(Store& store, ApiOptions options)
-    : store_(store), options_(std::move(options)), server_(std::make_unique<httplib::Server>()) {
+    : store_(store),
+      committer_(std::make_unique<GroupCommitter>(store)),
+      options_(std::move(options)),
+      server_(std::make_unique<httplib::Server>()) {
   if (!options_.now_ms)
     options_.now_ms = [] {
       return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
           .count();
     };
   if (!options_.log) options_.log = [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); };
+  const size_t workers = options_.http_workers, queued = options_.http_max_queued;
+  server_->new_task_queue = [workers, queued] { return new BoundedTaskQueue(workers, queued); };
+  server_->set_read_timeout(options_.http_timeout_s, 0);
+  server_->set_write_timeout(options_.http_timeout_s, 0);
+  // One request per connection. The HTTP library decides keep-alive from the
+  // request alone: after a refusal that left a body unread, it would parse the
+  // body as the next request line, and it buffers a line without bound. A
+  // report every few seconds per node does not need keep-alive.
+  server_->set_keep_alive_max_count(1);
   Routes();
 }
 
@@ -70,6 +83,14 @@ httplib::Server::HandlerResponse ApiServer::PreRoute(const httplib::Request& req
     return req.get_header_value(name.c_str());
   };
   const bool report_route = req.method == "POST" && req.path == "/api/v1/reports";
+  if (BoundedTaskQueue::Overloaded()) {
+    if (report_route) metrics_.Count(ReportOutcome::kOverloaded);
+    SendError(res, 503, "collector overloaded",
+              std::to_string(options_.http_max_queued) + " connections already wait for a worker; retry later");
+    res.set_header("Retry-After", "1");
+    res.set_header("Connection", "close");
+    return httplib::Server::HandlerResponse::Handled;
+  }
   if (auto refusal = GuardRequest(req.method, req.path, header, options_.max_body_bytes)) {
     if (report_route)
       metrics_.Count(refusal->status == 413 ? ReportOutcome::kTooLarge : ReportOutcome::kInvalid);

@@ -13,7 +13,8 @@
 //  - GET endpoints under /api/v1 (nodes, nodes/{name}, ports, counters,
 //    probes, probes/worst, events, pinglist, matrix), /healthz, /metrics.
 //  - Every error body is {"error": "...", "detail": ...}.
-//  - / serves web_dir when set, else a small index page.
+//  - / serves the dashboard: web_dir when set, else the files embedded at
+//    build time (api_web.cpp).
 //  - Handlers never throw out to the server; a failure becomes a 500.
 #pragma once
 
@@ -29,6 +30,7 @@
 #include "collector/api_auth.h"
 #include "collector/collector_metrics.h"
 #include "collector/pinglist.h"
+#include "collector/group_commit.h"
 #include "collector/store.h"
 
 namespace rdmascope::collector {
@@ -37,8 +39,14 @@ struct ApiOptions {
   std::vector<NodeToken> tokens;     // accepted bearer tokens and the node each may report as
   bool auth = true;                  // false only with --no-auth
   size_t max_body_bytes = 4u << 20;  // 4 MiB
-  std::string web_dir;               // static dashboard files; empty: built-in index page
+  std::string web_dir;               // dashboard files; empty: the embedded copy
   int64_t stale_after_ms = 120 * 1000;
+  int64_t metrics_drop_after_ms = 3600LL * 1000;  // a node silent longer leaves /metrics; <= 0: never
+  size_t http_workers = 8;       // threads serving connections
+  size_t http_max_queued = 256;  // connections waiting beyond this are answered 503 at once
+  time_t http_timeout_s = 10;    // read and write timeout per request
+  int64_t clock_skew_tolerance_ms = 5LL * 60 * 1000;  // agent clock beyond ±this: stored at receive time
+  int64_t clock_skew_refuse_ms = 86400LL * 1000;      // beyond ±this: refused (400), nothing stored
   int metrics_worst_pairs = 20;
   int64_t metrics_probe_window_ms = 15LL * 60 * 1000;  // pairs newer than this feed /metrics
   PinglistOptions pinglist;
@@ -63,6 +71,7 @@ class ApiServer {
 
  private:
   void Routes();
+  void WebRoutes();  // api_web.cpp
   void PostReport(const httplib::Request& req, httplib::Response& res);
   void GetNodes(const httplib::Request& req, httplib::Response& res);
   void GetNode(const httplib::Request& req, httplib::Response& res);
@@ -83,6 +92,7 @@ class ApiServer {
   int64_t Now() const;
 
   Store& store_;
+  std::unique_ptr<GroupCommitter> committer_;  // every report ingest goes through its writer thread
   ApiOptions options_;
   CollectorMetrics metrics_;
   std::unique_ptr<httplib::Server> server_;

@@ -21,7 +21,8 @@ const char kCollectorUsage[] =
     "  --token-file FILE           [token_file] accepted agent tokens, one per line ('#' comments)\n"
     "  --no-auth                   [no_auth] accept reports without a token (trusted networks only)\n"
     "  --config FILE               JSON object or key=value lines with the keys below\n"
-    "  --web-dir DIR               [web_dir] serve the dashboard's static files at /\n"
+    "  --web-dir DIR               [web_dir] serve the dashboard from DIR instead of the copy\n"
+    "                              built into this binary (for dashboard development)\n"
     "  --retention-days N          [retention_days] keep raw probe summaries, counter samples,\n"
     "                              WC errors and report ids N days (default 7)\n"
     "  --rollup-retention-days N   [rollup_retention_days] keep hourly rollups and closed events\n"
@@ -29,6 +30,13 @@ const char kCollectorUsage[] =
     "  --retention-interval-s N    [retention_interval_s] seconds between retention passes (default 60)\n"
     "  --max-body-bytes N          [max_body_bytes] largest report accepted (default 4194304)\n"
     "  --stale-after-s N           [stale_after_s] a node silent longer is stale (default 120)\n"
+    "  --metrics-drop-after-s N    [metrics_drop_after_s] a node silent longer leaves /metrics (its ports,\n"
+    "                              counters, WC errors and probes); stale nodes are marked by\n"
+    "                              rdmascope_node_stale before that (default 3600; 0 keeps them)\n"
+    "  --clock-skew-tolerance-s N  [clock_skew_tolerance_s] an agent clock off by more is not trusted: its\n"
+    "                              report is stored at receive time and a clock_skew event opens (default 300)\n"
+    "  --clock-skew-refuse-s N     [clock_skew_refuse_s] an agent clock off by more is refused (400)\n"
+    "                              (default 86400)\n"
     "  --metrics-worst-pairs N     [metrics_worst_pairs] pairs in rdmascope_probe_pair_rtt_p99_seconds\n"
     "                              (default 20)\n"
     "  --pinglist-max-targets N    [pinglist_max_targets] targets per node at most (default 128)\n"
@@ -40,6 +48,7 @@ const char kCollectorUsage[] =
     "                              [db_synchronous] full: an acknowledged report survives power loss\n"
     "                              (default); normal: faster, survives a crash of the collector\n"
     "  -h, --help                  this help\n"
+    "  --version                   the version and the git revision of this build\n"
     "\n"
     "SIGTERM or SIGINT stops the server, finishes the current request and closes the database.\n";
 
@@ -82,6 +91,9 @@ Status SetCollectorKey(CollectorConfig* c, const std::string& key, const std::st
       {"max_body_bytes", &c->max_body_bytes, 1024, 1LL << 30},
       {"stale_after_s", &c->stale_after_s, 1, 86400 * 30},
       {"metrics_worst_pairs", &c->metrics_worst_pairs, 0, 10000},
+      {"metrics_drop_after_s", &c->metrics_drop_after_s, 0, 86400 * 365},
+      {"clock_skew_tolerance_s", &c->clock_skew_tolerance_s, 1, 86400 * 365},
+      {"clock_skew_refuse_s", &c->clock_skew_refuse_s, 1, 86400 * 3650},
       {"pinglist_max_targets", &c->pinglist_max_targets, 0, 100000},
       {"pinglist_cross_group_targets", &c->pinglist_cross_group_targets, 0, 100000},
       {"pinglist_max_age_s", &c->pinglist_max_age_s, 1, 86400 * 365},

@@ -28,6 +28,9 @@ struct CollectorConfig {
   int64_t retention_interval_s = 60;
   int64_t max_body_bytes = 4 << 20;
   int64_t stale_after_s = 120;
+  int64_t metrics_drop_after_s = 3600;
+  int64_t clock_skew_tolerance_s = 300;
+  int64_t clock_skew_refuse_s = 86400;
   int64_t metrics_worst_pairs = 20;
   int64_t pinglist_max_targets = 128;
   int64_t pinglist_cross_group_targets = 4;

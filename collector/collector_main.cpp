@@ -19,7 +19,9 @@
 #include "collector/api_server.h"
 #include "collector/collector_config.h"
 #include "collector/retention_worker.h"
+#include "collector/service_watchdog.h"
 #include "collector/store.h"
+#include "common/version.h"
 
 namespace {
 
@@ -40,7 +42,9 @@ int Fail(const std::string& message) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  auto parsed = ParseCollectorArgs(std::vector<std::string>(argv + 1, argv + argc));
+  const std::vector<std::string> args(argv + 1, argv + argc);
+  if (rdmascope::PrintVersionIfAsked("rdmascope-collector", args)) return 0;
+  auto parsed = ParseCollectorArgs(args);
   if (!parsed.ok()) {
     std::fprintf(stderr, "rdmascope-collector: %s\n", parsed.status().message().c_str());
     return 2;
@@ -71,6 +75,9 @@ int main(int argc, char** argv) {
   }
   api.max_body_bytes = static_cast<size_t>(c.max_body_bytes);
   api.stale_after_ms = c.stale_after_s * 1000;
+  api.metrics_drop_after_ms = c.metrics_drop_after_s * 1000;
+  api.clock_skew_tolerance_ms = c.clock_skew_tolerance_s * 1000;
+  api.clock_skew_refuse_ms = c.clock_skew_refuse_s * 1000;
   api.metrics_worst_pairs = static_cast<int>(c.metrics_worst_pairs);
   api.pinglist.group_label = c.pinglist_group_label;
   api.pinglist.max_targets = static_cast<int>(c.pinglist_max_targets);
@@ -109,6 +116,27 @@ int main(int argc, char** argv) {
       Log);
   retention.Start();
 
+  // The service manager's readiness and watchdog: /healthz answered by this
+  // very server proves a free HTTP worker and a usable database.
+  const std::string self_host = c.listen_host == "0.0.0.0" ? "127.0.0.1" : c.listen_host == "::" ? "::1" : c.listen_host;
+  const int self_port = port.value();
+  ServiceWatchdog watchdog([&server] { return server.WaitUntilReady(0); },
+                           [&self_host, self_port]() -> rdmascope::Status {
+                             httplib::Client cli(self_host, self_port);
+                             cli.set_connection_timeout(5);
+                             cli.set_read_timeout(10);
+                             auto r = cli.Get("/healthz");
+                             if (!r) return rdmascope::Status::Error("GET /healthz on " + self_host + ":" +
+                                                                     std::to_string(self_port) + ": " +
+                                                                     httplib::to_string(r.error()));
+                             if (r->status != 200)
+                               return rdmascope::Status::Error("GET /healthz: HTTP " + std::to_string(r->status) +
+                                                               " " + r->body);
+                             return rdmascope::Status::Ok();
+                           },
+                           Log);
+  watchdog.Start();
+
   std::atomic<bool> signalled{false}, waking{false};
   std::thread waiter([&] {
     int sig = 0;
@@ -116,6 +144,7 @@ int main(int argc, char** argv) {
     if (waking) return;  // woken by main after the server ended on its own
     signalled = true;
     Log(std::string("received ") + (sig == SIGINT ? "SIGINT" : "SIGTERM") + ", stopping");
+    watchdog.Stop();
     server.Stop();
   });
 
@@ -127,6 +156,7 @@ int main(int argc, char** argv) {
     pthread_kill(waiter.native_handle(), SIGTERM);
   }
   waiter.join();
+  watchdog.Stop();
   retention.Stop();
   store.value().reset();  // closes the database (checkpoints the WAL)
   if (!served && !by_signal) {

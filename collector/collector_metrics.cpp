@@ -12,10 +12,10 @@ CollectorMetrics::CollectorMetrics() : registry_(std::make_shared<prometheus::Re
   auto& reports = prometheus::BuildCounter()
                       .Name("rdmascope_collector_reports_total")
                       .Help("Reports received by outcome: stored, duplicate (acknowledged, stored before), "
-                            "unauthorized, too_large, invalid, error (store failure).")
+                            "unauthorized, too_large, invalid, error (store failure), overloaded (503: all workers busy).")
                       .Register(*registry_);
-  const char* names[] = {"stored", "duplicate", "unauthorized", "too_large", "invalid", "error"};
-  for (int i = 0; i < 6; ++i) outcomes_[i] = &reports.Add({{"result", names[i]}});
+  const char* names[] = {"stored", "duplicate", "unauthorized", "too_large", "invalid", "error", "overloaded"};
+  for (int i = 0; i < 7; ++i) outcomes_[i] = &reports.Add({{"result", names[i]}});
 }
 
 void CollectorMetrics::Count(ReportOutcome outcome) { outcomes_[static_cast<int>(outcome)]->Increment(); }

@@ -15,7 +15,7 @@
 
 namespace rdmascope::collector {
 
-enum class ReportOutcome { kStored, kDuplicate, kUnauthorized, kTooLarge, kInvalid, kError };
+enum class ReportOutcome { kStored, kDuplicate, kUnauthorized, kTooLarge, kInvalid, kError, kOverloaded };
 
 class CollectorMetrics {
  public:
@@ -27,7 +27,7 @@ class CollectorMetrics {
  private:
   std::shared_ptr<prometheus::Registry> registry_;
   prometheus::Histogram* ingest_ = nullptr;
-  prometheus::Counter* outcomes_[6] = {};
+  prometheus::Counter* outcomes_[7] = {};
 };
 
 }  // namespace rdmascope::collector

@@ -1,6 +1,7 @@
 #include "collector/metrics_render.h"
 
 #include "collector/event_kinds.h"
+#include "collector/metrics_hygiene.h"
 
 #include <prometheus/text_serializer.h>
 
@@ -149,12 +150,21 @@ void Probes(const json& snap, Families* f) {
 }
 
 void NodesAndEvents(const json& snap, Families* f) {
-  for (const json& n : snap["nodes"])
+  for (const json& n : snap["nodes"]) {
     f->Add("rdmascope_node_last_report_timestamp_seconds", "When the collector received the node's newest report.",
            MetricType::Gauge, {{"node", Str(n["name"])}}, n["last_report_at"].get<double>() / 1000.0);
-  for (const json& w : snap["wc_totals"])
-    f->Add("rdmascope_wc_errors_total", "Failed work completions recorded by the node's probes, by status.",
-           MetricType::Counter, {{"node", Str(w["node"])}, {"status", Str(w["status"])}}, w["count"].get<double>());
+    if (n.contains("stale"))
+      f->Add("rdmascope_node_stale",
+             "1 when the node has been silent longer than the stale time; dropped from /metrics later.",
+             MetricType::Gauge, {{"node", Str(n["name"])}}, n["stale"].get<bool>() ? 1 : 0);
+  }
+  std::map<std::pair<std::string, std::string>, double> wc;  // (node, bounded status) -> count
+  for (const json& w : snap["wc_totals"]) wc[{Str(w["node"]), BoundedWcStatus(Str(w["status"]))}] += w["count"].get<double>();
+  for (const auto& [key, count] : wc)
+    f->Add("rdmascope_wc_errors_total",
+           "Failed work completions recorded by the node's probes, by status (verbs short name, PROBE_DEADLINE, "
+           "CONNECT or OTHER).",
+           MetricType::Counter, {{"node", key.first}, {"status", key.second}}, count);
   std::map<std::string, double> open;
   for (auto k : kEventKinds) open[std::string(k)] = 0;
   for (const json& e : snap["events_open"]) open[Str(e["kind"])] = e["n"].get<double>();

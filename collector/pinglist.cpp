@@ -58,14 +58,21 @@ uint64_t PairHash(const std::string& a, const std::string& b) {
   return h;
 }
 
+bool NodeHasRail(const NodeInfo& n, const std::string& rail) {
+  const std::string rails = Label(n, "rails");
+  if (rails.empty()) return rail == "0";
+  return ("," + rails + ",").find("," + rail + ",") != std::string::npos;
+}
+
 json BuildPinglist(const std::string& requester, const std::vector<NodeInfo>& nodes, int64_t now_ms,
-                   const PinglistOptions& o) {
+                   const PinglistOptions& o, const std::string& rail) {
   std::string group;
   for (const NodeInfo& n : nodes)
     if (n.name == requester) group = GroupOf(n, o);
   std::vector<const NodeInfo*> same, other;
   for (const NodeInfo& n : nodes) {
     if (n.name == requester || now_ms - n.last_report_at > o.max_age_ms) continue;
+    if (!rail.empty() && !NodeHasRail(n, rail)) continue;
     (GroupOf(n, o) == group ? same : other).push_back(&n);
   }
   size_t budget = static_cast<size_t>(std::max(o.max_targets, 0));
@@ -89,6 +96,7 @@ json BuildPinglist(const std::string& requester, const std::vector<NodeInfo>& no
           {"group", group},
           {"generated_at_ms", now_ms},
           {"max_targets", o.max_targets},
+          {"rail", rail.empty() ? json(nullptr) : json(rail)},
           {"targets", targets}};
 }
 

@@ -35,8 +35,13 @@ struct PinglistOptions {
 
 // The JSON shape of schemas/pinglist.schema.json. A requester that has not
 // reported yet is in group "".
+// rail non-empty: only nodes that have a rail of that name (their "rails"
+// label, a comma-separated list; a node without it has the one rail "0").
 nlohmann::json BuildPinglist(const std::string& requester, const std::vector<NodeInfo>& nodes, int64_t now_ms,
-                             const PinglistOptions& options);
+                             const PinglistOptions& options, const std::string& rail = "");
+
+// True when node `n` has a rail named `rail` (see BuildPinglist).
+bool NodeHasRail(const NodeInfo& n, const std::string& rail);
 
 // FNV-1a 64 of "a|b": the stable order used for sampling.
 uint64_t PairHash(const std::string& a, const std::string& b);

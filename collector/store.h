@@ -63,7 +63,27 @@ class Store {
   static Result<std::unique_ptr<Store>> Open(const StoreOptions& options);
   ~Store();
 
-  Result<IngestResult> Ingest(const nlohmann::json& report, int64_t received_at_ms);
+  // clock_skew_ms: set when the agent's clock was found off by more than the
+  // tolerance (the report's times are already shifted onto the collector's
+  // clock); opens that node's clock_skew event, and a report without it
+  // closes the event.
+  Result<IngestResult> Ingest(const nlohmann::json& report, int64_t received_at_ms,
+                              std::optional<int64_t> clock_skew_ms = std::nullopt);
+
+  // One item of a group commit: a validated report and what Ingest takes.
+  struct BatchItem {
+    const nlohmann::json* report = nullptr;
+    int64_t received_at_ms = 0;
+    std::optional<int64_t> clock_skew_ms;
+    Status status = Status::Error("not ingested");  // the item's outcome; out is valid when ok
+    IngestResult out;
+  };
+  // Ingests every item in one transaction, each inside its own savepoint: an
+  // item that fails is rolled back alone and gets its error; the others are
+  // committed together (one fsync). When the commit itself fails, every item
+  // gets that error and nothing is stored. Each item's result is final only
+  // after this returns.
+  void IngestBatch(std::vector<BatchItem>& items);
 
   // Queries for the API (see api_queries.cpp for their JSON shapes).
   Result<nlohmann::json> Nodes(int64_t now_ms, int64_t stale_after_ms);
@@ -87,7 +107,9 @@ class Store {
   Result<nlohmann::json> NodeNeighbours(const std::optional<std::string>& node);
   // The dashboard's latency matrix (contract in store_matrix.cpp); since_ms < 0:
   // the last three report intervals.
-  Result<nlohmann::json> Matrix(int64_t since_ms, int max_rows);
+  // rail set: only summaries of that rail. Not-run summaries (a local port
+  // down) are left out: they measured nothing.
+  Result<nlohmann::json> Matrix(int64_t since_ms, int max_rows, const std::optional<std::string>& rail = std::nullopt);
 
   // Everything /metrics exports from the database, as plain rows (see metrics_collect.cpp).
   Result<nlohmann::json> MetricsSnapshot(int64_t probes_since_ms, int worst_pairs);
@@ -111,13 +133,21 @@ class Store {
   Result<Stmt*> Q(const char* sql);  // cached prepared statement
   Status Fault(const char* step);
 
+  Status IngestClockSkew(const std::string& node, std::optional<int64_t> skew_ms, int64_t received_at);
   Status IngestLocked(const nlohmann::json& r, int64_t received_at, IngestResult* out);
+  // The report being ingested (set by IngestLocked, under mu_): its boot id
+  // ("" when absent) and interval, for the counter rules.
+  std::string ingest_boot_id_;
+  int64_t ingest_interval_ms_ = 0;
   Status IngestNode(const nlohmann::json& r, int64_t received_at);
   Status IngestInventory(const nlohmann::json& r, int64_t received_at);
   Status IngestPort(const std::string& node, const nlohmann::json& dev, const nlohmann::json& port, int64_t at,
                     const std::string& report_id);
   Status IngestCounters(const std::string& node, const std::string& device, int64_t port, const char* kind,
                         const nlohmann::json& map, int64_t at, const std::string& report_id, bool newer);
+  Status JudgePcie(const std::string& node, const nlohmann::json& dev, int64_t at);
+  Status JudgeCounter(const std::string& node, const std::string& device, int64_t port, const char* kind,
+                      const std::string& name, std::optional<int64_t> v, int64_t at);
   // failing: "dst|transport" of every summary in this report with errors; a
   // clean summary of such a pair (another local port) closes nothing.
   Status IngestProbe(const std::string& node, const nlohmann::json& probe, int64_t received_at,

@@ -1,8 +1,10 @@
 // Store::Ingest: one report, one transaction.
+#include <cstdio>
 #include <map>
 #include <set>
 
 #include "collector/json_get.h"
+#include "common/counter_rules.h"
 #include "collector/store.h"
 
 namespace rdmascope::collector {
@@ -12,6 +14,9 @@ using nlohmann::json;
 
 constexpr int64_t kPortActive = 4;
 constexpr int64_t kHourMs = 3600LL * 1000;
+// A counter delta spanning more than this many report intervals (reports lost
+// to an outage) is not judged against per-report thresholds.
+constexpr int64_t kMaxDeltaIntervals = 5;
 
 #define RETURN_IF_ERROR(expr)          \
   do {                                 \
@@ -26,13 +31,14 @@ constexpr int64_t kHourMs = 3600LL * 1000;
 
 }  // namespace
 
-Result<IngestResult> Store::Ingest(const json& report, int64_t received_at_ms) {
+Result<IngestResult> Store::Ingest(const json& report, int64_t received_at_ms, std::optional<int64_t> clock_skew_ms) {
   std::lock_guard<std::mutex> lock(mu_);
   Transaction tx(db_);
   if (Status s = tx.Begin(); !s.ok()) return s;
   IngestResult out;
   if (Status s = IngestLocked(report, received_at_ms, &out); !s.ok()) return s;  // tx rolls back
   if (out.duplicate) return out;                                                  // nothing written; rolls back
+  if (Status s = IngestClockSkew(report["node"].get<std::string>(), clock_skew_ms, received_at_ms); !s.ok()) return s;
   if (Status s = Fault("commit"); !s.ok()) return s;
   if (Status s = tx.Commit(); !s.ok()) return s;
   return out;
@@ -41,12 +47,16 @@ Result<IngestResult> Store::Ingest(const json& report, int64_t received_at_ms) {
 Status Store::IngestLocked(const json& r, int64_t received_at, IngestResult* out) {
   RETURN_IF_ERROR(Fault("report"));
   const std::string id = r["report_id"].get<std::string>();
+  ingest_boot_id_ = OptText(r, "boot_id").value_or("");
+  ingest_interval_ms_ = static_cast<int64_t>(OptReal(r, "interval_s").value_or(0) * 1000);
   {
     ASSIGN_STMT(ins,
-                Q("INSERT INTO reports(id, node, received_at, generated_at, agent_version, interval_s) "
-                  "VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT(id) DO NOTHING"));
+                Q("INSERT INTO reports(id, node, received_at, generated_at, agent_version, interval_s, boot_id, "
+                  "received_seq) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, "
+                  "(SELECT COALESCE(MAX(received_seq), 0) + 1 FROM reports)) ON CONFLICT(id) DO NOTHING"));
     ins.Bind(1, id).Bind(2, r["node"].get<std::string>()).Bind(3, received_at);
     ins.Bind(4, *OptInt(r, "generated_at_ms")).Bind(5, OptText(r, "agent_version")).Bind(6, OptReal(r, "interval_s"));
+    ins.Bind(7, OptText(r, "boot_id"));
     RETURN_IF_ERROR(ins.Run());
     if (db_.Changes() == 0) {
       out->duplicate = true;
@@ -73,6 +83,48 @@ Status Store::IngestLocked(const json& r, int64_t received_at, IngestResult* out
     }
   }
   return Status::Ok();
+}
+
+void Store::IngestBatch(std::vector<BatchItem>& items) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto fail_all = [&](const Status& s) {
+    for (BatchItem& it : items) it.status = s;
+  };
+  Transaction tx(db_);
+  if (Status s = tx.Begin(); !s.ok()) return fail_all(s);
+  for (BatchItem& it : items) {
+    if (Status s = db_.Exec("SAVEPOINT report"); !s.ok()) {
+      it.status = s;
+      continue;
+    }
+    it.out = IngestResult{};
+    Status s = IngestLocked(*it.report, it.received_at_ms, &it.out);
+    if (s.ok() && !it.out.duplicate)
+      s = IngestClockSkew((*it.report)["node"].get<std::string>(), it.clock_skew_ms, it.received_at_ms);
+    if (!s.ok()) {
+      (void)db_.Exec("ROLLBACK TO report");
+      (void)db_.Exec("RELEASE report");
+      it.status = s;
+      continue;
+    }
+    if (Status r = db_.Exec("RELEASE report"); !r.ok()) return fail_all(r);  // tx rolls back
+    it.status = Status::Ok();
+  }
+  if (Status s = Fault("commit"); !s.ok()) return fail_all(s);
+  if (Status s = tx.Commit(); !s.ok()) return fail_all(s);
+}
+
+Status Store::IngestClockSkew(const std::string& node, std::optional<int64_t> skew_ms, int64_t received_at) {
+  const std::string key = "clock_skew|" + node;
+  if (!skew_ms) return CloseEventByKey(key, received_at);
+  const double s = static_cast<double>(*skew_ms) / 1000.0;
+  char detail[200];
+  std::snprintf(detail, sizeof detail,
+                "agent clock %.0f s %s the collector's; its report times were stored at receive time "
+                "(check NTP/chrony on the node)",
+                s < 0 ? -s : s, s < 0 ? "behind" : "ahead of");
+  return OpenOrTouchEvent("clock_skew", key, node, std::nullopt, std::nullopt, std::nullopt, std::nullopt,
+                          "skewed", detail, 1, received_at);
 }
 
 Status Store::IngestNode(const json& r, int64_t received_at) {
@@ -105,11 +157,35 @@ Status Store::IngestInventory(const json& r, int64_t /*received_at*/) {
   const std::string id = r["report_id"].get<std::string>();
   const int64_t at = *OptInt(r, "generated_at_ms");
   for (const json& dev : *devices) {
+    RETURN_IF_ERROR(JudgePcie(node, dev, at));
     const json* ports = Field(dev, "ports");
     if (!ports) continue;
     for (const json& port : *ports) RETURN_IF_ERROR(IngestPort(node, dev, port, at, id));
   }
   return Status::Ok();
+}
+
+// A PCIe link trained below its maximum speed or width opens pcie_degraded
+// (closed once it trains at full speed and width again).
+Status Store::JudgePcie(const std::string& node, const json& dev, int64_t at) {
+  const json* pcie = Field(dev, "pcie");
+  if (!pcie || !dev.contains("name") || !dev["name"].is_string()) return Status::Ok();
+  const std::string device = dev["name"].get<std::string>();
+  auto speed = OptReal(*pcie, "speed_gts"), max_speed = OptReal(*pcie, "max_speed_gts");
+  auto width = OptInt(*pcie, "width"), max_width = OptInt(*pcie, "max_width");
+  std::string detail;
+  if (speed && max_speed && *speed < *max_speed) {
+    char buf[96];
+    std::snprintf(buf, sizeof buf, "PCIe link at %g GT/s of %g", *speed, *max_speed);
+    detail = buf;
+  }
+  if (width && max_width && *width < *max_width)
+    detail += (detail.empty() ? "PCIe link " : ", ") + std::string("x") + std::to_string(*width) + " of x" +
+              std::to_string(*max_width);
+  const std::string key = "pcie_degraded|" + node + "|" + device;
+  if (detail.empty()) return CloseEventByKey(key, at);
+  return OpenOrTouchEvent("pcie_degraded", key, node, std::nullopt, std::nullopt, device, std::nullopt, "degraded",
+                          detail, 1, at);
 }
 
 Status Store::IngestPort(const std::string& node, const json& dev, const json& port, int64_t at,
@@ -181,39 +257,62 @@ Status Store::IngestCounters(const std::string& node, const std::string& device,
       RETURN_IF_ERROR(ins.Run());
     }
     if (!newer) continue;
-    auto threshold = options_.thresholds.find(name);
-    if (threshold != options_.thresholds.end() && v) {
-      ASSIGN_STMT(prev, Q("SELECT value, sampled_at FROM counters_latest "
-                          "WHERE node = ?1 AND device = ?2 AND port = ?3 AND kind = ?4 AND name = ?5"));
-      prev.Bind(1, node).Bind(2, device).Bind(3, port).Bind(4, kind).Bind(5, name);
-      auto row = prev.Step();
-      if (!row.ok()) return row.status();
-      std::optional<int64_t> before;
-      if (row.value() && prev.Int(1) < at) before = prev.OptInt(0);
-      prev.Reset();
-      if (before) {
-        // A counter that went backwards was reset: everything since the reset is new.
-        int64_t delta = *v >= *before ? *v - *before : *v;
-        const std::string key =
-            "counter_threshold|" + node + "|" + device + "|" + std::to_string(port) + "|" + name;
-        if (static_cast<uint64_t>(delta) >= threshold->second) {
-          std::string detail = name + " rose by " + std::to_string(delta) + " since the previous report (threshold " +
-                               std::to_string(threshold->second) + ")";
-          RETURN_IF_ERROR(OpenOrTouchEvent("counter_threshold", key, node, std::nullopt, std::nullopt, device, port,
-                                           name, detail, 1, at));
-        } else {
-          RETURN_IF_ERROR(CloseEventByKey(key, at));
-        }
-      }
-    }
-    ASSIGN_STMT(up, Q("INSERT INTO counters_latest(node, device, port, kind, name, value, sampled_at) "
-                      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) ON CONFLICT(node, device, port, kind, name) DO UPDATE SET "
-                      "value = excluded.value, sampled_at = excluded.sampled_at "
+    RETURN_IF_ERROR(JudgeCounter(node, device, port, kind, name, v, at));
+    ASSIGN_STMT(up, Q("INSERT INTO counters_latest(node, device, port, kind, name, value, sampled_at, boot_id) "
+                      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) ON CONFLICT(node, device, port, kind, name) DO UPDATE SET "
+                      "value = excluded.value, sampled_at = excluded.sampled_at, boot_id = excluded.boot_id "
                       "WHERE excluded.sampled_at >= counters_latest.sampled_at"));
     up.Bind(1, node).Bind(2, device).Bind(3, port).Bind(4, kind).Bind(5, name).Bind(6, v).Bind(7, at);
+    up.Bind(8, ingest_boot_id_.empty() ? std::nullopt : std::optional<std::string>(ingest_boot_id_));
     RETURN_IF_ERROR(up.Run());
   }
   return Status::Ok();
+}
+
+// Compares one counter with its previous reading through the counter rules:
+// a saturated counter opens a counter_saturated event (closed once it is
+// cleared), a delta past its threshold opens counter_threshold. Deltas that
+// span a reset-free gap of more than kMaxDeltaIntervals are not judged.
+Status Store::JudgeCounter(const std::string& node, const std::string& device, int64_t port, const char* kind,
+                           const std::string& name, std::optional<int64_t> v, int64_t at) {
+  const std::string where = node + "|" + device + "|" + std::to_string(port) + "|" + name;
+  std::optional<CounterReading> previous;
+  {
+    ASSIGN_STMT(prev, Q("SELECT value, sampled_at, boot_id FROM counters_latest "
+                        "WHERE node = ?1 AND device = ?2 AND port = ?3 AND kind = ?4 AND name = ?5"));
+    prev.Bind(1, node).Bind(2, device).Bind(3, port).Bind(4, kind).Bind(5, name);
+    auto row = prev.Step();
+    if (!row.ok()) return row.status();
+    if (row.value() && prev.Int(1) < at) {
+      auto pv = prev.OptInt(0);
+      previous = CounterReading{pv ? std::optional<uint64_t>(static_cast<uint64_t>(*pv)) : std::nullopt,
+                                prev.OptText(2).value_or(""), prev.Int(1)};
+    }
+    prev.Reset();
+  }
+  CounterReading current{v ? std::optional<uint64_t>(static_cast<uint64_t>(*v)) : std::nullopt, ingest_boot_id_, at};
+  CounterDelta d = ComputeCounterDelta(kind, name, previous, current);
+  if (d.kind == DeltaKind::kAbsent) return Status::Ok();
+  const std::string sat_key = "counter_saturated|" + where;
+  if (d.saturated) {
+    RETURN_IF_ERROR(OpenOrTouchEvent("counter_saturated", sat_key, node, std::nullopt, std::nullopt, device, port, name,
+                                     name + " saturated at " + std::to_string(*v) +
+                                         " — clear it to see new errors (perfquery -x -R or a counter reset)",
+                                     1, at));
+  } else {
+    RETURN_IF_ERROR(CloseEventByKey(sat_key, at));
+  }
+  auto threshold = options_.thresholds.find(name);
+  if (threshold == options_.thresholds.end() || !d.delta || !previous) return Status::Ok();
+  if (ingest_interval_ms_ > 0 && d.kind != DeltaKind::kReset && at - previous->at_ms > kMaxDeltaIntervals * ingest_interval_ms_)
+    return Status::Ok();
+  const std::string key = "counter_threshold|" + where;
+  if (*d.delta >= threshold->second) {
+    std::string detail = name + " rose by " + std::to_string(*d.delta) + " since the previous report (threshold " +
+                         std::to_string(threshold->second) + (d.kind == DeltaKind::kDelta ? "" : std::string(", ") + DeltaKindName(d.kind)) + ")";
+    return OpenOrTouchEvent("counter_threshold", key, node, std::nullopt, std::nullopt, device, port, name, detail, 1, at);
+  }
+  return CloseEventByKey(key, at);
 }
 
 Status Store::IngestProbe(const std::string& node, const json& p, int64_t received_at, const std::string& report_id,
@@ -258,9 +357,10 @@ Status Store::IngestProbe(const std::string& node, const json& p, int64_t receiv
     ASSIGN_STMT(ins, Q("INSERT INTO probe_summaries(report_id, src, dst, transport, local_device, local_port, "
                        "remote_host, interval_start, interval_end, sent, received, lost, loss_ratio, rtt_count, rtt_min, "
                        "rtt_avg, rtt_p50, rtt_p90, rtt_p99, rtt_p999, rtt_max, network_p50, network_p99, responder_p50, "
-                       "responder_p99, read_p50, read_p99, error_count, errors_by_status) VALUES (?1, ?2, ?3, ?4, ?5, "
+                       "responder_p99, read_p50, read_p99, error_count, errors_by_status, rail, remote_device, remote_port, "
+                       "not_run) VALUES (?1, ?2, ?3, ?4, ?5, "
                        "?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, "
-                       "?25, ?26, ?27, ?28, ?29)"));
+                       "?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33)"));
     ins.Bind(1, report_id).Bind(2, node).Bind(3, dst).Bind(4, transport);
     ins.Bind(5, local ? OptText(*local, "device") : std::nullopt).Bind(6, local ? OptInt(*local, "port") : std::nullopt);
     ins.Bind(7, remote ? OptText(*remote, "host") : std::nullopt).Bind(8, start).Bind(9, end);
@@ -273,6 +373,8 @@ Status Store::IngestProbe(const std::string& node, const json& p, int64_t receiv
     json counts_json = json::object();
     for (const auto& [name, n] : counts) counts_json[name] = n;
     ins.Bind(29, counts_json.dump());
+    ins.Bind(30, OptText(p, "rail")).Bind(31, remote ? OptText(*remote, "device") : std::nullopt);
+    ins.Bind(32, remote ? OptInt(*remote, "port") : std::nullopt).Bind(33, OptText(p, "not_run"));
     RETURN_IF_ERROR(ins.Run());
   }
   {

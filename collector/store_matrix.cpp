@@ -22,7 +22,7 @@ namespace rdmascope::collector {
 
 using nlohmann::json;
 
-Result<json> Store::Matrix(int64_t since_ms, int max_rows) {
+Result<json> Store::Matrix(int64_t since_ms, int max_rows, const std::optional<std::string>& rail) {
   std::lock_guard<std::mutex> lock(mu_);
   std::map<std::string, json> nodes;
   {
@@ -50,11 +50,11 @@ Result<json> Store::Matrix(int64_t since_ms, int max_rows) {
   }
 
   auto q = Q("SELECT src, dst, transport, MAX(interval_end), rtt_p50, rtt_p99, loss_ratio, error_count, "
-             "errors_by_status FROM probe_summaries WHERE interval_end >= ?1 GROUP BY src, dst, transport "
-             "LIMIT ?2");
+             "errors_by_status FROM probe_summaries WHERE interval_end >= ?1 AND (?3 IS NULL OR rail = ?3) "
+             "AND not_run IS NULL GROUP BY src, dst, transport LIMIT ?2");
   if (!q.ok()) return q.status();
   Stmt& s = *q.value();
-  s.Bind(1, since_ms).Bind(2, static_cast<int64_t>(max_rows) + 1);
+  s.Bind(1, since_ms).Bind(2, static_cast<int64_t>(max_rows) + 1).Bind(3, rail);
   struct Row {
     std::string src, dst;
     json values;

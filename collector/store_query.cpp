@@ -25,7 +25,8 @@ constexpr char kPortColumns[] =
   "rtt_avg AS rtt_avg_us, rtt_p50 AS rtt_p50_us, rtt_p90 AS rtt_p90_us, rtt_p99 AS rtt_p99_us, "                   \
   "rtt_p999 AS rtt_p999_us, rtt_max AS rtt_max_us, network_p50 AS network_p50_us, network_p99 AS network_p99_us, " \
   "responder_p50 AS responder_p50_us, responder_p99 AS responder_p99_us, read_p50 AS read_p50_us, "                \
-  "read_p99 AS read_p99_us, error_count, errors_by_status AS errors_by_status_json, report_id "
+  "read_p99 AS read_p99_us, error_count, errors_by_status AS errors_by_status_json, report_id, rail, "          \
+  "remote_device, remote_port, not_run "
 
 #define EVENT_COLUMNS                                                                                           \
   "SELECT id, kind, node, peer, transport, device, port, status, detail, count, started_at AS started_at_ms, " \

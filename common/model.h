@@ -87,6 +87,13 @@ struct Device {
   std::optional<std::string> hca_type;
   std::optional<NumberedName> node_type;    // "1: CA"
   std::optional<std::string> pci_address;   // from the device link, e.g. "0000:3b:00.0"
+  // PCIe link of the adapter (device/current_link_speed etc.): GT/s and lanes.
+  std::optional<double> pcie_speed_gts;
+  std::optional<uint32_t> pcie_width;
+  std::optional<double> pcie_max_speed_gts;
+  std::optional<uint32_t> pcie_max_width;
+  std::optional<int> numa_node;             // device/numa_node; -1 = none
+  std::optional<std::string> driver;        // basename of the device/driver link, e.g. "mlx5_core"
   std::optional<VerbsDeviceCaps> verbs;     // absent when verbs could not open it
   std::vector<Port> ports;
 };

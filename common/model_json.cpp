@@ -77,6 +77,12 @@ nlohmann::json DeviceToJson(const Device& d) {
           {"hca_type", Opt(d.hca_type)},
           {"node_type", Opt(d.node_type)},
           {"pci_address", Opt(d.pci_address)},
+          {"pcie", {{"speed_gts", Opt(d.pcie_speed_gts)},
+                    {"width", Opt(d.pcie_width)},
+                    {"max_speed_gts", Opt(d.pcie_max_speed_gts)},
+                    {"max_width", Opt(d.pcie_max_width)}}},
+          {"numa_node", Opt(d.numa_node)},
+          {"driver", Opt(d.driver)},
           {"verbs", Opt(d.verbs)},
           {"ports", ports}};
 }

@@ -157,6 +157,12 @@ Result<int> CompletionQueue::Wait(std::vector<Completion>& out, int max, uint64_
       if (errno == EINTR) continue;
       return ErrnoStatus("poll (completion channel)", errno);
     }
+    // A removed device closes the channel: poll reports POLLERR/POLLHUP at
+    // once, forever. That ends the wait with an error instead of a busy loop.
+    if (pr > 0 && (fds[0].revents & (POLLERR | POLLHUP | POLLNVAL)) && !(fds[0].revents & POLLIN)) {
+      return Status::Error("completion channel closed (poll revents " + std::to_string(fds[0].revents) +
+                           "): the device was removed or reset");
+    }
     if (pr > 0 && (fds[0].revents & POLLIN)) {
       ibv_cq* ev_cq = nullptr;
       void* ev_ctx = nullptr;

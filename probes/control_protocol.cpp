@@ -143,6 +143,7 @@ Result<UdInfoReply> ParseUdInfoReply(const std::string& line) {
       RETURN_IF_ERROR(GetUint(e, "lid", 0xffff, &v)); ep.lid = uint16_t(v);
       RETURN_IF_ERROR(GetUint(e, "qpn", 0xffffff, &v)); ep.qpn = uint32_t(v);
       RETURN_IF_ERROR(GetBool(e, "roce", &ep.roce));
+      RETURN_IF_ERROR(GetString(e, "rail", false, &ep.rail));
       r.endpoints.push_back(ep);
     }
     return r;
@@ -190,6 +191,7 @@ std::string EncodeUdInfoReply(const UdInfoReply& r) {
   for (const auto& e : r.endpoints) {
     j["endpoints"].push_back({{"device", e.device}, {"port", e.port}, {"gid_index", e.gid_index},
                               {"gid", e.gid}, {"lid", e.lid}, {"qpn", e.qpn}, {"roce", e.roce}});
+    if (!e.rail.empty()) j["endpoints"].back()["rail"] = e.rail;
   }
   return j.dump(-1, ' ', false, json::error_handler_t::replace);
 }

@@ -34,6 +34,7 @@ struct UdEndpointInfo {
   uint16_t lid = 0;
   uint32_t qpn = 0;
   bool roce = false;
+  std::string rail;  // the serving agent's rail name; "" when it has none (older agents)
 };
 
 struct UdInfoReply {

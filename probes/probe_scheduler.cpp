@@ -39,7 +39,7 @@ Result<ProbeTarget> ParseProbeTarget(const std::string& text) {
 }
 
 Result<std::unique_ptr<ProbeScheduler>> ProbeScheduler::Start(const SchedulerOptions& opts) {
-  if (opts.device.empty()) return Status::Error("probing needs a device (--probe-device)");
+  if (opts.device.empty()) return Status::Error("probing needs a device (--device or --rail)");
   if (opts.count == 0 || opts.interval_ms == 0) return Status::Error("probe count and interval must be > 0");
   Status s = ValidateTuning(opts.tuning);
   if (!s.ok()) return s;
@@ -69,6 +69,9 @@ std::vector<nlohmann::json> ProbeScheduler::Collect() {
 }
 
 void ProbeScheduler::Push(nlohmann::json entry) {
+  if (!opts_.rail.empty()) entry["rail"] = opts_.rail;
+  if (!entry.contains("local") || entry["local"]["device"].get<std::string>().empty())
+    entry["local"] = {{"device", opts_.device}, {"port", opts_.port}};
   std::lock_guard<std::mutex> lock(mu_);
   if (pending_.size() >= kMaxPending) pending_.pop_front();
   pending_.push_back(std::move(entry));
@@ -79,6 +82,7 @@ ProberOptions ProbeScheduler::BaseOptions(const ProbeTarget& t) const {
   o.device = opts_.device;
   o.port = opts_.port;
   o.gid_index = opts_.gid_index;
+  o.rail = opts_.rail;
   o.host = t.host;
   o.control_port = t.control_port;
   o.count = opts_.count;

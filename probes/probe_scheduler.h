@@ -45,6 +45,7 @@ Result<ProbeTarget> ParseProbeTarget(const std::string& text);
 struct SchedulerOptions {
   std::string device;
   int port = 1;
+  std::string rail;  // set: probe this rail of every target, and name it in every entry
   std::optional<int> gid_index;
   std::vector<ProbeTarget> targets;
   uint64_t count = 10;          // probes per transport per target per round

@@ -31,6 +31,7 @@ struct ProberOptions {
   int port = 1;
   std::optional<int> gid_index;   // default: the port's RoCE v2 IPv4-mapped GID
   std::string host;               // the target agent's address
+  std::string rail;               // set: probe the target's endpoint of this rail name
   int control_port = kDefaultControlPort;
   uint64_t count = 1000;
   uint64_t interval_ms = 10;
@@ -67,10 +68,12 @@ Result<ProbeRun> RunRcProbe(const ProberOptions& opts);
 
 // Asks the agent at host:port for its UD endpoints over `conn`.
 Result<UdInfoReply> FetchUdInfo(class LineConn& conn, uint64_t deadline_ns);
-// The endpoint to probe: the one whose GID is the IPv4-mapped form of `host`
-// if there is one, else the first one of the same link layer as `local`.
+// The endpoint to probe: with a `rail` and a target that names rails, the
+// first endpoint of that rail (error when the target serves none: it has no
+// such rail, or it is down); else the one whose GID is the IPv4-mapped form of `host` if there is one,
+// else the first one of the same link layer as `local`.
 Result<UdEndpointInfo> ChooseEndpoint(const UdInfoReply& info, const std::string& host,
-                                      const LocalPort& local);
+                                      const LocalPort& local, const std::string& rail = "");
 // Appends `e` to run.errors (stamping its probe_index) and calls opts.on_error.
 void RecordError(ProbeRun& run, const ProberOptions& opts, ProbeError e);
 // Probes answered after the last recorded error (all of them when there is none).

@@ -18,7 +18,20 @@ Result<UdInfoReply> FetchUdInfo(LineConn& conn, uint64_t deadline_ns) {
 }
 
 Result<UdEndpointInfo> ChooseEndpoint(const UdInfoReply& info, const std::string& host,
-                                      const LocalPort& local) {
+                                      const LocalPort& local, const std::string& rail) {
+  bool target_has_rails = false;
+  for (const auto& e : info.endpoints) target_has_rails = target_has_rails || !e.rail.empty();
+  if (!rail.empty() && target_has_rails) {
+    // On RoCE the rail's IPv4-mapped GID (routable) before its link-local one.
+    const UdEndpointInfo* pick = nullptr;
+    for (const auto& e : info.endpoints) {
+      if (e.rail != rail || e.roce != local.roce) continue;
+      auto mapped = [](const std::string& gid) { return gid.rfind("::ffff:", 0) == 0; };  // inet_ntop form
+      if (pick == nullptr || (mapped(e.gid) && !mapped(pick->gid))) pick = &e;
+    }
+    if (pick) return *pick;
+    return Status::Error("the target serves no ACTIVE port of rail " + rail);
+  }
   auto mapped = Ipv4MappedGid(host);
   if (mapped.ok()) {
     const std::string want = GidToString(*mapped);

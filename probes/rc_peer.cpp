@@ -46,7 +46,7 @@ Result<std::unique_ptr<RcPeer>> RcPeer::Connect(ibv_context* ctx, ibv_pd* pd,
   p->conn_ = std::make_unique<LineConn>(std::move(fd).value());
   auto info = FetchUdInfo(*p->conn_, deadline);
   if (!info.ok()) return info.status();
-  auto ep = ChooseEndpoint(*info, o.host, local);
+  auto ep = ChooseEndpoint(*info, o.host, local, o.rail);
   if (!ep.ok()) return ep.status();
   if (target) *target = *ep;
 

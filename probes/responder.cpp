@@ -2,6 +2,8 @@
 
 #include <cstdio>
 #include <cstring>
+#include <map>
+#include <algorithm>
 
 #include "probes/control_server.h"
 #include "probes/line_socket.h"
@@ -20,7 +22,24 @@ struct Responder::DeviceState {
   PdPtr pd;
   Buffer read_buf;
   std::vector<LocalPort> ports;  // one per (active port, GID) served
+  std::vector<std::string> rails;  // rail of each entry of `ports`
   std::vector<std::unique_ptr<UdResponder>> uds;
+};
+
+// One served set. RC sessions hold it (shared) so its devices stay open while
+// they run; `stop` ends them and the UD threads.
+struct Responder::Generation {
+  std::atomic<bool> stop{false};
+  std::vector<std::unique_ptr<DeviceState>> devices;
+  UdInfoReply ud_info;
+  std::vector<std::thread> ud_threads;  // joined before the generation is released
+
+  void StopThreads() {
+    stop.store(true);
+    for (auto& t : ud_threads)
+      if (t.joinable()) t.join();
+    ud_threads.clear();
+  }
 };
 
 namespace {
@@ -29,79 +48,131 @@ constexpr uint64_t kIdleNs = 30000000000ull;
 constexpr uint64_t kWriteNs = 2000000000ull;
 }  // namespace
 
-Result<std::unique_ptr<Responder>> Responder::Start(const ResponderOptions& opts) {
+Result<std::unique_ptr<Responder>> Responder::StartIdle(const ResponderOptions& opts) {
   std::unique_ptr<Responder> r(new Responder());
   r->opts_ = opts;
-  std::vector<std::string> names = opts.device.empty() ? ListDeviceNames()
-                                                        : std::vector<std::string>{opts.device};
-  if (names.empty()) return Status::Error("no RDMA devices (ibv_devices lists none)");
-  for (const auto& name : names) {
-    auto d = std::make_unique<DeviceState>();
-    d->name = name;
-    auto ctx = OpenDevice(name);
-    if (!ctx.ok()) return ctx.status();
-    d->ctx = std::move(ctx).value();
-    auto pd = AllocPd(d->ctx.get());
-    if (!pd.ok()) return pd.status();
-    d->pd = std::move(pd).value();
-    auto rb = Buffer::Register(d->pd.get(), kReadBufferBytes,
-                               IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ);
-    if (!rb.ok()) return rb.status();
-    d->read_buf = std::move(rb).value();
-    std::snprintf(reinterpret_cast<char*>(d->read_buf.data()), kReadBufferBytes,
-                  "rdmascope read probe %s", name.c_str());
-    for (int port : ActivePorts(d->ctx.get())) {
-      auto ud = UdResponder::Create(d->ctx.get(), d->pd.get(), name, port,
-                                    opts.inject == Injection::kDrop);
-      if (!ud.ok()) return ud.status();
-      std::vector<int> gids = RoceV2GidIndexes(d->ctx.get(), port);
-      if (gids.empty()) gids.push_back(0);
-      for (int gi : gids) {
-        auto lp = DescribePort(d->ctx.get(), name, port, gi);
-        if (!lp.ok()) continue;
-        d->ports.push_back(*lp);
-        UdEndpointInfo e;
-        e.device = name;
-        e.port = port;
-        e.gid_index = gi;
-        e.gid = GidToString(lp->gid);
-        e.lid = lp->lid;
-        e.qpn = (*ud)->qpn();
-        e.roce = lp->roce;
-        if (r->ud_info_.endpoints.size() < size_t(kMaxUdEndpoints)) r->ud_info_.endpoints.push_back(e);
-      }
-      d->uds.push_back(std::move(ud).value());
-    }
-    r->devices_.push_back(std::move(d));
-  }
-  if (r->ud_info_.endpoints.empty()) return Status::Error("no ACTIVE port on " + (opts.device.empty() ? std::string("any device") : opts.device));
-  for (auto& d : r->devices_) {
-    for (auto& ud : d->uds) {
-      UdResponder* u = ud.get();
-      r->ud_threads_.emplace_back([u, stop = &r->stop_] { u->Run(*stop); });
-    }
-  }
+  r->gen_ = std::make_shared<Generation>();
   Responder* self = r.get();
   auto srv = ControlServer::Start(opts.control_port, [self](LineConn& c, const std::atomic<bool>& stop) {
     self->HandleConnection(c, stop);
   });
-  if (!srv.ok()) {
-    r->Stop();
-    return srv.status();
-  }
+  if (!srv.ok()) return srv.status();
   r->server_ = std::move(srv).value();
   return r;
+}
+
+Result<std::unique_ptr<Responder>> Responder::Start(const ResponderOptions& opts) {
+  std::vector<std::string> names = opts.device.empty() ? ListDeviceNames()
+                                                        : std::vector<std::string>{opts.device};
+  if (names.empty()) return Status::Error("no RDMA devices (ibv_devices lists none)");
+  std::vector<ServedPort> ports;
+  for (const auto& name : names) {
+    auto ctx = OpenDevice(name);
+    if (!ctx.ok()) return ctx.status();
+    for (int port : ActivePorts(ctx->get())) ports.push_back({name, port, ""});
+  }
+  auto r = StartIdle(opts);
+  if (!r.ok()) return r.status();
+  std::vector<std::string> problems = (*r)->Serve(ports);
+  if ((*r)->UdInfo().endpoints.empty()) {
+    std::string why = problems.empty() ? "" : " (" + problems.front() + ")";
+    return Status::Error("no ACTIVE port on " + (opts.device.empty() ? std::string("any device") : opts.device) + why);
+  }
+  return r;
+}
+
+std::vector<std::string> Responder::Serve(const std::vector<ServedPort>& ports) {
+  std::shared_ptr<Generation> old;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    old = std::move(gen_);
+    gen_ = std::make_shared<Generation>();
+  }
+  // The old set first: a vanished device is released before anything is opened.
+  if (old) old->StopThreads();
+  old.reset();
+  auto gen = std::make_shared<Generation>();
+  std::vector<std::string> problems;
+  std::map<std::string, DeviceState*> by_name;
+  for (const ServedPort& sp : ports) {
+    DeviceState* d = by_name.count(sp.device) ? by_name[sp.device] : nullptr;
+    if (d == nullptr) {
+      auto nd = std::make_unique<DeviceState>();
+      nd->name = sp.device;
+      auto ctx = OpenDevice(sp.device);
+      if (!ctx.ok()) { problems.push_back(ctx.status().message()); continue; }
+      nd->ctx = std::move(ctx).value();
+      auto pd = AllocPd(nd->ctx.get());
+      if (!pd.ok()) { problems.push_back(pd.status().message()); continue; }
+      nd->pd = std::move(pd).value();
+      auto rb = Buffer::Register(nd->pd.get(), kReadBufferBytes, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ);
+      if (!rb.ok()) { problems.push_back(rb.status().message()); continue; }
+      nd->read_buf = std::move(rb).value();
+      std::snprintf(reinterpret_cast<char*>(nd->read_buf.data()), kReadBufferBytes, "rdmascope read probe %s",
+                    sp.device.c_str());
+      d = nd.get();
+      by_name[sp.device] = d;
+      gen->devices.push_back(std::move(nd));
+    }
+    std::vector<int> active = ActivePorts(d->ctx.get());
+    if (std::find(active.begin(), active.end(), sp.port) == active.end()) {
+      problems.push_back(sp.device + "/" + std::to_string(sp.port) + ": port not ACTIVE");
+      continue;
+    }
+    auto ud = UdResponder::Create(d->ctx.get(), d->pd.get(), sp.device, sp.port, opts_.inject == Injection::kDrop);
+    if (!ud.ok()) { problems.push_back(ud.status().message()); continue; }
+    std::vector<int> gids = RoceV2GidIndexes(d->ctx.get(), sp.port);
+    if (gids.empty()) gids.push_back(0);
+    for (int gi : gids) {
+      auto lp = DescribePort(d->ctx.get(), sp.device, sp.port, gi);
+      if (!lp.ok()) continue;
+      d->ports.push_back(*lp);
+      d->rails.push_back(sp.rail);
+      UdEndpointInfo e;
+      e.device = sp.device;
+      e.port = sp.port;
+      e.gid_index = gi;
+      e.gid = GidToString(lp->gid);
+      e.lid = lp->lid;
+      e.qpn = (*ud)->qpn();
+      e.roce = lp->roce;
+      e.rail = sp.rail;
+      if (gen->ud_info.endpoints.size() < size_t(kMaxUdEndpoints)) gen->ud_info.endpoints.push_back(e);
+    }
+    d->uds.push_back(std::move(ud).value());
+  }
+  for (auto& d : gen->devices) {
+    for (auto& ud : d->uds) {
+      UdResponder* u = ud.get();
+      gen->ud_threads.emplace_back([u, stop = &gen->stop] { u->Run(*stop); });
+    }
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  gen_ = std::move(gen);
+  return problems;
+}
+
+std::shared_ptr<Responder::Generation> Responder::Current() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return gen_;
+}
+
+UdInfoReply Responder::UdInfo() const {
+  auto g = Current();
+  return g ? g->ud_info : UdInfoReply{};
 }
 
 Responder::~Responder() { Stop(); }
 
 void Responder::Stop() {
-  stop_.store(true);
-  if (server_) server_->Stop();
-  for (auto& t : ud_threads_) {
-    if (t.joinable()) t.join();
+  std::shared_ptr<Generation> g;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    g = std::move(gen_);
   }
-  ud_threads_.clear();
+  if (g) g->stop.store(true);  // RC sessions end before the server joins their threads
+  if (server_) server_->Stop();
+  if (g) g->StopThreads();
 }
 
 void Responder::HandleConnection(LineConn& conn, const std::atomic<bool>& stop) {
@@ -115,23 +186,25 @@ void Responder::HandleConnection(LineConn& conn, const std::atomic<bool>& stop) 
       conn.WriteLine(EncodeErrorReply(req.status().message()), NowNs() + kWriteNs);
       continue;
     }
+    std::shared_ptr<Generation> gen = Current();
+    if (!gen) return;  // stopping
     if (req->op == ControlOp::kUdInfo) {
-      if (!conn.WriteLine(EncodeUdInfoReply(ud_info_), NowNs() + kWriteNs).ok()) return;
+      if (!conn.WriteLine(EncodeUdInfoReply(gen->ud_info), NowNs() + kWriteNs).ok()) return;
       continue;
     }
     bool served = false;
-    std::string err = HandleRcConnect(conn, req->rc, stop, &served);
+    std::string err = HandleRcConnect(conn, req->rc, gen, &served);
     if (served) return;
     conn.WriteLine(EncodeErrorReply(err), NowNs() + kWriteNs);
   }
 }
 
 std::string Responder::HandleRcConnect(LineConn& conn, const RcConnectRequest& req,
-                                       const std::atomic<bool>& stop, bool* served) {
+                                       const std::shared_ptr<Generation>& gen, bool* served) {
   *served = false;
   DeviceState* dev = nullptr;
   const LocalPort* port = nullptr;
-  for (auto& d : devices_) {
+  for (auto& d : gen->devices) {
     for (auto& p : d->ports) {
       if (req.target_gid.empty() || GidToString(p.gid) == req.target_gid) {
         dev = d.get();
@@ -151,7 +224,7 @@ std::string Responder::HandleRcConnect(LineConn& conn, const RcConnectRequest& r
   rep.read_len = kReadBufferBytes;
   *served = true;
   if (!conn.WriteLine(EncodeRcConnectReply(rep), NowNs() + kWriteNs).ok()) return "";
-  (*session)->Serve(conn, stop);
+  (*session)->Serve(conn, gen->stop);
   return "";
 }
 

@@ -1,13 +1,18 @@
-// The agent's responder: UD echo QPs on every active port of the chosen
-// devices, and the control port that hands out UD endpoints and builds RC
-// sessions on request.
+// The agent's responder: UD echo QPs on the served ports, and the control
+// port that hands out UD endpoints and builds RC sessions on request.
 //
-// Contract: Start() opens the devices (all of them when `device` is empty),
-// creates one UD QP per active port (listing each of its RoCE v2 GIDs in
-// ud_info; on InfiniBand the port's GID 0 and LID), starts one thread per UD
-// QP and the control server, and returns once all of them accept traffic.
-// Each device also registers a small read-only buffer (kReadBufferBytes) that
-// RC probers RDMA READ. Stop() (also the destructor) ends every thread.
+// Contract: StartIdle() starts the control server only (it answers ud_info
+// with no endpoints until Serve()). Serve(ports) replaces the served set as
+// one generation: it stops the previous generation (its UD threads are
+// joined, its RC sessions end within about a second and then close its
+// devices), opens the listed devices and creates one UD QP per listed port
+// that is ACTIVE (listing each of its RoCE v2 GIDs in ud_info, tagged with
+// the port's rail; on InfiniBand the port's GID 0 and LID). A port or device
+// that fails is left out and named in the returned messages; nothing is
+// fatal. Each device also registers a small read-only buffer
+// (kReadBufferBytes) that RC probers RDMA READ. Start() is StartIdle() plus
+// Serve() of every ACTIVE port of `device` (every device when empty), and
+// fails when none is ACTIVE. Stop() (also the destructor) ends every thread.
 // A control connection must send its first request within 5 s; requests are
 // answered until the peer closes, except rc_connect, which keeps the
 // connection for the RC session's lifetime.
@@ -15,6 +20,7 @@
 
 #include <atomic>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -32,6 +38,12 @@ class ControlServer;
 
 enum class Injection { kNone, kRnr, kDrop };
 
+struct ServedPort {
+  std::string device;
+  int port = 1;
+  std::string rail;  // reported in ud_info so probers find the same rail
+};
+
 struct ResponderOptions {
   std::string device;  // empty: every device
   int control_port = kDefaultControlPort;
@@ -41,23 +53,25 @@ struct ResponderOptions {
 class Responder {
  public:
   static Result<std::unique_ptr<Responder>> Start(const ResponderOptions& opts);
+  static Result<std::unique_ptr<Responder>> StartIdle(const ResponderOptions& opts);
   ~Responder();
+  std::vector<std::string> Serve(const std::vector<ServedPort>& ports);
   void Stop();
 
-  UdInfoReply UdInfo() const { return ud_info_; }
+  UdInfoReply UdInfo() const;
 
  private:
   struct DeviceState;
+  struct Generation;
   Responder() = default;
+  std::shared_ptr<Generation> Current() const;
   void HandleConnection(LineConn& conn, const std::atomic<bool>& stop);
   std::string HandleRcConnect(LineConn& conn, const RcConnectRequest& req,
-                              const std::atomic<bool>& stop, bool* served);
+                              const std::shared_ptr<Generation>& gen, bool* served);
 
   ResponderOptions opts_;
-  std::vector<std::unique_ptr<DeviceState>> devices_;
-  UdInfoReply ud_info_;
-  std::atomic<bool> stop_{false};
-  std::vector<std::thread> ud_threads_;
+  mutable std::mutex mu_;
+  std::shared_ptr<Generation> gen_;  // under mu_
   std::unique_ptr<ControlServer> server_;
 };
 

@@ -65,7 +65,7 @@ Result<ProbeRun> RunUdProbe(const ProberOptions& o) {
   LineConn conn(std::move(fd).value());
   auto info = FetchUdInfo(conn, NowNs() + 5000000000ull);
   if (!info.ok()) return info.status();
-  auto ep = ChooseEndpoint(*info, o.host, *local);
+  auto ep = ChooseEndpoint(*info, o.host, *local, o.rail);
   if (!ep.ok()) return ep.status();
   run.target = *ep;
   RemoteEndpoint remote;

@@ -8,13 +8,17 @@ PACKAGES=(
   # build
   build-essential cmake pkg-config
   libibverbs-dev librdmacm-dev libibumad-dev libibmad-dev
-  libcpp-httplib-dev nlohmann-json3-dev prometheus-cpp-dev libsqlite3-dev
+  libcpp-httplib-dev nlohmann-json3-dev prometheus-cpp-dev libsqlite3-dev zlib1g-dev
   libgtest-dev libgmock-dev
   # lab: Soft-RoCE in a qemu VM (tests/lab)
   qemu-system-x86 busybox-static cpio binutils
   rdma-core ibverbs-providers ibverbs-utils perftest iproute2
   # collector tests: promtool and a real Prometheus server; the schema agreement check
   prometheus python3 python3-jsonschema
+  # Debian packages, man pages and their test (issue 12): build, lint, a clean
+  # Debian 12 root to install into; promtool's rule-coverage check; ccache
+  dpkg-dev debhelper scdoc lintian mmdebstrap man-db systemd util-linux bash-completion
+  python3-yaml ccache
   # fabric tests: a simulated InfiniBand subnet (ibsim + the umad shim), its SM and the reference tools
   ibsim-utils libumad2sim0 opensm infiniband-diags
 )

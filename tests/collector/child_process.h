@@ -68,6 +68,7 @@ class ChildProcess {
   }
 
   int exit_status() const { return exit_status_; }
+  pid_t pid() const { return pid_; }
 
   std::string Log() const {
     std::ifstream in(log_path_);

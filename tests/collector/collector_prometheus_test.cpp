@@ -1,7 +1,9 @@
 // A real Prometheus server (Debian package `prometheus`) scrapes a live
 // rdmascope-collector: the target is up and a probe metric comes back from
 // Prometheus' query API. Skipped, saying why, when prometheus is not installed
-// (a failure instead in CI: tests/support/required_tool.h).
+// (a failure instead in CI: tests/support/required_tool.h). Then every panel
+// query of the Grafana dashboard (packaging/grafana/rdmascope.json) runs
+// against that Prometheus and must return series.
 #include <gtest/gtest.h>
 #include <httplib.h>
 #include <netinet/in.h>
@@ -11,7 +13,10 @@
 
 #include <chrono>
 #include <fstream>
+#include <regex>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include "tests/collector/child_collector.h"
 #include "tests/collector/test_reports.h"
@@ -68,15 +73,20 @@ TEST(PrometheusScrape, TargetUpAndProbeMetricQueried) {
   const int64_t now = std::chrono::duration_cast<std::chrono::milliseconds>(
                           std::chrono::system_clock::now().time_since_epoch())
                           .count();
-  for (const char* node : {"node-a", "node-b"}) {
-    json r = MakeReport(std::string(node) + "-r1", node, now);
-    const std::string peer = std::string(node) == "node-a" ? "node-b" : "node-a";
-    r["probes"].push_back(MakeProbe(peer, now, 0, 100, "rc", 55.0));
-    r["probes"].push_back(MakeProbe(peer, now, 0, 97, "ud", 40.0));
-    auto res = c.Post("/api/v1/reports", r.dump(), "application/json");
-    ASSERT_TRUE(res) << "POST report: " << httplib::to_string(res.error());
-    ASSERT_EQ(res->status, 200) << res->body;
-  }
+  // One report per node: symbol_error at `symbol_error`, RC probes with
+  // `rc_errors` failed completions, UD probes with `ud_received` of 100 back.
+  auto post_round = [&](const std::string& id, int64_t at, int64_t symbol_error, int rc_errors, int ud_received) {
+    for (const char* node : {"node-a", "node-b"}) {
+      json r = MakeReport(std::string(node) + id, node, at, 4, symbol_error);
+      const std::string peer = std::string(node) == "node-a" ? "node-b" : "node-a";
+      r["probes"].push_back(MakeProbe(peer, at, rc_errors, 100 - rc_errors, "rc", 55.0));
+      r["probes"].push_back(MakeProbe(peer, at, 0, ud_received, "ud", 40.0));
+      auto res = c.Post("/api/v1/reports", r.dump(), "application/json");
+      ASSERT_TRUE(res) << "POST report: " << httplib::to_string(res.error());
+      ASSERT_EQ(res->status, 200) << res->body;
+    }
+  };
+  ASSERT_NO_FATAL_FAILURE(post_round("-r1", now, 0, 1, 97));
 
   std::ofstream(dir + "/prometheus.yml") << "global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\n"
                                          << "scrape_configs:\n  - job_name: rdmascope\n    static_configs:\n"
@@ -137,6 +147,76 @@ TEST(PrometheusScrape, TargetUpAndProbeMetricQueried) {
   ASSERT_EQ(result.size(), 1u);
   EXPECT_EQ(result[0]["metric"]["job"], "rdmascope");
   EXPECT_NEAR(std::stod(result[0]["value"][1].get<std::string>()), 0.03, 1e-9);
+
+  // The Grafana dashboard's panels. Grafana is not in Debian 12, so its
+  // queries are run here as Grafana would: the node variable at "All" (.*),
+  // $__rate_interval at 1m. A second report per node moves the counters and
+  // adds WC errors, so every panel has data; each query must succeed and
+  // return at least one series.
+  const int64_t later = std::chrono::duration_cast<std::chrono::milliseconds>(
+                            std::chrono::system_clock::now().time_since_epoch())
+                            .count();
+  ASSERT_NO_FATAL_FAILURE(post_round("-r2", later, 5, 3, 95));
+  auto query = [&](const std::string& expr, json* out) -> std::string {
+    auto res = p.Get("/api/v1/query", httplib::Params{{"query", expr}}, httplib::Headers{});
+    if (!res) return "no answer: " + httplib::to_string(res.error());
+    json q = json::parse(res->body, nullptr, false);
+    if (q.is_discarded() || q.value("status", "") != "success")
+      return "HTTP " + std::to_string(res->status) + ": " + res->body.substr(0, 500);
+    *out = q["data"]["result"];
+    return "";
+  };
+  const bool moved = WaitFor(30, [&] {
+    json a, b;
+    return query("increase(rdmascope_wc_errors_total[1m]) > 0", &a).empty() && !a.empty() &&
+           query("rate(rdmascope_port_symbol_error_total[1m]) > 0", &b).empty() && !b.empty();
+  });
+  if (!moved) {
+    auto m = c.Get("/metrics");
+    FAIL() << "the second reports' counters and WC errors did not reach Prometheus within 30 s; the collector's "
+           << "/metrics:\n" << (m ? m->body.substr(0, 6000) : httplib::to_string(m.error()));
+  }
+
+  std::ifstream dash_in(RDMASCOPE_GRAFANA_DASHBOARD);
+  json dash = json::parse(dash_in, nullptr, false);
+  ASSERT_FALSE(dash.is_discarded()) << RDMASCOPE_GRAFANA_DASHBOARD << " is not JSON";
+  std::vector<json> panels;
+  for (const json& pn : dash["panels"]) {
+    if (pn.value("type", "") != "row") panels.push_back(pn);
+    for (const json& inner : pn.value("panels", json::array())) panels.push_back(inner);
+  }
+  const std::regex kMetricName("rdmascope_[a-z0-9_]+");
+  int checked = 0;
+  for (const json& pn : panels) {
+    for (const json& t : pn.value("targets", json::array())) {
+      std::string expr = t.value("expr", "");
+      for (auto [from, to] : {std::pair<std::string, std::string>{"$__rate_interval", "1m"}, {"$node", ".*"}}) {
+        for (size_t at = expr.find(from); at != std::string::npos; at = expr.find(from, at + to.size()))
+          expr.replace(at, from.size(), to);
+      }
+      json result;
+      const std::string err = query(expr, &result);
+      // Data exists when any metric the query names has a series (the test's
+      // reports carry some port counters, not all).
+      bool data = false;
+      for (std::sregex_iterator m(expr.begin(), expr.end(), kMetricName), end; m != end && !data; ++m) {
+        json any;
+        data = query("count({__name__=\"" + m->str() + "\"})", &any).empty() && !any.empty();
+      }
+      std::printf("grafana panel \"%s\" [%s]: %s\n", pn.value("title", "").c_str(), t.value("refId", "").c_str(),
+                  !err.empty() ? err.c_str()
+                  : data      ? (std::to_string(result.size()) + " series").c_str()
+                              : "no data for its metrics in this test (not checked for series)");
+      EXPECT_EQ(err, "") << pn.value("title", "") << ": " << expr;
+      if (data) {
+        EXPECT_FALSE(result.empty()) << "panel \"" << pn.value("title", "") << "\" returned no series: " << expr;
+      }
+      checked += data ? 1 : 0;
+    }
+  }
+  std::printf("grafana dashboard: %zu panels, %d queries returned series\n", panels.size(), checked);
+  EXPECT_GE(checked, 19);
+
   prom.Stop(5000);
   collector.Kill(SIGTERM);
   std::system(("rm -rf '" + dir + "'").c_str());

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <mutex>
 #include <set>
@@ -39,7 +40,9 @@ class SigkillTest : public ::testing::Test {
 };
 
 json Report(int poster, int n) {
-  const int64_t t = 1700000000000 + n * 10000LL;
+  // On the collector's clock: a report far from it is repaired or refused (clock skew).
+  const int64_t t = std::chrono::duration_cast<std::chrono::milliseconds>(
+                        std::chrono::system_clock::now().time_since_epoch()).count();
   json r = MakeReport("p" + std::to_string(poster) + "-" + std::to_string(n), "node-" + std::to_string(poster), t);
   for (int k = 0; k < kProbesPerReport; ++k) r["probes"].push_back(MakeProbe("peer-" + std::to_string(k), t, k % 2));
   return r;

@@ -16,12 +16,24 @@
 //   rdmascope-labcheck exactly-once DB LAST_ID...
 //       the collector's SQLite database holds every report of each stopped
 //       agent process exactly once (see report_ids.h)
+//   rdmascope-labcheck rail PROBES.json SRC DST RAIL SINCE_MS clean|not-run
+//       /api/v1/probes: for both transports, the newest SRC->DST summary of
+//       RAIL ending at or after SINCE_MS is clean (sent > 0, 0 lost, no
+//       errors, run) or not run because of the local port/device
+//   rdmascope-labcheck port PORTS.json NODE DEV PORT STATE
+//       /api/v1/ports: NODE's DEV/PORT has state_name STATE
+//   rdmascope-labcheck report-order DB NODE...
+//       every NODE's reports were stored in generation order (by arrival
+//       sequence, the sequence part of the ids of one agent process increases)
+//   rdmascope-labcheck no-event EVENTS.json KIND SINCE_MS
+//       no event of KIND started at or after SINCE_MS
 #include <sqlite3.h>
 
 #include <cstdio>
 #include <cstdlib>
 #include <optional>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include "tests/labcheck/inventory_crosscheck.h"
@@ -108,6 +120,16 @@ int CounterGrown(int argc, char** argv) {
 
 // Every node listed with ports; every ordered pair of them has UD and RC
 // summaries with received > 0.
+// A member as text for printing ("null" when absent), and as a number (def when absent or not a number).
+std::string Field(const nlohmann::json& j, const char* k) { return j.contains(k) ? j[k].dump() : "null"; }
+int64_t Num(const nlohmann::json& j, const char* k, int64_t def) {
+  return j.contains(k) && j[k].is_number() ? j[k].get<int64_t>() : def;
+}
+// A string member, "" when absent or not a string (null peers, devices).
+std::string Str(const nlohmann::json& j, const char* k) {
+  return j.contains(k) && j[k].is_string() ? j[k].get<std::string>() : "";
+}
+
 int ApiPairs(int argc, char** argv) {
   nlohmann::json nodes, probes;
   const bool sent_only = argc > 2 && std::string(argv[2]) == "--sent";
@@ -157,16 +179,16 @@ int EventState(int argc, char** argv) {
   const std::string statuses = argc == 7 ? "," + std::string(argv[6]) + "," : "";
   int open = 0, closed = 0;
   for (const auto& e : events.value("events", nlohmann::json::array())) {
-    if (e.value("kind", "") != kind) continue;
-    if (e.value("node", "") != node && e.value("peer", "") != node) continue;
+    if (Str(e, "kind") != kind) continue;
+    if (Str(e, "node") != node && Str(e, "peer") != node) continue;
     const nlohmann::json& status = e.contains("status") ? e["status"] : nlohmann::json();
     if (!statuses.empty() && (!status.is_string() || statuses.find("," + status.get<std::string>() + ",") == std::string::npos))
       continue;
     bool is_open = e.contains("ended_at_ms") && e["ended_at_ms"].is_null();
     (is_open ? open : closed)++;
     std::printf("%s %s event %s -> %s status %s: %s\n", is_open ? "OPEN" : "CLOSED", kind.c_str(),
-                e.value("node", "").c_str(), e.value("peer", "").c_str(), e.value("status", nlohmann::json()).dump().c_str(),
-                e.value("detail", nlohmann::json()).dump().substr(0, 300).c_str());
+                Str(e, "node").c_str(), Str(e, "peer").c_str(), Field(e, "status").c_str(),
+                Field(e, "detail").substr(0, 300).c_str());
   }
   bool ok = want == "open" ? open > 0 : (open == 0 && closed > 0);
   std::printf("%s: %d open, %d closed %s event(s) involving %s, want %s\n", ok ? "OK" : "NOT YET", open, closed,
@@ -207,6 +229,124 @@ int ExactlyOnce(int argc, char** argv) {
   return r.ok ? 0 : 1;
 }
 
+
+int RailState(int argc, char** argv) {
+  nlohmann::json probes;
+  if (argc != 8 || !ReadJson(argv[2], &probes)) return 2;
+  const std::string src = argv[3], dst = argv[4], rail = argv[5], want = argv[7];
+  const int64_t since = std::strtoll(argv[6], nullptr, 10);
+  int ok = 0;
+  const nlohmann::json rows = probes.value("probes", nlohmann::json::array());  // outlives `newest`
+  for (const char* transport : {"ud", "rc"}) {
+    const nlohmann::json* newest = nullptr;
+    for (const auto& p : rows) {
+      if (Str(p, "src") != src || Str(p, "dst") != dst || Str(p, "transport") != transport) continue;
+      if (Str(p, "rail") != rail) continue;
+      if (Num(p, "interval_end_ms", 0) < since) continue;
+      if (!newest || Num(p, "interval_end_ms", 0) >= Num(*newest, "interval_end_ms", 0)) newest = &p;
+    }
+    if (!newest) {
+      std::printf("NOT YET %s %s->%s rail %s: no summary since %lld\n", transport, src.c_str(), dst.c_str(),
+                  rail.c_str(), static_cast<long long>(since));
+      continue;
+    }
+    const nlohmann::json& p = *newest;
+    const bool not_run = p.contains("not_run") && p["not_run"].is_string();
+    bool good = false;
+    if (want == "clean") {
+      good = !not_run && Num(p, "sent", 0) > 0 && Num(p, "lost", 1) == 0 && Num(p, "error_count", 1) == 0;
+    } else {
+      good = not_run && p["not_run"].get<std::string>().find("local") == 0 && Num(p, "sent", 1) == 0;
+    }
+    std::printf("%s %s %s->%s rail %s local %s/%s remote %s/%s: sent %lld lost %lld errors %lld not_run %s\n",
+                good ? "OK" : "NOT YET", transport, src.c_str(), dst.c_str(), rail.c_str(),
+                Field(p, "local_device").c_str(), Field(p, "local_port").c_str(), Field(p, "remote_device").c_str(),
+                Field(p, "remote_port").c_str(), static_cast<long long>(Num(p, "sent", -1)),
+                static_cast<long long>(Num(p, "lost", -1)), static_cast<long long>(Num(p, "error_count", -1)),
+                Field(p, "not_run").c_str());
+    ok += good ? 1 : 0;
+  }
+  return ok == 2 ? 0 : 1;
+}
+
+int PortState(int argc, char** argv) {
+  nlohmann::json ports;
+  if (argc != 7 || !ReadJson(argv[2], &ports)) return 2;
+  const std::string node = argv[3], dev = argv[4], want = argv[6];
+  const int port = std::atoi(argv[5]);
+  for (const auto& p : ports.value("ports", nlohmann::json::array())) {
+    if (Str(p, "node") != node || Str(p, "device") != dev || Num(p, "port", 0) != port) continue;
+    std::string state = p.contains("state_name") && p["state_name"].is_string() ? p["state_name"].get<std::string>() : "?";
+    std::printf("%s port %s %s/%d: %s (phys %s)\n", state == want ? "OK" : "NOT YET", node.c_str(), dev.c_str(), port,
+                state.c_str(), Field(p, "phys_state_name").c_str());
+    return state == want ? 0 : 1;
+  }
+  std::printf("NOT YET port %s %s/%d: not listed\n", node.c_str(), dev.c_str(), port);
+  return 1;
+}
+
+int ReportOrder(int argc, char** argv) {
+  if (argc < 4) return 2;
+  sqlite3* db = nullptr;
+  if (sqlite3_open_v2(argv[2], &db, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) {
+    std::fprintf(stderr, "report-order: cannot open %s\n", argv[2]);
+    sqlite3_close(db);
+    return 2;
+  }
+  sqlite3_busy_timeout(db, 5000);
+  int bad = 0;
+  for (int i = 3; i < argc; ++i) {
+    sqlite3_stmt* st = nullptr;
+    if (sqlite3_prepare_v2(db, "SELECT id, generated_at, received_seq FROM reports WHERE node = ?1 ORDER BY received_seq",
+                           -1, &st, nullptr) != SQLITE_OK) {
+      std::fprintf(stderr, "report-order: %s\n", sqlite3_errmsg(db));
+      sqlite3_close(db);
+      return 2;
+    }
+    sqlite3_bind_text(st, 1, argv[i], -1, SQLITE_TRANSIENT);
+    std::map<std::string, long> last_seq;  // per agent process (the id without its sequence)
+    std::string first, last;
+    int n = 0, out_of_order = 0;
+    while (sqlite3_step(st) == SQLITE_ROW) {
+      std::string id = reinterpret_cast<const char*>(sqlite3_column_text(st, 0));
+      size_t dash = id.rfind('-');
+      // Ids are NODE-<ms>-<random per process>-<sequence>.
+      std::string random = id.substr(id.rfind('-', dash - 1) + 1, dash - id.rfind('-', dash - 1) - 1);
+      long seq = std::atol(id.c_str() + dash + 1);
+      auto it = last_seq.find(random);
+      if (it != last_seq.end() && seq <= it->second) {
+        if (out_of_order++ < 5) std::printf("OUT OF ORDER %s after sequence %ld\n", id.c_str(), it->second);
+      }
+      last_seq[random] = seq;
+      if (first.empty()) first = id;
+      last = id;
+      ++n;
+    }
+    sqlite3_finalize(st);
+    std::printf("%s: %d report(s) by arrival, first %s, last %s, %d out of generation order\n", argv[i], n,
+                first.c_str(), last.c_str(), out_of_order);
+    if (out_of_order > 0 || n == 0) ++bad;
+  }
+  sqlite3_close(db);
+  return bad == 0 ? 0 : 1;
+}
+
+int NoEvent(int argc, char** argv) {
+  nlohmann::json events;
+  if (argc != 5 || !ReadJson(argv[2], &events)) return 2;
+  const std::string kind = argv[3];
+  const int64_t since = std::strtoll(argv[4], nullptr, 10);
+  int n = 0;
+  for (const auto& e : events.value("events", nlohmann::json::array())) {
+    if (Str(e, "kind") != kind || Num(e, "started_at_ms", 0) < since) continue;
+    ++n;
+    std::printf("UNEXPECTED %s event on %s: %s\n", kind.c_str(), Str(e, "node").c_str(),
+                Field(e, "detail").substr(0, 300).c_str());
+  }
+  std::printf("%d %s event(s) started since %lld\n", n, kind.c_str(), static_cast<long long>(since));
+  return n == 0 ? 0 : 1;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -216,11 +356,19 @@ int main(int argc, char** argv) {
   if (cmd == "api-pairs") return ApiPairs(argc, argv);
   if (cmd == "event") return EventState(argc, argv);
   if (cmd == "exactly-once") return ExactlyOnce(argc, argv);
+  if (cmd == "rail") return RailState(argc, argv);
+  if (cmd == "port") return PortState(argc, argv);
+  if (cmd == "report-order") return ReportOrder(argc, argv);
+  if (cmd == "no-event") return NoEvent(argc, argv);
   std::fprintf(stderr,
                "usage: rdmascope-labcheck inventory DEVINFO.txt PORTS.json DEV...\n"
                "       rdmascope-labcheck counter-grown BEFORE.json AFTER.json DEV PORT COUNTER MIN\n"
                "       rdmascope-labcheck api-pairs [--sent] NODES.json PROBES.json NODE...\n"
                "       rdmascope-labcheck event EVENTS.json KIND NODE open|closed [STATUS,...]\n"
-               "       rdmascope-labcheck exactly-once DB LAST_ID...\n");
+               "       rdmascope-labcheck exactly-once DB LAST_ID...\n"
+               "       rdmascope-labcheck rail PROBES.json SRC DST RAIL SINCE_MS clean|not-run\n"
+               "       rdmascope-labcheck port PORTS.json NODE DEV PORT STATE\n"
+               "       rdmascope-labcheck report-order DB NODE...\n"
+               "       rdmascope-labcheck no-event EVENTS.json KIND SINCE_MS\n");
   return 2;
 }

@@ -59,7 +59,16 @@ TEST(ReportBuilder, TopLevelFieldsPerContract) {
   std::set<std::string> keys;
   for (auto it = r.begin(); it != r.end(); ++it) keys.insert(it.key());
   EXPECT_EQ(keys, (std::set<std::string>{"schema_version", "report_id", "node", "agent_version", "generated_at_ms",
-                                         "interval_s", "labels", "inventory", "probes"}));
+                                         "interval_s", "boot_id", "labels", "inventory", "probes"}));
+  EXPECT_TRUE(r["boot_id"].is_null());  // unknown unless the header has one
+  // Rails and spool drops when there are any.
+  h.boot_id = "0b5e1d2c-1111-4222-8333-944445555666";
+  h.rails = nlohmann::json::array({{{"name", "r0"}, {"device", "mlx5_0"}, {"port", 1}, {"state", "ACTIVE"}}});
+  h.spool_dropped = 3;
+  nlohmann::json r2 = BuildReport(h, "node-a-1700000000000-0000abcd-000043", 1700000000000, inv, {});
+  EXPECT_EQ(r2["boot_id"], h.boot_id);
+  EXPECT_EQ(r2["rails"][0]["name"], "r0");
+  EXPECT_EQ(r2["spool_dropped"], 3);
 }
 
 TEST(ReportBuilder, EmptyLabelsAndProbesAreEmptyContainers) {

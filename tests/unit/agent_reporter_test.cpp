@@ -97,15 +97,15 @@ TEST_F(ReporterTest, CollectorAwaySpoolsThenBackDrainsInOrderExactlyOnce) {
   FakeCollector collector(port);
   ASSERT_EQ(collector.port(), port);
   EXPECT_EQ(reporter->Submit("s4", Report("s4"), Later()).delivery, Delivery::kDelivered);
-  // The fresh report first, then the spool oldest-first.
-  EXPECT_EQ(collector.accepted(), (std::vector<std::string>{"s4", "s1", "s2", "s3"}));
+  // The backlog first, oldest first, then the fresh report: generation order.
+  EXPECT_EQ(collector.accepted(), (std::vector<std::string>{"s1", "s2", "s3", "s4"}));
   EXPECT_EQ(spool_->count(), 0u);
   EXPECT_EQ(reporter->stats().replayed, 3u);
   EXPECT_TRUE(log_.Contains("reachable again")) << log_.All();
   // Nothing is sent twice.
   EXPECT_EQ(reporter->Drain(Later()), 0u);
   EXPECT_EQ(reporter->Submit("s5", Report("s5"), Later()).delivery, Delivery::kDelivered);
-  EXPECT_EQ(collector.seen(), (std::vector<std::string>{"s4", "s1", "s2", "s3", "s5"}));
+  EXPECT_EQ(collector.seen(), (std::vector<std::string>{"s1", "s2", "s3", "s4", "s5"}));
 }
 
 TEST_F(ReporterTest, ServerErrorsAndThrottlingAreRetried) {
@@ -163,7 +163,7 @@ TEST_F(ReporterTest, TokenRejectedKeepsSpoolingAndRereadsTheToken) {
   collector.Respond(200);
   EXPECT_EQ(reporter->Submit("t3", Report("t3"), Later()).delivery, Delivery::kDelivered);
   EXPECT_EQ(collector.last_auth(), "Bearer secret-2");
-  EXPECT_EQ(collector.accepted(), (std::vector<std::string>{"t3", "t1", "t2"}));
+  EXPECT_EQ(collector.accepted(), (std::vector<std::string>{"t1", "t2", "t3"}));
 }
 
 TEST_F(ReporterTest, DrainIsBoundedPerCall) {

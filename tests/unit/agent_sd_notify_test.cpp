@@ -1,6 +1,6 @@
 // sd_notify: datagrams arrive on a unix socket bound in a temp dir or in the
 // abstract namespace; no-op without $NOTIFY_SOCKET; the watchdog interval.
-#include "agent/sd_notify.h"
+#include "common/sd_notify.h"
 
 #include <gtest/gtest.h>
 #include <poll.h>
@@ -12,66 +12,15 @@
 #include <cstring>
 
 #include "agent_test_util.h"
+#include "tests/support/notify_listener.h"
 
 namespace rdmascope::agent {
 namespace {
 
 using testing::TempDir;
 
-// A bound unix datagram socket; name "@x" binds in the abstract namespace.
-class Listener {
- public:
-  explicit Listener(const std::string& name) {
-    fd_ = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-    sockaddr_un addr{};
-    addr.sun_family = AF_UNIX;
-    std::memcpy(addr.sun_path, name.data(), name.size());
-    socklen_t len = socklen_t(offsetof(sockaddr_un, sun_path) + name.size());
-    if (name[0] == '@') {
-      addr.sun_path[0] = '\0';
-    } else {
-      len += 1;
-    }
-    ok_ = fd_ >= 0 && bind(fd_, reinterpret_cast<sockaddr*>(&addr), len) == 0;
-  }
-  ~Listener() {
-    if (fd_ >= 0) close(fd_);
-  }
-  bool ok() const { return ok_; }
-  // The next datagram, or "" after 5 s.
-  std::string Receive() {
-    pollfd p{fd_, POLLIN, 0};
-    if (poll(&p, 1, 5000) != 1) return "";
-    char buf[512];
-    ssize_t n = recv(fd_, buf, sizeof buf, 0);
-    return n > 0 ? std::string(buf, size_t(n)) : "";
-  }
-
- private:
-  int fd_ = -1;
-  bool ok_ = false;
-};
-
-class EnvGuard {
- public:
-  explicit EnvGuard(const char* name) : name_(name) {
-    const char* v = std::getenv(name);
-    if (v) old_ = v;
-    had_ = v != nullptr;
-  }
-  ~EnvGuard() {
-    if (had_) {
-      setenv(name_, old_.c_str(), 1);
-    } else {
-      unsetenv(name_);
-    }
-  }
-
- private:
-  const char* name_;
-  std::string old_;
-  bool had_ = false;
-};
+using test_support::EnvGuard;
+using Listener = test_support::NotifyListener;
 
 TEST(SdNotify, PathSocketReceivesState) {
   TempDir dir;

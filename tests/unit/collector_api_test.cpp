@@ -200,10 +200,32 @@ TEST_F(ApiTest, GetEndpoints) {
   auto health = cli_.Get("/healthz");
   ASSERT_TRUE(health);
   EXPECT_EQ(health->status, 200);
+}
+
+// Without --web-dir the dashboard built into the binary is served: / is its
+// index.html, the files it loads come with their types, unknown paths are 404.
+TEST_F(ApiTest, ServesEmbeddedDashboard) {
   auto index = cli_.Get("/");
   ASSERT_TRUE(index);
-  EXPECT_NE(index->body.find("/api/v1/nodes"), std::string::npos);
-  EXPECT_NE(index->body.find("/metrics"), std::string::npos);
+  EXPECT_EQ(index->status, 200);
+  EXPECT_EQ(index->get_header_value("Content-Type"), "text/html; charset=utf-8");
+  EXPECT_NE(index->body.find("js/app.js"), std::string::npos) << index->body;
+  auto js = cli_.Get("/js/app.js");
+  ASSERT_TRUE(js);
+  EXPECT_EQ(js->status, 200);
+  EXPECT_EQ(js->get_header_value("Content-Type"), "text/javascript; charset=utf-8");
+  EXPECT_FALSE(js->body.empty());
+  auto wc = cli_.Get("/wc_status.json");
+  ASSERT_TRUE(wc);
+  EXPECT_EQ(wc->status, 200);
+  EXPECT_TRUE(json::parse(wc->body).is_object() || json::parse(wc->body).is_array());
+  auto missing = cli_.Get("/js/nope.js");
+  ASSERT_TRUE(missing);
+  EXPECT_EQ(missing->status, 404);
+  EXPECT_EQ(Body(missing)["error"], "not found");
+  auto readme = cli_.Get("/README.md");
+  ASSERT_TRUE(readme);
+  EXPECT_EQ(readme->status, 404);
 }
 
 TEST_F(ApiTest, MatrixHasNodesAndNewestPairs) {

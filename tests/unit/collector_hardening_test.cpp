@@ -8,11 +8,18 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <condition_variable>
+#include <future>
+#include <mutex>
 #include <string>
 
+#include "collector/bounded_task_queue.h"
+#include "collector/clock_skew.h"
 #include "collector/request_guard.h"
+#include "common/http_date.h"
 #include "tests/collector/test_reports.h"
 #include "tests/collector/test_server.h"
+#include "tests/support/raw_http.h"
 
 namespace rdmascope::collector {
 namespace {
@@ -27,40 +34,8 @@ int64_t NowMs() {
       .count();
 }
 
-// Sends `head` (request line and headers, ending in an empty line), then up to
-// `body_bytes` of filler while the server still reads, and returns the
-// response's status line ("" when none came within 10 s).
 std::string RawRequest(int port, const std::string& head, size_t body_bytes) {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_port = htons(static_cast<uint16_t>(port));
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  timeval tv{10, 0};
-  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-  timeval wtv{2, 0};
-  ::setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &wtv, sizeof wtv);
-  if (::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) {
-    ::close(fd);
-    return "";
-  }
-  (void)!::send(fd, head.data(), head.size(), MSG_NOSIGNAL);
-  const std::string chunk(64 * 1024, 'x');
-  for (size_t sent = 0; sent < body_bytes;) {
-    ssize_t n = ::send(fd, chunk.data(), std::min(chunk.size(), body_bytes - sent), MSG_NOSIGNAL);
-    if (n <= 0) break;  // the server stopped reading or closed: it answered already
-    sent += static_cast<size_t>(n);
-  }
-  std::string got;
-  char buf[4096];
-  for (;;) {
-    ssize_t n = ::recv(fd, buf, sizeof buf, 0);
-    if (n <= 0) break;
-    got.append(buf, static_cast<size_t>(n));
-    if (got.find("\r\n") != std::string::npos) break;
-  }
-  ::close(fd);
-  return got.substr(0, got.find("\r\n"));
+  return rdmascope::testsupport::RawHttpRequest(port, head, body_bytes);
 }
 
 class HardeningTest : public ::testing::Test {
@@ -180,6 +155,138 @@ TEST(Identity, ANodeTokenReportsOnlyAsItsNode) {
   ASSERT_TRUE(fleet);
   EXPECT_EQ(fleet->status, 200) << fleet->body;
   EXPECT_EQ(c.Rows("reports"), 2);
+}
+
+TEST(ClockSkew, HttpDateRoundTrips) {
+  EXPECT_EQ(ParseHttpDate("Sun, 06 Nov 1994 08:49:37 GMT"), std::optional<int64_t>(784111777000));
+  EXPECT_EQ(FormatHttpDate(784111777123), "Sun, 06 Nov 1994 08:49:37 GMT");
+  EXPECT_FALSE(ParseHttpDate("yesterday").has_value());
+  EXPECT_FALSE(ParseHttpDate("Sun, 06 Nov 1994 08:49:37 GMT trailing").has_value());
+}
+
+TEST(ClockSkew, DateHeaderTellsASpooledReportFromASkewedClock) {
+  const int64_t now = 1'800'000'000'000;
+  const int64_t tol = kDefaultClockSkewToleranceMs;
+  json old = MakeReport("r", "n", now - 3600 * 1000);  // generated an hour ago, sent now: a replay
+  EXPECT_FALSE(MeasureClockSkew(old, FormatHttpDate(now), now, tol).has_value());
+  EXPECT_EQ(MeasureClockSkew(old, "", now, tol), std::optional<int64_t>(-3600 * 1000));  // no Date: judged by generated_at
+  json fresh = MakeReport("r", "n", now);
+  auto ahead = MeasureClockSkew(fresh, FormatHttpDate(now + 400 * 1000), now, tol);  // sender's clock 400 s ahead
+  ASSERT_TRUE(ahead.has_value());
+  EXPECT_NEAR(static_cast<double>(*ahead), 400500.0, 1.0);
+  EXPECT_FALSE(MeasureClockSkew(fresh, FormatHttpDate(now + 290 * 1000), now, tol).has_value());
+}
+
+TEST(ClockSkew, ShiftMovesEveryAgentTimeAndClampsAtZero) {
+  json r = {{"generated_at_ms", 10'000},
+            {"probes", json::array({{{"interval_start_ms", 4'000}, {"interval_end_ms", 9'000}}})}};
+  ShiftReportTimes(r, 5'000);
+  EXPECT_EQ(r["generated_at_ms"], 5'000);
+  EXPECT_EQ(r["probes"][0]["interval_start_ms"], 0);
+  EXPECT_EQ(r["probes"][0]["interval_end_ms"], 4'000);
+}
+
+TEST(ClockSkew, ReportDatedNextYearIsRefusedAndNothingStored) {
+  TestCollector c;
+  httplib::Client cli("127.0.0.1", c.port());
+  const int64_t next_year = NowMs() + 365LL * 86400 * 1000;
+  auto res = cli.Post("/api/v1/reports", {{"Authorization", std::string("Bearer ") + kTestToken}},
+                      MakeReport("future-1", "node-a", next_year).dump(), "application/json");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 400) << res->body;
+  EXPECT_NE(res->body.find("check NTP"), std::string::npos) << res->body;
+  EXPECT_EQ(c.Rows("reports"), 0);
+  EXPECT_EQ(c.Rows("nodes"), 0);
+  EXPECT_EQ(c.Rows("events"), 0);
+}
+
+// A report an hour ahead is stored at the collector's time (it cannot freeze
+// the node's rows in the future) and opens a clock_skew event; the next report
+// on time closes it.
+TEST(ClockSkew, SkewedReportIsStoredAtReceiveTimeAndRaisesAnEvent) {
+  TestCollector c;
+  httplib::Client cli("127.0.0.1", c.port());
+  const int64_t hour_ahead = NowMs() + 3600LL * 1000;
+  auto res = cli.Post("/api/v1/reports", {{"Authorization", std::string("Bearer ") + kTestToken}},
+                      MakeReport("future-1", "node-a", hour_ahead).dump(), "application/json");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 200) << res->body;
+  auto nodes = cli.Get("/api/v1/nodes");
+  ASSERT_TRUE(nodes);
+  json n = json::parse(nodes->body);
+  ASSERT_EQ(n["nodes"].size(), 1u) << nodes->body;
+  const int64_t stored = n["nodes"][0]["last_generated_at_ms"].get<int64_t>();
+  EXPECT_LT(stored, NowMs() + 60 * 1000) << "the future time was stored: " << stored;
+  auto open = c.store().Events(true, std::string("clock_skew"), std::nullopt, 10);
+  ASSERT_TRUE(open.ok());
+  ASSERT_EQ(open.value()["events"].size(), 1u) << open.value().dump();
+  EXPECT_NE(open.value()["events"][0]["detail"].get<std::string>().find("ahead of the collector"), std::string::npos)
+      << open.value().dump();
+
+  auto ok = cli.Post("/api/v1/reports",
+                     {{"Authorization", std::string("Bearer ") + kTestToken}, {"Date", HttpDateNow()}},
+                     MakeReport("ontime-2", "node-a", NowMs() + 1000).dump(), "application/json");
+  ASSERT_TRUE(ok);
+  EXPECT_EQ(ok->status, 200) << ok->body;
+  auto after = c.store().Events(true, std::string("clock_skew"), std::nullopt, 10);
+  ASSERT_TRUE(after.ok());
+  EXPECT_EQ(after.value()["events"].size(), 0u) << after.value().dump();
+}
+
+// One worker, one queue slot: the third connection while the first is being
+// served runs on the overflow lane, marked overloaded; the queued one is not.
+TEST(BoundedTaskQueue, BeyondCapacityRunsOnTheOverflowLaneMarked) {
+  BoundedTaskQueue q(1, 1);
+  std::promise<void> started, release;
+  std::shared_future<void> released = release.get_future().share();
+  q.enqueue([&] {
+    started.set_value();
+    released.wait();
+  });
+  started.get_future().wait();
+  std::promise<bool> queued_flag, overflow_flag;
+  q.enqueue([&] { queued_flag.set_value(BoundedTaskQueue::Overloaded()); });
+  q.enqueue([&] { overflow_flag.set_value(BoundedTaskQueue::Overloaded()); });
+  auto overflow = overflow_flag.get_future();
+  ASSERT_EQ(overflow.wait_for(std::chrono::seconds(10)), std::future_status::ready)
+      << "the overflow lane did not run while the worker was busy";
+  EXPECT_TRUE(overflow.get());
+  release.set_value();
+  auto queued = queued_flag.get_future();
+  ASSERT_EQ(queued.wait_for(std::chrono::seconds(10)), std::future_status::ready);
+  EXPECT_FALSE(queued.get());
+  EXPECT_EQ(q.overflowed(), 1u);
+  q.shutdown();
+}
+
+// A silent client holds the only worker; the next request is answered 503 at
+// once rather than waiting for it.
+TEST(BoundedTaskQueue, SaturatedCollectorAnswers503) {
+  ApiOptions o;
+  o.http_workers = 1;
+  o.http_max_queued = 0;
+  o.http_timeout_s = 20;
+  TestCollector c(o);
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(static_cast<uint16_t>(c.port()));
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
+  auto t0 = std::chrono::steady_clock::now();
+  std::string status = RawRequest(c.port(), "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n", 0);
+  double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  ::close(fd);
+  EXPECT_EQ(status, "HTTP/1.1 503 Service Unavailable") << "after " << waited << " s";
+  EXPECT_LT(waited, 10.0) << "the refusal waited for the busy worker";
+  httplib::Client cli("127.0.0.1", c.port());
+  bool served = false;
+  for (auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(15);
+       !served && std::chrono::steady_clock::now() < deadline;) {
+    auto res = cli.Get("/healthz");
+    served = res && res->status == 200;
+  }
+  EXPECT_TRUE(served) << "the collector did not serve again once the silent client left";
 }
 
 TEST(RequestGuard, NestingCountsBracketsOutsideStringsOnly) {

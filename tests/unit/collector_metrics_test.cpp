@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <fstream>
 
+#include "collector/metrics_hygiene.h"
 #include "collector/metrics_render.h"
 #include "tests/collector/test_reports.h"
 #include "tests/collector/test_server.h"
@@ -118,6 +119,44 @@ TEST_F(MetricsTest, PromtoolAcceptsTheText) {
   if (!promtool) RDMASCOPE_TOOL_MISSING("promtool", "prometheus", "the exposition format lint");
   auto res = rdmascope::testsupport::RunCommand({*promtool, "check", "metrics"}, 60000, text_);
   EXPECT_EQ(res.exit_code, 0) << "promtool check metrics said:\n" << res.out << res.err << "\n--- text ---\n" << text_;
+}
+
+TEST_F(MetricsTest, FreshNodesAreMarkedNotStale) {
+  EXPECT_TRUE(Has("rdmascope_node_stale{node=\"node-a\"} 0")) << text_;
+}
+
+TEST(MetricsHygiene, StatusLabelTakesOnlyKnownValues) {
+  EXPECT_EQ(BoundedWcStatus("RETRY_EXC_ERR"), "RETRY_EXC_ERR");
+  EXPECT_EQ(BoundedWcStatus("IBV_WC_RNR_RETRY_EXC_ERR"), "RNR_RETRY_EXC_ERR");
+  EXPECT_EQ(BoundedWcStatus("PROBE_DEADLINE"), "PROBE_DEADLINE");
+  EXPECT_EQ(BoundedWcStatus("CONNECT"), "CONNECT");
+  EXPECT_EQ(BoundedWcStatus("x\"} 1\nevil_metric 1"), "OTHER");
+  EXPECT_EQ(BoundedWcStatus(""), "OTHER");
+}
+
+TEST(MetricsHygiene, SilentNodesAreMarkedThenDropped) {
+  const int64_t now = 10'000'000;
+  json snap = {
+      {"nodes", {{{"name", "fresh"}, {"last_report_at", now - 1'000}},
+                 {{"name", "quiet"}, {"last_report_at", now - 200'000}},
+                 {{"name", "gone"}, {"last_report_at", now - 4'000'000}}}},
+      {"ports", {{{"node", "fresh"}}, {{"node", "gone"}}}},
+      {"counters", {{{"node", "gone"}}}},
+      {"wc_totals", {{{"node", "quiet"}}, {{"node", "gone"}}}},
+      {"pairs", {{{"src", "gone"}, {"dst", "fresh"}}, {{"src", "fresh"}, {"dst", "gone"}}}},
+  };
+  ApplyNodeStaleness(snap, now, 120'000, 3'600'000);
+  ASSERT_EQ(snap["nodes"].size(), 2u);
+  EXPECT_EQ(snap["nodes"][0]["stale"], false);
+  EXPECT_EQ(snap["nodes"][1]["stale"], true);
+  EXPECT_EQ(snap["ports"].size(), 1u);
+  EXPECT_EQ(snap["counters"].size(), 0u);
+  EXPECT_EQ(snap["wc_totals"].size(), 1u);
+  ASSERT_EQ(snap["pairs"].size(), 1u) << "a live node's probes toward a gone node stay (they show the loss)";
+  EXPECT_EQ(snap["pairs"][0]["src"], "fresh");
+  json keep = {{"nodes", {{{"name", "gone"}, {"last_report_at", 0}}}}};
+  ApplyNodeStaleness(keep, now, 120'000, 0);
+  EXPECT_EQ(keep["nodes"].size(), 1u) << "drop_after 0 keeps every node";
 }
 
 TEST(MetricsNames, NodeExporterStyleCounterNames) {

@@ -2,9 +2,13 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdlib>
 #include <string>
+#include <thread>
+#include <vector>
 
+#include "collector/group_commit.h"
 #include "collector/report_validate.h"
 #include "collector/retention_worker.h"
 #include "collector/store.h"
@@ -402,6 +406,77 @@ TEST_F(StoreTest, RetentionWorkerPassDeletesEverythingOldInBatches) {
   EXPECT_EQ(Rows("ports"), 1);
   w.Start();
   w.Stop();  // returns promptly although the interval is an hour
+}
+
+// A batch commits together; the item that fails (its node step faults) is
+// rolled back alone and the others are stored.
+TEST_F(StoreTest, BatchFailsOneItemAloneAndCommitsTheRest) {
+  json a = MakeReport("a-1", "node-a", kT0), b = MakeReport("b-1", "node-b", kT0), c = MakeReport("c-1", "node-c", kT0);
+  b["probes"].push_back(MakeProbe("node-a", kT0, 2));
+  int node_calls = 0;
+  store_->SetIngestFaultHook([&](const std::string& at) {
+    if (at == "node" && ++node_calls == 2) return Status::Error("injected failure at node");
+    return Status::Ok();
+  });
+  std::vector<Store::BatchItem> items(3);
+  const json* reports[] = {&a, &b, &c};
+  for (int i = 0; i < 3; ++i) {
+    items[i].report = reports[i];
+    items[i].received_at_ms = kT0;
+  }
+  store_->IngestBatch(items);
+  store_->SetIngestFaultHook(nullptr);
+  EXPECT_TRUE(items[0].status.ok());
+  ASSERT_FALSE(items[1].status.ok());
+  EXPECT_NE(items[1].status.message().find("injected failure at node"), std::string::npos);
+  EXPECT_TRUE(items[2].status.ok());
+  EXPECT_EQ(Rows("reports"), 2);
+  EXPECT_EQ(Rows("nodes"), 2);
+  EXPECT_EQ(Rows("wc_errors"), 0) << "the failed item's rows were rolled back";
+}
+
+TEST_F(StoreTest, FailedBatchCommitStoresNothing) {
+  json a = MakeReport("a-1", "node-a", kT0), b = MakeReport("b-1", "node-b", kT0);
+  store_->SetIngestFaultHook([](const std::string& at) {
+    return at == "commit" ? Status::Error("injected failure at commit") : Status::Ok();
+  });
+  std::vector<Store::BatchItem> items(2);
+  items[0].report = &a;
+  items[1].report = &b;
+  store_->IngestBatch(items);
+  store_->SetIngestFaultHook(nullptr);
+  EXPECT_FALSE(items[0].status.ok());
+  EXPECT_FALSE(items[1].status.ok());
+  EXPECT_EQ(Rows("reports"), 0);
+}
+
+// Many concurrent submitters: every report is stored once and acknowledged
+// after its commit; the writer never commits more transactions than reports.
+TEST_F(StoreTest, GroupCommitterStoresEveryConcurrentReport) {
+  constexpr int kThreads = 16, kEach = 20;
+  std::atomic<int> failed{0};
+  uint64_t batches = 0;
+  {
+    GroupCommitter committer(*store_, 8);
+    std::vector<std::thread> threads;
+    for (int t = 0; t < kThreads; ++t)
+      threads.emplace_back([&, t] {
+        for (int i = 0; i < kEach; ++i) {
+          json r = MakeReport("n" + std::to_string(t) + "-" + std::to_string(i), "node-" + std::to_string(t),
+                              kT0 + i * 1000);
+          auto res = committer.Submit(r, kT0 + i * 1000, std::nullopt);
+          if (!res.ok() || res.value().duplicate) ++failed;
+        }
+      });
+    for (auto& th : threads) th.join();
+    batches = committer.batches();
+    EXPECT_EQ(committer.reports(), static_cast<uint64_t>(kThreads * kEach));
+  }
+  EXPECT_EQ(failed.load(), 0);
+  EXPECT_EQ(Rows("reports"), kThreads * kEach);
+  EXPECT_LE(batches, static_cast<uint64_t>(kThreads * kEach));
+  std::printf("group commit: %d reports in %llu transactions\n", kThreads * kEach,
+              static_cast<unsigned long long>(batches));
 }
 
 }  // namespace

@@ -31,12 +31,24 @@ TEST(Health, DownPortIsCritical) {
   EXPECT_NE(r.findings[0].what.find("DOWN"), std::string::npos);
 }
 
-TEST(Health, CounterAtThresholdWarns) {
+TEST(Health, CounterAboveThresholdWarns) {
   Inventory inv = OnePort(4, 5);
   inv.devices[0].ports[0].counters["symbol_error"] = 10;
+  EXPECT_EQ(EvaluateHealth(inv, DefaultThresholds()).severity, Severity::kOk);  // '>' as the IB diagnostics
+  inv.devices[0].ports[0].counters["symbol_error"] = 11;
   HealthReport r = EvaluateHealth(inv, DefaultThresholds());
   EXPECT_EQ(r.severity, Severity::kWarning);
-  EXPECT_NE(r.findings[0].what.find("symbol_error 10 >= 10"), std::string::npos);
+  EXPECT_NE(r.findings[0].what.find("symbol_error 11 > 10"), std::string::npos);
+}
+
+TEST(Health, PreviousValuesCompareIncreases) {
+  Inventory inv = OnePort(4, 5);
+  inv.devices[0].ports[0].counters["symbol_error"] = 50;
+  HealthOptions o;
+  o.previous = CounterSnapshot(inv);
+  EXPECT_EQ(EvaluateHealth(inv, DefaultThresholds(), o).severity, Severity::kOk);
+  inv.devices[0].ports[0].counters["symbol_error"] = 61;
+  EXPECT_EQ(EvaluateHealth(inv, DefaultThresholds(), o).severity, Severity::kWarning);
 }
 
 TEST(Health, AbsentCounterIsNotCompared) {

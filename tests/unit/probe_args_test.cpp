@@ -1,6 +1,8 @@
 // `rdmactl probe` and `rdmascope-agent` argument parsing.
 #include <gtest/gtest.h>
 
+#include "agent/rails.h"
+
 #include "agent/agent_options.h"
 #include "cli/probe_args.h"
 
@@ -68,6 +70,7 @@ TEST(AgentOptions, Rejections) {
 }  // namespace rdmascope
 
 #include "probes/probe_scheduler.h"
+#include "probes/prober.h"
 
 namespace rdmascope {
 namespace {
@@ -87,21 +90,84 @@ TEST(ProbeTarget, Forms) {
   EXPECT_FALSE(probes::ParseProbeTarget(":5").ok());
 }
 
-TEST(AgentOptions, ProbeTargets) {
-  auto o = agent::ParseAgentOptions({"--probe-target", "b=10.0.0.2", "--probe-target", "10.0.0.3:9",
-                                     "--probe-device", "rxe0", "--probe-count", "5"});
+TEST(AgentOptions, ProbeTargetsDevicesAndRails) {
+  auto o = agent::ParseAgentOptions({"--probe-target", "b=10.0.0.2", "--probe-target", "10.0.0.3:9", "--device",
+                                     "rxe0", "--device", "rxe1", "--rail", "r0=rxe0", "--rail", "r1=rxe1/2"});
   ASSERT_TRUE(o.ok()) << o.status().message();
   ASSERT_EQ(o->probe_targets.size(), 2u);
   EXPECT_EQ(o->probe_targets[1].control_port, 9);
-  EXPECT_EQ(o->probe_device, "rxe0");
-  EXPECT_EQ(o->probe_count, 5u);
-  EXPECT_FALSE(agent::ParseAgentOptions({"--probe-count", "0"}).ok());
+  EXPECT_EQ(o->devices, (std::vector<std::string>{"rxe0", "rxe1"}));
+  ASSERT_EQ(o->rails.size(), 2u);
+  EXPECT_EQ(o->rails[1].name, "r1");
+  EXPECT_EQ(o->rails[1].where.device, "rxe1");
+  EXPECT_EQ(o->rails[1].where.port, 2);
+  EXPECT_EQ(o->rails[0].where.port, 1);
+  EXPECT_FALSE(agent::ParseAgentOptions({"--rail", "r0=rxe0", "--rail", "r0=rxe1"}).ok());
+  EXPECT_FALSE(agent::ParseAgentOptions({"--rail", "rxe0"}).ok());
+  EXPECT_FALSE(agent::ParseAgentOptions({"--rail", "r0=rxe0/0"}).ok());
+  EXPECT_FALSE(agent::ParseAgentOptions({"--probe-device", "rxe0"}).ok());  // removed: --device / --rail
   EXPECT_FALSE(agent::ParseAgentOptions({"--probe-target", "x:99999"}).ok());
+}
+
+TEST(Rails, DefaultNamesArePositionsOfTheSortedPorts) {
+  using agent::PortRef;
+  std::vector<PortRef> known = {{"mlx5_1", 1}, {"mlx5_0", 2}, {"mlx5_0", 1}};
+  auto all = agent::ComputeRails(known, {}, {});
+  ASSERT_EQ(all.size(), 3u);
+  EXPECT_EQ(all[0].name, "0");
+  EXPECT_EQ(all[0].where, (PortRef{"mlx5_0", 1}));
+  EXPECT_EQ(all[2].name, "2");
+  EXPECT_EQ(all[2].where, (PortRef{"mlx5_1", 1}));
+  auto one = agent::ComputeRails(known, {"mlx5_1"}, {});
+  ASSERT_EQ(one.size(), 1u);
+  EXPECT_EQ(one[0].name, "0");  // a single-rail node matches rail 0 of its peers
+  // Named rails: only those ports unless --device adds more; names override positions.
+  auto named = agent::ComputeRails(known, {}, {{"r0", {"mlx5_1", 1}}, {"r1", {"mlx5_0", 1}}});
+  ASSERT_EQ(named.size(), 2u);
+  EXPECT_EQ(named[0].name, "r1");
+  EXPECT_EQ(named[1].name, "r0");
+  // A named port not present (device gone) is still a rail.
+  auto absent = agent::ComputeRails({}, {}, {{"r0", {"rxe9", 1}}});
+  ASSERT_EQ(absent.size(), 1u);
+  auto list = agent::ParseRailList("r0=rxe0, r1=rxe1/1");
+  ASSERT_TRUE(list.ok()) << list.status().message();
+  EXPECT_EQ(list->size(), 2u);
 }
 
 TEST(ProbeScheduler, RefusesMissingDevice) {
   probes::SchedulerOptions so;
   EXPECT_FALSE(probes::ProbeScheduler::Start(so).ok());
+}
+
+}  // namespace
+}  // namespace rdmascope
+
+namespace rdmascope {
+namespace {
+
+TEST(ChooseEndpoint, ARailPicksItsRoutableGid) {
+  probes::UdInfoReply info;
+  auto ep = [](const char* dev, const char* gid, const char* rail) {
+    probes::UdEndpointInfo e;
+    e.device = dev;
+    e.gid = gid;
+    e.roce = true;
+    e.rail = rail;
+    return e;
+  };
+  info.endpoints = {ep("rxe2", "fe80::5054:ff:fe77:3", "r0"), ep("rxe2", "::ffff:192.168.77.3", "r0"),
+                    ep("rxe3", "fe80::5054:ff:fe77:4", "r1"), ep("rxe3", "::ffff:192.168.77.4", "r1")};
+  probes::LocalPort local;
+  local.roce = true;
+  auto r1 = probes::ChooseEndpoint(info, "192.168.77.3", local, "r1");
+  ASSERT_TRUE(r1.ok()) << r1.status().message();
+  EXPECT_EQ(r1->gid, "::ffff:192.168.77.4");  // the rail wins over the host's address
+  EXPECT_FALSE(probes::ChooseEndpoint(info, "192.168.77.3", local, "r7").ok());
+  // A target without rail names (an older agent, --responder-only): by host address.
+  for (auto& e : info.endpoints) e.rail.clear();
+  auto legacy = probes::ChooseEndpoint(info, "192.168.77.3", local, "r1");
+  ASSERT_TRUE(legacy.ok());
+  EXPECT_EQ(legacy->gid, "::ffff:192.168.77.3");
 }
 
 }  // namespace

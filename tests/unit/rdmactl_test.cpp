@@ -9,6 +9,9 @@
 #include <string>
 #include <vector>
 
+#include <unistd.h>
+#include <stdlib.h>
+
 #include "tests/support/run_command.h"
 
 namespace {
@@ -81,13 +84,48 @@ TEST(Rdmactl, HealthExitCodes) {
   CmdRun down = Rdmactl(Root("mlx5_roce") + " health");
   EXPECT_EQ(down.exit_code, 2);
   EXPECT_NE(down.out.find("CRITICAL"), std::string::npos);
+  // Its adapter's PCIe link trained at 8 GT/s x8 of 16 GT/s x16.
+  EXPECT_NE(down.out.find("WARNING: mlx5_0: degraded PCIe link: x8 < max x16"), std::string::npos) << down.out;
   CmdRun sym = Rdmactl(Root("mlx5_ib_errors") + " health");
   EXPECT_EQ(sym.exit_code, 1);
-  EXPECT_NE(sym.out.find("symbol_error 42 >= 10"), std::string::npos);
+  EXPECT_NE(sym.out.find("symbol_error 42 > 10"), std::string::npos);
   // A raised threshold clears the warning.
   EXPECT_EQ(Rdmactl(Root("mlx5_ib_errors") + " health --threshold symbol_error=100").exit_code, 0);
-  EXPECT_EQ(Rdmactl(Root("empty") + " health").exit_code, 0);
-  EXPECT_EQ(Rdmactl(Root("empty") + " health --require-devices").exit_code, 2);
+  // No infiniband class at all: the check cannot run.
+  CmdRun unknown = Rdmactl(Root("empty") + " health");
+  EXPECT_EQ(unknown.exit_code, 3);
+  EXPECT_EQ(unknown.out.rfind("RDMA UNKNOWN - ", 0), 0u) << unknown.out;
+  EXPECT_EQ(Rdmactl("--sysfs-root /nonexistent health").exit_code, 3);
+  EXPECT_EQ(Rdmactl(Root("mlx5_ib") + " health --bogus").exit_code, 3);
+}
+
+TEST(Rdmactl, HealthPerfdataAndExpectations) {
+  for (const char* tree : {"mlx5_ib", "mlx5_roce", "mlx5_ib_errors"}) {
+    CmdRun r = Rdmactl(Root(tree) + " health");
+    std::string first = r.out.substr(0, r.out.find('\n'));
+    EXPECT_NE(first.find(" | ports_checked="), std::string::npos) << tree << ": " << first;
+  }
+  // The rxe fixture's port runs at 10 Gb/s, 1X.
+  EXPECT_EQ(Rdmactl(Root("rxe") + " health --expect-rate 10").exit_code, 0);
+  CmdRun slow = Rdmactl(Root("rxe") + " health --expect-rate 25");
+  EXPECT_EQ(slow.exit_code, 1);
+  EXPECT_NE(slow.out.find("degraded link: rate 10 Gb/s < expected 25 Gb/s"), std::string::npos) << slow.out;
+  EXPECT_EQ(Rdmactl(Root("rxe") + " health --expect-width 4X").exit_code, 1);
+  EXPECT_EQ(Rdmactl(Root("rxe") + " health --expect-width 1X").exit_code, 0);
+  EXPECT_EQ(Rdmactl(Root("rxe") + " health --port rxe0/1").exit_code, 0);
+  EXPECT_EQ(Rdmactl(Root("rxe") + " health --port nosuch").exit_code, 3);
+}
+
+TEST(Rdmactl, HealthStateFileComparesIncreases) {
+  char dir[] = "/tmp/rdmactl-state-XXXXXX";
+  ASSERT_NE(mkdtemp(dir), nullptr);
+  const std::string state = std::string(dir) + "/state";
+  // First run: absolute values (symbol_error 42 > 10); second run: no increase.
+  EXPECT_EQ(Rdmactl(Root("mlx5_ib_errors") + " health --state-file " + state).exit_code, 1);
+  CmdRun again = Rdmactl(Root("mlx5_ib_errors") + " health --state-file " + state);
+  EXPECT_EQ(again.exit_code, 0) << again.out;
+  std::remove(state.c_str());
+  rmdir(dir);
 }
 
 TEST(Rdmactl, BrokenTreeWarnsPerBadFileAndKeepsTheRest) {

@@ -42,9 +42,10 @@ export const fabricNeighbours = () => get('fabric/neighbours').then((b) => b.nei
 // windowMs undefined: the last three report intervals counted back from the
 // newest report (the collector's clock, not the browser's); else the last
 // windowMs by the browser clock.
-export async function matrix(windowMs) {
+// rail: only that rail's summaries (undefined: every rail).
+export async function matrix(windowMs, rail) {
   const since = windowMs === undefined ? undefined : Math.floor(Date.now() - windowMs);
-  const m = await get('matrix', { since });
+  const m = await get('matrix', { since, rail: rail || undefined });
   const c = Object.fromEntries(m.columns.map((name, i) => [name, i]));
   const names = m.nodes.map((n) => n.name);
   const rows = m.rows.map((r) => ({

@@ -45,7 +45,7 @@ fleet_start_agent() {
   ip=$(lab_ip "$dev") || return 1
   collector_ip=$(echo "$LAB_IPS" | cut -d' ' -f1)
   rdmascope-agent --collector "http://$collector_ip:$FLEET_PORT" --token-file "$FLEET_DIR/token" \
-    --node-name "node-$i" --device "$dev" --probe-device "$dev" --control-port $((18610 + i)) \
+    --node-name "node-$i" --device "$dev" --control-port $((18610 + i)) \
     --control-host "$ip" --spool-dir "$FLEET_DIR/spool-$i" --interval "$FLEET_INTERVAL" \
     --inventory-interval 30 "$@" >> "$FLEET_DIR/agent-$i.log" 2>&1 &
   eval "AGENT_$i=$!"

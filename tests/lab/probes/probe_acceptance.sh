@@ -194,7 +194,7 @@ fi
 # per-target UD and RC summaries in its reports (here spooled: the collector
 # URL leads nowhere).
 rdmascope-agent --collector http://127.0.0.1:9 --spool-dir $OUT/spool --interval 2 \
-  --control-port 18650 --probe-device $SRC --probe-target "node-b=$DST_IP" --probe-count 5 \
+  --control-port 18650 --device $SRC --probe-target "node-b=$DST_IP" --probe-count 5 \
   > $OUT/full.log 2>&1 &
 FULL=$!
 spooled_with_probes() { cat $OUT/spool/*.json 2>/dev/null | grep -q '"transport":"rc"'; }

@@ -10,7 +10,9 @@
 #  4. Spool: the collector is down for OUTAGE_S (default 60) seconds while the
 #     agents run; after its restart the spools drain, and once the agents are
 #     stopped every report each agent process made is in the database exactly
-#     once (counted by id; the last one, spooled at stop, excepted).
+#     once (counted by id; the last one, spooled at stop, excepted), in
+#     generation order (backlog first, oldest first), and no counter event
+#     opens from the first post-outage delta.
 . /opt/rdmascope/lab/lab.sh
 . /opt/rdmascope/lab/fleet.sh
 lab_require_bin rdmascope-collector rdmascope-agent rdmascope-labcheck || exit 1
@@ -66,16 +68,27 @@ echo "== collector down for $outage s while the agents run"
 kill -TERM "$FLEET_COLLECTOR_PID"
 wait "$FLEET_COLLECTOR_PID" 2>/dev/null
 sleep "$outage"  # the outage itself, not a wait for a condition
-spool_files() { find spool-* -type f 2>/dev/null | wc -l; }
+spool_files() { find spool-* -type f -name 'report-*' 2>/dev/null | wc -l; }
 spooled=$(spool_files)
 echo "reports in the spools after the outage: $spooled"
 [ "$spooled" -ge $(( ${#NODES[@]} * outage / FLEET_INTERVAL / 2 )) ] ||
   lab_fail "only $spooled reports spooled during a $outage s outage"
+back_ms=$(($(date +%s) * 1000))
 fleet_start_collector || lab_fail "collector did not come back"
 spools_empty() { [ "$(spool_files)" -eq 0 ]; }
 t0=$(lab_uptime)
 lab_wait 60 "the agents' spools to drain" spools_empty || { ls -l spool-*; lab_fail "spools not drained"; }
 echo "spools drained $(( $(lab_uptime) - t0 )) s after the collector's restart"
+# Backlog first, oldest first: each node's reports reached the store in the
+# order they were made (by the arrival sequence the collector keeps).
+rdmascope-labcheck report-order lab.db "${NODES[@]}" || lab_fail "reports stored out of generation order"
+# The replayed reports are judged like live ones; no delta spans the outage,
+# so no counter event opens from the first post-outage report.
+fleet_get "/api/v1/events?limit=1000" events.json || lab_fail "GET /api/v1/events"
+rdmascope-labcheck no-event events.json counter_threshold "$back_ms" &&
+  rdmascope-labcheck no-event events.json counter_saturated "$back_ms" ||
+  lab_fail "a counter event opened from the post-outage reports"
+echo "PASS order: every node's reports stored in generation order, no counter event from the outage"
 fleet_stop
 grep -h "stopped: delivered" agent-*.log
 last_ids=$(sed -n 's/.*stopping: last report \([^ ]*\) written to the spool.*/\1/p' agent-*.log)

@@ -46,11 +46,15 @@ export function mount(root, ctx) {
   const legend = h('div', { class: 'legend', 'data-testid': 'legend' });
   const info = h('p', { class: 'muted small' });
   const tip = document.getElementById('tooltip');
+  // Rails come from the nodes' "rails" labels: the options are filled after each fetch.
+  const railSel = h('select', { 'data-testid': 'rail', onchange: () => { ctx.set({ rail: railSel.value }); view.refresh(); } },
+    h('option', { value: '' }, 'all rails'));
   fill(root, h('h1', {}, 'Latency matrix'),
     h('div', { class: 'controls' },
       select('colour by', p.metric || 'p99', [['p99', 'p99 RTT'], ['loss', 'loss']], (v) => { ctx.set({ metric: v }); draw(); }, 'metric'),
       select('transport', p.transport || 'all', [['all', 'worst of RC and UD'], ['rc', 'RC'], ['ud', 'UD']], (v) => { ctx.set({ transport: v }); draw(); }, 'transport'),
-      select('window', p.window || 'auto', [['auto', 'last 3 intervals'], ['5m', '5 min'], ['15m', '15 min'], ['1h', '1 h']], (v) => { ctx.set({ window: v === 'auto' ? '' : v }); view.refresh(); }, 'window')),
+      select('window', p.window || 'auto', [['auto', 'last 3 intervals'], ['5m', '5 min'], ['15m', '15 min'], ['1h', '1 h']], (v) => { ctx.set({ window: v === 'auto' ? '' : v }); view.refresh(); }, 'window'),
+      h('label', {}, 'rail ', railSel)),
     legend, h('div', { class: 'heatmap-wrap' }, canvas), info);
 
   let data = null;   // {names, index, rows}
@@ -220,8 +224,12 @@ export function mount(root, ctx) {
 
   const view = {
     async refresh() {
-      const m = await api.matrix(fmt.parseDuration(ctx.params.window));
+      const m = await api.matrix(fmt.parseDuration(ctx.params.window), ctx.params.rail);
       performance.mark('matrix-fetched');
+      const rails = [...new Set(m.nodes.flatMap((x) => ((x.labels && x.labels.rails) || '').split(',').filter(Boolean)))].sort();
+      const current = ctx.params.rail || '';
+      fill(railSel, h('option', { value: '' }, 'all rails'),
+        rails.map((r) => h('option', { value: r, selected: r === current }, `rail ${r}`)));
       const names = m.nodes.map((x) => ({ name: x.name, group: (x.labels && x.labels.group) || '' }))
         .sort((a, b) => a.group.localeCompare(b.group) || a.name.localeCompare(b.name, undefined, { numeric: true }))
         .map((x) => x.name);

@@ -52,11 +52,13 @@ export function mount(root, ctx) {
       const [rows, events] = await Promise.all([
         api.probes({ src, dst, since, until, limit: 100000 }),
         api.events({ node: src, kind: 'wc_error', limit: 1000 })]);
-      const transports = [...new Set(rows.map((r) => r.transport))].sort();
+      // One series per rail and transport ("r0 rc"); rows of agents without rails: the transport alone.
+      const key = (r) => (r.rail ? `${r.rail} ${r.transport}` : r.transport);
+      const transports = [...new Set(rows.map(key))].sort();
       const lat = [], loss = [];
       for (const t of transports) {
-        const rs = rows.filter((r) => r.transport === t);
-        const [c1, c2] = COLOURS[t] || ['#555', '#222'];
+        const rs = rows.filter((r) => key(r) === t && !r.not_run);
+        const [c1, c2] = COLOURS[t.split(' ').pop()] || ['#555', '#222'];
         lat.push({ name: `${t} p50`, colour: c1, points: rs.map((r) => [r.interval_end_ms, r.rtt_p50_us]) });
         lat.push({ name: `${t} p99`, colour: c2, points: rs.map((r) => [r.interval_end_ms, r.rtt_p99_us]) });
         loss.push({ name: `${t} loss`, colour: c2, points: rs.map((r) => [r.interval_end_ms, r.loss_ratio === null ? null : r.loss_ratio * 100]) });
@@ -72,8 +74,10 @@ export function mount(root, ctx) {
       const last = rows[rows.length - 1];
       fill(body,
         rows.length === 0 ? h('p', { class: 'muted', 'data-testid': 'no-data' }, 'No probe summaries for this pair in the range.') : [
-          h('p', { 'data-testid': 'pair-summary' }, `${rows.length} intervals; newest (${last.transport}, ${fmt.time(last.interval_end_ms)}): `,
-            `p50 ${fmt.us(last.rtt_p50_us)}, p99 ${fmt.us(last.rtt_p99_us)}, loss ${fmt.pct(last.loss_ratio)}`),
+          h('p', { 'data-testid': 'pair-summary' }, `${rows.length} intervals; newest (${key(last)}, ${fmt.time(last.interval_end_ms)}): `,
+            last.not_run ? `not run: ${last.not_run}` : `p50 ${fmt.us(last.rtt_p50_us)}, p99 ${fmt.us(last.rtt_p99_us)}, loss ${fmt.pct(last.loss_ratio)}`),
+          h('p', { 'data-testid': 'pair-rails' }, 'Rails: ', [...new Map(rows.filter((r) => r.rail).map((r) => [r.rail,
+            `${r.rail} (${r.local_device || '?'}/${r.local_port || '?'} → ${r.remote_device || '?'}/${r.remote_port || '?'})`])).values()].join(', ') || 'none named'),
           h('h2', {}, 'RTT'), legend(lat),
           lineChart({ t0: since, t1: until, series: lat, markers, yFormat: fmt.us, testid: 'chart-rtt' }),
           h('h2', {}, 'Loss'), legend(loss),
@@ -81,8 +85,8 @@ export function mount(root, ctx) {
         h('h2', {}, 'Failed work completions'),
         statuses.length === 0 ? h('p', { class: 'muted' }, 'None in this range.') : h('div', { 'data-testid': 'pair-errors' },
           h('table', { class: 'data' },
-            h('thead', {}, h('tr', {}, ['interval end', 'transport', 'errors', 'sent', 'lost'].map((c) => h('th', {}, c)))),
-            h('tbody', {}, errRows.map((r) => h('tr', { class: 'bad' }, h('td', {}, fmt.time(r.interval_end_ms)), h('td', {}, r.transport),
+            h('thead', {}, h('tr', {}, ['interval end', 'rail / transport', 'errors', 'sent', 'lost'].map((c) => h('th', {}, c)))),
+            h('tbody', {}, errRows.map((r) => h('tr', { class: 'bad' }, h('td', {}, fmt.time(r.interval_end_ms)), h('td', {}, key(r)),
               h('td', {}, errorText(r.errors_by_status)), h('td', { class: 'num' }, r.sent), h('td', { class: 'num' }, r.lost))))),
           statuses.map((st) => wc.explain(st))),
         pairEvents.length ? [h('h2', {}, 'Events'), h('ul', {}, pairEvents.map((e) => h('li', {},

@@ -1,4 +1,4 @@
-#include "agent/sd_notify.h"
+#include "common/sd_notify.h"
 
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -9,7 +9,7 @@
 #include <cstdlib>
 #include <cstring>
 
-namespace rdmascope::agent {
+namespace rdmascope {
 
 Status SdNotifyTo(const std::string& socket_name, const std::string& state) {
   const std::string what = "sd_notify to " + socket_name + ": ";
@@ -61,4 +61,4 @@ std::optional<std::chrono::microseconds> WatchdogPingInterval() {
   return std::chrono::microseconds(v / 2);
 }
 
-}  // namespace rdmascope::agent
+}  // namespace rdmascope

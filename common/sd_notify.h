@@ -15,11 +15,11 @@
 
 #include "common/status.h"
 
-namespace rdmascope::agent {
+namespace rdmascope {
 
 Status SdNotify(const std::string& state);
 Status SdNotifyTo(const std::string& socket_name, const std::string& state);
 
 std::optional<std::chrono::microseconds> WatchdogPingInterval();
 
-}  // namespace rdmascope::agent
+}  // namespace rdmascope

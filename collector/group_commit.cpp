@@ -1,0 +1,74 @@
+#include "collector/group_commit.h"
+
+#include <vector>
+
+namespace rdmascope::collector {
+
+GroupCommitter::GroupCommitter(Store& store, size_t max_batch)
+    : store_(store), max_batch_(max_batch == 0 ? 1 : max_batch), writer_(&GroupCommitter::Run, this) {}
+
+GroupCommitter::~GroupCommitter() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stop_ = true;
+  }
+  work_cv_.notify_all();
+  writer_.join();
+}
+
+Result<IngestResult> GroupCommitter::Submit(const nlohmann::json& report, int64_t received_at_ms,
+                                            std::optional<int64_t> clock_skew_ms) {
+  Pending p;
+  p.item.report = &report;
+  p.item.received_at_ms = received_at_ms;
+  p.item.clock_skew_ms = clock_skew_ms;
+  std::unique_lock<std::mutex> lock(mu_);
+  if (stop_) return Result<IngestResult>::Error("collector is stopping; report not stored");
+  queue_.push_back(&p);
+  work_cv_.notify_one();
+  done_cv_.wait(lock, [&] { return p.done; });
+  if (!p.item.status.ok()) return p.item.status;
+  return p.item.out;
+}
+
+uint64_t GroupCommitter::batches() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return batches_;
+}
+
+uint64_t GroupCommitter::reports() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return reports_;
+}
+
+void GroupCommitter::Run() {
+  std::vector<Pending*> batch;
+  std::vector<Store::BatchItem> items;
+  for (;;) {
+    {
+      std::unique_lock<std::mutex> lock(mu_);
+      work_cv_.wait(lock, [&] { return stop_ || !queue_.empty(); });
+      if (queue_.empty()) return;  // stopping and drained
+      batch.clear();
+      while (!queue_.empty() && batch.size() < max_batch_) {
+        batch.push_back(queue_.front());
+        queue_.pop_front();
+      }
+    }
+    items.clear();
+    for (Pending* p : batch) items.push_back(std::move(p->item));
+    store_.IngestBatch(items);
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      for (size_t i = 0; i < batch.size(); ++i) {
+        batch[i]->item = std::move(items[i]);
+        batch[i]->done = true;
+      }
+      ++batches_;
+      reports_ += batch.size();
+    }
+    done_cv_.notify_all();
+  }
+}
+
+}  // namespace rdmascope::collector

@@ -1,0 +1,57 @@
+#pragma once
+// Group commit: one writer thread owns every ingest.
+//
+// Contract: Submit() blocks until the report's transaction has committed (or
+// failed) and returns its result, so an acknowledgement still means "on disk"
+// (synchronous=FULL stays on; the agent deletes its spooled copy on the 200).
+// Reports that arrive while a commit is in flight wait together and go into
+// the next transaction — at most max_batch of them — so under load many
+// reports share one fsync instead of paying one each. A report that fails
+// alone (bad data the validator let through, a fault) fails alone; a failed
+// commit fails its whole batch and stores none of it. The destructor drains
+// what was submitted, then joins the writer.
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <mutex>
+#include <optional>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "collector/store.h"
+
+namespace rdmascope::collector {
+
+class GroupCommitter {
+ public:
+  explicit GroupCommitter(Store& store, size_t max_batch = 64);
+  ~GroupCommitter();
+  GroupCommitter(const GroupCommitter&) = delete;
+  GroupCommitter& operator=(const GroupCommitter&) = delete;
+
+  Result<IngestResult> Submit(const nlohmann::json& report, int64_t received_at_ms,
+                              std::optional<int64_t> clock_skew_ms);
+
+  // Transactions committed so far and reports in them (for the benchmark and metrics).
+  uint64_t batches() const;
+  uint64_t reports() const;
+
+ private:
+  struct Pending {
+    Store::BatchItem item;
+    bool done = false;
+  };
+  void Run();
+
+  Store& store_;
+  const size_t max_batch_;
+  mutable std::mutex mu_;
+  std::condition_variable work_cv_, done_cv_;
+  std::deque<Pending*> queue_;
+  bool stop_ = false;
+  uint64_t batches_ = 0, reports_ = 0;
+  std::thread writer_;
+};
+
+}  // namespace rdmascope::collector

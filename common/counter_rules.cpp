@@ -1,0 +1,89 @@
+#include "common/counter_rules.h"
+
+#include <map>
+
+namespace rdmascope {
+namespace {
+
+// sysfs counters/ names -> IBA PortCounters widths. Error counters saturate.
+const std::map<std::string, CounterWidth>& PmaTable() {
+  static const std::map<std::string, CounterWidth> t = {
+      {"symbol_error", {16, CounterOverflow::kSaturates}},
+      {"link_error_recovery", {8, CounterOverflow::kSaturates}},
+      {"link_downed", {8, CounterOverflow::kSaturates}},
+      {"port_rcv_errors", {16, CounterOverflow::kSaturates}},
+      {"port_rcv_remote_physical_errors", {16, CounterOverflow::kSaturates}},
+      {"port_rcv_switch_relay_errors", {16, CounterOverflow::kSaturates}},
+      {"port_xmit_discards", {16, CounterOverflow::kSaturates}},
+      {"port_xmit_constraint_errors", {8, CounterOverflow::kSaturates}},
+      {"port_rcv_constraint_errors", {8, CounterOverflow::kSaturates}},
+      {"local_link_integrity_errors", {4, CounterOverflow::kSaturates}},
+      {"excessive_buffer_overrun_errors", {4, CounterOverflow::kSaturates}},
+      {"VL15_dropped", {16, CounterOverflow::kSaturates}},
+      {"port_xmit_wait", {32, CounterOverflow::kWraps}},
+      // Legacy PortCounters data/packets (data in 4-byte words; _bytes is words * 4).
+      {"port_xmit_data", {32, CounterOverflow::kWraps}},
+      {"port_rcv_data", {32, CounterOverflow::kWraps}},
+      {"port_xmit_data_bytes", {34, CounterOverflow::kWraps}},
+      {"port_rcv_data_bytes", {34, CounterOverflow::kWraps}},
+      {"port_xmit_packets", {32, CounterOverflow::kWraps}},
+      {"port_rcv_packets", {32, CounterOverflow::kWraps}},
+  };
+  return t;
+}
+
+}  // namespace
+
+CounterWidth CounterWidthOf(const std::string& kind, const std::string& name) {
+  if (kind == "counters") {
+    auto it = PmaTable().find(name);
+    if (it != PmaTable().end()) return it->second;
+  }
+  return CounterWidth{};  // extended PMA counters and hw_counters: 64-bit
+}
+
+CounterDelta ComputeCounterDelta(const std::string& kind, const std::string& name,
+                                 const std::optional<CounterReading>& previous, const CounterReading& current) {
+  CounterDelta d;
+  if (!current.value) return d;  // kAbsent
+  CounterWidth w = CounterWidthOf(kind, name);
+  const uint64_t cur = *current.value;
+  const bool has_prev = previous && previous->value.has_value();
+  const uint64_t before = has_prev ? *previous->value : 0;
+  // A value beyond the table's width: the source is the wider (extended) counter.
+  if (cur > w.max() || before > w.max()) w = CounterWidth{};
+  d.saturated = w.overflow == CounterOverflow::kSaturates && cur == w.max();
+  if (!has_prev) {
+    d.kind = DeltaKind::kFirst;
+    return d;
+  }
+  if (!previous->boot_id.empty() && !current.boot_id.empty() && previous->boot_id != current.boot_id) {
+    d.kind = DeltaKind::kReset;
+    d.delta = cur;
+  } else if (cur >= before) {
+    d.kind = DeltaKind::kDelta;
+    d.delta = cur - before;
+  } else if (w.overflow == CounterOverflow::kWraps && w.bits < 64) {
+    d.kind = DeltaKind::kWrapped;
+    d.delta = (cur + (w.max() - before) + 1) & w.max();
+  } else {
+    d.kind = DeltaKind::kReset;
+    d.delta = cur;
+  }
+  const int64_t dt = current.at_ms - previous->at_ms;
+  if (previous->at_ms > 0 && dt > 0) d.per_second = double(*d.delta) * 1000.0 / double(dt);
+  return d;
+}
+
+const char* DeltaKindName(DeltaKind k) {
+  switch (k) {
+    case DeltaKind::kDelta: return "delta";
+    case DeltaKind::kWrapped: return "wrapped";
+    case DeltaKind::kReset: return "reset";
+    case DeltaKind::kFirst: return "first";
+    case DeltaKind::kAbsent: return "absent";
+  }
+  return "absent";
+}
+
+}  // namespace rdmascope

@@ -1,0 +1,58 @@
+// The one place that turns two readings of a port counter into a delta and a
+// rate: per-counter width, saturation, wrap and reset.
+//
+// Contract:
+// - Width table: IBA PortCounters widths for the PMA error counters (they
+//   *saturate* at their maximum), 32 bits for port_xmit_wait and the legacy
+//   data/packet counters (they *wrap*), 64 bits for extended and hw_counters
+//   (unless listed). A value above the table's maximum means the source is
+//   wider (the kernel read the extended counter): it is treated as 64-bit.
+// - Absent current value: kAbsent, no delta (absent is not 0). No previous
+//   value (or an absent one): kFirst, no delta.
+// - A different non-empty boot id: kReset, delta = the current value (all of
+//   it is new since the reboot or driver reload).
+// - A saturating counter at its maximum is `saturated` (whatever the kind);
+//   a backwards step on it is kReset (it was cleared): delta = current value.
+// - A backwards step on a wrapping counter narrower than 64 bits is kWrapped,
+//   delta = (cur - prev) modulo 2^width; on a 64-bit counter it is kReset.
+// - per_second: delta / elapsed seconds when both times are known and apart.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace rdmascope {
+
+enum class CounterOverflow { kSaturates, kWraps };
+
+struct CounterWidth {
+  int bits = 64;
+  CounterOverflow overflow = CounterOverflow::kWraps;
+  uint64_t max() const { return bits >= 64 ? UINT64_MAX : (uint64_t(1) << bits) - 1; }
+};
+
+// kind: "counters" (PMA, sysfs counters/) or "hw_counters".
+CounterWidth CounterWidthOf(const std::string& kind, const std::string& name);
+
+struct CounterReading {
+  std::optional<uint64_t> value;
+  std::string boot_id;  // "" = unknown
+  int64_t at_ms = 0;
+};
+
+enum class DeltaKind { kDelta, kWrapped, kReset, kFirst, kAbsent };
+
+struct CounterDelta {
+  DeltaKind kind = DeltaKind::kAbsent;
+  std::optional<uint64_t> delta;
+  std::optional<double> per_second;
+  bool saturated = false;  // the current value sits at a saturating counter's maximum
+};
+
+CounterDelta ComputeCounterDelta(const std::string& kind, const std::string& name,
+                                 const std::optional<CounterReading>& previous, const CounterReading& current);
+
+const char* DeltaKindName(DeltaKind k);  // "delta", "wrapped", "reset", "first", "absent"
+
+}  // namespace rdmascope

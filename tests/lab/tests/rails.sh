@@ -1,0 +1,153 @@
+#!/bin/bash
+# Lab test (issue 7), runs inside a VM with at least 4 rxe devices (LAB_NICS=4):
+# two agents with two rails each, node-a on rxe0+rxe1 and node-b on rxe2+rxe3
+# (--rail r0=... --rail r1=...), reporting every 2 s to a collector.
+#  1. Every rail probes the same rail of the peer: /api/v1/probes has clean
+#     (0 loss) A->B and B->A summaries for r0 and r1, UD and RC.
+#  2. `ip link set` A's rxe1 netdev down: within 2 intervals /api/v1/ports
+#     shows node-a rxe1 DOWN and a port_state event is open; A keeps running;
+#     r0 stays clean; A's r1 is reported as not run (local port DOWN).
+#  3. Link up: A->B r1 clean again within 3 intervals.
+#  4. `rdma link delete rxe1`: the delete completes, the agent survives and
+#     uses little CPU while the device is gone; `rdma link add` brings r1 back.
+#  5. An agent started while all its ports are down runs, reports them DOWN,
+#     and probes once they come up.
+# Timings are printed; a bound fails only past the issue's interval counts
+# (plus the polling granularity of this script).
+. /opt/rdmascope/lab/lab.sh
+. /opt/rdmascope/lab/fleet.sh
+lab_require_bin rdmascope-collector rdmascope-agent rdmascope-labcheck || exit 1
+cd "$FLEET_DIR" || exit 1
+set -- $LAB_DEVS
+[ $# -ge 4 ] || lab_fail "needs 4 rxe devices (LAB_NICS=4), have: $LAB_DEVS"
+A0=$1 A1=$2 B0=$3 B1=$4
+set -- $LAB_NETDEVS
+NA0=$1 NA1=$2
+INTERVAL=$FLEET_INTERVAL
+INTERVAL_MS=$((INTERVAL * 1000))
+
+# Centiseconds since boot (for timings) and wall-clock ms (for API filters).
+now_cs() { local u; read -r u _ < /proc/uptime; u=${u/./}; echo $((10#$u)); }
+wall_ms() { echo $(($(date +%s) * 1000)); }
+elapsed() { local cs=$(($(now_cs) - $1)); printf '%d.%02d' $((cs / 100)) $((cs % 100)); }
+# within START_CS LIMIT_MS: true when at most LIMIT_MS passed since START_CS.
+within() { [ $((($(now_cs) - $1) * 10)) -le "$2" ]; }
+
+# start_node NAME CONTROL_PORT DEV0 DEV1: an agent with rails r0=DEV0, r1=DEV1.
+start_node() {
+  local name=$1 port=$2 d0=$3 d1=$4
+  rdmascope-agent --collector "http://127.0.0.1:$FLEET_PORT" --token-file "$FLEET_DIR/token" \
+    --node-name "$name" --rail "r0=$d0" --rail "r1=$d1" --control-port "$port" \
+    --control-host "$(lab_ip "$d0")" --spool-dir "$FLEET_DIR/spool-$name" --interval "$INTERVAL" \
+    --inventory-interval 30 --probe-count 5 >> "$FLEET_DIR/agent-$name.log" 2>&1 &
+  eval "PID_${name//-/_}=$!"
+  lab_wait_listen "$port" 30 || { tail -n 20 "$FLEET_DIR/agent-$name.log" >&2; return 1; }
+}
+probes_json() { fleet_get "/api/v1/probes?limit=100000" probes.json; }
+rail() { probes_json && rdmascope-labcheck rail probes.json "$@" > rail.txt; }
+port_is() { fleet_get /api/v1/ports ports.json && rdmascope-labcheck port ports.json "$@" > port.txt; }
+event_open() { fleet_get "/api/v1/events?limit=1000" events.json &&
+  rdmascope-labcheck event events.json port_state "$1" open > event.txt; }
+cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
+alive() { kill -0 "$1" 2>/dev/null || lab_fail "$2 exited: $(tail -n 20 "$FLEET_DIR/agent-$2.log")"; }
+show_fail() { cat rail.txt port.txt event.txt 2>/dev/null; tail -n 30 agent-*.log; lab_fail "$*"; }
+
+fleet_start_collector || lab_fail "collector did not listen"
+start_node node-a 18611 "$A0" "$A1" || lab_fail "node-a did not start"
+start_node node-b 18612 "$B0" "$B1" || lab_fail "node-b did not start"
+
+echo "== 1. both rails, both directions"
+t0=$(now_cs)
+all_clean() {
+  rail node-a node-b r0 0 clean && rail node-a node-b r1 0 clean &&
+    rail node-b node-a r0 0 clean && rail node-b node-a r1 0 clean
+}
+lab_wait 90 "clean r0 and r1 summaries both ways" all_clean || show_fail "rails not probed both ways"
+for s in "node-a node-b r0" "node-a node-b r1" "node-b node-a r0" "node-b node-a r1"; do
+  # shellcheck disable=SC2086
+  rail $s 0 clean; cat rail.txt
+done
+echo "PASS rails: r0 and r1 clean A->B and B->A, UD and RC, $(elapsed "$t0") s after start"
+
+echo "== 2. ip link set $NA1 down (node-a's $A1, rail r1)"
+since=$(wall_ms)
+t0=$(now_cs)
+ip link set "$NA1" down
+lab_wait 20 "node-a $A1 DOWN in /api/v1/ports" port_is node-a "$A1" 1 DOWN || show_fail "port not DOWN"
+t_port=$(elapsed "$t0"); within "$t0" $((2 * INTERVAL_MS + 1000)) && ok_port=1 || ok_port=0
+cat port.txt
+lab_wait 20 "an open port_state event for node-a" event_open node-a || show_fail "no port_state event"
+t_event=$(elapsed "$t0"); within "$t0" $((2 * INTERVAL_MS + 1000)) && ok_event=1 || ok_event=0
+grep -m 2 OPEN event.txt
+echo "TIMING link down -> DOWN in /api/v1/ports ${t_port} s, port_state event open ${t_event} s (bound $((2 * INTERVAL)) s + 1 s)"
+[ $ok_port = 1 ] && [ $ok_event = 1 ] || show_fail "DOWN/event took longer than 2 intervals"
+lab_wait 20 "node-a r1 reported as not run" rail node-a node-b r1 "$since" not-run || show_fail "r1 not reported as not run"
+cat rail.txt
+t_notrun=$(elapsed "$t0")
+lab_wait 20 "node-a r0 clean after the r1 link went down" rail node-a node-b r0 "$since" clean || show_fail "r0 not clean"
+cat rail.txt
+alive "$PID_node_a" node-a
+echo "PASS link down: A keeps running, r0 clean, r1 not run (local port DOWN) after ${t_notrun} s"
+
+echo "== 3. ip link set $NA1 up"
+since=$(wall_ms)
+t0=$(now_cs)
+ip link set "$NA1" up
+lab_wait 30 "node-a r1 clean again" rail node-a node-b r1 "$since" clean || show_fail "r1 not back"
+t_up=$(elapsed "$t0"); within "$t0" $((3 * INTERVAL_MS + 1000)) && ok_up=1 || ok_up=0
+cat rail.txt
+echo "TIMING link up -> A->B r1 0 loss ${t_up} s (bound $((3 * INTERVAL)) s + 1 s)"
+[ $ok_up = 1 ] || show_fail "r1 took longer than 3 intervals to come back"
+lab_wait 30 "node-b r1 to node-a clean again" rail node-b node-a r1 "$since" clean || show_fail "B->A r1 not back"
+echo "PASS link up: r1 back to 0 loss (B->A after $(elapsed "$t0") s)"
+
+echo "== 4. rdma link delete $A1, then add it again"
+t0=$(now_cs)
+timeout 30 rdma link delete "$A1" || show_fail "rdma link delete $A1 failed or hung (an agent holding the device?)"
+echo "TIMING rdma link delete completed in $(elapsed "$t0") s"
+alive "$PID_node_a" node-a
+c0=$(cpu_ticks "$PID_node_a")
+t0=$(now_cs)
+# The device stays away for a 10 s window: the agent must not spin.
+while ! within "$t0" 10000; do sleep 0.5; done
+c1=$(cpu_ticks "$PID_node_a")
+cpu=$((c1 - c0))
+window=$(elapsed "$t0")
+alive "$PID_node_a" node-a
+echo "TIMING agent CPU while $A1 was gone: $((cpu / 100)).$(printf '%02d' $((cpu % 100))) s over ${window} s"
+[ "$cpu" -le 500 ] || show_fail "agent used $cpu ticks of CPU in 10 s with the device gone (spinning?)"
+grep -h "gone or fatal\|REMOVED\|DEVICE_FATAL" agent-node-a.log | head -n 3
+lab_wait 10 "node-a r1 reported as not run while $A1 is gone" rail node-a node-b r1 "$(wall_ms)" not-run ||
+  show_fail "r1 not reported as not run with the device gone"
+cat rail.txt
+since=$(wall_ms)
+t0=$(now_cs)
+rdma link add "$A1" type rxe netdev "$NA1" || show_fail "rdma link add $A1"
+lab_wait 60 "node-a r1 clean after the device came back" rail node-a node-b r1 "$since" clean || show_fail "r1 not back after add"
+cat rail.txt
+echo "TIMING device back -> A->B r1 0 loss $(elapsed "$t0") s"
+echo "PASS delete/add: agent survived, low CPU while gone, r1 back"
+
+echo "== 5. an agent started with all its ports down"
+kill -TERM "$PID_node_a"; wait "$PID_node_a" 2>/dev/null
+ip link set "$NA0" down
+ip link set "$NA1" down
+lab_wait 10 "$A0 and $A1 DOWN" sh -c "grep -q DOWN /sys/class/infiniband/$A0/ports/1/state && grep -q DOWN /sys/class/infiniband/$A1/ports/1/state" ||
+  lab_fail "ports did not go down"
+start_node node-c 18613 "$A0" "$A1" || show_fail "node-c did not start with its ports down"
+lab_wait 20 "node-c $A0 DOWN reported" port_is node-c "$A0" 1 DOWN || show_fail "node-c ports not reported DOWN"
+cat port.txt
+port_is node-c "$A1" 1 DOWN && cat port.txt
+alive "$PID_node_c" node-c
+since=$(wall_ms)
+t0=$(now_cs)
+ip link set "$NA0" up
+ip link set "$NA1" up
+lab_wait 60 "node-c r0 probing node-b cleanly" rail node-c node-b r0 "$since" clean || show_fail "node-c not probing after up"
+cat rail.txt
+echo "TIMING all-down start: probing $(elapsed "$t0") s after the links came up"
+echo "PASS all ports down at start: ran, reported DOWN, probed after up"
+fleet_stop
+kill -TERM "$PID_node_a" "$PID_node_b" "$PID_node_c" 2>/dev/null
+wait 2>/dev/null
+echo "rails: PASS"

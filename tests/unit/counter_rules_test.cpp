@@ -1,0 +1,89 @@
+// The counter rules as a table of cases: width, saturation, wrap, reset, absent.
+#include <gtest/gtest.h>
+
+#include "common/counter_rules.h"
+
+namespace rdmascope {
+namespace {
+
+struct Case {
+  const char* what;
+  const char* kind;
+  const char* name;
+  std::optional<uint64_t> prev;  // nullopt with has_prev: previous reading absent
+  bool has_prev;
+  std::string prev_boot;
+  std::optional<uint64_t> cur;
+  std::string cur_boot;
+  DeltaKind want_kind;
+  std::optional<uint64_t> want_delta;
+  bool want_saturated;
+};
+
+const std::optional<uint64_t> kNone;
+
+const Case kCases[] = {
+    {"plain increase", "counters", "symbol_error", 5, true, "b1", 9, "b1", DeltaKind::kDelta, 4, false},
+    {"no change", "counters", "link_downed", 3, true, "b1", 3, "b1", DeltaKind::kDelta, 0, false},
+    {"16-bit error counter saturates at 65535", "counters", "symbol_error", 65000, true, "b1", 65535, "b1",
+     DeltaKind::kDelta, 535, true},
+    {"stays saturated: no new errors visible", "counters", "symbol_error", 65535, true, "b1", 65535, "b1",
+     DeltaKind::kDelta, 0, true},
+    {"8-bit link_downed saturates at 255", "counters", "link_downed", 250, true, "b1", 255, "b1", DeltaKind::kDelta,
+     5, true},
+    {"4-bit local_link_integrity_errors saturates at 15", "counters", "local_link_integrity_errors", 1, true, "b1",
+     15, "b1", DeltaKind::kDelta, 14, true},
+    {"saturating counter cleared: reset", "counters", "symbol_error", 65535, true, "b1", 2, "b1", DeltaKind::kReset,
+     2, false},
+    {"32-bit port_xmit_wait wraps", "counters", "port_xmit_wait", 4294967290ull, true, "b1", 5, "b1",
+     DeltaKind::kWrapped, 11, false},
+    {"32-bit legacy port_xmit_packets wraps", "counters", "port_xmit_packets", 4294967295ull, true, "b1", 0, "b1",
+     DeltaKind::kWrapped, 1, false},
+    {"legacy data in bytes wraps at 2^34", "counters", "port_rcv_data_bytes", (1ull << 34) - 4, true, "b1", 8, "b1",
+     DeltaKind::kWrapped, 12, false},
+    {"value above the width: the extended 64-bit counter", "counters", "port_xmit_data", 1ull << 40, true, "b1",
+     (1ull << 40) + 7, "b1", DeltaKind::kDelta, 7, false},
+    {"64-bit hw_counter backwards: reset", "hw_counters", "rcvd_pkts", 1000, true, "b1", 10, "b1", DeltaKind::kReset,
+     10, false},
+    {"backwards after a new boot id: reset, not wrap", "counters", "port_xmit_wait", 4294967290ull, true, "b1", 5,
+     "b2", DeltaKind::kReset, 5, false},
+    {"forwards after a new boot id: reset too", "counters", "symbol_error", 3, true, "b1", 9, "b2", DeltaKind::kReset,
+     9, false},
+    {"unknown boot id: the value rules decide", "counters", "symbol_error", 3, true, "", 9, "b2", DeltaKind::kDelta,
+     6, false},
+    {"absent now: no delta", "counters", "symbol_error", 3, true, "b1", kNone, "b1", DeltaKind::kAbsent, kNone,
+     false},
+    {"absent before: first", "counters", "symbol_error", kNone, true, "b1", 3, "b1", DeltaKind::kFirst, kNone, false},
+    {"no previous reading: first", "counters", "symbol_error", kNone, false, "", 3, "b1", DeltaKind::kFirst, kNone,
+     false},
+    {"first reading already saturated", "counters", "link_downed", kNone, false, "", 255, "b1", DeltaKind::kFirst,
+     kNone, true},
+};
+
+TEST(CounterRules, Table) {
+  for (const Case& c : kCases) {
+    std::optional<CounterReading> prev;
+    if (c.has_prev) prev = CounterReading{c.prev, c.prev_boot, 1000};
+    CounterDelta d = ComputeCounterDelta(c.kind, c.name, prev, CounterReading{c.cur, c.cur_boot, 3000});
+    EXPECT_EQ(DeltaKindName(d.kind), std::string(DeltaKindName(c.want_kind))) << c.what;
+    EXPECT_EQ(d.delta, c.want_delta) << c.what;
+    EXPECT_EQ(d.saturated, c.want_saturated) << c.what;
+    if (d.delta) {
+      ASSERT_TRUE(d.per_second) << c.what;
+      EXPECT_DOUBLE_EQ(*d.per_second, double(*d.delta) / 2.0) << c.what;
+    }
+  }
+}
+
+TEST(CounterRules, Widths) {
+  EXPECT_EQ(CounterWidthOf("counters", "symbol_error").bits, 16);
+  EXPECT_EQ(CounterWidthOf("counters", "link_error_recovery").bits, 8);
+  EXPECT_EQ(CounterWidthOf("counters", "port_xmit_wait").bits, 32);
+  EXPECT_EQ(CounterWidthOf("counters", "unicast_xmit_packets").bits, 64);
+  EXPECT_EQ(CounterWidthOf("hw_counters", "symbol_error").bits, 64);
+  EXPECT_EQ(CounterWidthOf("counters", "symbol_error").overflow, CounterOverflow::kSaturates);
+  EXPECT_EQ(CounterWidthOf("counters", "port_xmit_wait").overflow, CounterOverflow::kWraps);
+}
+
+}  // namespace
+}  // namespace rdmascope
