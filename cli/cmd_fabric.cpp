@@ -26,7 +26,8 @@ constexpr char kHelp[] =
     "  discover          nodes and links (NodeInfo, NodeDescription, SwitchInfo, PortInfo)\n"
     "  counters          discover plus every port's PortCounters / PortCountersExtended\n"
     "  errors            ports with an error counter at or above its threshold; exit 0 none,\n"
-    "                    1 some (or a node did not answer), 2 the sweep could not run\n"
+    "                    1 some (or a node did not answer), 2 a port with its cable up but not\n"
+    "                    ACTIVE, or the sweep could not run\n"
     "  port LID|GUID N   one port: its PortInfo and counters\n"
     "options:\n"
     "  --ca DEV          local device (default: the first)\n"
@@ -145,13 +146,14 @@ void PrintTopology(const Fabric& f, bool with_counters) {
 
 int Errors(const GlobalOptions& g, const Fabric& f, const FabricArgs& fa) {
   FabricErrors e = EvaluateFabricErrors(f, fa.thresholds);
-  const char* status = e.severity == 0 ? "OK" : "WARNING";
+  const char* status = e.severity == 0 ? "OK" : e.severity == 1 ? "WARNING" : "CRITICAL";
   if (g.json) {
     nlohmann::json findings = nlohmann::json::array();
     for (const PortFinding& pf : e.findings) {
       nlohmann::json j = {{"guid", GuidText(pf.guid)}, {"description", pf.description}, {"port", pf.port},
                           {"lid", pf.lid},             {"counter", pf.counter},         {"value", pf.value},
-                          {"saturated", pf.saturated}, {"threshold", pf.threshold}};
+                          {"saturated", pf.saturated}, {"threshold", pf.threshold},
+                          {"severity", pf.severity == 2 ? "CRITICAL" : "WARNING"}};
       j["remote"] = pf.remote ? nlohmann::json{{"guid", GuidText(pf.remote->guid)}, {"port", pf.remote->port}}
                               : nlohmann::json(nullptr);
       findings.push_back(j);
@@ -165,9 +167,14 @@ int Errors(const GlobalOptions& g, const Fabric& f, const FabricArgs& fa) {
     std::printf("FABRIC %s - %zu nodes, %d port(s) checked, %zu finding(s), %zu unreachable\n", status,
                 f.nodes.size(), e.ports_checked, e.findings.size(), f.unreachable.size());
     for (const PortFinding& pf : e.findings) {
-      std::printf("  %s \"%s\" lid %u port %d: %s %s%llu >= %llu", GuidText(pf.guid).c_str(),
-                  pf.description.c_str(), pf.lid, pf.port, pf.counter.c_str(), pf.saturated ? ">=" : "",
-                  static_cast<unsigned long long>(pf.value), static_cast<unsigned long long>(pf.threshold));
+      if (pf.severity == 2)
+        std::printf("  CRITICAL: %s \"%s\" lid %u port %d: state %s with the cable up (LinkUp): is the SM running?",
+                    GuidText(pf.guid).c_str(), pf.description.c_str(), pf.lid, pf.port,
+                    PortStateName(static_cast<int>(pf.value)));
+      else
+        std::printf("  %s \"%s\" lid %u port %d: %s %s%llu >= %llu", GuidText(pf.guid).c_str(),
+                    pf.description.c_str(), pf.lid, pf.port, pf.counter.c_str(), pf.saturated ? ">=" : "",
+                    static_cast<unsigned long long>(pf.value), static_cast<unsigned long long>(pf.threshold));
       if (pf.remote) std::printf(" (link to %s)", NodeName(f, *pf.remote).c_str());
       std::printf("\n");
     }

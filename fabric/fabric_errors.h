@@ -1,10 +1,12 @@
 // Fabric ports over their error thresholds (the shared table,
 // common/counter_thresholds.h), for `rdmactl fabric errors` and the agent.
 //
-// Contract: a counter at or above its threshold is a finding on that port
+// Contract: a counter at or above its threshold is a warning on that port
 // (a saturated counter is reported as ">= value"); a node that did not answer
-// is a finding too. Severity: 0 none, 1 any finding. Absent counters are
-// never compared.
+// is a warning too; a port whose cable is up (LinkUp) but that is not ACTIVE
+// (no subnet manager brought it up) is critical, like a port not ACTIVE in
+// `rdmactl health`. Severity: 0 none, 1 warnings, 2 anything critical. Absent
+// counters are never compared.
 #pragma once
 
 #include <string>
@@ -25,12 +27,13 @@ struct PortFinding {
   bool saturated = false;
   uint64_t threshold = 0;
   std::optional<RemoteEnd> remote;
+  int severity = 1;     // 2: counter is "state", value the PortState number
 };
 
 struct FabricErrors {
   int ports_checked = 0;
   std::vector<PortFinding> findings;
-  int severity = 0;  // 0 ok, 1 warning
+  int severity = 0;  // 0 ok, 1 warning, 2 critical
 };
 
 FabricErrors EvaluateFabricErrors(const Fabric& fabric, const CounterThresholds& thresholds);

@@ -107,6 +107,22 @@ TEST_F(FabricStoreTest, UnlinkOpensLinkDownNamingBothEndsAndRelinkClosesIt) {
   EXPECT_EQ(Open("link_down").size(), 0u);
 }
 
+TEST_F(FabricStoreTest, RetentionForgetsOldErrorHistoryAndLinksGoneLongAgo) {
+  FakeSubnet s = Subnet();
+  Ingest(SweepReport("r1", kT0, SweepOf(s)), kT0);
+  s.nodes[1].links.erase(3);
+  s.nodes[2].links.erase(3);
+  Ingest(SweepReport("r2", kT0 + 10000, SweepOf(s)), kT0 + 10000);
+  ASSERT_GT(store_->CountRows("fabric_port_samples").value(), 0);
+  RetentionPolicy p;
+  while (store_->RetentionStep(kT0 + 100LL * 86400 * 1000, p).value() > 0) {
+  }
+  EXPECT_EQ(store_->CountRows("fabric_port_samples").value(), 0);
+  auto links = store_->FabricLinks(0);
+  ASSERT_TRUE(links.ok());
+  EXPECT_EQ(links.value()["links"].size(), 3u);  // the gone one is forgotten, the others stay
+}
+
 TEST_F(FabricStoreTest, ASilentNodeIsNotALinkDown) {
   FakeSubnet s = Subnet();
   Ingest(SweepReport("r1", kT0, SweepOf(s)), kT0);

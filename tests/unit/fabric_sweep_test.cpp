@@ -132,6 +132,19 @@ TEST(Sweep, CountersKeepSysfsNamesMarkSaturationAndMeetThresholds) {
   EXPECT_EQ(e.severity, 1);
 }
 
+TEST(FabricErrors, APortWithItsCableUpButNotActiveIsCritical) {
+  FakeSubnet s = SmallSubnet();
+  Result<Fabric> f = SweepSubnet(s, SweepOptions{});
+  ASSERT_TRUE(f.ok());
+  EXPECT_EQ(EvaluateFabricErrors(f.value(), {}).severity, 0);
+  f.value().nodes[0].ports[2].state = 2;  // INIT, phys LinkUp
+  FabricErrors e = EvaluateFabricErrors(f.value(), {});
+  EXPECT_EQ(e.severity, 2);
+  ASSERT_EQ(e.findings.size(), 1u);
+  EXPECT_EQ(e.findings[0].counter, "state");
+  EXPECT_EQ(e.findings[0].port, 3);
+}
+
 TEST(Sweep, ASilentNodeIsNamedAndTheRestIsStillReported) {
   for (const char* mode : {"silent", "timing_out"}) {
     FakeSubnet s = SmallSubnet();
