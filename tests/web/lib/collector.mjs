@@ -84,7 +84,10 @@ async function startOnce(bin, extraArgs) {
     url, dir, log: () => log, stop,
     async post(report) {
       const r = await fetch(`${url}/api/v1/reports`, {
-        method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(report),
+        // Date: the send time, as the agent sends it, so history generated in the past is
+        // stored as a replayed spool would be, not as clock skew.
+        method: 'POST', headers: { 'Content-Type': 'application/json', Date: new Date().toUTCString() },
+        body: JSON.stringify(report),
       });
       const body = await r.text();
       if (r.status !== 200) throw new Error(`POST report ${report.report_id}: ${r.status} ${body}`);
