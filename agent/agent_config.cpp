@@ -21,6 +21,8 @@ const char kAgentConfigUsage[] =
     "  --config FILE             read `key = value` settings from FILE\n"
     "  --collector URL           collector base URL, e.g. http://collector:8080\n"
     "  --token-file FILE         file holding the bearer token for the collector\n"
+    "  --ca-file FILE            https:// collector: PEM file of the CA that signed its certificate\n"
+    "                            (default: the system's CA store); the certificate is always verified\n"
     "  --sysfs-root DIR          sysfs root (default /sys)\n"
     "  --node-name NAME          node name in reports (default: the hostname)\n"
     "  --spool-dir DIR           queue for undelivered reports (default /var/lib/rdmascope/spool)\n"
@@ -108,6 +110,9 @@ const KeyDef kKeys[] = {
     {"token_file", [](const std::string&, const std::string& v, AgentConfig* c) {
        c->token_file = v;
        return Status::Ok();
+     }},
+    {"ca_file", [](const std::string& k, const std::string& v, AgentConfig* c) {
+       return SetNonEmpty(k, v, &c->ca_file);
      }},
     {"sysfs_root", [](const std::string& k, const std::string& v, AgentConfig* c) {
        return SetNonEmpty(k, v, &c->sysfs_root);

@@ -30,6 +30,7 @@ namespace rdmascope::agent {
 struct AgentConfig {
   std::string collector;                           // "" = not configured
   std::string token_file;                          // "" = send no Authorization header
+  std::string ca_file;                             // https collector: its CA (PEM); "" = system store
   std::string sysfs_root = "/sys";
   std::string node_name;                           // LoadAgentConfig: the hostname when unset
   std::string spool_dir = "/var/lib/rdmascope/spool";

@@ -93,7 +93,7 @@ std::function<std::optional<std::vector<probes::ProbeTarget>>(const std::string&
     return [fixed](const std::string&) { return std::optional<std::vector<probes::ProbeTarget>>(fixed); };
   }
   if (config.collector.empty()) return {};
-  auto client = agent::PinglistClient::Create(config.collector, config.token_file, config.node_name);
+  auto client = agent::PinglistClient::Create(config.collector, config.token_file, config.node_name, config.ca_file);
   if (!client.ok()) return {};
   auto last_error = std::make_shared<std::string>();
   auto mu = std::make_shared<std::mutex>();

@@ -55,6 +55,7 @@ Result<std::unique_ptr<AgentDaemon>> AgentDaemon::Create(const AgentConfig& conf
   ReporterOptions ro = d->hooks_.reporter;
   ro.collector = config.collector;
   ro.token_file = config.token_file;
+  ro.ca_file = config.ca_file;
   auto reporter = Reporter::Create(ro, d->spool_.get(), d->hooks_.log);
   if (!reporter.ok()) return reporter.status();
   d->reporter_ = std::move(reporter).value();

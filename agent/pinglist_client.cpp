@@ -2,6 +2,8 @@
 
 #include <httplib.h>
 
+#include "agent/collector_client.h"
+
 #include <nlohmann/json.hpp>
 
 #include "agent/reporter.h"
@@ -30,10 +32,10 @@ std::string UrlEncodeNode(const std::string& node) {
 }  // namespace
 
 Result<PinglistClient> PinglistClient::Create(const std::string& collector_url, const std::string& token_file,
-                                              const std::string& node_name) {
+                                              const std::string& node_name, const std::string& ca_file) {
   auto url = ParseCollectorUrl(collector_url);
   if (!url.ok()) return url.status();
-  return PinglistClient(*url, token_file, node_name);
+  return PinglistClient(*url, token_file, node_name, ca_file);
 }
 
 Result<std::vector<probes::ProbeTarget>> ParsePinglist(const std::string& body) {
@@ -65,11 +67,11 @@ Result<std::vector<probes::ProbeTarget>> PinglistClient::Fetch(const std::string
     if (!token.ok()) return token.status();
     headers.emplace("Authorization", "Bearer " + *token);
   }
-  httplib::Client client(url_.scheme_host_port);
-  client.set_connection_timeout(kConnectTimeoutS, 0);
-  client.set_read_timeout(kReadTimeoutS, 0);
-  auto res = client.Get(path, headers);
-  if (!res) return Status::Error("GET " + where + ": " + httplib::to_string(res.error()));
+  auto client = MakeCollectorClient(url_.scheme_host_port, ca_file_);
+  client->set_connection_timeout(kConnectTimeoutS, 0);
+  client->set_read_timeout(kReadTimeoutS, 0);
+  auto res = client->Get(path, headers);
+  if (!res) return Status::Error("GET " + where + ": " + DescribeHttpError(res.error(), ca_file_));
   if (res->status != 200)
     return Status::Error("GET " + where + ": HTTP " + std::to_string(res->status) + " " + res->body.substr(0, 200));
   auto targets = ParsePinglist(res->body);

@@ -20,18 +20,19 @@ class PinglistClient {
  public:
   // Fails on a bad collector URL.
   static Result<PinglistClient> Create(const std::string& collector_url, const std::string& token_file,
-                                       const std::string& node_name);
+                                       const std::string& node_name, const std::string& ca_file = "");
 
   // rail non-empty: only peers that have a rail of that name (&rail=NAME).
   Result<std::vector<probes::ProbeTarget>> Fetch(const std::string& rail = "") const;
 
  private:
-  PinglistClient(CollectorUrl url, std::string token_file, std::string node)
-      : url_(std::move(url)), token_file_(std::move(token_file)), node_(std::move(node)) {}
+  PinglistClient(CollectorUrl url, std::string token_file, std::string node, std::string ca_file)
+      : url_(std::move(url)), token_file_(std::move(token_file)), node_(std::move(node)), ca_file_(std::move(ca_file)) {}
 
   CollectorUrl url_;
   std::string token_file_;
   std::string node_;
+  std::string ca_file_;  // https: see MakeCollectorClient
 };
 
 // The targets of a pinglist document; an error names the bad field.

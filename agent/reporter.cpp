@@ -2,6 +2,8 @@
 
 #include <httplib.h>
 
+#include "agent/collector_client.h"
+
 #include <cctype>
 #include <cerrno>
 #include <cstring>
@@ -48,26 +50,6 @@ std::string ErrorText(const std::string& body) {
   return out;
 }
 
-// What went wrong when no answer came, in words an operator can act on.
-std::string TransportError(httplib::Error e) {
-  switch (e) {
-    case httplib::Error::Connection:
-      return "could not connect (refused, unreachable or name not resolved)";
-    case httplib::Error::ConnectionTimeout:
-      return "connect timed out";
-    case httplib::Error::Read:
-      return "no response (read failed or timed out)";
-    case httplib::Error::Write:
-      return "sending the report failed";
-    case httplib::Error::SSLConnection:
-      return "TLS handshake failed";
-    case httplib::Error::SSLServerVerification:
-      return "TLS certificate verification failed";
-    default:
-      return httplib::to_string(e);
-  }
-}
-
 PostOutcome Classify(int status, const std::string& body) {
   PostOutcome o;
   o.http_status = status;
@@ -111,7 +93,7 @@ Result<std::unique_ptr<Reporter>> Reporter::Create(const ReporterOptions& option
   std::unique_ptr<Reporter> r(new Reporter(options, *url, spool, std::move(log)));
   Status s = r->LoadToken();
   if (!s.ok()) return s;
-  r->client_ = std::make_unique<httplib::Client>(url->scheme_host_port);
+  r->client_ = MakeCollectorClient(url->scheme_host_port, options.ca_file);
   SetTimeout(options.connect_timeout, &httplib::Client::set_connection_timeout, r->client_.get());
   SetTimeout(options.io_timeout, &httplib::Client::set_read_timeout, r->client_.get());
   SetTimeout(options.io_timeout, &httplib::Client::set_write_timeout, r->client_.get());
@@ -141,7 +123,7 @@ PostOutcome Reporter::Post(const std::string& body) {
   if (!res) {
     PostOutcome o;
     o.delivery = Delivery::kRetry;
-    o.detail = TransportError(res.error());
+    o.detail = DescribeHttpError(res.error(), options_.ca_file);
     return o;
   }
   PostOutcome o = Classify(res->status, res->body);

@@ -51,6 +51,7 @@ constexpr char kReportsPath[] = "/api/v1/reports";
 struct ReporterOptions {
   std::string collector;   // base URL, see ParseCollectorUrl
   std::string token_file;  // "" = no token
+  std::string ca_file;     // https: the CA that signed the collector's certificate; "" = system store
   std::chrono::milliseconds connect_timeout{3000};
   std::chrono::milliseconds io_timeout{5000};
   size_t max_replay_per_cycle = 50;

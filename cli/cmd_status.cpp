@@ -12,11 +12,12 @@ namespace {
 using nlohmann::json;
 
 constexpr char kHelp[] =
-    "usage: rdmactl [--json] status [--collector URL] [--worst N] [--json]\n"
+    "usage: rdmactl [--json] status [--collector URL] [--ca-file FILE] [--token-file FILE] [--worst N] [--json]\n"
     "\n"
     "Asks a collector for its nodes, ports, worst probe pairs and open events.\n"
     "  --collector URL  the collector (default http://127.0.0.1:9470)\n"
     "  --worst N        worst pairs to show (default 5)\n"
+    "%s"
     "  exit 0  OK: every node reporting, every port ACTIVE, no open events\n"
     "  exit 1  WARNING: a stale node, a counter over its threshold, or no node known\n"
     "  exit 2  CRITICAL: a port not ACTIVE, a path with open work-completion errors,\n"
@@ -77,13 +78,20 @@ void PrintText(const std::string& url, const CollectorView& v, const StatusVerdi
 
 int RunStatus(const GlobalOptions& g, const std::vector<std::string>& args) {
   if (WantsHelp(args)) {
-    std::fputs(kHelp, stdout);
+    std::printf(kHelp, kCollectorAccessHelp);
     return 0;
   }
   std::string url = "http://127.0.0.1:9470";
   bool as_json = g.json;
   int worst = 5;
+  CollectorAccess access;
   for (size_t i = 0; i < args.size(); ++i) {
+    auto took = ParseCollectorAccessArg(args, &i, &access);
+    if (!took.ok()) {
+      std::fprintf(stderr, "rdmactl status: %s\n", took.status().message().c_str());
+      return 2;
+    }
+    if (took.value()) continue;
     if (args[i] == "--collector" && i + 1 < args.size()) {
       url = args[++i];
     } else if (args[i].rfind("--collector=", 0) == 0) {
@@ -103,7 +111,7 @@ int RunStatus(const GlobalOptions& g, const std::vector<std::string>& args) {
     }
   }
   while (!url.empty() && url.back() == '/') url.pop_back();
-  auto view = FetchCollectorView(url, worst);
+  auto view = FetchCollectorView(url, worst, access);
   if (!view.ok()) {
     if (as_json)
       std::printf("%s\n", json{{"status", "CRITICAL"}, {"exit_code", 2}, {"collector", url},

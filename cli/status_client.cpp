@@ -2,16 +2,23 @@
 
 #include <httplib.h>
 
+#include "agent/collector_client.h"
+#include "agent/reporter.h"
+
 namespace rdmascope::cli {
 namespace {
 
 using nlohmann::json;
 
-Result<json> GetMember(httplib::Client& cli, const std::string& url, const std::string& path, const char* member) {
-  auto res = cli.Get(path.c_str());
+Result<json> GetMember(httplib::Client& cli, const std::string& url, const std::string& path, const char* member,
+                       const httplib::Headers& headers, const std::string& ca_file) {
+  auto res = cli.Get(path.c_str(), headers);
   if (!res)
-    return Result<json>::Error("collector " + url + " unreachable (" + httplib::to_string(res.error()) +
+    return Result<json>::Error("collector " + url + " unreachable (" + agent::DescribeHttpError(res.error(), ca_file) +
                                "): is rdmascope-collector running and listening there? (see --collector)");
+  if (res->status == 401)
+    return Result<json>::Error("collector " + url + path + " answered HTTP 401: it needs a read token; give one with "
+                               "--token-file FILE (a token of the collector's --read-token-file)");
   if (res->status != 200)
     return Result<json>::Error("collector " + url + path + " answered HTTP " + std::to_string(res->status) + ": " +
                                res->body.substr(0, 200));
@@ -24,10 +31,42 @@ Result<json> GetMember(httplib::Client& cli, const std::string& url, const std::
 
 }  // namespace
 
-Result<CollectorView> FetchCollectorView(const std::string& url, int worst_pairs) {
-  httplib::Client cli(url);
+const char kCollectorAccessHelp[] =
+    "  --ca-file FILE   https:// collector: PEM file of the CA that signed its certificate\n"
+    "                   (default: the system's CA store)\n"
+    "  --token-file FILE  file holding a read token, for a collector started with\n"
+    "                   --read-token-file\n";
+
+Result<bool> ParseCollectorAccessArg(const std::vector<std::string>& args, size_t* i, CollectorAccess* access) {
+  for (auto [flag, field] : {std::pair<const char*, std::string*>{"--ca-file", &access->ca_file},
+                             std::pair<const char*, std::string*>{"--token-file", &access->token_file}}) {
+    const std::string name = flag, with_eq = name + "=";
+    if (args[*i] == name) {
+      if (*i + 1 >= args.size()) return Result<bool>::Error(name + " needs a file");
+      *field = args[++*i];
+      return true;
+    }
+    if (args[*i].rfind(with_eq, 0) == 0) {
+      *field = args[*i].substr(with_eq.size());
+      return true;
+    }
+  }
+  return false;
+}
+
+Result<CollectorView> FetchCollectorView(const std::string& url, int worst_pairs, const CollectorAccess& access) {
+  if (url.rfind("http://", 0) != 0 && url.rfind("https://", 0) != 0)
+    return Result<CollectorView>::Error("bad collector URL \"" + url + "\": expected http://HOST:PORT or https://HOST:PORT");
+  auto client = agent::MakeCollectorClient(url, access.ca_file);
+  httplib::Client& cli = *client;
   if (!cli.is_valid())
-    return Result<CollectorView>::Error("bad collector URL \"" + url + "\": expected http://HOST:PORT");
+    return Result<CollectorView>::Error("bad collector URL \"" + url + "\": expected http://HOST:PORT or https://HOST:PORT");
+  httplib::Headers headers;
+  if (!access.token_file.empty()) {
+    auto token = agent::ReadTokenFile(access.token_file);
+    if (!token.ok()) return token.status();
+    headers.emplace("Authorization", "Bearer " + token.value());
+  }
   cli.set_connection_timeout(2, 0);
   cli.set_read_timeout(5, 0);
   CollectorView v;
@@ -43,7 +82,7 @@ Result<CollectorView> FetchCollectorView(const std::string& url, int worst_pairs
       {"/api/v1/events?open=1", "events", &v.open_events},
   };
   for (Part& p : parts) {
-    auto r = GetMember(cli, url, p.path, p.member);
+    auto r = GetMember(cli, url, p.path, p.member, headers, access.ca_file);
     if (!r.ok()) return r.status();
     *p.out = r.value();
   }

@@ -1,11 +1,14 @@
 // Fetches what `rdmactl status` shows from a collector's REST API.
 //
 // Contract: one GET per endpoint (/api/v1/nodes, /ports, /probes/worst,
-// /events?open=1) with a 2 s connect and 5 s read timeout. Any failure —
+// /events?open=1) with a 2 s connect and 5 s read timeout, over HTTP or
+// HTTPS (certificate verified, see agent/collector_client.h), with a bearer
+// read token when one is given. Any failure —
 // unreachable, non-200, not JSON — is an error naming the URL and what to check.
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -20,7 +23,21 @@ struct CollectorView {
   nlohmann::json open_events = nlohmann::json::array();  // /api/v1/events?open=1 .events
 };
 
-// url: "http://host:port" (no path).
-Result<CollectorView> FetchCollectorView(const std::string& url, int worst_pairs);
+// How rdmactl reaches a collector beyond its URL.
+struct CollectorAccess {
+  std::string ca_file;     // https: the CA of the collector's certificate; "" = system store
+  std::string token_file;  // a read token (collector --read-token-file); "" = none sent
+};
+
+// url: "http://host:port" or "https://host:port" (no path).
+Result<CollectorView> FetchCollectorView(const std::string& url, int worst_pairs, const CollectorAccess& access = {});
+
+// Parses --ca-file FILE / --token-file FILE (and the --opt=VALUE forms) at
+// args[*i]; true when it consumed them (advancing *i), false when args[*i] is
+// another argument. A missing value is an error.
+Result<bool> ParseCollectorAccessArg(const std::vector<std::string>& args, size_t* i, CollectorAccess* access);
+
+// Help lines for those two options.
+extern const char kCollectorAccessHelp[];
 
 }  // namespace rdmascope::cli

@@ -5,6 +5,8 @@
 #include <fstream>
 #include <sstream>
 
+#include <openssl/evp.h>
+
 namespace rdmascope::collector {
 namespace {
 
@@ -59,6 +61,34 @@ std::optional<std::string> TokenScope(const std::string& authorization, const st
 
 bool BearerMatches(const std::string& authorization, const std::vector<NodeToken>& tokens) {
   return TokenScope(authorization, tokens).has_value();
+}
+
+namespace {
+
+// Decodes standard base64 (with padding); nullopt when it is not base64.
+std::optional<std::string> Base64Decode(const std::string& in) {
+  if (in.empty() || in.size() % 4 != 0 || in.size() > 4096) return std::nullopt;
+  std::string out(in.size() / 4 * 3, '\0');
+  int n = EVP_DecodeBlock(reinterpret_cast<unsigned char*>(out.data()), reinterpret_cast<const unsigned char*>(in.data()),
+                          static_cast<int>(in.size()));
+  if (n < 0) return std::nullopt;
+  size_t pad = 0;
+  if (in[in.size() - 1] == '=') ++pad;
+  if (in[in.size() - 2] == '=') ++pad;
+  out.resize(static_cast<size_t>(n) - pad);
+  return out;
+}
+
+}  // namespace
+
+bool ReadAuthorized(const std::string& authorization, const std::vector<NodeToken>& read_tokens) {
+  const std::string basic = "Basic ";
+  if (authorization.compare(0, basic.size(), basic) != 0) return BearerMatches(authorization, read_tokens);
+  auto decoded = Base64Decode(Trim(authorization.substr(basic.size())));
+  if (!decoded) return false;
+  size_t colon = decoded->find(':');
+  if (colon == std::string::npos) return false;
+  return BearerMatches("Bearer " + decoded->substr(colon + 1), read_tokens);
 }
 
 }  // namespace rdmascope::collector

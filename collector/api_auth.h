@@ -35,6 +35,11 @@ std::optional<std::string> TokenScope(const std::string& authorization, const st
 // True when `authorization` carries a token of the table (any scope).
 bool BearerMatches(const std::string& authorization, const std::vector<NodeToken>& tokens);
 
+// Read access (--read-token-file): true when `authorization` carries a token
+// of `read_tokens`, as "Bearer <t>" (scripts, Prometheus) or as HTTP Basic
+// with any user name and the token as password (browsers prompt for it).
+bool ReadAuthorized(const std::string& authorization, const std::vector<NodeToken>& read_tokens);
+
 // True when a token of `scope` may report as `node`.
 inline bool ScopeAllows(const std::string& scope, const std::string& node) { return scope == "*" || scope == node; }
 

@@ -8,6 +8,9 @@ namespace rdmascope::collector {
 void ApiServer::GetHealth(const httplib::Request&, httplib::Response& res) {
   Status s = store_.Ping();
   if (!s.ok()) return SendError(res, 503, "database unavailable", s.message());
+  if (auto problem = storage_health_.Problem())
+    return SendError(res, 503, "storage problem",
+                     *problem + "; " + StorageFaultAdvice(storage_health_.fault(), store_.path()));
   SendJson(res, {{"ok", true}});
 }
 

@@ -81,9 +81,17 @@ void ApiServer::PostReport(const httplib::Request& req, httplib::Response& res) 
   auto stored = committer_->Submit(report, now, skew);
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const std::string id = report["report_id"].get<std::string>();
+  storage_health_.Note(stored.ok() ? Status::Ok() : stored.status());
   if (!stored.ok()) {
     metrics_.Count(ReportOutcome::kError);
-    SendError(res, 500, "store failed", stored.status().message());
+    const StorageFault fault = ClassifyStorageFault(stored.status().message());
+    if (fault != StorageFault::kNone) {
+      SendError(res, 503, fault == StorageFault::kFull ? "collector storage full" : "collector storage failing",
+                StorageFaultAdvice(fault, store_.path()) + " (" + stored.status().message() + ")");
+      res.set_header("Retry-After", "30");
+    } else {
+      SendError(res, 500, "store failed", stored.status().message());
+    }
     options_.log("report " + id + " not stored: " + stored.status().message());
     return;
   }

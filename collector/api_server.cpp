@@ -30,7 +30,9 @@ ApiServer::ApiServer(Store& store, ApiOptions options)
     : store_(store),
       committer_(std::make_unique<GroupCommitter>(store)),
       options_(std::move(options)),
-      server_(std::make_unique<httplib::Server>()) {
+      server_(options_.tls_cert.empty()
+                  ? std::make_unique<httplib::Server>()
+                  : std::make_unique<httplib::SSLServer>(options_.tls_cert.c_str(), options_.tls_key.c_str())) {
   if (!options_.now_ms)
     options_.now_ms = [] {
       return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
@@ -54,6 +56,10 @@ ApiServer::~ApiServer() { Stop(); }
 int64_t ApiServer::Now() const { return options_.now_ms(); }
 
 Result<int> ApiServer::Bind(const std::string& host, int port) {
+  if (!server_->is_valid())
+    return Result<int>::Error("cannot load the TLS certificate " + options_.tls_cert + " with the key " +
+                              options_.tls_key +
+                              ": check that both are readable PEM files and that the key belongs to the certificate");
   int bound = port == 0 ? server_->bind_to_any_port(host) : (server_->bind_to_port(host, port) ? port : -1);
   if (bound <= 0)
     return Result<int>::Error("cannot listen on " + host + ":" + std::to_string(port) +
@@ -100,7 +106,18 @@ httplib::Server::HandlerResponse ApiServer::PreRoute(const httplib::Request& req
                  " " + req.path.substr(0, 256) + " from " + req.remote_addr);
     return httplib::Server::HandlerResponse::Handled;
   }
-  if (!report_route) return httplib::Server::HandlerResponse::Unhandled;
+  if (!report_route) {
+    if (options_.read_tokens.empty() || req.path == "/healthz") return httplib::Server::HandlerResponse::Unhandled;
+    const std::string authorization = req.get_header_value("Authorization");
+    if (ReadAuthorized(authorization, options_.read_tokens) ||
+        (req.path == "/api/v1/pinglist" && BearerMatches(authorization, options_.tokens)))
+      return httplib::Server::HandlerResponse::Unhandled;
+    SendError(res, 401, "unauthorized",
+              "reading needs a token from the collector's --read-token-file: Authorization: Bearer <token>, "
+              "or a browser login with any user name and the token as password");
+    res.set_header("WWW-Authenticate", "Basic realm=\"rdmascope\", charset=\"UTF-8\"");
+    return httplib::Server::HandlerResponse::Handled;
+  }
   if (options_.auth && !BearerMatches(req.get_header_value("Authorization"), options_.tokens)) {
     metrics_.Count(ReportOutcome::kUnauthorized);
     SendError(res, 401, "unauthorized",

@@ -9,9 +9,16 @@
 //    compressed body, 400 for invalid JSON (incl. nesting deeper than 32) or a
 //    schema violation naming the field, 200 {"stored":true}
 //    or 200 {"duplicate":true} for a report id stored before, 500 when the
-//    store fails (nothing of the report is kept).
+//    store fails (nothing of the report is kept), 503 when the storage does
+//    (disk full, --db-max-bytes reached, damaged or failing database: the
+//    answer says which and what to do; /healthz then answers 503 too, until a
+//    write succeeds).
 //  - GET endpoints under /api/v1 (nodes, nodes/{name}, ports, counters,
 //    probes, probes/worst, events, pinglist, matrix), /healthz, /metrics.
+//  - With read tokens, every other route but /healthz answers 401 (with a
+//    Basic challenge, so browsers prompt) unless ReadAuthorized; pinglists
+//    also accept the agents' report tokens.
+//  - With tls_cert/tls_key the server speaks HTTPS only.
 //  - Every error body is {"error": "...", "detail": ...}.
 //  - / serves the dashboard: web_dir when set, else the files embedded at
 //    build time (api_web.cpp).
@@ -31,6 +38,7 @@
 #include "collector/collector_metrics.h"
 #include "collector/pinglist.h"
 #include "collector/group_commit.h"
+#include "collector/storage_fault.h"
 #include "collector/store.h"
 
 namespace rdmascope::collector {
@@ -38,6 +46,8 @@ namespace rdmascope::collector {
 struct ApiOptions {
   std::vector<NodeToken> tokens;     // accepted bearer tokens and the node each may report as
   bool auth = true;                  // false only with --no-auth
+  std::vector<NodeToken> read_tokens;  // non-empty: reading (all but /healthz) needs one of them
+  std::string tls_cert, tls_key;       // both set: HTTPS (PEM files); Bind fails when they do not load
   size_t max_body_bytes = 4u << 20;  // 4 MiB
   std::string web_dir;               // dashboard files; empty: the embedded copy
   int64_t stale_after_ms = 120 * 1000;
@@ -95,6 +105,7 @@ class ApiServer {
   std::unique_ptr<GroupCommitter> committer_;  // every report ingest goes through its writer thread
   ApiOptions options_;
   CollectorMetrics metrics_;
+  StorageHealth storage_health_;  // the newest report write's storage fault, for 503s and /healthz
   std::unique_ptr<httplib::Server> server_;
 };
 

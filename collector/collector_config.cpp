@@ -20,6 +20,13 @@ const char kCollectorUsage[] =
     "  --db PATH                   [db] SQLite database file (default ./rdmascope.db)\n"
     "  --token-file FILE           [token_file] accepted agent tokens, one per line ('#' comments)\n"
     "  --no-auth                   [no_auth] accept reports without a token (trusted networks only)\n"
+    "  --read-token-file FILE      [read_token_file] tokens (same format) required to read the API,\n"
+    "                              /metrics and the dashboard: `Authorization: Bearer TOKEN`, or HTTP\n"
+    "                              Basic with any user and the token as password (browsers prompt).\n"
+    "                              /healthz stays open; agents fetch pinglists with their report token.\n"
+    "                              Unset: reading is open to anyone who reaches the port\n"
+    "  --tls-cert FILE             [tls_cert] PEM certificate (chain): serve HTTPS instead of HTTP\n"
+    "  --tls-key FILE              [tls_key] PEM private key of --tls-cert (give both or neither)\n"
     "  --config FILE               JSON object or key=value lines with the keys below\n"
     "  --web-dir DIR               [web_dir] serve the dashboard from DIR instead of the copy\n"
     "                              built into this binary (for dashboard development)\n"
@@ -44,6 +51,9 @@ const char kCollectorUsage[] =
     "                              [pinglist_cross_group_targets] targets outside the node's group (default 4)\n"
     "  --pinglist-group-label NAME [pinglist_group_label] report label naming the group (default group)\n"
     "  --pinglist-max-age-s N      [pinglist_max_age_s] leave out nodes silent longer (default 3600)\n"
+    "  --db-max-bytes N            [db_max_bytes] the database file grows no larger than N bytes; beyond\n"
+    "                              it reports get 503 (agents keep them spooled) and /healthz says so until\n"
+    "                              retention frees room (default 0: no cap, the disk is the limit)\n"
     "  --db-synchronous full|normal\n"
     "                              [db_synchronous] full: an acknowledged report survives power loss\n"
     "                              (default); normal: faster, survives a crash of the collector\n"
@@ -97,6 +107,7 @@ Status SetCollectorKey(CollectorConfig* c, const std::string& key, const std::st
       {"pinglist_max_targets", &c->pinglist_max_targets, 0, 100000},
       {"pinglist_cross_group_targets", &c->pinglist_cross_group_targets, 0, 100000},
       {"pinglist_max_age_s", &c->pinglist_max_age_s, 1, 86400 * 365},
+      {"db_max_bytes", &c->db_max_bytes, 0, 1LL << 50},
   };
   for (const IntKey& k : ints) {
     if (key != k.name) continue;
@@ -114,10 +125,16 @@ Status SetCollectorKey(CollectorConfig* c, const std::string& key, const std::st
     if (host.size() > 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
     c->listen_host = host;
     c->listen_port = static_cast<int>(port);
-  } else if (key == "db" || key == "token_file" || key == "web_dir" || key == "pinglist_group_label") {
+  } else if (std::string* text = key == "db"                     ? &c->db
+                                 : key == "token_file"           ? &c->token_file
+                                 : key == "read_token_file"      ? &c->read_token_file
+                                 : key == "tls_cert"             ? &c->tls_cert
+                                 : key == "tls_key"              ? &c->tls_key
+                                 : key == "web_dir"              ? &c->web_dir
+                                 : key == "pinglist_group_label" ? &c->pinglist_group_label
+                                                                 : nullptr) {
     if (value.empty()) return Bad(origin, key, "must not be empty");
-    (key == "db" ? c->db : key == "token_file" ? c->token_file : key == "web_dir" ? c->web_dir
-                                                                                : c->pinglist_group_label) = value;
+    *text = value;
   } else if (key == "no_auth") {
     if (value != "true" && value != "false" && value != "1" && value != "0")
       return Bad(origin, key, "expected true or false");
@@ -202,6 +219,8 @@ Result<CollectorConfig> ParseCollectorArgs(const std::vector<std::string>& args)
       return Result<CollectorConfig>::Error("unexpected argument \"" + a + "\" (see --help)");
     }
   }
+  if (c.tls_cert.empty() != c.tls_key.empty())
+    return Result<CollectorConfig>::Error("--tls-cert and --tls-key go together: give both (HTTPS) or neither (HTTP)");
   return c;
 }
 

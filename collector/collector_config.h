@@ -21,6 +21,9 @@ struct CollectorConfig {
   int listen_port = 9470;
   std::string db = "./rdmascope.db";
   std::string token_file;
+  std::string read_token_file;  // "" = the read API and dashboard are open
+  std::string tls_cert;         // both set: serve HTTPS only
+  std::string tls_key;
   bool no_auth = false;
   std::string web_dir;
   int64_t retention_days = 7;
@@ -36,6 +39,7 @@ struct CollectorConfig {
   int64_t pinglist_cross_group_targets = 4;
   int64_t pinglist_max_age_s = 3600;
   std::string pinglist_group_label = "group";
+  int64_t db_max_bytes = 0;  // 0: no cap
   bool db_synchronous_full = true;
   bool help = false;
 };

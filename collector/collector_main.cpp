@@ -67,6 +67,13 @@ int main(int argc, char** argv) {
     if (!tokens.ok()) return Fail(tokens.status().message());
     api.tokens = tokens.value();
   }
+  if (!c.read_token_file.empty()) {
+    auto tokens = LoadTokenFile(c.read_token_file);
+    if (!tokens.ok()) return Fail(tokens.status().message());
+    api.read_tokens = tokens.value();
+  }
+  api.tls_cert = c.tls_cert;
+  api.tls_key = c.tls_key;
   if (!c.web_dir.empty()) {
     struct stat st {};
     if (::stat(c.web_dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
@@ -96,6 +103,7 @@ int main(int argc, char** argv) {
   StoreOptions so;
   so.path = c.db;
   so.synchronous_full = c.db_synchronous_full;
+  so.max_bytes = c.db_max_bytes;
   auto store = Store::Open(so);
   if (!store.ok()) return Fail(store.status().message());
 
@@ -118,17 +126,26 @@ int main(int argc, char** argv) {
 
   // The service manager's readiness and watchdog: /healthz answered by this
   // very server proves a free HTTP worker and a usable database.
+  // Over HTTPS the check does not verify the certificate: it talks to itself.
   const std::string self_host = c.listen_host == "0.0.0.0" ? "127.0.0.1" : c.listen_host == "::" ? "::1" : c.listen_host;
   const int self_port = port.value();
+  const std::string self_url = std::string(c.tls_cert.empty() ? "http://" : "https://") +
+                               (self_host.find(':') != std::string::npos ? "[" + self_host + "]" : self_host) + ":" +
+                               std::to_string(self_port);
   ServiceWatchdog watchdog([&server] { return server.WaitUntilReady(0); },
-                           [&self_host, self_port]() -> rdmascope::Status {
-                             httplib::Client cli(self_host, self_port);
+                           [&self_host, &self_url, self_port]() -> rdmascope::Status {
+                             httplib::Client cli(self_url);
+                             cli.enable_server_certificate_verification(false);
                              cli.set_connection_timeout(5);
                              cli.set_read_timeout(10);
                              auto r = cli.Get("/healthz");
                              if (!r) return rdmascope::Status::Error("GET /healthz on " + self_host + ":" +
                                                                      std::to_string(self_port) + ": " +
                                                                      httplib::to_string(r.error()));
+                             // A full or failing disk is reported by /healthz and the 503s to agents;
+                             // a restart would not cure it, so the watchdog still counts the collector alive.
+                             if (r->status == 503 && r->body.find("\"storage problem\"") != std::string::npos)
+                               return rdmascope::Status::Ok();
                              if (r->status != 200)
                                return rdmascope::Status::Error("GET /healthz: HTTP " + std::to_string(r->status) +
                                                                " " + r->body);
@@ -148,7 +165,9 @@ int main(int argc, char** argv) {
     server.Stop();
   });
 
-  Log("listening on " + c.listen_host + ":" + std::to_string(port.value()) + ", database " + c.db);
+  Log("listening on " + c.listen_host + ":" + std::to_string(port.value()) +
+      (c.tls_cert.empty() ? " (HTTP)" : " (HTTPS)") + ", database " + c.db +
+      (api.read_tokens.empty() ? ", reading open to all" : ", reading needs a read token"));
   bool served = server.Listen();  // returns after Stop(), once in-flight requests have finished
   const bool by_signal = signalled;
   if (!by_signal) {

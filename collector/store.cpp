@@ -2,17 +2,19 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <set>
 
+#include "collector/storage_fault.h"
 #include "collector/store_migrate.h"
 #include "common/wc_status.h"
 
 namespace rdmascope::collector {
 
-Result<std::unique_ptr<Store>> Store::Open(const StoreOptions& options) {
-  auto db = Db::Open(options.path);
-  if (!db.ok()) return db.status();
-  Db d = std::move(db).value();
+namespace {
+
+// The steps before the store is usable: WAL, durability, migrations, size cap.
+Status PrepareDatabase(Db& d, const StoreOptions& options) {
   sqlite3_busy_timeout(d.raw(), options.busy_timeout_ms);
   if (options.path != ":memory:") {
     auto mode = d.Prepare("PRAGMA journal_mode=WAL");
@@ -20,15 +22,36 @@ Result<std::unique_ptr<Store>> Store::Open(const StoreOptions& options) {
     auto row = mode.value().Step();
     if (!row.ok()) return row.status();
     if (!row.value() || mode.value().Text(0) != "wal")
-      return Result<std::unique_ptr<Store>>::Error("cannot switch " + options.path +
-                                                   " to WAL mode (is it on a network file system?)");
+      return Status::Error("cannot switch to WAL mode (is it on a network file system?)");
   }
-  if (Status s = d.Exec(options.synchronous_full ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=NORMAL");
-      !s.ok())
+  if (Status s = d.Exec(options.synchronous_full ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=NORMAL"); !s.ok())
     return s;
   auto version = ApplyMigrations(d, BuiltinMigrations());
-  if (!version.ok())
-    return Result<std::unique_ptr<Store>>::Error("database " + options.path + ": " + version.status().message());
+  if (!version.ok()) return version.status();
+  if (options.max_bytes > 0) {
+    auto page = d.Prepare("PRAGMA page_size");
+    if (!page.ok()) return page.status();
+    auto row = page.value().Step();
+    if (!row.ok()) return row.status();
+    const int64_t page_size = row.value() ? page.value().Int(0) : 4096;
+    const int64_t pages = std::max<int64_t>(1, options.max_bytes / std::max<int64_t>(page_size, 512));
+    if (Status s = d.Exec("PRAGMA max_page_count=" + std::to_string(pages)); !s.ok()) return s;
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Store>> Store::Open(const StoreOptions& options) {
+  auto db = Db::Open(options.path);
+  if (!db.ok()) return db.status();
+  Db d = std::move(db).value();
+  if (Status s = PrepareDatabase(d, options); !s.ok()) {
+    const StorageFault fault = ClassifyStorageFault(s.message());
+    return Result<std::unique_ptr<Store>>::Error(
+        "database " + options.path + ": " + s.message() +
+        (fault == StorageFault::kNone ? std::string() : "; " + StorageFaultAdvice(fault, options.path)));
+  }
   return std::unique_ptr<Store>(new Store(std::move(d), options));
 }
 

@@ -36,6 +36,7 @@ struct StoreOptions {
   std::string path = "rdmascope.db";
   int busy_timeout_ms = 5000;
   bool synchronous_full = true;  // FULL: an acknowledged report survives power loss; false: NORMAL
+  int64_t max_bytes = 0;         // the database file grows no larger (writes then fail "full"); 0: no cap
   CounterThresholds thresholds = DefaultCounterThresholds();
 };
 
@@ -79,7 +80,8 @@ class Store {
     IngestResult out;
   };
   // Ingests every item in one transaction, each inside its own savepoint: an
-  // item that fails is rolled back alone and gets its error; the others are
+  // item that fails is rolled back alone and gets its error (a storage fault —
+  // disk full, I/O error, damage — fails the whole batch instead); the others are
   // committed together (one fsync). When the commit itself fails, every item
   // gets that error and nothing is stored. Each item's result is final only
   // after this returns.
@@ -120,6 +122,7 @@ class Store {
 
   // Database file plus WAL size in bytes (0 for an in-memory database).
   int64_t SizeBytes() const;
+  const std::string& path() const { return options_.path; }
   Status Ping();
   Result<int64_t> CountRows(const std::string& table);  // table must be a known table name
 

@@ -5,6 +5,7 @@
 
 #include "collector/json_get.h"
 #include "common/counter_rules.h"
+#include "collector/storage_fault.h"
 #include "collector/store.h"
 
 namespace rdmascope::collector {
@@ -102,6 +103,11 @@ void Store::IngestBatch(std::vector<BatchItem>& items) {
     if (s.ok() && !it.out.duplicate)
       s = IngestClockSkew((*it.report)["node"].get<std::string>(), it.clock_skew_ms, it.received_at_ms);
     if (!s.ok()) {
+      // A storage fault (disk full, I/O, damage) may already have rolled the
+      // whole transaction back: then nothing of the batch is stored, and no
+      // later savepoint may start a transaction of its own.
+      if (ClassifyStorageFault(s.message()) != StorageFault::kNone || sqlite3_get_autocommit(db_.raw()))
+        return fail_all(s);
       (void)db_.Exec("ROLLBACK TO report");
       (void)db_.Exec("RELEASE report");
       it.status = s;

@@ -8,7 +8,7 @@ PACKAGES=(
   # build
   build-essential cmake pkg-config
   libibverbs-dev librdmacm-dev libibumad-dev libibmad-dev
-  libcpp-httplib-dev nlohmann-json3-dev prometheus-cpp-dev libsqlite3-dev zlib1g-dev
+  libcpp-httplib-dev libssl-dev nlohmann-json3-dev prometheus-cpp-dev libsqlite3-dev zlib1g-dev
   libgtest-dev libgmock-dev
   # lab: Soft-RoCE in a qemu VM (tests/lab)
   qemu-system-x86 busybox-static cpio binutils
@@ -19,6 +19,8 @@ PACKAGES=(
   # Debian 12 root to install into; promtool's rule-coverage check; ccache
   dpkg-dev debhelper scdoc lintian mmdebstrap man-db systemd util-linux bash-completion
   python3-yaml ccache
+  # sanitizer build of the unit tests and the libFuzzer harnesses (tests/fuzz)
+  clang libclang-rt-14-dev
   # fabric tests: a simulated InfiniBand subnet (ibsim + the umad shim), its SM and the reference tools
   ibsim-utils libumad2sim0 opensm infiniband-diags
 )

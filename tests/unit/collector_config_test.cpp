@@ -7,6 +7,8 @@
 
 #include "collector/api_auth.h"
 #include "collector/collector_config.h"
+#include "collector/storage_fault.h"
+#include "collector/store.h"
 
 namespace rdmascope::collector {
 namespace {
@@ -105,6 +107,66 @@ TEST(CollectorAuth, TokenFile) {
   EXPECT_FALSE(LoadTokenFile(short_token).ok());
   std::remove(short_token.c_str());
   EXPECT_FALSE(LoadTokenFile("/nonexistent/tokens").ok());
+}
+
+TEST(CollectorConfig, TlsAndReadTokenAndDbCap) {
+  auto c = ParseCollectorArgs({"--tls-cert", "/etc/c.crt", "--tls-key=/etc/c.key", "--read-token-file", "/etc/r",
+                               "--db-max-bytes", "1048576"});
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_EQ(c.value().tls_cert, "/etc/c.crt");
+  EXPECT_EQ(c.value().tls_key, "/etc/c.key");
+  EXPECT_EQ(c.value().read_token_file, "/etc/r");
+  EXPECT_EQ(c.value().db_max_bytes, 1048576);
+  auto half = ParseCollectorArgs({"--tls-key", "/etc/c.key"});
+  ASSERT_FALSE(half.ok());
+  EXPECT_NE(half.status().message().find("--tls-cert and --tls-key go together"), std::string::npos);
+  EXPECT_FALSE(ParseCollectorArgs({"--db-max-bytes", "-1"}).ok());
+}
+
+TEST(CollectorAuth, ReadTokensAsBearerOrBasicPassword) {
+  const std::vector<NodeToken> read = {NodeToken("reader-token-1")};
+  EXPECT_TRUE(ReadAuthorized("Bearer reader-token-1", read));
+  // base64("ops:reader-token-1") and base64(":reader-token-1")
+  EXPECT_TRUE(ReadAuthorized("Basic b3BzOnJlYWRlci10b2tlbi0x", read));
+  EXPECT_TRUE(ReadAuthorized("Basic OnJlYWRlci10b2tlbi0x", read));
+  EXPECT_FALSE(ReadAuthorized("Basic b3BzOnJlYWRlci10b2tlbi0y", read));  // ops:reader-token-2
+  EXPECT_FALSE(ReadAuthorized("Basic cmVhZGVyLXRva2VuLTE=", read));      // no colon: reader-token-1
+  EXPECT_FALSE(ReadAuthorized("Basic !!!!", read));
+  EXPECT_FALSE(ReadAuthorized("Basic ", read));
+  EXPECT_FALSE(ReadAuthorized("", read));
+  EXPECT_FALSE(ReadAuthorized("Bearer reader-token-2", read));
+}
+
+TEST(StorageFault, ClassifiesSqliteTextsAndTracksTheNewestWrite) {
+  EXPECT_EQ(ClassifyStorageFault("sqlite step failed (database or disk is full) in: INSERT"), StorageFault::kFull);
+  EXPECT_EQ(ClassifyStorageFault("sqlite exec failed (database disk image is malformed) in: x"),
+            StorageFault::kCorrupt);
+  EXPECT_EQ(ClassifyStorageFault("file is not a database"), StorageFault::kCorrupt);
+  EXPECT_EQ(ClassifyStorageFault("disk I/O error"), StorageFault::kIo);
+  EXPECT_EQ(ClassifyStorageFault("probes[0].rtt: not a number"), StorageFault::kNone);
+  StorageHealth h;
+  EXPECT_FALSE(h.Problem());
+  h.Note(Status::Error("schema violation"));
+  EXPECT_FALSE(h.Problem()) << "a bad report is not a storage problem";
+  h.Note(Status::Error("sqlite exec failed (database or disk is full) in: COMMIT"));
+  ASSERT_TRUE(h.Problem());
+  EXPECT_EQ(h.Problem()->rfind("storage full: ", 0), 0u) << *h.Problem();
+  h.Note(Status::Ok());
+  EXPECT_FALSE(h.Problem());
+  EXPECT_NE(StorageFaultAdvice(StorageFault::kCorrupt, "/var/lib/x.db").find("/var/lib/x.db"), std::string::npos);
+}
+
+TEST(StorageFault, ADamagedDatabaseIsRefusedAtOpenNamingTheFileAndWhatToDo) {
+  std::string f = TempFile(std::string(8192, 'x'));
+  StoreOptions o;
+  o.path = f;
+  auto store = Store::Open(o);
+  ASSERT_FALSE(store.ok());
+  const std::string& m = store.status().message();
+  EXPECT_NE(m.find(f), std::string::npos) << m;
+  EXPECT_NE(m.find("is damaged"), std::string::npos) << m;
+  EXPECT_NE(m.find("move"), std::string::npos) << m;
+  std::remove(f.c_str());
 }
 
 }  // namespace

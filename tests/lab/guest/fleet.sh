@@ -22,6 +22,12 @@
 FLEET_DIR=${FLEET_DIR:-/tmp/fleet}
 FLEET_PORT=${FLEET_PORT:-9470}
 FLEET_INTERVAL=${FLEET_INTERVAL:-2}
+# FLEET_TLS=1: the collector serves HTTPS with the test certificate
+# (fixtures/tls) and agents verify it with the test CA; fleet_get needs HTTP.
+FLEET_TLS=${FLEET_TLS:-0}
+FLEET_CA=/opt/rdmascope/fixtures/tls/ca.crt
+FLEET_SCHEME=http
+[ "$FLEET_TLS" = 1 ] && FLEET_SCHEME=https
 FLEET_API=http://127.0.0.1:$FLEET_PORT
 FLEET_AGENTS=""
 mkdir -p "$FLEET_DIR"
@@ -29,8 +35,11 @@ mkdir -p "$FLEET_DIR"
 
 # fleet_start_collector [ARGS...]: extra ARGS go to rdmascope-collector.
 fleet_start_collector() {
+  local tls=()
+  [ "$FLEET_TLS" = 1 ] && tls=(--tls-cert /opt/rdmascope/fixtures/tls/collector.crt
+                               --tls-key /opt/rdmascope/fixtures/tls/collector.key)
   rdmascope-collector --listen "0.0.0.0:$FLEET_PORT" --db "$FLEET_DIR/lab.db" \
-    --token-file "$FLEET_DIR/token" --web-dir /opt/rdmascope/web "$@" >> "$FLEET_DIR/collector.log" 2>&1 &
+    --token-file "$FLEET_DIR/token" --web-dir /opt/rdmascope/web "${tls[@]}" "$@" >> "$FLEET_DIR/collector.log" 2>&1 &
   FLEET_COLLECTOR_PID=$!
   lab_wait_listen "$FLEET_PORT" 30 || { tail -n 20 "$FLEET_DIR/collector.log" >&2; return 1; }
 }
@@ -44,7 +53,9 @@ fleet_start_agent() {
   [ -n "$dev" ] || { echo "fleet_start_agent: no rxe device number $i (have: $LAB_DEVS)" >&2; return 1; }
   ip=$(lab_ip "$dev") || return 1
   collector_ip=$(echo "$LAB_IPS" | cut -d' ' -f1)
-  rdmascope-agent --collector "http://$collector_ip:$FLEET_PORT" --token-file "$FLEET_DIR/token" \
+  local tls=()
+  [ "$FLEET_TLS" = 1 ] && tls=(--ca-file "$FLEET_CA")
+  rdmascope-agent --collector "$FLEET_SCHEME://$collector_ip:$FLEET_PORT" --token-file "$FLEET_DIR/token" "${tls[@]}" \
     --node-name "node-$i" --device "$dev" --control-port $((18610 + i)) \
     --control-host "$ip" --spool-dir "$FLEET_DIR/spool-$i" --interval "$FLEET_INTERVAL" \
     --inventory-interval 30 "$@" >> "$FLEET_DIR/agent-$i.log" 2>&1 &

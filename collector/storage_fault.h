@@ -1,0 +1,38 @@
+// What a failed database write says about the storage, as opposed to the report.
+//
+// Contract: ClassifyStorageFault reads SQLite's own error texts inside a
+// Status message (sqlite3_errstr of SQLITE_FULL, SQLITE_CORRUPT,
+// SQLITE_NOTADB, SQLITE_IOERR); anything else is kNone. StorageHealth keeps
+// the storage problem of the newest write outcome: a failed write with a
+// storage fault sets it, a successful write clears it; safe from any thread.
+#pragma once
+
+#include <mutex>
+#include <optional>
+#include <string>
+
+#include "common/status.h"
+
+namespace rdmascope::collector {
+
+enum class StorageFault { kNone, kFull, kCorrupt, kIo };
+
+StorageFault ClassifyStorageFault(const std::string& message);
+
+// What an operator should do about a fault in database `path`.
+std::string StorageFaultAdvice(StorageFault fault, const std::string& path);
+
+class StorageHealth {
+ public:
+  void Note(const Status& write_outcome);
+  // "storage full: ...", "storage damaged: ..." or "storage I/O error: ...".
+  std::optional<std::string> Problem() const;
+  StorageFault fault() const;
+
+ private:
+  mutable std::mutex mu_;
+  StorageFault fault_ = StorageFault::kNone;
+  std::string message_;
+};
+
+}  // namespace rdmascope::collector
