@@ -3,6 +3,11 @@
 # builds the tree into build/, and runs CTest one label at a time, then prints
 # one line per label (run, passed, failed, skipped, wall time) and the total.
 #   RDMASCOPE_SKIP_LAB=1   run everything but the lab-labelled tests
+# Phase "asan": a second build (clang -O1, ASan/UBSan, libFuzzer) in
+# build-asan/ of the target sanitized_checks (tests/CMakeLists.txt: the unit
+# tests of the input-facing code, and the fuzzers) runs them once more there;
+# tests of executables outside that target are not built and not run, nor the
+# checks of the whole main build (every binary's --version, every test's labels).
 # Every test has exactly one phase: the first of PHASES' labels it carries
 # (lab_dashboard, labelled "lab;web", runs with the lab). Unit, integration and
 # web tests run in parallel; benchmarks and lab tests one at a time (a lab test
@@ -19,11 +24,37 @@ cmake --build build -j"$(nproc)"
 results=$(mktemp -d "${TMPDIR:-/tmp}/rdmascope-test-all.XXXXXX")
 trap 'rm -rf "$results"' EXIT
 # label:parallelism, in the order they run; earlier-claiming labels first in CLAIM.
-PHASES=(unit:"$(nproc)" integration:"$(nproc)" web:1 fabric:1 package:1 bench:1 lab:1)
+PHASES=(unit:"$(nproc)" integration:"$(nproc)" asan:"$(nproc)" web:1 fabric:1 package:1 bench:1 lab:1)
 CLAIM=(lab bench package fabric web integration unit)
 status=0
 for phase in "${PHASES[@]}"; do
   label=${phase%%:*} jobs=${phase#*:}
+  if [[ $label == asan ]]; then
+    echo "== test-all: unit tests and fuzzers under ASan/UBSan (build-asan, clang)"
+    t0=$(date +%s)
+    rc=0
+    { CC=clang CXX=clang++ cmake -S . -B build-asan -DCMAKE_BUILD_TYPE= -DCMAKE_C_FLAGS=-O1 -DCMAKE_CXX_FLAGS=-O1 \
+        -DRDMASCOPE_SANITIZE=ON && cmake --build build-asan -j"$(nproc)" --target sanitized_checks; } || rc=$?
+    if ((rc == 0)); then
+      ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+        ctest --test-dir build-asan --output-on-failure -j"$(nproc)" -L '^unit$' \
+          -E '_NOT_BUILT$|^version_every_binary$|^suite_every_test_has_timeout_and_label$' \
+          --output-junit "$results/asan.xml" || rc=$?
+      echo "$label $(( $(date +%s) - t0 )) $results/asan.xml" >> "$results/phases"
+      t0=$(date +%s)
+      # The fuzzers verbosely, so their executions and coverage are in the log.
+      fuzz_rc=0
+      ASAN_OPTIONS=detect_leaks=1 ctest --test-dir build-asan -V -L '^fuzz$' --output-junit "$results/fuzz.xml" ||
+        fuzz_rc=$?
+      if ((rc == 0)); then rc=$fuzz_rc; fi
+      echo "fuzz $(( $(date +%s) - t0 )) $results/fuzz.xml" >> "$results/phases"
+    else
+      echo "test-all: the ASan/UBSan build failed (exit $rc)"
+      echo "$label $(( $(date +%s) - t0 )) $results/asan.xml" >> "$results/phases"
+    fi
+    if ((rc != 0 && status == 0)); then status=$rc; fi
+    continue
+  fi
   if [[ $label == lab && ${RDMASCOPE_SKIP_LAB:-0} == 1 ]]; then
     echo "$label 0 -" >> "$results/phases"
     continue
