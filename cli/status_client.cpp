@@ -2,6 +2,9 @@
 
 #include <httplib.h>
 
+#include <cstdio>
+#include <ctime>
+
 namespace rdmascope::cli {
 namespace {
 
@@ -23,6 +26,43 @@ Result<json> GetMember(httplib::Client& cli, const std::string& url, const std::
 }
 
 }  // namespace
+
+int PrintCollectorFailure(const std::string& url, const std::string& message, bool as_json) {
+  if (as_json)
+    std::printf("%s\n",
+                json{{"status", "CRITICAL"}, {"exit_code", 2}, {"collector", url}, {"error", message}}.dump(2).c_str());
+  else
+    std::printf("RDMA CRITICAL - %s\n", message.c_str());
+  return 2;
+}
+
+bool TakeCollectorArg(const std::vector<std::string>& args, size_t* i, std::string* url) {
+  if (args[*i] == "--collector" && *i + 1 < args.size()) {
+    *url = args[++*i];
+    return true;
+  }
+  if (args[*i].rfind("--collector=", 0) == 0) {
+    *url = args[*i].substr(12);
+    return true;
+  }
+  return false;
+}
+
+std::string IsoTime(const json& ms) {
+  if (!ms.is_number()) return "n/a";
+  std::time_t t = static_cast<std::time_t>(ms.get<int64_t>() / 1000);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  return buf;
+}
+
+Result<json> FetchCollectorList(const std::string& url, const std::string& path, const char* member) {
+  httplib::Client cli(url);
+  if (!cli.is_valid()) return Result<json>::Error("bad collector URL \"" + url + "\": expected http://HOST:PORT");
+  cli.set_connection_timeout(2, 0);
+  cli.set_read_timeout(5, 0);
+  return GetMember(cli, url, path, member);
+}
 
 Result<CollectorView> FetchCollectorView(const std::string& url, int worst_pairs) {
   httplib::Client cli(url);

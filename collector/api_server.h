@@ -11,7 +11,7 @@
 //    or 200 {"duplicate":true} for a report id stored before, 500 when the
 //    store fails (nothing of the report is kept).
 //  - GET endpoints under /api/v1 (nodes, nodes/{name}, ports, counters,
-//    probes, probes/worst, events, pinglist, matrix), /healthz, /metrics.
+//    probes, probes/worst, events, pinglist, matrix, diagnoses), /healthz, /metrics.
 //  - Every error body is {"error": "...", "detail": ...}.
 //  - / serves the dashboard: web_dir when set, else the files embedded at
 //    build time (api_web.cpp).
@@ -81,6 +81,7 @@ class ApiServer {
   void GetWorstPairs(const httplib::Request& req, httplib::Response& res);
   void GetEvents(const httplib::Request& req, httplib::Response& res);
   void GetPinglist(const httplib::Request& req, httplib::Response& res);
+  void GetDiagnoses(const httplib::Request& req, httplib::Response& res);
   void GetMatrix(const httplib::Request& req, httplib::Response& res);  // api_dashboard.cpp
   void GetFabricNodes(const httplib::Request& req, httplib::Response& res);  // api_fabric.cpp
   void GetFabricLinks(const httplib::Request& req, httplib::Response& res);
