@@ -254,6 +254,12 @@ TEST(DiagnosisVote, HostNeedsPeersInMoreThanOneGroup) {
   Fleet g = Build(6, 2, 3);
   BadNode(g, "n2");
   ExpectExactly(Diagnose(g.in), {{"host", "n2", "loss"}});
+  // n0 (group g0) loses only toward and from group g1: 60 % of its paths in
+  // both directions, but all its bad peers are in one group — no host verdict.
+  Fleet h = Build(6, 2, 3);
+  for (PathSummary& p : h.in.paths)
+    if ((p.src == "n0" && h.group[p.dst] == "g1") || (p.dst == "n0" && h.group[p.src] == "g1")) Lose(p, 0.3);
+  for (const Verdict& v : Diagnose(h.in)) EXPECT_NE(v.scope, "host") << v.Key();
 }
 
 // Bad only as destination (its inbound paths lose, its own probes are fine):
