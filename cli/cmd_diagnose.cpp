@@ -49,6 +49,31 @@ std::string Evidence(const json& e) {
            ") " + Str(e["counter"]) + " +" + Str(e["delta"]);
   if (what == "port_state") return "port state " + Str(e["state"]);
   if (what == "agent_silent") return "agent silent since " + IsoTime(e["last_report_at_ms"]);
+  if (what == "paths") {
+    std::string s = Str(e["bad"]) + " bad path(s)";
+    if (e.contains("as_src")) s += ", as source " + Str(e["as_src"]);
+    if (e.contains("as_dst")) s += ", as destination " + Str(e["as_dst"]);
+    if (e.contains("across")) s += ", across the link " + Str(e["across"]);
+    if (e.contains("peer_groups")) {
+      std::string groups;
+      for (const json& g : e["peer_groups"]) groups += (groups.empty() ? "" : ", ") + Str(g);
+      s += ", peers in group(s) " + groups;
+    }
+    if (e.contains("wc_status"))
+      for (const auto& [k, v] : e["wc_status"].items()) s += ", " + k + " x" + Str(v);
+    if (e.contains("median_loss_ratio")) {
+      char buf[64];
+      std::snprintf(buf, sizeof buf, ", median loss %.1f %%", 100.0 * e.value("median_loss_ratio", 0.0));
+      s += buf;
+    }
+    if (e.contains("median_p50_us") && e.contains("latency_limit_us")) {
+      char buf[96];
+      std::snprintf(buf, sizeof buf, ", median p50 %.0f us (limit %.0f us)", e.value("median_p50_us", 0.0),
+                    e.value("latency_limit_us", 0.0));
+      s += buf;
+    }
+    return s;
+  }
   json rest = e;
   rest.erase("what");
   return what + " " + rest.dump();

@@ -173,7 +173,8 @@ TEST_F(DiagnosisStore, RdmactlDiagnoseExitCodesAndOutput) {
   CliRun warn = Rdmactl("diagnose " + url);
   EXPECT_EQ(warn.code, 1) << warn.out;
   EXPECT_NE(warn.out.find("warning host n4: latency"), std::string::npos) << warn.out;
-  EXPECT_NE(warn.out.find("median_p50_us"), std::string::npos) << warn.out;
+  EXPECT_NE(warn.out.find("median p50 6000 us"), std::string::npos) << warn.out;
+  EXPECT_NE(warn.out.find("as source 5/5, as destination 5/5, peers in group(s) a, b"), std::string::npos) << warn.out;
 
   Round(c_.store(), 2, "n1");
   Pass(2);
