@@ -35,14 +35,6 @@ std::string S(const json& obj, const char* key, const char* absent = "n/a") {
   return it->dump();
 }
 
-std::string Time(const json& ms) {
-  if (!ms.is_number()) return "n/a";
-  std::time_t t = static_cast<std::time_t>(ms.get<int64_t>() / 1000);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
-  return buf;
-}
-
 void PrintText(const std::string& url, const CollectorView& v, const StatusVerdict& verdict) {
   std::printf("RDMA %s - collector %s: %zu node(s), %d stale, %d port(s) not ACTIVE, %zu open event(s)\n",
               SeverityName(verdict.severity), url.c_str(), v.nodes.size(), verdict.stale_nodes, verdict.bad_ports,
@@ -70,7 +62,7 @@ void PrintText(const std::string& url, const CollectorView& v, const StatusVerdi
     if (S(e, "peer", "").size()) subject += " -> " + S(e, "peer") + " " + S(e, "transport", "");
     if (S(e, "device", "").size()) subject += " " + S(e, "device") + "/" + S(e, "port");
     std::printf("  %-17s %s  %s since %s: %s\n", S(e, "kind").c_str(), subject.c_str(), S(e, "status").c_str(),
-                Time(e.value("started_at_ms", json())).c_str(), S(e, "detail").c_str());
+                IsoTime(e.value("started_at_ms", json())).c_str(), S(e, "detail").c_str());
   }
 }
 
@@ -92,10 +84,7 @@ int RunStatus(const GlobalOptions& g, const std::vector<std::string>& args) {
       return 2;
     }
     if (took.value()) continue;
-    if (args[i] == "--collector" && i + 1 < args.size()) {
-      url = args[++i];
-    } else if (args[i].rfind("--collector=", 0) == 0) {
-      url = args[i].substr(12);
+    if (TakeCollectorArg(args, &i, &url)) {
     } else if (args[i] == "--json") {
       as_json = true;
     } else if (args[i] == "--worst" && i + 1 < args.size()) {
@@ -112,16 +101,7 @@ int RunStatus(const GlobalOptions& g, const std::vector<std::string>& args) {
   }
   while (!url.empty() && url.back() == '/') url.pop_back();
   auto view = FetchCollectorView(url, worst, access);
-  if (!view.ok()) {
-    if (as_json)
-      std::printf("%s\n", json{{"status", "CRITICAL"}, {"exit_code", 2}, {"collector", url},
-                               {"error", view.status().message()}}
-                              .dump(2)
-                              .c_str());
-    else
-      std::printf("RDMA CRITICAL - %s\n", view.status().message().c_str());
-    return 2;
-  }
+  if (!view.ok()) return PrintCollectorFailure(url, view.status().message(), as_json);
   StatusVerdict verdict = EvaluateStatus(view.value());
   if (as_json) {
     json findings = json::array();

@@ -21,6 +21,7 @@ int RunExplain(const GlobalOptions& g, const std::vector<std::string>& args);
 int RunProbe(const GlobalOptions& g, const std::vector<std::string>& args);
 int RunStatus(const GlobalOptions& g, const std::vector<std::string>& args);
 int RunFabric(const GlobalOptions& g, const std::vector<std::string>& args);
+int RunDiagnose(const GlobalOptions& g, const std::vector<std::string>& args);
 
 // True when args holds -h or --help.
 bool WantsHelp(const std::vector<std::string>& args);

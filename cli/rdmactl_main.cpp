@@ -26,6 +26,7 @@ constexpr char kUsage[] =
     "  probe               probe one peer agent now over RC or UD\n"
     "  status              the fabric as the collector sees it: nodes, bad ports, worst pairs, events\n"
     "  fabric SUB          the InfiniBand subnet over MADs: discover, counters, errors, port LID|GUID N\n"
+    "  diagnose            where the collector locates faults (host, NIC, port, link between groups) and why\n"
     "\n"
     "global options:\n"
     "  --sysfs-root DIR    read DIR/class/infiniband instead of /sys/class/infiniband\n"
@@ -89,6 +90,7 @@ int main(int argc, char** argv) {
   if (command == "probe") return RunProbe(g, rest);
   if (command == "status") return RunStatus(g, rest);
   if (command == "fabric") return RunFabric(g, rest);
+  if (command == "diagnose") return RunDiagnose(g, rest);
   std::fprintf(stderr, "rdmactl: unknown command \"%s\"\n\n%s", command.c_str(), kUsage);
   return 2;
 }

@@ -2,6 +2,10 @@
 
 #include <httplib.h>
 
+#include <cstdio>
+#include <ctime>
+#include <memory>
+
 #include "agent/collector_client.h"
 #include "agent/reporter.h"
 
@@ -10,9 +14,34 @@ namespace {
 
 using nlohmann::json;
 
-Result<json> GetMember(httplib::Client& cli, const std::string& url, const std::string& path, const char* member,
-                       const httplib::Headers& headers, const std::string& ca_file) {
-  auto res = cli.Get(path.c_str(), headers);
+// A client for `url` with the read token's header; errors name the URL.
+struct Connection {
+  std::unique_ptr<httplib::Client> client;
+  httplib::Headers headers;
+};
+
+Result<Connection> Connect(const std::string& url, const CollectorAccess& access) {
+  if (url.rfind("http://", 0) != 0 && url.rfind("https://", 0) != 0)
+    return Result<Connection>::Error("bad collector URL \"" + url +
+                                     "\": expected http://HOST:PORT or https://HOST:PORT");
+  Connection c;
+  c.client = agent::MakeCollectorClient(url, access.ca_file);
+  if (!c.client->is_valid())
+    return Result<Connection>::Error("bad collector URL \"" + url +
+                                     "\": expected http://HOST:PORT or https://HOST:PORT");
+  if (!access.token_file.empty()) {
+    auto token = agent::ReadTokenFile(access.token_file);
+    if (!token.ok()) return token.status();
+    c.headers.emplace("Authorization", "Bearer " + token.value());
+  }
+  c.client->set_connection_timeout(2, 0);
+  c.client->set_read_timeout(5, 0);
+  return c;
+}
+
+Result<json> GetMember(Connection& c, const std::string& url, const std::string& path, const char* member,
+                       const std::string& ca_file) {
+  auto res = c.client->Get(path.c_str(), c.headers);
   if (!res)
     return Result<json>::Error("collector " + url + " unreachable (" + agent::DescribeHttpError(res.error(), ca_file) +
                                "): is rdmascope-collector running and listening there? (see --collector)");
@@ -54,21 +83,45 @@ Result<bool> ParseCollectorAccessArg(const std::vector<std::string>& args, size_
   return false;
 }
 
-Result<CollectorView> FetchCollectorView(const std::string& url, int worst_pairs, const CollectorAccess& access) {
-  if (url.rfind("http://", 0) != 0 && url.rfind("https://", 0) != 0)
-    return Result<CollectorView>::Error("bad collector URL \"" + url + "\": expected http://HOST:PORT or https://HOST:PORT");
-  auto client = agent::MakeCollectorClient(url, access.ca_file);
-  httplib::Client& cli = *client;
-  if (!cli.is_valid())
-    return Result<CollectorView>::Error("bad collector URL \"" + url + "\": expected http://HOST:PORT or https://HOST:PORT");
-  httplib::Headers headers;
-  if (!access.token_file.empty()) {
-    auto token = agent::ReadTokenFile(access.token_file);
-    if (!token.ok()) return token.status();
-    headers.emplace("Authorization", "Bearer " + token.value());
+int PrintCollectorFailure(const std::string& url, const std::string& message, bool as_json) {
+  if (as_json)
+    std::printf("%s\n",
+                json{{"status", "CRITICAL"}, {"exit_code", 2}, {"collector", url}, {"error", message}}.dump(2).c_str());
+  else
+    std::printf("RDMA CRITICAL - %s\n", message.c_str());
+  return 2;
+}
+
+bool TakeCollectorArg(const std::vector<std::string>& args, size_t* i, std::string* url) {
+  if (args[*i] == "--collector" && *i + 1 < args.size()) {
+    *url = args[++*i];
+    return true;
   }
-  cli.set_connection_timeout(2, 0);
-  cli.set_read_timeout(5, 0);
+  if (args[*i].rfind("--collector=", 0) == 0) {
+    *url = args[*i].substr(12);
+    return true;
+  }
+  return false;
+}
+
+std::string IsoTime(const json& ms) {
+  if (!ms.is_number()) return "n/a";
+  std::time_t t = static_cast<std::time_t>(ms.get<int64_t>() / 1000);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  return buf;
+}
+
+Result<json> FetchCollectorList(const std::string& url, const std::string& path, const char* member,
+                                const CollectorAccess& access) {
+  auto c = Connect(url, access);
+  if (!c.ok()) return c.status();
+  return GetMember(c.value(), url, path, member, access.ca_file);
+}
+
+Result<CollectorView> FetchCollectorView(const std::string& url, int worst_pairs, const CollectorAccess& access) {
+  auto c = Connect(url, access);
+  if (!c.ok()) return c.status();
   CollectorView v;
   struct Part {
     std::string path;
@@ -82,7 +135,7 @@ Result<CollectorView> FetchCollectorView(const std::string& url, int worst_pairs
       {"/api/v1/events?open=1", "events", &v.open_events},
   };
   for (Part& p : parts) {
-    auto r = GetMember(cli, url, p.path, p.member, headers, access.ca_file);
+    auto r = GetMember(c.value(), url, p.path, p.member, access.ca_file);
     if (!r.ok()) return r.status();
     *p.out = r.value();
   }

@@ -1,10 +1,10 @@
-// Fetches what `rdmactl status` shows from a collector's REST API.
+// Fetches what `rdmactl status` and `rdmactl diagnose` show from a collector's REST API.
 //
 // Contract: one GET per endpoint (/api/v1/nodes, /ports, /probes/worst,
-// /events?open=1) with a 2 s connect and 5 s read timeout, over HTTP or
-// HTTPS (certificate verified, see agent/collector_client.h), with a bearer
-// read token when one is given. Any failure —
-// unreachable, non-200, not JSON — is an error naming the URL and what to check.
+// /events?open=1, /diagnoses) with a 2 s connect and 5 s read timeout, over
+// HTTP or HTTPS (certificate verified, see agent/collector_client.h), with a
+// bearer read token when one is given. Any failure — unreachable, non-200,
+// not JSON — is an error naming the URL and what to check.
 #pragma once
 
 #include <string>
@@ -29,8 +29,20 @@ struct CollectorAccess {
   std::string token_file;  // a read token (collector --read-token-file); "" = none sent
 };
 
+// GET url + path and return the body's `member` array; errors as above.
+Result<nlohmann::json> FetchCollectorList(const std::string& url, const std::string& path, const char* member,
+                                          const CollectorAccess& access = {});
+
 // url: "http://host:port" or "https://host:port" (no path).
 Result<CollectorView> FetchCollectorView(const std::string& url, int worst_pairs, const CollectorAccess& access = {});
+
+// Prints that the collector could not be asked (text, or JSON with --json)
+// and returns 2, the exit code for it.
+int PrintCollectorFailure(const std::string& url, const std::string& message, bool as_json);
+
+// args[*i] is --collector URL or --collector=URL: sets *url (and steps *i past
+// the value); false for any other argument.
+bool TakeCollectorArg(const std::vector<std::string>& args, size_t* i, std::string* url);
 
 // Parses --ca-file FILE / --token-file FILE (and the --opt=VALUE forms) at
 // args[*i]; true when it consumed them (advancing *i), false when args[*i] is
@@ -39,5 +51,8 @@ Result<bool> ParseCollectorAccessArg(const std::vector<std::string>& args, size_
 
 // Help lines for those two options.
 extern const char kCollectorAccessHelp[];
+
+// ms since the epoch as "YYYY-MM-DDTHH:MM:SSZ"; "n/a" when not a number.
+std::string IsoTime(const nlohmann::json& ms);
 
 }  // namespace rdmascope::cli

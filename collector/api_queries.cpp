@@ -127,4 +127,11 @@ void ApiServer::GetPinglist(const httplib::Request& req, httplib::Response& res)
   SendJson(res, BuildPinglist(*node, nodes.value(), Now(), options_.pinglist, rail.value_or("")));
 }
 
+// GET /api/v1/diagnoses[?all=1][&limit=N]: open diagnoses; all=1 adds closed ones.
+void ApiServer::GetDiagnoses(const httplib::Request& req, httplib::Response& res) {
+  int64_t all = 0, limit = 500;
+  if (!IntParam(req, res, "all", 0, 1, &all) || !IntParam(req, res, "limit", 1, 100000, &limit)) return;
+  Reply(res, store_.Diagnoses(all == 1, static_cast<int>(limit)));
+}
+
 }  // namespace rdmascope::collector

@@ -14,7 +14,7 @@
 //    answer says which and what to do; /healthz then answers 503 too, until a
 //    write succeeds).
 //  - GET endpoints under /api/v1 (nodes, nodes/{name}, ports, counters,
-//    probes, probes/worst, events, pinglist, matrix), /healthz, /metrics.
+//    probes, probes/worst, events, pinglist, matrix, diagnoses), /healthz, /metrics.
 //  - With read tokens, every other route but /healthz answers 401 (with a
 //    Basic challenge, so browsers prompt) unless ReadAuthorized; pinglists
 //    also accept the agents' report tokens.
@@ -91,6 +91,7 @@ class ApiServer {
   void GetWorstPairs(const httplib::Request& req, httplib::Response& res);
   void GetEvents(const httplib::Request& req, httplib::Response& res);
   void GetPinglist(const httplib::Request& req, httplib::Response& res);
+  void GetDiagnoses(const httplib::Request& req, httplib::Response& res);
   void GetMatrix(const httplib::Request& req, httplib::Response& res);  // api_dashboard.cpp
   void GetFabricNodes(const httplib::Request& req, httplib::Response& res);  // api_fabric.cpp
   void GetFabricLinks(const httplib::Request& req, httplib::Response& res);

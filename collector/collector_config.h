@@ -29,6 +29,7 @@ struct CollectorConfig {
   int64_t retention_days = 7;
   int64_t rollup_retention_days = 90;
   int64_t retention_interval_s = 60;
+  int64_t diagnosis_interval_s = 0;  // 0: half the longest report interval, at least 1 s
   int64_t max_body_bytes = 4 << 20;
   int64_t stale_after_s = 120;
   int64_t metrics_drop_after_s = 3600;

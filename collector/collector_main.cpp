@@ -18,6 +18,7 @@
 #include "collector/api_auth.h"
 #include "collector/api_server.h"
 #include "collector/collector_config.h"
+#include "collector/diagnosis_worker.h"
 #include "collector/retention_worker.h"
 #include "collector/service_watchdog.h"
 #include "collector/store.h"
@@ -32,6 +33,11 @@ void Log(const std::string& line) {
   char stamp[32];
   std::strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
   std::fprintf(stderr, "%s rdmascope-collector: %s\n", stamp, line.c_str());
+}
+
+int64_t NowMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
 }
 
 int Fail(const std::string& message) {
@@ -116,13 +122,18 @@ int main(int argc, char** argv) {
   policy.rollup_max_age_ms = c.rollup_retention_days * 86400 * 1000;
   RetentionWorker retention(
       *store.value(), policy, c.retention_interval_s * 1000,
-      [] {
-        return std::chrono::duration_cast<std::chrono::milliseconds>(
-                   std::chrono::system_clock::now().time_since_epoch())
-            .count();
-      },
+      NowMs,
       Log);
   retention.Start();
+
+  DiagnosisWorkerOptions diag;
+  diag.interval_ms = c.diagnosis_interval_s * 1000;
+  diag.source.group_label = c.pinglist_group_label;
+  DiagnosisWorker diagnosis(
+      *store.value(), diag,
+      NowMs,
+      Log);
+  diagnosis.Start();
 
   // The service manager's readiness and watchdog: /healthz answered by this
   // very server proves a free HTTP worker and a usable database.
@@ -177,6 +188,7 @@ int main(int argc, char** argv) {
   waiter.join();
   watchdog.Stop();
   retention.Stop();
+  diagnosis.Stop();
   store.value().reset();  // closes the database (checkpoints the WAL)
   if (!served && !by_signal) {
     Log("the HTTP server failed while serving; stopped");

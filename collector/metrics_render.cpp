@@ -170,6 +170,11 @@ void NodesAndEvents(const json& snap, Families* f) {
   for (const json& e : snap["events_open"]) open[Str(e["kind"])] = e["n"].get<double>();
   for (const auto& [kind, n] : open)
     f->Add("rdmascope_events_open", "Open (not yet cleared) events by kind.", MetricType::Gauge, {{"kind", kind}}, n);
+  // Open diagnoses; an empty family when none is open (scope and kind are bounded lists).
+  static const char kHelp[] = "Open diagnoses (where a fault is and why) by scope and kind.";
+  f->Get("rdmascope_diagnoses_open", kHelp, MetricType::Gauge);
+  for (const json& d : snap["diagnoses_open"])
+    f->Add("rdmascope_diagnoses_open", kHelp, MetricType::Gauge, {{"scope", Str(d["scope"])}, {"kind", Str(d["kind"])}}, d["n"].get<double>());
 }
 
 // Fabric ports' error counters, bounded: only error counters (the threshold

@@ -40,11 +40,7 @@ int PortOr(const std::string& text, int fallback) {
 
 // The node's group: its group label when set (labels win), else its leaf
 // switch when the fabric is known ("leaf:" + GUID), else "".
-static std::string GroupOf(const NodeInfo& n, const PinglistOptions& o) {
-  std::string g = Label(n, o.group_label);
-  if (g.empty() && !n.leaf_switch.empty()) g = "leaf:" + n.leaf_switch;
-  return g;
-}
+static std::string GroupOf(const NodeInfo& n, const PinglistOptions& o) { return NodeGroup(n, o.group_label); }
 
 uint64_t PairHash(const std::string& a, const std::string& b) {
   uint64_t h = 1469598103934665603ull;
@@ -98,6 +94,12 @@ json BuildPinglist(const std::string& requester, const std::vector<NodeInfo>& no
           {"max_targets", o.max_targets},
           {"rail", rail.empty() ? json(nullptr) : json(rail)},
           {"targets", targets}};
+}
+
+std::string NodeGroup(const NodeInfo& n, const std::string& group_label) {
+  std::string g = Label(n, group_label);
+  if (g.empty() && !n.leaf_switch.empty()) g = "leaf:" + n.leaf_switch;
+  return g;
 }
 
 }  // namespace rdmascope::collector

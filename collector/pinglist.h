@@ -43,6 +43,10 @@ nlohmann::json BuildPinglist(const std::string& requester, const std::vector<Nod
 // True when node `n` has a rail named `rail` (see BuildPinglist).
 bool NodeHasRail(const NodeInfo& n, const std::string& rail);
 
+// The node's group: labels[group_label] when set, else "leaf:<GUID>" of its
+// leaf switch when the fabric is known, else "".
+std::string NodeGroup(const NodeInfo& n, const std::string& group_label);
+
 // FNV-1a 64 of "a|b": the stable order used for sampling.
 uint64_t PairHash(const std::string& a, const std::string& b);
 

@@ -6,13 +6,11 @@
 // returns within one batch.
 #pragma once
 
-#include <condition_variable>
 #include <cstdint>
 #include <functional>
-#include <mutex>
 #include <string>
-#include <thread>
 
+#include "collector/periodic_thread.h"
 #include "collector/store.h"
 
 namespace rdmascope::collector {
@@ -23,22 +21,17 @@ class RetentionWorker {
                   std::function<void(const std::string&)> log);
   ~RetentionWorker() { Stop(); }
   void Start();
-  void Stop();
+  void Stop() { thread_.Stop(); }
   // One whole pass now (what the timer runs); returns rows deleted.
   Result<int64_t> RunPass();
 
  private:
-  void Loop();
-
   Store& store_;
   RetentionPolicy policy_;
   int64_t interval_ms_;
   std::function<int64_t()> now_ms_;
   std::function<void(const std::string&)> log_;
-  std::mutex mu_;
-  std::condition_variable cv_;
-  bool stop_ = false;
-  std::thread thread_;
+  PeriodicThread thread_;
 };
 
 }  // namespace rdmascope::collector

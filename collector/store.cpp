@@ -107,7 +107,7 @@ Result<int64_t> Store::CountRows(const std::string& table) {
                                                 "counters_latest", "probe_summaries", "probe_hourly", "wc_errors",
                                                 "wc_error_totals", "events",          "schema_version",
                                                 "fabric_nodes", "fabric_ports", "fabric_links", "fabric_port_samples",
-                                                "node_neighbours"};
+                                                "node_neighbours", "diagnoses"};
   if (!kTables.count(table)) return Result<int64_t>::Error("unknown table " + table);
   std::lock_guard<std::mutex> lock(mu_);
   auto q = db_.Prepare("SELECT COUNT(*) FROM " + table);

@@ -32,6 +32,10 @@
 
 namespace rdmascope::collector {
 
+namespace diagnosis {
+struct Verdict;
+}
+
 struct StoreOptions {
   std::string path = "rdmascope.db";
   int busy_timeout_ms = 5000;
@@ -112,6 +116,23 @@ class Store {
   // rail set: only summaries of that rail. Not-run summaries (a local port
   // down) are left out: they measured nothing.
   Result<nlohmann::json> Matrix(int64_t since_ms, int max_rows, const std::optional<std::string>& rail = std::nullopt);
+
+  // Diagnoses (store_diagnoses.cpp).
+  // What the analysis reads, as rows (diagnosis_input.cpp turns them into its
+  // input): "paths" the newest summary per (src, dst, rail, transport) ending
+  // at or after since_ms; "ports" every port's state; "moved" counters whose
+  // newest sample (at or after since_ms) rose over the one before; "switch"
+  // the switch port at the other end of each node port with the error
+  // counters of its two newest samples.
+  Result<nlohmann::json> DiagnosisFacts(int64_t since_ms);
+  Result<std::set<std::string>> OpenDiagnosisKeys();
+  // One transaction: opens (or refreshes the evidence of) every verdict of
+  // upsert and closes the open diagnoses of close at now_ms.
+  Status ApplyDiagnoses(const std::vector<diagnosis::Verdict>& upsert, const std::vector<std::string>& close,
+                        int64_t now_ms);
+  // {"diagnoses":[...]}: open ones (critical first, newest first); with
+  // include_closed also closed ones after them.
+  Result<nlohmann::json> Diagnoses(bool include_closed, int limit);
 
   // Everything /metrics exports from the database, as plain rows (see metrics_collect.cpp).
   Result<nlohmann::json> MetricsSnapshot(int64_t probes_since_ms, int worst_pairs);

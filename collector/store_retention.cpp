@@ -18,6 +18,7 @@ Result<int64_t> Store::RetentionStep(int64_t now_ms, const RetentionPolicy& poli
       {"DELETE FROM probe_hourly WHERE (src, dst, transport, hour) IN "
        "(SELECT src, dst, transport, hour FROM probe_hourly WHERE hour < ?1 LIMIT ?2)", false},
       {"DELETE FROM events WHERE id IN (SELECT id FROM events WHERE ended_at < ?1 LIMIT ?2)", false},
+      {"DELETE FROM diagnoses WHERE id IN (SELECT id FROM diagnoses WHERE closed_at < ?1 LIMIT ?2)", false},
       // Fabric: error-counter history is raw; links gone that long ago are forgotten with their history.
       {"DELETE FROM fabric_port_samples WHERE rowid IN (SELECT rowid FROM fabric_port_samples WHERE at < ?1 LIMIT ?2)",
        true},

@@ -21,6 +21,7 @@ Result<json> Store::MetricsSnapshot(int64_t probes_since_ms, int worst_pairs) {
       {"nodes", "SELECT name, last_report_at FROM nodes ORDER BY name"},
       {"wc_totals", "SELECT node, status, count FROM wc_error_totals ORDER BY node, status"},
       {"events_open", "SELECT kind, COUNT(*) AS n FROM events WHERE ended_at IS NULL GROUP BY kind"},
+      {"diagnoses_open", "SELECT scope, kind, COUNT(*) AS n FROM diagnoses WHERE closed_at IS NULL GROUP BY scope, kind"},
       // Fabric (issue 10): link counts, node counts, and ports whose counters are known.
       {"fabric_links", "SELECT (gone_at IS NULL) AS up, COUNT(*) AS n FROM fabric_links GROUP BY up"},
       {"fabric_nodes", "SELECT type, COUNT(*) AS n FROM fabric_nodes GROUP BY type"},

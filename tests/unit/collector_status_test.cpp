@@ -8,7 +8,7 @@
 
 #include "tests/collector/test_reports.h"
 #include "tests/collector/test_server.h"
-#include "tests/support/run_command.h"
+#include "tests/collector/rdmactl_run.h"
 
 namespace rdmascope::collector {
 namespace {
@@ -17,20 +17,11 @@ using nlohmann::json;
 using testing::kTestToken;
 using testing::MakeProbe;
 using testing::MakeReport;
+using testing::CliRun;
+using testing::Rdmactl;
 using testing::TestCollector;
 
 constexpr int64_t kT0 = 1700000000000;
-
-struct CliRun {
-  int code = -1;
-  std::string out;
-};
-
-// rdmactl with stderr merged into stdout, as a user's terminal shows it.
-CliRun Rdmactl(const std::string& args) {
-  auto res = rdmascope::testsupport::RunShell(std::string(RDMACTL_PATH) + " " + args + " 2>&1", 30000);
-  return CliRun{res.exit_code, res.out};
-}
 
 class StatusTest : public ::testing::Test {
  protected:

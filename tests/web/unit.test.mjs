@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { parse, format } from '../../web/js/route.js';
 import * as fmt from '../../web/js/format.js';
 import { p99Scale, lossScale, GREY } from '../../web/js/scale.js';
-import { isStale, pairBad, errorText } from '../../web/js/model.js';
+import { isStale, pairBad, errorText, evidenceText } from '../../web/js/model.js';
 import { rates } from '../../web/js/views/counters.js';
 
 test('route: hash <-> view and params round-trip, defaults to overview', () => {
@@ -80,4 +80,16 @@ test('counter rates: per second, data words as bytes, a reset gives no point', (
   assert.deepEqual(port.get('rcvd_pkts'), [[10000, 30], [20000, null], [30000, 20]]);
   assert.deepEqual(port.get('port_rcv_data'), [[10000, 400]]);
   assert.deepEqual(port.get('symbol_error'), [[10000, null]]);
+});
+
+test('evidenceText: the vote, counters, switch ports and port states in words', () => {
+  assert.equal(evidenceText({ what: 'paths', bad: 10, as_src: '5/5', as_dst: '5/5', peer_groups: ['a', 'b'],
+    median_loss_ratio: 0.3, wc_status: { RETRY_EXC_ERR: 3 } }),
+  '10 bad path(s), as source 5/5, as destination 5/5, peers in group(s) a, b, RETRY_EXC_ERR: 3, median loss 30.0 %');
+  assert.equal(evidenceText({ what: 'paths', bad: 4, across: '4/4' }), '4 bad path(s), across the link 4/4');
+  assert.equal(evidenceText({ what: 'counter', node: 'n1', device: 'rxe0', port: 1, counter: 'rcvd_seq_err', delta: 7 }),
+    'counter n1 rxe0/1 rcvd_seq_err +7');
+  assert.equal(evidenceText({ what: 'switch_port', switch: 'leaf-1', port: 7, cabled_to: 'n1/mlx5_0/1', counter: 'symbol_error', delta: 9 }),
+    'switch leaf-1 port 7 (cabled to n1/mlx5_0/1) symbol_error +9');
+  assert.equal(evidenceText({ what: 'port_state', node: 'n9', device: 'rxe0', port: 1, state: 'DOWN' }), 'port n9 rxe0/1 is DOWN');
 });

@@ -27,6 +27,7 @@ export const nodes = () => get('nodes').then((b) => b.nodes);
 export const node = (name) => get(`nodes/${encodeURIComponent(name)}`);
 export const ports = (nodeName) => get('ports', { node: nodeName }).then((b) => b.ports);
 export const events = (q = {}) => get('events', q).then((b) => b.events);
+export const diagnoses = (q = {}) => get('diagnoses', q).then((b) => b.diagnoses);
 export const worst = (q = {}) => get('probes/worst', q).then((b) => b.pairs);
 export const probes = (q = {}) => get('probes', q).then((b) => b.probes);
 export const counters = (q = {}) => get('counters', q).then((b) => b.samples);

@@ -1,9 +1,10 @@
-// Overview: node, port and event counts, the worst paths now, and every node's
-// last report age with stale nodes flagged.
+// Overview: open diagnoses first (where a fault is, why, and links to the
+// paths behind each), then node, port and event counts, the worst paths now,
+// and every node's last report age with stale nodes flagged.
 import * as api from '../api.js';
 import { h, fill } from '../dom.js';
 import * as fmt from '../format.js';
-import { isStale, portActive, pairBad, errorText, pairLink } from '../model.js';
+import { isStale, portActive, pairBad, errorText, pairLink, evidenceText } from '../model.js';
 
 function card(label, value, sub, cls, testid) {
   return h('div', { class: `card ${cls || ''}`, 'data-testid': testid },
@@ -11,16 +12,35 @@ function card(label, value, sub, cls, testid) {
     sub ? h('div', { class: 'card-sub' }, sub) : null);
 }
 
+const kMaxPathLinks = 12;
+
+function diagnosisBlock(d) {
+  const paths = d.paths || [];
+  return h('div', { class: `diagnosis ${d.severity === 'critical' ? 'bad' : 'warn'}`, 'data-testid': 'diagnosis',
+    'data-key': `${d.scope}|${d.subject}|${d.kind}` },
+  h('div', { class: 'diagnosis-head' },
+    h('span', { class: `badge ${d.severity === 'critical' ? 'bad' : 'warn'}` }, d.severity),
+    h('strong', {}, ` ${d.scope} ${d.subject}: ${d.kind}`),
+    h('span', { class: 'muted' }, ` since ${fmt.time(d.since_ms)}, confidence ${Number(d.confidence).toFixed(2)}`)),
+  h('ul', { class: 'evidence' }, (d.evidence || []).map((e) => h('li', {}, evidenceText(e)))),
+  paths.length ? h('div', { class: 'diagnosis-paths' }, 'paths: ',
+    paths.slice(0, kMaxPathLinks).map((p, i) => [i ? ', ' : '', h('a', { href: pairLink(p.src, p.dst) }, `${p.src} \u2192 ${p.dst}`)]),
+    paths.length > kMaxPathLinks ? ` and ${paths.length - kMaxPathLinks} more` : '') : null);
+}
+
 export function mount(root) {
+  const diag = h('section', { 'data-testid': 'diagnoses' });
   const cards = h('section', { class: 'cards' });
   const worst = h('section', {});
   const nodes = h('section', {});
-  fill(root, h('h1', {}, 'Fabric overview'), cards, h('h2', {}, 'Worst paths'), worst, h('h2', {}, 'Nodes'), nodes);
+  fill(root, h('h1', {}, 'Fabric overview'), h('h2', {}, 'Diagnoses'), diag, cards, h('h2', {}, 'Worst paths'), worst, h('h2', {}, 'Nodes'), nodes);
 
   return {
     async refresh() {
-      const [ns, ports, open, pairs] = await Promise.all([
-        api.nodes(), api.ports(), api.events({ open: 1 }), api.worst({ limit: 10 })]);
+      const [ns, ports, open, pairs, diagnoses] = await Promise.all([
+        api.nodes(), api.ports(), api.events({ open: 1 }), api.worst({ limit: 10 }), api.diagnoses()]);
+      fill(diag, diagnoses.length === 0 ? h('p', { class: 'muted', 'data-testid': 'no-diagnoses' }, 'No fault located: no open diagnosis.') :
+        diagnoses.map(diagnosisBlock));
       const stale = ns.filter(isStale);
       const active = ports.filter(portActive).length;
       const byKind = {};

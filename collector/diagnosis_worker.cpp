@@ -1,0 +1,50 @@
+#include "collector/diagnosis_worker.h"
+
+#include <algorithm>
+
+namespace rdmascope::collector {
+
+DiagnosisWorker::DiagnosisWorker(Store& store, DiagnosisWorkerOptions options, std::function<int64_t()> now_ms,
+                                 std::function<void(const std::string&)> log)
+    : store_(store),
+      options_(std::move(options)),
+      now_ms_(std::move(now_ms)),
+      log_(std::move(log)),
+      tracker_(options_.track) {}
+
+void DiagnosisWorker::Start() {
+  thread_.Start(
+      [this] {
+        return options_.interval_ms > 0 ? options_.interval_ms : std::max<int64_t>(1000, report_interval_ms_ / 2);
+      },
+      [this] { Tick(); });
+}
+
+Result<DiagnosisPass> DiagnosisWorker::RunPass() {
+  const int64_t now = now_ms_();
+  int64_t interval_ms = 0;
+  auto input = LoadDiagnosisInput(store_, now, options_.source, &interval_ms);
+  if (!input.ok()) return Status::Error("diagnosis: reading the store: " + input.status().message());
+  report_interval_ms_ = interval_ms;
+  std::vector<diagnosis::Verdict> verdicts = diagnosis::Diagnose(input.value(), options_.vote);
+  auto open = store_.OpenDiagnosisKeys();
+  if (!open.ok()) return Status::Error("diagnosis: reading open diagnoses: " + open.status().message());
+  diagnosis::TrackStep step = tracker_.Observe(verdicts, open.value());
+  if (Status s = store_.ApplyDiagnoses(step.upsert, step.close, now); !s.ok())
+    return Status::Error("diagnosis: storing diagnoses: " + s.message());
+  DiagnosisPass pass;
+  pass.verdicts = static_cast<int>(verdicts.size());
+  for (const diagnosis::Verdict& v : step.upsert)
+    if (!open.value().count(v.Key())) pass.opened.push_back(v.Key());
+  pass.closed = step.close;
+  return pass;
+}
+
+void DiagnosisWorker::Tick() {
+  auto pass = RunPass();
+  if (!pass.ok()) return log_(pass.status().message());
+  for (const std::string& k : pass.value().opened) log_("diagnosis opened: " + k);
+  for (const std::string& k : pass.value().closed) log_("diagnosis closed: " + k);
+}
+
+}  // namespace rdmascope::collector

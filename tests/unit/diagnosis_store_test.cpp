@@ -1,0 +1,236 @@
+// Diagnoses end to end inside one process: reports stored, the worker's
+// passes on a fake clock, hysteresis, GET /api/v1/diagnoses and /metrics.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <httplib.h>
+
+#include "collector/diagnosis_track.h"
+#include "collector/diagnosis_worker.h"
+#include "tests/collector/test_reports.h"
+#include "tests/collector/test_server.h"
+#include "tests/collector/rdmactl_run.h"
+
+namespace rdmascope::collector {
+namespace {
+
+using nlohmann::json;
+using testing::MakeProbe;
+using testing::MakeReport;
+using testing::CliRun;
+using testing::Rdmactl;
+using testing::TestCollector;
+
+constexpr int64_t kT0 = 1700000000000;
+constexpr int64_t kIntervalMs = 10000;
+
+// Six nodes, groups a (n0..n2) and b (n3..n5), full mesh; round k ends at
+// kT0 + k intervals. bad: the node whose every path loses 30 % ("" none), or
+// with slow: whose every path has a 6 ms p50.
+void Round(Store& store, int k, const std::string& bad, bool slow = false) {
+  const int64_t t = kT0 + k * kIntervalMs;
+  for (int i = 0; i < 6; ++i) {
+    const std::string node = "n" + std::to_string(i);
+    json r = MakeReport(node + "-r" + std::to_string(k), node, t);
+    r["labels"] = {{"group", i < 3 ? "a" : "b"}};
+    for (int j = 0; j < 6; ++j) {
+      if (j == i) continue;
+      const std::string peer = "n" + std::to_string(j);
+      const bool hit = node == bad || peer == bad;
+      r["probes"].push_back(MakeProbe(peer, t, 0, hit && !slow ? 70 : 100));
+      if (hit && slow) r["probes"].back()["summary"]["rtt_us"]["p50"] = 6000.0;
+    }
+    auto s = store.Ingest(r, t);
+    ASSERT_TRUE(s.ok()) << s.status().message();
+  }
+}
+
+json Get(int port, const std::string& path) {
+  httplib::Client cli("127.0.0.1", port);
+  auto res = cli.Get(path.c_str());
+  EXPECT_TRUE(res) << path;
+  if (!res) return json();
+  EXPECT_EQ(res->status, 200) << path << ": " << res->body;
+  if (path == "/metrics") return res->body;
+  return json::parse(res->body, nullptr, false);
+}
+
+class DiagnosisStore : public ::testing::Test {
+ protected:
+  TestCollector c_;
+  int64_t now_ = kT0;
+  std::vector<std::string> log_;
+  DiagnosisWorker worker_{c_.store(), DiagnosisWorkerOptions(), [this] { return now_; },
+                          [this](const std::string& l) { log_.push_back(l); }};
+
+  DiagnosisPass Pass(int round) {
+    now_ = kT0 + round * kIntervalMs + 1000;
+    auto p = worker_.RunPass();
+    EXPECT_TRUE(p.ok()) << p.status().message();
+    return p.ok() ? p.value() : DiagnosisPass();
+  }
+};
+
+TEST_F(DiagnosisStore, OpensServesCountsAndClosesWithoutFlapping) {
+  for (int k = 0; k < 2; ++k) {
+    Round(c_.store(), k, "");
+    EXPECT_EQ(Pass(k).verdicts, 0) << "clean round " << k;
+  }
+  EXPECT_EQ(Get(c_.port(), "/api/v1/diagnoses")["diagnoses"].size(), 0u);
+
+  Round(c_.store(), 2, "n1");
+  DiagnosisPass opened = Pass(2);
+  ASSERT_EQ(opened.opened, std::vector<std::string>{"host|n1|loss"});
+  json d = Get(c_.port(), "/api/v1/diagnoses")["diagnoses"];
+  ASSERT_EQ(d.size(), 1u) << d.dump();
+  EXPECT_EQ(d[0]["scope"], "host");
+  EXPECT_EQ(d[0]["subject"], "n1");
+  EXPECT_EQ(d[0]["kind"], "loss");
+  EXPECT_EQ(d[0]["severity"], "critical");
+  EXPECT_EQ(d[0]["open"], true);
+  EXPECT_EQ(d[0]["since_ms"], kT0 + 2 * kIntervalMs - 10000);  // the first bad summary's start
+  EXPECT_EQ(d[0]["paths"].size(), 10u);                         // 5 peers, both directions
+  EXPECT_EQ(d[0]["evidence"][0]["as_src"], "5/5");
+  const std::string metrics = Get(c_.port(), "/metrics").get<std::string>();
+  EXPECT_NE(metrics.find("rdmascope_diagnoses_open{scope=\"host\",kind=\"loss\"} 1"), std::string::npos) << metrics;
+
+  // The fault pauses for one round: still the same open diagnosis.
+  Round(c_.store(), 3, "");
+  DiagnosisPass quiet = Pass(3);
+  EXPECT_EQ(quiet.verdicts, 0);
+  EXPECT_TRUE(quiet.closed.empty());
+  Round(c_.store(), 4, "n1");
+  EXPECT_TRUE(Pass(4).opened.empty());
+  d = Get(c_.port(), "/api/v1/diagnoses")["diagnoses"];
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_EQ(d[0]["runs"], 2);
+
+  // Two clean rounds close it.
+  Round(c_.store(), 5, "");
+  EXPECT_TRUE(Pass(5).closed.empty());
+  Round(c_.store(), 6, "");
+  EXPECT_EQ(Pass(6).closed, std::vector<std::string>{"host|n1|loss"});
+  EXPECT_EQ(Get(c_.port(), "/api/v1/diagnoses")["diagnoses"].size(), 0u);
+  json all = Get(c_.port(), "/api/v1/diagnoses?all=1")["diagnoses"];
+  ASSERT_EQ(all.size(), 1u);
+  EXPECT_EQ(all[0]["open"], false);
+  EXPECT_EQ(all[0]["closed_at_ms"], now_);
+  EXPECT_EQ(c_.Rows("diagnoses"), 1);
+  EXPECT_EQ(Get(c_.port(), "/metrics").get<std::string>().find("rdmascope_diagnoses_open{"), std::string::npos);
+}
+
+TEST_F(DiagnosisStore, BadQueryIs400) {
+  httplib::Client cli("127.0.0.1", c_.port());
+  auto res = cli.Get("/api/v1/diagnoses?all=yes");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 400);
+  EXPECT_NE(res->body.find("\"all\""), std::string::npos) << res->body;
+}
+
+// A node that stops reporting: its peers' probes to it fail; once it is
+// silent the vote needs only the destination side.
+TEST_F(DiagnosisStore, SilentAgentIsUnreachableHost) {
+  Round(c_.store(), 0, "");
+  for (int k = 1; k <= 3; ++k) {
+    const int64_t t = kT0 + k * kIntervalMs;
+    for (int i = 0; i < 5; ++i) {  // n5 reports no more
+      const std::string node = "n" + std::to_string(i);
+      json r = MakeReport(node + "-r" + std::to_string(k), node, t);
+      r["labels"] = {{"group", i < 3 ? "a" : "b"}};
+      for (int j = 0; j < 6; ++j)
+        if (j != i) r["probes"].push_back(MakeProbe("n" + std::to_string(j), t, j == 5 ? 100 : 0, j == 5 ? 0 : 100));
+      ASSERT_TRUE(c_.store().Ingest(r, t).ok());
+    }
+    Pass(k);
+  }
+  json d = Get(c_.port(), "/api/v1/diagnoses")["diagnoses"];
+  ASSERT_EQ(d.size(), 1u) << d.dump();
+  EXPECT_EQ(d[0]["scope"], "host");
+  EXPECT_EQ(d[0]["subject"], "n5");
+  EXPECT_EQ(d[0]["kind"], "unreachable");
+}
+
+TEST_F(DiagnosisStore, WorkerStopsPromptly) {
+  DiagnosisWorkerOptions o;
+  o.interval_ms = 3600 * 1000;
+  DiagnosisWorker w(c_.store(), o, [] { return kT0; }, [](const std::string&) {});
+  w.Start();
+  auto start = std::chrono::steady_clock::now();
+  w.Stop();
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(2));
+}
+
+TEST_F(DiagnosisStore, RdmactlDiagnoseExitCodesAndOutput) {
+  const std::string url = "--collector http://127.0.0.1:" + std::to_string(c_.port());
+  Round(c_.store(), 0, "");
+  Pass(0);
+  CliRun none = Rdmactl("diagnose " + url);
+  EXPECT_EQ(none.code, 0) << none.out;
+  EXPECT_NE(none.out.find("RDMA OK"), std::string::npos) << none.out;
+
+  Round(c_.store(), 1, "n4", /*slow=*/true);
+  Pass(1);
+  CliRun warn = Rdmactl("diagnose " + url);
+  EXPECT_EQ(warn.code, 1) << warn.out;
+  EXPECT_NE(warn.out.find("warning host n4: latency"), std::string::npos) << warn.out;
+  EXPECT_NE(warn.out.find("median p50 6000 us"), std::string::npos) << warn.out;
+  EXPECT_NE(warn.out.find("as source 5/5, as destination 5/5, peers in group(s) a, b"), std::string::npos) << warn.out;
+
+  Round(c_.store(), 2, "n1");
+  Pass(2);
+  CliRun crit = Rdmactl("diagnose " + url);
+  EXPECT_EQ(crit.code, 2) << crit.out;
+  EXPECT_NE(crit.out.find("critical host n1: loss"), std::string::npos) << crit.out;
+  EXPECT_NE(crit.out.find("paths: "), std::string::npos) << crit.out;
+  CliRun js = Rdmactl("--json diagnose " + url);
+  EXPECT_EQ(js.code, 2);
+  json parsed = json::parse(js.out, nullptr, false);
+  ASSERT_TRUE(parsed.is_object()) << js.out;
+  EXPECT_EQ(parsed["exit_code"], 2);
+  EXPECT_EQ(parsed["diagnoses"].size(), 2u) << js.out;  // n4's latency, missed once, is still open
+  for (int k = 3; k <= 5; ++k) {
+    Round(c_.store(), k, "");
+    Pass(k);
+  }
+  CliRun after = Rdmactl("diagnose " + url);
+  EXPECT_EQ(after.code, 0) << after.out;
+  CliRun all = Rdmactl("diagnose --all " + url);
+  EXPECT_EQ(all.code, 0) << all.out;
+  EXPECT_NE(all.out.find("CLOSED critical host n1: loss"), std::string::npos) << all.out;
+  EXPECT_NE(all.out.find("CLOSED warning host n4: latency"), std::string::npos) << all.out;
+
+  CliRun help = Rdmactl("diagnose --help");
+  EXPECT_EQ(help.code, 0);
+  EXPECT_NE(help.out.find("exit 1  WARNING"), std::string::npos) << help.out;
+  CliRun bad = Rdmactl("diagnose --bogus");
+  EXPECT_EQ(bad.code, 2);
+  CliRun gone = Rdmactl("diagnose --collector http://127.0.0.1:1");
+  EXPECT_EQ(gone.code, 2);
+  EXPECT_NE(gone.out.find("unreachable"), std::string::npos) << gone.out;
+}
+
+diagnosis::Verdict V(const std::string& subject) {
+  diagnosis::Verdict v;
+  v.scope = "host", v.subject = subject, v.kind = "loss";
+  return v;
+}
+
+TEST(DiagnosisTracker, OpenAfterAndCloseAfter) {
+  diagnosis::Tracker t({2, 3});
+  std::set<std::string> open;
+  EXPECT_TRUE(t.Observe({V("x")}, open).upsert.empty());  // seen once: not yet
+  EXPECT_TRUE(t.Observe({}, open).upsert.empty());        // streak broken
+  EXPECT_TRUE(t.Observe({V("x")}, open).upsert.empty());
+  auto s = t.Observe({V("x")}, open);
+  ASSERT_EQ(s.upsert.size(), 1u);
+  open.insert("host|x|loss");
+  EXPECT_TRUE(t.Observe({}, open).close.empty());
+  EXPECT_TRUE(t.Observe({}, open).close.empty());
+  EXPECT_EQ(t.Observe({V("x")}, open).upsert.size(), 1u);  // back: misses reset
+  EXPECT_TRUE(t.Observe({}, open).close.empty());
+  EXPECT_TRUE(t.Observe({}, open).close.empty());
+  EXPECT_EQ(t.Observe({}, open).close, std::vector<std::string>{"host|x|loss"});
+}
+
+}  // namespace
+}  // namespace rdmascope::collector

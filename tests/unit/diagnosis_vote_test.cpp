@@ -1,0 +1,305 @@
+// The diagnosis vote over synthetic fleets built in memory (hundreds of
+// nodes, a pinglist like the collector's: the own group plus a few other
+// groups' nodes), with faults injected into the summaries.
+#include <gtest/gtest.h>
+
+#include <random>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "collector/diagnosis.h"
+#include "collector/pinglist.h"
+
+namespace rdmascope::collector::diagnosis {
+namespace {
+
+struct Fleet {
+  Input in;
+  std::vector<std::string> names;
+  std::map<std::string, std::string> group;
+};
+
+std::string NodeName(int i) { return "n" + std::to_string(i); }
+std::string GroupName(int g) { return "g" + std::to_string(g); }
+
+// nodes nodes in groups groups (node i in group i % groups); each probes its
+// own group and cross peers of other groups chosen by a stable hash.
+Fleet Build(int nodes, int groups, int cross = 4) {
+  Fleet f;
+  for (int i = 0; i < nodes; ++i) {
+    std::string n = NodeName(i), g = GroupName(i % groups);
+    f.names.push_back(n);
+    f.group[n] = g;
+    f.in.nodes.push_back({n, g, false, 1000});
+    f.in.ports.push_back({n, "mlx5_0", 1, "ACTIVE", true, {}, "", "", 0, {}});
+  }
+  for (const std::string& src : f.names) {
+    std::vector<std::pair<uint64_t, std::string>> other;
+    for (const std::string& dst : f.names) {
+      if (dst == src) continue;
+      if (f.group[dst] != f.group[src]) {
+        other.push_back({PairHash(src, dst), dst});
+        continue;
+      }
+      f.in.paths.push_back({src, dst, "0", "rc", "mlx5_0", "mlx5_0", 1000, 2000, 1000, 1000, 0, 20.0, 40.0, {}, false});
+    }
+    std::sort(other.begin(), other.end());
+    for (int k = 0; k < cross && k < static_cast<int>(other.size()); ++k)
+      f.in.paths.push_back(
+          {src, other[k].second, "0", "rc", "mlx5_0", "mlx5_0", 1000, 2000, 1000, 1000, 0, 20.0, 40.0, {}, false});
+  }
+  return f;
+}
+
+void Lose(PathSummary& p, double ratio) {
+  p.lost = static_cast<int64_t>(p.sent * ratio);
+  p.received = p.sent - p.lost;
+}
+
+void BadNode(Fleet& f, const std::string& node, double loss = 0.3) {
+  for (PathSummary& p : f.in.paths)
+    if (p.src == node || p.dst == node) Lose(p, loss);
+}
+
+void BadLink(Fleet& f, const std::string& ga, const std::string& gb, double loss = 0.3) {
+  for (PathSummary& p : f.in.paths) {
+    const std::string &a = f.group[p.src], &b = f.group[p.dst];
+    if ((a == ga && b == gb) || (a == gb && b == ga)) Lose(p, loss);
+  }
+}
+
+// 0.1 % of probes lost everywhere, and 0.1 % of paths flaky (5 % loss) at random.
+void BackgroundLoss(Fleet& f, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::binomial_distribution<int64_t> lost(1000, 0.001);
+  std::uniform_real_distribution<double> u(0, 1);
+  for (PathSummary& p : f.in.paths) {
+    if (p.received < p.sent) continue;  // already faulty
+    p.lost = lost(rng);
+    if (u(rng) < 0.001) p.lost = 50;
+    p.received = p.sent - p.lost;
+  }
+}
+
+void Fails(PathSummary& p, const std::string& status) {
+  p.received = 0;
+  p.lost = p.sent;
+  p.rtt_p50_us.reset();
+  p.rtt_p99_us.reset();
+  p.errors_by_status[status] = p.sent;
+}
+
+void Moved(Fleet& f, const std::string& node, const std::string& counter, int64_t delta) {
+  for (PortFacts& p : f.in.ports)
+    if (p.node == node) p.moved.push_back({counter, delta});
+}
+
+struct Want {
+  std::string scope, subject, kind;
+};
+
+std::string Show(const std::vector<Verdict>& vs) {
+  std::string s;
+  for (const Verdict& v : vs) s += "  " + v.Key() + " conf " + std::to_string(v.confidence) + "\n";
+  return s.empty() ? "  (none)\n" : s;
+}
+
+void ExpectExactly(const std::vector<Verdict>& got, std::vector<Want> want) {
+  std::set<std::string> g, w;
+  for (const Verdict& v : got) g.insert(v.Key());
+  for (const Want& x : want) w.insert(x.scope + "|" + x.subject + "|" + x.kind);
+  EXPECT_EQ(g, w) << "verdicts:\n" << Show(got);
+}
+
+const Verdict* Find(const std::vector<Verdict>& vs, const std::string& scope) {
+  for (const Verdict& v : vs)
+    if (v.scope == scope) return &v;
+  return nullptr;
+}
+
+TEST(DiagnosisVote, CleanFleetHasNoVerdict) {
+  Fleet f = Build(500, 20);
+  EXPECT_GT(f.in.paths.size(), 10000u);
+  ExpectExactly(Diagnose(f.in), {});
+}
+
+TEST(DiagnosisVote, OneBadNodeAmong500) {
+  Fleet f = Build(500, 20);
+  BadNode(f, "n137");
+  Moved(f, "n137", "port_rcv_errors", 42);
+  Moved(f, "n5", "port_xmit_discards", 3);  // another node's counter: not evidence here
+  auto vs = Diagnose(f.in);
+  ExpectExactly(vs, {{"host", "n137", "loss"}});
+  const Verdict* v = Find(vs, "host");
+  ASSERT_NE(v, nullptr);
+  EXPECT_EQ(v->severity, "critical");  // 30 % loss
+  EXPECT_GE(v->confidence, 0.99);
+  bool cites = false;
+  for (const auto& e : v->evidence) {
+    if (e["what"] == "counter") {
+      EXPECT_EQ(e["node"], "n137") << e.dump();
+      cites = cites || (e["counter"] == "port_rcv_errors" && e["delta"] == 42);
+    }
+  }
+  EXPECT_TRUE(cites) << v->evidence.dump();
+  ASSERT_FALSE(v->paths.empty());
+  for (const auto& p : v->paths) EXPECT_TRUE(p["src"] == "n137" || p["dst"] == "n137") << p.dump();
+}
+
+TEST(DiagnosisVote, OneBadGroupLinkAmong20Groups) {
+  Fleet f = Build(500, 20);
+  BadLink(f, "g3", "g11");
+  auto vs = Diagnose(f.in);
+  ExpectExactly(vs, {{"group_link", "g11<->g3", "loss"}});
+}
+
+TEST(DiagnosisVote, TwoSimultaneousFaults) {
+  Fleet f = Build(500, 20);
+  BadNode(f, "n42");  // group g2
+  BadLink(f, "g7", "g15");
+  ExpectExactly(Diagnose(f.in), {{"host", "n42", "loss"}, {"group_link", "g15<->g7", "loss"}});
+}
+
+TEST(DiagnosisVote, FaultPlusBackgroundLoss) {
+  for (unsigned seed : {1u, 2u, 3u, 4u, 5u}) {
+    Fleet f = Build(500, 20);
+    BadNode(f, "n300");
+    BackgroundLoss(f, seed);
+    ExpectExactly(Diagnose(f.in), {{"host", "n300", "loss"}});
+    Fleet g = Build(500, 20);
+    BadLink(g, "g0", "g19");
+    BackgroundLoss(g, seed);
+    ExpectExactly(Diagnose(g.in), {{"group_link", "g0<->g19", "loss"}});
+  }
+}
+
+TEST(DiagnosisVote, BackgroundLossAloneGivesNothing) {
+  Fleet f = Build(500, 20);
+  BackgroundLoss(f, 7);
+  ExpectExactly(Diagnose(f.in), {});
+}
+
+TEST(DiagnosisVote, RnrToOneNodeIsItsApplication) {
+  Fleet f = Build(300, 10);
+  for (PathSummary& p : f.in.paths)
+    if (p.dst == "n17") Fails(p, "RNR_RETRY_EXC_ERR");
+  auto vs = Diagnose(f.in);
+  ExpectExactly(vs, {{"host", "n17", "rnr"}});
+  EXPECT_EQ(vs.at(0).severity, "critical");
+  int64_t inbound = 0;
+  for (const PathSummary& p : f.in.paths) inbound += p.dst == "n17" ? 1 : 0;
+  EXPECT_EQ(vs.at(0).evidence.at(0)["wc_status"].value("RNR_RETRY_EXC_ERR", 0), 1000 * inbound);
+}
+
+TEST(DiagnosisVote, RemoteAccessIsConfigurationAtTheResponder) {
+  Fleet f = Build(300, 10);
+  for (PathSummary& p : f.in.paths)
+    if (p.dst == "n3") Fails(p, "REM_ACCESS_ERR");
+  ExpectExactly(Diagnose(f.in), {{"host", "n3", "access"}});
+}
+
+TEST(DiagnosisVote, PortDownIsThePort) {
+  Fleet f = Build(300, 10);
+  for (PortFacts& p : f.in.ports)
+    if (p.node == "n9") p.active = false, p.state = "DOWN";
+  for (PathSummary& p : f.in.paths) {
+    if (p.src == "n9") p.not_run = true, p.sent = p.received = 0;
+    if (p.dst == "n9") Fails(p, "RETRY_EXC_ERR");
+  }
+  auto vs = Diagnose(f.in);
+  ExpectExactly(vs, {{"port", "n9/mlx5_0/1", "port_down"}});
+  EXPECT_EQ(vs.at(0).severity, "critical");
+}
+
+TEST(DiagnosisVote, DownPortNobodyUsesIsNoVerdict) {
+  Fleet f = Build(50, 2);
+  f.in.ports.push_back({"n1", "mlx5_1", 1, "DOWN", false, {}, "", "", 0, {}});
+  ExpectExactly(Diagnose(f.in), {});
+}
+
+TEST(DiagnosisVote, SilentAgentIsHostUnreachable) {
+  Fleet f = Build(300, 10);
+  std::vector<PathSummary> kept;
+  for (PathSummary& p : f.in.paths) {
+    if (p.src == "n21") continue;  // its agent reports nothing
+    if (p.dst == "n21") Fails(p, "PROBE_DEADLINE");
+    kept.push_back(p);
+  }
+  f.in.paths = kept;
+  for (NodeFacts& n : f.in.nodes)
+    if (n.name == "n21") n.silent = true;
+  auto vs = Diagnose(f.in);
+  ExpectExactly(vs, {{"host", "n21", "unreachable"}});
+  bool silent = false;
+  for (const auto& e : vs.at(0).evidence) silent = silent || e["what"] == "agent_silent";
+  EXPECT_TRUE(silent);
+}
+
+TEST(DiagnosisVote, DelayOnOneNodeIsLatency) {
+  Fleet f = Build(300, 10);
+  for (PathSummary& p : f.in.paths)
+    if (p.src == "n50" || p.dst == "n50") p.rtt_p50_us = 5020.0, p.rtt_p99_us = 5100.0;
+  auto vs = Diagnose(f.in);
+  ExpectExactly(vs, {{"host", "n50", "latency"}});
+  EXPECT_EQ(vs.at(0).severity, "warning");
+}
+
+// A node bad only toward peers of one group is no host fault: the vote
+// needs peers in more than one group.
+TEST(DiagnosisVote, HostNeedsPeersInMoreThanOneGroup) {
+  Fleet f = Build(6, 2, 3);  // the lab: 3 + 3, full mesh
+  BadLink(f, "g0", "g1");
+  ExpectExactly(Diagnose(f.in), {{"group_link", "g0<->g1", "loss"}});
+  Fleet g = Build(6, 2, 3);
+  BadNode(g, "n2");
+  ExpectExactly(Diagnose(g.in), {{"host", "n2", "loss"}});
+  // n0 (group g0) loses only toward and from group g1: 60 % of its paths in
+  // both directions, but all its bad peers are in one group — no host verdict.
+  Fleet h = Build(6, 2, 3);
+  for (PathSummary& p : h.in.paths)
+    if ((p.src == "n0" && h.group[p.dst] == "g1") || (p.dst == "n0" && h.group[p.src] == "g1")) Lose(p, 0.3);
+  for (const Verdict& v : Diagnose(h.in)) EXPECT_NE(v.scope, "host") << v.Key();
+}
+
+// Bad only as destination (its inbound paths lose, its own probes are fine):
+// not enough for a host verdict.
+TEST(DiagnosisVote, HostNeedsBothDirections) {
+  Fleet f = Build(300, 10);
+  for (PathSummary& p : f.in.paths)
+    if (p.dst == "n8") Lose(p, 0.3);
+  for (const Verdict& v : Diagnose(f.in)) EXPECT_NE(v.Key(), "host|n8|loss");
+}
+
+TEST(DiagnosisVote, OneOfTwoNicsIsTheNic) {
+  Fleet f = Build(60, 3);
+  std::vector<PathSummary> more;
+  for (const PathSummary& p : f.in.paths) {  // a second rail on mlx5_1
+    PathSummary q = p;
+    q.rail = "1", q.src_device = q.dst_device = "mlx5_1";
+    more.push_back(q);
+  }
+  for (PathSummary& q : more)
+    if (q.src == "n4" || q.dst == "n4") Lose(q, 0.5);
+  f.in.paths.insert(f.in.paths.end(), more.begin(), more.end());
+  ExpectExactly(Diagnose(f.in), {{"nic", "n4/mlx5_1", "loss"}});
+}
+
+TEST(DiagnosisVote, SwitchPortAtTheOtherEndIsCited) {
+  Fleet f = Build(100, 4);
+  BadNode(f, "n10");
+  for (PortFacts& p : f.in.ports)
+    if (p.node == "n10") {
+      p.switch_guid = "0x0002c90300000001", p.switch_description = "leaf-1", p.switch_port = 7;
+      p.switch_moved.push_back({"symbol_error_counter", 9});
+    }
+  auto vs = Diagnose(f.in);
+  ASSERT_EQ(vs.size(), 1u) << Show(vs);
+  bool cited = false;
+  for (const auto& e : vs[0].evidence)
+    cited = cited || (e["what"] == "switch_port" && e["switch"] == "leaf-1" && e["port"] == 7 && e["delta"] == 9);
+  EXPECT_TRUE(cited) << vs[0].evidence.dump();
+}
+
+}  // namespace
+}  // namespace rdmascope::collector::diagnosis
