@@ -27,6 +27,8 @@ const char kProbeHelp[] =
     "  --rnr-retry V        RC RNR retries 0..6 (default 3)\n"
     "  --min-rnr-timer V    RC min RNR NAK timer code 0..31 (default 12 = 0.64 ms)\n"
     "  --no-read            RC: skip the RDMA READ\n"
+    "  --spin-us U          busy-poll cap per wait: spin clamp(3 x EWMA RTT, 0, U) before\n"
+    "                       sleeping (default 2000; 0 = always sleep at once)\n"
     "  --test-bad-rkey      SELF-TEST ONLY: RDMA READ with a wrong rkey; the peer must\n"
     "                       answer REM_ACCESS_ERR (10). Proves error reporting end to end.\n"
     "  --json               machine-readable output\n"

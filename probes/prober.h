@@ -37,7 +37,9 @@ struct ProberOptions {
   uint64_t interval_ms = 10;
   uint64_t timeout_ms = 1000;     // per-probe deadline
   uint64_t max_duration_ms = 600000;
-  uint64_t spin_ns = 20000;       // busy-poll this long before blocking on the channel
+  // Busy-poll budget before sleeping on the completion channel: each wait
+  // spins clamp(3 x EWMA RTT, 0, spin_ns); the first probe spins all of it.
+  uint64_t spin_ns = 2000000;
   RcTuning tuning;
   bool rc_read = true;            // RC: RDMA READ the target's buffer after each ping-pong
   bool test_bad_rkey = false;     // self-test: READ with a wrong rkey (expects REM_ACCESS_ERR)

@@ -119,7 +119,8 @@ std::vector<std::string> Responder::Serve(const std::vector<ServedPort>& ports) 
       problems.push_back(sp.device + "/" + std::to_string(sp.port) + ": port not ACTIVE");
       continue;
     }
-    auto ud = UdResponder::Create(d->ctx.get(), d->pd.get(), sp.device, sp.port, opts_.inject == Injection::kDrop);
+    auto ud = UdResponder::Create(d->ctx.get(), d->pd.get(), sp.device, sp.port, opts_.inject == Injection::kDrop,
+                                 opts_.spin);
     if (!ud.ok()) { problems.push_back(ud.status().message()); continue; }
     std::vector<int> gids = RoceV2GidIndexes(d->ctx.get(), sp.port);
     if (gids.empty()) gids.push_back(0);
@@ -216,7 +217,7 @@ std::string Responder::HandleRcConnect(LineConn& conn, const RcConnectRequest& r
   }
   if (port == nullptr) return "no served port has GID " + req.target_gid;
   auto session = RcResponderSession::Create(dev->ctx.get(), dev->pd.get(), *port, req,
-                                            opts_.inject == Injection::kRnr);
+                                            opts_.inject == Injection::kRnr, opts_.spin);
   if (!session.ok()) return session.status().message();
   RcConnectReply rep = (*session)->Reply();
   rep.read_addr = dev->read_buf.addr();

@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "common/status.h"
+#include "probes/adaptive_spin.h"
 #include "probes/control_protocol.h"
 #include "probes/line_socket.h"
 
@@ -48,6 +49,7 @@ struct ResponderOptions {
   std::string device;  // empty: every device
   int control_port = kDefaultControlPort;
   Injection inject = Injection::kNone;
+  ResponderSpin spin;  // hot window of the UD and RC responders after each completion
 };
 
 class Responder {
