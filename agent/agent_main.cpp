@@ -158,6 +158,10 @@ int RunFullAgent(const std::vector<std::string>& args, sigset_t stop_signals) {
   so.rails = config.rails;
   so.responder = opts->responder;
   so.responder.control_port = config.control_port;
+  so.responder.control_bind = config.control_bind;
+  // Peers reach us where the pinglist says: control_host, else the node name.
+  so.responder.extra_bind = probes::NumericAddresses(
+      config.control_host.empty() ? config.node_name : config.control_host);
   so.probe_count = config.probe_count;
   so.interval_ms = uint64_t(config.report_interval.count());
   so.targets = TargetSource(config);

@@ -46,16 +46,53 @@ namespace {
 constexpr uint64_t kFirstRequestNs = 5000000000ull;
 constexpr uint64_t kIdleNs = 30000000000ull;
 constexpr uint64_t kWriteNs = 2000000000ull;
+// Where probers address the read buffer (ibv_reg_mr_iova): a fixed small
+// number, so the rc_connect reply carries no heap address.
+constexpr uint64_t kReadIovaBase = 0x10000;
 }  // namespace
+
+std::vector<std::string> DefaultControlAddresses(const std::string& device) {
+  std::vector<std::string> out;
+  const std::string prefix = "::ffff:";  // GidToString's form of an IPv4-mapped GID
+  for (const auto& name : device.empty() ? ListDeviceNames() : std::vector<std::string>{device}) {
+    auto ctx = OpenDevice(name);
+    if (!ctx.ok()) continue;
+    for (int port : ActivePorts(ctx->get())) {
+      for (int gi : RoceV2GidIndexes(ctx->get(), port)) {
+        auto lp = DescribePort(ctx->get(), name, port, gi);
+        if (!lp.ok()) continue;
+        const std::string gid = GidToString(lp->gid);
+        if (gid.rfind(prefix, 0) != 0) continue;
+        const std::string ip = gid.substr(prefix.size());
+        if (std::find(out.begin(), out.end(), ip) == out.end()) out.push_back(ip);
+      }
+    }
+  }
+  return out;
+}
 
 Result<std::unique_ptr<Responder>> Responder::StartIdle(const ResponderOptions& opts) {
   std::unique_ptr<Responder> r(new Responder());
   r->opts_ = opts;
   r->gen_ = std::make_shared<Generation>();
   Responder* self = r.get();
+  std::vector<std::string> addrs = opts.control_bind;
+  if (addrs.empty()) {
+    addrs = DefaultControlAddresses(opts.device);
+    if (addrs.empty()) {
+      std::fprintf(stderr, "responder: no RoCE v2 IPv4 address on the served ports: the control port "
+                           "listens on every address (set --control-bind to narrow it)\n");
+    } else {
+      for (const auto& a : opts.extra_bind) {
+        // Only addresses of this host (a trial bind to port 0 tells): a node
+        // name resolving elsewhere must not stop the responder.
+        if (std::find(addrs.begin(), addrs.end(), a) == addrs.end() && TcpListen(0, a).ok()) addrs.push_back(a);
+      }
+    }
+  }
   auto srv = ControlServer::Start(opts.control_port, [self](LineConn& c, const std::atomic<bool>& stop) {
     self->HandleConnection(c, stop);
-  });
+  }, addrs);
   if (!srv.ok()) return srv.status();
   r->server_ = std::move(srv).value();
   return r;
@@ -105,7 +142,8 @@ std::vector<std::string> Responder::Serve(const std::vector<ServedPort>& ports) 
       auto pd = AllocPd(nd->ctx.get());
       if (!pd.ok()) { problems.push_back(pd.status().message()); continue; }
       nd->pd = std::move(pd).value();
-      auto rb = Buffer::Register(nd->pd.get(), kReadBufferBytes, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ);
+      auto rb = Buffer::RegisterAtIova(nd->pd.get(), kReadBufferBytes,
+                                       IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ, kReadIovaBase);
       if (!rb.ok()) { problems.push_back(rb.status().message()); continue; }
       nd->read_buf = std::move(rb).value();
       std::snprintf(reinterpret_cast<char*>(nd->read_buf.data()), kReadBufferBytes, "rdmascope read probe %s",
@@ -163,6 +201,8 @@ UdInfoReply Responder::UdInfo() const {
   return g ? g->ud_info : UdInfoReply{};
 }
 
+int Responder::control_port() const { return server_ ? server_->port() : 0; }
+
 Responder::~Responder() { Stop(); }
 
 void Responder::Stop() {
@@ -180,7 +220,17 @@ void Responder::HandleConnection(LineConn& conn, const std::atomic<bool>& stop) 
   uint64_t deadline = NowNs() + kFirstRequestNs;
   for (int requests = 0; requests < 100 && !stop.load(); ++requests) {
     auto line = conn.ReadLine(deadline, &stop);
-    if (!line.ok()) return;  // closed, timed out, too long or stopping
+    if (!line.ok()) {  // closed, timed out, too long or stopping
+      // A line past the limit is refused in words before the close; the
+      // reader never buffered more than the limit plus one read of it.
+      if (line.status().message() == kLineTooLong) {
+        conn.WriteLine(EncodeErrorReply(std::string(kLineTooLong) + " (the limit is " +
+                                        std::to_string(kMaxLineBytes) + " bytes): connection closed"),
+                       NowNs() + kWriteNs);
+        conn.FinishAndDiscard(NowNs() + kWriteNs);
+      }
+      return;
+    }
     deadline = NowNs() + kIdleNs;
     auto req = ParseControlRequest(*line);
     if (!req.ok()) {
@@ -220,7 +270,7 @@ std::string Responder::HandleRcConnect(LineConn& conn, const RcConnectRequest& r
                                             opts_.inject == Injection::kRnr, opts_.spin);
   if (!session.ok()) return session.status().message();
   RcConnectReply rep = (*session)->Reply();
-  rep.read_addr = dev->read_buf.addr();
+  rep.read_addr = dev->read_buf.remote_addr();  // an I/O address of ours, not a pointer
   rep.read_rkey = dev->read_buf.rkey();
   rep.read_len = kReadBufferBytes;
   *served = true;

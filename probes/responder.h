@@ -50,7 +50,16 @@ struct ResponderOptions {
   int control_port = kDefaultControlPort;
   Injection inject = Injection::kNone;
   ResponderSpin spin;  // hot window of the UD and RC responders after each completion
+  // Numeric addresses the control port listens on. Empty: the IPv4
+  // addresses of the RoCE v2 GIDs of the served devices' ACTIVE ports
+  // (`device`, or every device), plus `extra_bind`; every IPv4 address only
+  // when none is found (an InfiniBand-only node), said on stderr.
+  std::vector<std::string> control_bind;
+  std::vector<std::string> extra_bind;
 };
+
+// The default control-port addresses (see ResponderOptions::control_bind).
+std::vector<std::string> DefaultControlAddresses(const std::string& device);
 
 class Responder {
  public:
@@ -61,6 +70,8 @@ class Responder {
   void Stop();
 
   UdInfoReply UdInfo() const;
+  // The TCP port the control server listens on (useful with control_port 0).
+  int control_port() const;
 
  private:
   struct DeviceState;

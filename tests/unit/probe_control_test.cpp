@@ -12,7 +12,14 @@
 #include "probes/line_socket.h"
 #include "probes/local_port.h"
 #include "probes/probe_clock.h"
+#include "probes/responder.h"
 #include "probes/ud_responder.h"
+
+#include <poll.h>
+#include <sys/socket.h>
+
+#include <fstream>
+#include <regex>
 
 namespace rdmascope::probes {
 namespace {
@@ -184,6 +191,91 @@ TEST(ControlServer, SurvivesGarbageAndServesNextClient) {
   ASSERT_TRUE(r.ok()) << r.status().message();
   EXPECT_EQ(*r, "16");
   server->Stop();
+}
+
+long RssKb() {
+  std::ifstream f("/proc/self/status");
+  std::string line;
+  while (std::getline(f, line)) {
+    if (line.rfind("VmRSS:", 0) == 0) return std::stol(line.substr(6));
+  }
+  return -1;
+}
+
+// Sends `total` bytes of 'a' and a newline from one 64 KiB buffer; false on
+// a send error or after 10 s.
+bool SendBulk(int fd, size_t total) {
+  static const std::string chunk(65536, 'a');
+  const uint64_t deadline = NowNs() + 10000000000ull;
+  size_t sent = 0;
+  while (sent < total + 1 && NowNs() < deadline) {
+    const bool last = sent >= total;
+    const char* p = last ? "\n" : chunk.data();
+    size_t n = last ? 1 : std::min(chunk.size(), total - sent);
+    ssize_t w = ::send(fd, p, n, MSG_DONTWAIT | MSG_NOSIGNAL);
+    if (w > 0) { sent += size_t(w); continue; }
+    if (w < 0 && errno != EAGAIN && errno != EINTR) return false;
+    pollfd pf{fd, POLLOUT, 0};
+    ::poll(&pf, 1, 100);
+  }
+  return sent == total + 1;
+}
+
+// No pointer-like number: a user-space address is 12+ hex or 14+ decimal digits.
+bool HasPointerLikeNumber(const std::string& s) {
+  return std::regex_search(s, std::regex("0x[0-9a-fA-F]{8,}|[0-9a-fA-F]{12,}|[0-9]{14,}"));
+}
+
+// A responder without devices whose control port listens on 127.0.0.1 only.
+std::unique_ptr<Responder> LoopbackResponder() {
+  ResponderOptions o;
+  o.control_port = 0;
+  o.control_bind = {"127.0.0.1"};
+  auto r = Responder::StartIdle(o);
+  EXPECT_TRUE(r.ok()) << r.status().message();
+  return r.ok() ? std::move(r).value() : nullptr;
+}
+
+TEST(Responder, RefusesAMebibyteLineInWordsWithoutGrowingAndServesOn) {
+  auto r = LoopbackResponder();
+  ASSERT_NE(r, nullptr);
+  const int port = r->control_port();
+  ASSERT_GT(port, 0);
+  const long rss0 = RssKb();
+  {
+    auto fd = TcpConnect("127.0.0.1", port, 2000);
+    ASSERT_TRUE(fd.ok()) << fd.status().message();
+    LineConn c(std::move(fd).value());
+    EXPECT_TRUE(SendBulk(c.fd(), 1u << 20));
+    auto reply = c.ReadLine(NowNs() + 5000000000ull);
+    ASSERT_TRUE(reply.ok()) << reply.status().message();
+    EXPECT_NE(reply->find("\"ok\":false"), std::string::npos) << *reply;
+    EXPECT_NE(reply->find("too long"), std::string::npos) << *reply;
+  }
+  const long rss1 = RssKb();
+  EXPECT_LT(rss1 - rss0, 512) << "RSS " << rss0 << " -> " << rss1 << " kB";
+  auto fd = TcpConnect("127.0.0.1", port, 2000);
+  ASSERT_TRUE(fd.ok());
+  LineConn c(std::move(fd).value());
+  ASSERT_TRUE(c.WriteLine("{\"op\":\"ud_info\"}", NowNs() + 1000000000ull).ok());
+  auto reply = c.ReadLine(NowNs() + 2000000000ull);
+  ASSERT_TRUE(reply.ok()) << reply.status().message();
+  EXPECT_NE(reply->find("\"ok\":true"), std::string::npos) << *reply;
+  EXPECT_FALSE(HasPointerLikeNumber(*reply)) << *reply;
+  ASSERT_TRUE(c.WriteLine("{\"op\":\"rc_connect\"", NowNs() + 1000000000ull).ok());  // broken JSON
+  reply = c.ReadLine(NowNs() + 2000000000ull);
+  ASSERT_TRUE(reply.ok()) << reply.status().message();
+  EXPECT_NE(reply->find("\"ok\":false"), std::string::npos) << *reply;
+  EXPECT_FALSE(HasPointerLikeNumber(*reply)) << *reply;
+}
+
+TEST(Responder, ListensOnlyWhereBound) {
+  auto r = LoopbackResponder();
+  ASSERT_NE(r, nullptr);
+  EXPECT_TRUE(TcpConnect("127.0.0.1", r->control_port(), 2000).ok());
+  // 127.0.0.2 is loopback too, but nobody listens there.
+  EXPECT_FALSE(TcpConnect("127.0.0.2", r->control_port(), 2000).ok());
+  EXPECT_FALSE(TcpListen(0, "not-an-address").ok());
 }
 
 TEST(LineSocket, ConnectRefusedNamesTheCall) {

@@ -13,7 +13,9 @@
 # over 2000 UD probes; 500 RC connect/teardown cycles leave fds and rdma
 # resources at baseline; the full agent reports per-target UD and RC
 # summaries for its --probe-target; RC and UD summaries carry network_us and
-# responder_us. Every wait has a deadline; every command runs under `timeout`.
+# responder_us; control-port replies hold no pointer-like numbers and a 1 MiB
+# line is refused in words without the agent's RSS growing. Every wait has a
+# deadline; every command runs under `timeout`.
 . /opt/rdmascope/lab/lab.sh
 
 PASSED=0 FAILED=0
@@ -227,6 +229,27 @@ for t in rc ud; do
   check "$t-network-split" "median rtt $rtt usec = network $net + responder $resp (medians)" \
     '[[ -n $net && -n $resp && -n $rtt ]] && awk -v n="$net" -v r="$resp" -v t="$rtt" "BEGIN { exit !(r > 0 && n > 0 && n <= t) }"'
 done
+
+# 11. Control-port replies: no pointer-like numbers (a user-space address is
+# 12+ hex digits, 14+ decimal ones) in ud_info or rc_connect replies, and a
+# 1 MiB line is refused in words without the agent's memory growing.
+ctl_ask() {  # ctl_ask LINE: one request on a fresh connection, prints the reply line
+  timeout 10 bash -c 'exec 3<>/dev/tcp/$1/18610 || exit 1; printf "%s\n" "$2" >&3; IFS= read -r -t 5 l <&3; printf "%s\n" "$l"' _ "$DST_IP" "$1"
+}
+rss_kb() { awk '/^VmRSS/{print $2}' "/proc/$PID_main/status"; }
+R_UD=$(ctl_ask '{"op":"ud_info"}')
+R_RC=$(ctl_ask '{"op":"rc_connect","target_gid":"::ffff:'"$DST_IP"'","qpn":4660,"psn":1,"lid":0,"mtu":1024,"global":true,"gid":"::ffff:'"$(lab_ip $SRC)"'","timeout":12,"retry_cnt":6,"rnr_retry":3,"min_rnr_timer":12}')
+echo "    ud_info -> ${R_UD:0:200}"
+echo "    rc_connect -> ${R_RC:0:300}"
+no_pointers() { ! printf '%s' "$1" | grep -Eiq '0x[0-9a-f]{8,}|[0-9a-f]{12,}|[0-9]{14,}'; }
+check control-no-pointers "ud_info and rc_connect replies hold no pointer-like numbers (read_addr $(printf '%s' "$R_RC" | grep -o '"read_addr":[0-9]*'))" \
+  '[[ $R_UD == *"\"ok\":true"* && $R_RC == *"\"ok\":true"* ]] && no_pointers "$R_UD" && no_pointers "$R_RC"'
+RSS0=$(rss_kb)
+R_LONG=$(timeout 20 bash -c 'trap "" PIPE; exec 3<>/dev/tcp/$1/18610 || exit 1; { head -c 1048576 /dev/zero | tr "\0" a; echo; } >&3 2>/dev/null; IFS= read -r -t 5 l <&3; printf "%s\n" "$l"' _ "$DST_IP")
+RSS1=$(rss_kb)
+R_AFTER=$(ctl_ask '{"op":"ud_info"}')
+check control-long-line "1 MiB line -> '${R_LONG:0:120}'; agent RSS $RSS0 -> $RSS1 kB; next client served: ${R_AFTER:0:12}" \
+  '[[ $R_LONG == *"\"ok\":false"* && $R_LONG == *"too long"* && $R_AFTER == *"\"ok\":true"* ]] && (( RSS1 - RSS0 < 512 ))'
 
 stop_agent main
 echo "probe lab: $PASSED passed, $FAILED failed"
