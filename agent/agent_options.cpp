@@ -1,5 +1,7 @@
 #include "agent/agent_options.h"
 
+#include "probes/control_auth.h"
+
 #include <cerrno>
 #include <cstdlib>
 
@@ -28,6 +30,9 @@ const char kAgentUsage[] =
     "                       (repeatable; key: probe_targets; default: the collector's pinglist)\n"
     "  --probe-count N      probes per transport per target per interval (default 10; key: probe_count)\n"
     "  --control-port P     TCP control port (default 18610)\n"
+    "  --control-secret-file FILE\n"
+    "                       fleet secret: control connections must prove it (HMAC-SHA256\n"
+    "                       over a per-connection nonce) before ud_info or rc_connect\n"
     "  --control-bind ADDR  listen on this numeric address (repeatable; default: the served\n"
     "                       ports' RoCE IPv4 addresses, every address when there is none)\n"
     "  --inject rnr|drop    FAULT INJECTION FOR SELF-TESTS: rnr = never post RC\n"
@@ -75,6 +80,12 @@ Result<AgentOptions> ParseAgentOptions(const std::vector<std::string>& args) {
       auto v = need();
       if (!v.ok()) return v.status();
       o.responder.control_bind.push_back(*v);
+    } else if (k == "--control-secret-file") {
+      auto v = need();
+      if (!v.ok()) return v.status();
+      auto secret = probes::ReadSecretFile(*v);
+      if (!secret.ok()) return secret.status();
+      o.responder.control_secret = *secret;
     } else if (k == "--probe-target") {
       auto v = need();
       if (!v.ok()) return v.status();

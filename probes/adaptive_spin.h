@@ -56,8 +56,10 @@ struct ResponderSpin {
   AdaptiveSpin Make() const { return AdaptiveSpin(2, min_ns, max_ns, min_ns, true); }
 };
 
-// The probers' spin before sleeping: clamp(3 x EWMA RTT, 0, cap_ns); the
-// first probe spins the whole cap (it calibrates the EWMA).
-inline AdaptiveSpin ProberSpin(uint64_t cap_ns) { return AdaptiveSpin(3, 0, cap_ns, cap_ns, false); }
+// The probers' spin before sleeping: 3 x EWMA RTT when that fits in cap_ns,
+// else none (a round trip longer than the whole budget is slept through:
+// spinning part of it burns CPU and still pays the wake-up); the first probe
+// spins all of cap_ns (it calibrates the EWMA).
+inline AdaptiveSpin ProberSpin(uint64_t cap_ns) { return AdaptiveSpin(3, 0, cap_ns, cap_ns, true); }
 
 }  // namespace rdmascope::probes

@@ -50,7 +50,7 @@ Result<std::unique_ptr<RcPeer>> RcPeer::Connect(ibv_context* ctx, ibv_pd* pd,
   auto fd = TcpConnect(o.host, o.control_port, 3000);
   if (!fd.ok()) return Status::Error("control port: " + fd.status().message());
   p->conn_ = std::make_unique<LineConn>(std::move(fd).value());
-  auto info = FetchUdInfo(*p->conn_, deadline);
+  auto info = FetchUdInfo(*p->conn_, deadline, o.control_secret);
   if (!info.ok()) return info.status();
   auto ep = ChooseEndpoint(*info, o.host, local, o.rail);
   if (!ep.ok()) return ep.status();

@@ -8,8 +8,7 @@
 // false when the QP must be torn down (failure or deadline). Probe SENDs are
 // solicited and only one in kSignalEvery is signalled: the echo proves the
 // SEND arrived, and failures complete whether signalled or not. Each wait
-// spins clamp(3 x EWMA RTT, 0, opts.spin_ns) before sleeping (the first
-// probe spins all of opts.spin_ns). The echo carries the responder's delay,
+// spins ProberSpin(opts.spin_ns) (adaptive_spin.h) before sleeping. The echo carries the responder's delay,
 // recorded as responder_us.
 #pragma once
 

@@ -5,6 +5,9 @@
 #include <map>
 #include <algorithm>
 
+#include <nlohmann/json.hpp>
+
+#include "probes/control_auth.h"
 #include "probes/control_server.h"
 #include "probes/line_socket.h"
 #include "probes/local_port.h"
@@ -218,6 +221,8 @@ void Responder::Stop() {
 
 void Responder::HandleConnection(LineConn& conn, const std::atomic<bool>& stop) {
   uint64_t deadline = NowNs() + kFirstRequestNs;
+  bool authenticated = opts_.control_secret.empty();
+  std::string nonce;  // of this connection's hello
   for (int requests = 0; requests < 100 && !stop.load(); ++requests) {
     auto line = conn.ReadLine(deadline, &stop);
     if (!line.ok()) {  // closed, timed out, too long or stopping
@@ -237,6 +242,15 @@ void Responder::HandleConnection(LineConn& conn, const std::atomic<bool>& stop) 
       conn.WriteLine(EncodeErrorReply(req.status().message()), NowNs() + kWriteNs);
       continue;
     }
+    if (req->op == ControlOp::kHello || req->op == ControlOp::kAuth) {
+      if (!Authenticate(conn, *req, &nonce, &authenticated)) return;
+      continue;
+    }
+    if (!authenticated) {
+      conn.WriteLine(EncodeErrorReply("authentication required: this agent has a control secret "
+                                      "(send hello, then auth)"), NowNs() + kWriteNs);
+      return;
+    }
     std::shared_ptr<Generation> gen = Current();
     if (!gen) return;  // stopping
     if (req->op == ControlOp::kUdInfo) {
@@ -248,6 +262,30 @@ void Responder::HandleConnection(LineConn& conn, const std::atomic<bool>& stop) 
     if (served) return;
     conn.WriteLine(EncodeErrorReply(err), NowNs() + kWriteNs);
   }
+}
+
+bool Responder::Authenticate(LineConn& conn, const ControlRequest& req, std::string* nonce,
+                             bool* authenticated) {
+  const uint64_t wd = NowNs() + kWriteNs;
+  if (req.op == ControlOp::kHello) {
+    if (opts_.control_secret.empty()) return conn.WriteLine(R"({"ok":true})", wd).ok();  // nothing to prove
+    auto n = NewNonceHex();
+    if (!n.ok()) {
+      conn.WriteLine(EncodeErrorReply(n.status().message()), wd);
+      return false;
+    }
+    *nonce = *n;
+    return conn.WriteLine(nlohmann::json{{"ok", true}, {"nonce", *nonce}}.dump(), wd).ok();
+  }
+  if (opts_.control_secret.empty()) return conn.WriteLine(R"({"ok":true})", wd).ok();
+  if (nonce->empty() || !MacMatches(opts_.control_secret, *nonce, req.mac)) {
+    conn.WriteLine(EncodeErrorReply(nonce->empty() ? "auth before hello: no nonce to check"
+                                                   : "wrong control secret: authentication refused"), wd);
+    return false;
+  }
+  nonce->clear();  // one auth per nonce
+  *authenticated = true;
+  return conn.WriteLine(R"({"ok":true})", wd).ok();
 }
 
 std::string Responder::HandleRcConnect(LineConn& conn, const RcConnectRequest& req,

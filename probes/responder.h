@@ -56,6 +56,9 @@ struct ResponderOptions {
   // when none is found (an InfiniBand-only node), said on stderr.
   std::vector<std::string> control_bind;
   std::vector<std::string> extra_bind;
+  // Fleet secret (probes/control_auth.h): set, every control connection must
+  // authenticate before ud_info or rc_connect; the agent's probers use it too.
+  std::string control_secret;
 };
 
 // The default control-port addresses (see ResponderOptions::control_bind).
@@ -79,6 +82,8 @@ class Responder {
   Responder() = default;
   std::shared_ptr<Generation> Current() const;
   void HandleConnection(LineConn& conn, const std::atomic<bool>& stop);
+  // hello / auth (probes/control_auth.h); false: close the connection.
+  bool Authenticate(LineConn& conn, const ControlRequest& req, std::string* nonce, bool* authenticated);
   std::string HandleRcConnect(LineConn& conn, const RcConnectRequest& req,
                               const std::shared_ptr<Generation>& gen, bool* served);
 

@@ -5,7 +5,7 @@
 // device timestamps, else from just before ibv_post_send to the echo's poll.
 // Probes are solicited; without device timestamps only one send in
 // kSignalEvery is signalled (the echo is what is waited for). Each wait spins
-// clamp(3 x EWMA RTT, 0, opts.spin_ns) before sleeping.
+// ProberSpin(opts.spin_ns) (adaptive_spin.h) before sleeping.
 #include <optional>
 #include <random>
 
@@ -69,7 +69,7 @@ Result<ProbeRun> RunUdProbe(const ProberOptions& o) {
   auto fd = TcpConnect(o.host, o.control_port, 3000);
   if (!fd.ok()) return Status::Error("control port: " + fd.status().message());
   LineConn conn(std::move(fd).value());
-  auto info = FetchUdInfo(conn, NowNs() + 5000000000ull);
+  auto info = FetchUdInfo(conn, NowNs() + 5000000000ull, o.control_secret);
   if (!info.ok()) return info.status();
   auto ep = ChooseEndpoint(*info, o.host, *local, o.rail);
   if (!ep.ok()) return ep.status();

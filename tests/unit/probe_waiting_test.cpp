@@ -13,13 +13,15 @@
 namespace rdmascope::probes {
 namespace {
 
-TEST(AdaptiveSpin, ProberFirstProbeSpinsTheCapThenThreeTimesEwma) {
+TEST(AdaptiveSpin, ProberSpinsThreeTimesEwmaOrNotAtAll) {
   AdaptiveSpin s = ProberSpin(2000000);
   EXPECT_EQ(s.Budget(), 2000000u);  // the first probe calibrates
   s.Observe(400000);
   EXPECT_EQ(s.Budget(), 1200000u);  // 3 x 400 us
+  s.Observe(600000);
+  EXPECT_EQ(s.Budget(), 3 * 425000u);  // EWMA 400 + (600 - 400) / 8 = 425 us
   for (int i = 0; i < 200; ++i) s.Observe(1000000);
-  EXPECT_EQ(s.Budget(), 2000000u);  // 3 x ~1 ms, capped
+  EXPECT_EQ(s.Budget(), 0u);  // 3 x ~1 ms does not fit in 2 ms: sleep at once
   EXPECT_EQ(ProberSpin(0).Budget(), 0u);  // cap 0: never spin
 }
 

@@ -14,7 +14,9 @@
 # resources at baseline; the full agent reports per-target UD and RC
 # summaries for its --probe-target; RC and UD summaries carry network_us and
 # responder_us; control-port replies hold no pointer-like numbers and a 1 MiB
-# line is refused in words without the agent's RSS growing. Every wait has a
+# line is refused in words without the agent's RSS growing; with a fleet
+# secret, a client without it or with a wrong one gets a refusal and no QPN.
+# Every wait has a
 # deadline; every command runs under `timeout`.
 . /opt/rdmascope/lab/lab.sh
 
@@ -250,6 +252,17 @@ RSS1=$(rss_kb)
 R_AFTER=$(ctl_ask '{"op":"ud_info"}')
 check control-long-line "1 MiB line -> '${R_LONG:0:120}'; agent RSS $RSS0 -> $RSS1 kB; next client served: ${R_AFTER:0:12}" \
   '[[ $R_LONG == *"\"ok\":false"* && $R_LONG == *"too long"* && $R_AFTER == *"\"ok\":true"* ]] && (( RSS1 - RSS0 < 512 ))'
+
+# 12. Fleet secret: without it or with a wrong one, no QPN; with it, probing works.
+printf 'lab-fleet-secret\n' > $OUT/secret; printf 'wrong\n' > $OUT/wrong
+start_agent sec 18660 --device $DST --control-secret-file $OUT/secret || fail control-secret "responder with a secret did not start"
+R_NOAUTH=$(timeout 10 bash -c 'exec 3<>/dev/tcp/$1/18660 || exit 1; printf "%s\n" "{\"op\":\"ud_info\"}" >&3; IFS= read -r -t 5 l <&3; printf "%s\n" "$l"' _ "$DST_IP")
+probe $OUT/sec-wrong.txt --transport rc --device $SRC "$DST_IP:18660" --count 3 --interval-ms 0 --control-secret-file $OUT/wrong
+WRONG_RC=$PROBE_RC
+probe $OUT/sec-right.txt --transport ud --device $SRC "$DST_IP:18660" --count 20 --interval-ms 0 --control-secret-file $OUT/secret
+check control-secret "no secret -> '${R_NOAUTH:0:100}'; wrong secret -> exit $WRONG_RC: $(head -c 160 $OUT/sec-wrong.txt.err | tr '\n' ' '); right secret -> received $(f_recv $OUT/sec-right.txt)/20" \
+  '[[ $R_NOAUTH == *"authentication required"* && $R_NOAUTH != *qpn* && $WRONG_RC != 0 ]] && grep -q "wrong control secret" $OUT/sec-wrong.txt.err && ! grep -q qpn $OUT/sec-wrong.txt && [[ $(f_recv $OUT/sec-right.txt) == 20 ]]'
+stop_agent sec
 
 stop_agent main
 echo "probe lab: $PASSED passed, $FAILED failed"
