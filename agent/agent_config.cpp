@@ -31,6 +31,10 @@ const char kAgentConfigUsage[] =
     "  --inventory-interval S    full inventory interval in seconds (default 60)\n"
     "  --control-port P          responder TCP control port (default 18610)\n"
     "  --control-host ADDR       address peers use to reach the control port (default: node name)\n"
+    "  --control-secret-file FILE  fleet secret file: peers must prove it on the control port, and\n"
+    "                            this agent proves it to its targets (default: none)\n"
+    "  --control-bind A,A        addresses the control port listens on (default: the served ports'\n"
+    "                            RoCE IPv4 addresses plus those of control_host / the node name)\n"
     "  --labels k=v,k=v          labels sent with every report (e.g. group=rack1)\n"
     "  --devices DEV,DEV         serve and probe only these devices' ports (default: every device)\n"
     "  --rails NAME=DEV[/PORT],...  name rails (default names: 0, 1, ... in sorted (device, port) order)\n"
@@ -147,6 +151,22 @@ const KeyDef kKeys[] = {
          return Bad(k, v, "needs a host name or IP address");
        }
        c->control_host = v;
+       return Status::Ok();
+     }},
+    {"control_secret_file", [](const std::string&, const std::string& v, AgentConfig* c) {
+       c->control_secret_file = v;  // "" = no fleet secret (the default)
+       return Status::Ok();
+     }},
+    {"control_bind", [](const std::string& k, const std::string& v, AgentConfig* c) {
+       c->control_bind.clear();
+       for (const std::string& item : SplitList(v)) {
+         if (item.size() > 64 || !std::all_of(item.begin(), item.end(), [](char ch) {
+               return std::isxdigit(static_cast<unsigned char>(ch)) || ch == '.' || ch == ':';
+             })) {
+           return Bad(k, v, "needs numeric IPv4/IPv6 addresses");
+         }
+         c->control_bind.push_back(item);
+       }
        return Status::Ok();
      }},
     {"devices", [](const std::string& k, const std::string& v, AgentConfig* c) {

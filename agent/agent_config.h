@@ -39,6 +39,8 @@ struct AgentConfig {
   std::chrono::milliseconds inventory_interval{60000};
   int control_port = 18610;                        // the responder's TCP control port
   std::string control_host;                        // address peers probe; "" = node_name
+  std::vector<std::string> control_bind;
+  std::string control_secret_file;                 // "" = no fleet secret           // control port addresses; none = rails' + control_host's
   bool once = false;
   std::map<std::string, std::string> labels;
   // Rails (agent/rails.h): devices to serve and probe ("" = every device),

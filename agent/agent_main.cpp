@@ -33,6 +33,7 @@
 #include "agent/verbs_info.h"
 #include "common/version.h"
 #include "probes/probe_scheduler.h"
+#include "probes/control_auth.h"
 #include "probes/responder.h"
 #include "probes/verbs_resources.h"
 
@@ -158,6 +159,18 @@ int RunFullAgent(const std::vector<std::string>& args, sigset_t stop_signals) {
   so.rails = config.rails;
   so.responder = opts->responder;
   so.responder.control_port = config.control_port;
+  so.responder.control_bind = config.control_bind;
+  if (!config.control_secret_file.empty()) {
+    auto secret = probes::ReadSecretFile(config.control_secret_file);
+    if (!secret.ok()) {
+      std::fprintf(stderr, "rdmascope-agent: %s\n", secret.status().message().c_str());
+      return 2;
+    }
+    so.responder.control_secret = *secret;
+  }
+  // Peers reach us where the pinglist says: control_host, else the node name.
+  so.responder.extra_bind = probes::NumericAddresses(
+      config.control_host.empty() ? config.node_name : config.control_host);
   so.probe_count = config.probe_count;
   so.interval_ms = uint64_t(config.report_interval.count());
   so.targets = TargetSource(config);

@@ -1,5 +1,7 @@
 #include "agent/agent_options.h"
 
+#include "probes/control_auth.h"
+
 #include <cerrno>
 #include <cstdlib>
 
@@ -7,7 +9,8 @@ namespace rdmascope::agent {
 
 const char kAgentUsage[] =
     "usage: rdmascope-agent [--responder-only] [--device DEV]... [--rail NAME=DEV[/PORT]]...\n"
-    "                       [--control-port P] [--inject rnr|drop] [reporting options]\n"
+    "                       [--control-port P] [--control-bind ADDR]... [--inject rnr|drop]\n"
+    "                       [reporting options]\n"
     "\n"
     "Serves and probes every port of every RDMA device (a rail each), or of the\n"
     "--device ones: a UD echo QP on every ACTIVE port, the TCP control port P\n"
@@ -27,6 +30,11 @@ const char kAgentUsage[] =
     "                       (repeatable; key: probe_targets; default: the collector's pinglist)\n"
     "  --probe-count N      probes per transport per target per interval (default 10; key: probe_count)\n"
     "  --control-port P     TCP control port (default 18610)\n"
+    "  --control-secret-file FILE\n"
+    "                       fleet secret: control connections must prove it (HMAC-SHA256\n"
+    "                       over a per-connection nonce) before ud_info or rc_connect\n"
+    "  --control-bind ADDR  listen on this numeric address (repeatable; default: the served\n"
+    "                       ports' RoCE IPv4 addresses, every address when there is none)\n"
     "  --inject rnr|drop    FAULT INJECTION FOR SELF-TESTS: rnr = never post RC\n"
     "                       receives (probers see RNR_RETRY_EXC_ERR); drop = receive\n"
     "                       UD probes but never echo them (probers see 100% loss).\n"
@@ -68,6 +76,16 @@ Result<AgentOptions> ParseAgentOptions(const std::vector<std::string>& args) {
         return Status::Error("--control-port needs a TCP port 1..65535, got '" + *v + "'");
       }
       o.responder.control_port = int(p);
+    } else if (k == "--control-bind") {
+      auto v = need();
+      if (!v.ok()) return v.status();
+      o.responder.control_bind.push_back(*v);
+    } else if (k == "--control-secret-file") {
+      auto v = need();
+      if (!v.ok()) return v.status();
+      auto secret = probes::ReadSecretFile(*v);
+      if (!secret.ok()) return secret.status();
+      o.responder.control_secret = *secret;
     } else if (k == "--probe-target") {
       auto v = need();
       if (!v.ok()) return v.status();

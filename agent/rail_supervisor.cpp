@@ -272,6 +272,7 @@ void RailSupervisor::Reconcile() {
     so.count = opts_.probe_count;
     so.interval_ms = opts_.interval_ms;
     so.spacing_ms = probes::SpreadSpacingMs(so.interval_ms, so.count, 1);
+    so.control_secret = opts_.responder.control_secret;  // one fleet secret: served and presented
     const std::string rail = r.spec.name;
     RailSupervisor* self = this;
     so.refresh_targets = [self, rail]() -> std::optional<std::vector<probes::ProbeTarget>> {

@@ -1,5 +1,7 @@
 #include "cli/probe_args.h"
 
+#include "probes/control_auth.h"
+
 #include <cerrno>
 #include <cstdlib>
 
@@ -27,6 +29,9 @@ const char kProbeHelp[] =
     "  --rnr-retry V        RC RNR retries 0..6 (default 3)\n"
     "  --min-rnr-timer V    RC min RNR NAK timer code 0..31 (default 12 = 0.64 ms)\n"
     "  --no-read            RC: skip the RDMA READ\n"
+    "  --control-secret-file FILE  authenticate to the peer's control port with this secret\n"
+    "  --spin-us U          busy-poll budget per wait: spin 3 x EWMA RTT if that fits in U,\n"
+    "                       else sleep at once (default 2000; 0 = always sleep at once)\n"
     "  --test-bad-rkey      SELF-TEST ONLY: RDMA READ with a wrong rkey; the peer must\n"
     "                       answer REM_ACCESS_ERR (10). Proves error reporting end to end.\n"
     "  --json               machine-readable output\n"
@@ -97,6 +102,13 @@ Result<ProbeArgs> ParseProbeArgs(const std::vector<std::string>& args) {
       if ((s = number(0, 31, &n)).ok()) a.options.tuning.min_rnr_timer = int(n);
     } else if (k == "--spin-us") {
       if ((s = number(0, 10000000, &n)).ok()) a.options.spin_ns = uint64_t(n) * 1000;
+    } else if (k == "--control-secret-file") {
+      std::string path;
+      if ((s = value(&path)).ok()) {
+        auto secret = probes::ReadSecretFile(path);
+        if (secret.ok()) a.options.control_secret = *secret;
+        else s = secret.status();
+      }
     } else if (k == "--no-read") {
       a.options.rc_read = false;
     } else if (k == "--reconnect-each-probe") {

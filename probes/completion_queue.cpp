@@ -6,12 +6,14 @@
 #include <cerrno>
 
 #include "probes/probe_clock.h"
+#include "probes/probe_timing.h"
 #include "probes/verbs_error.h"
 
 namespace rdmascope::probes {
 
 Result<std::unique_ptr<CompletionQueue>> CompletionQueue::Create(ibv_context* ctx, int cqe) {
   std::unique_ptr<CompletionQueue> q(new CompletionQueue());
+  q->ctx_ = ctx;
   errno = 0;
   q->channel_ = ibv_create_comp_channel(ctx);
   if (q->channel_ == nullptr) return ErrnoStatus("ibv_create_comp_channel", errno ? errno : ENOMEM);
@@ -20,6 +22,7 @@ Result<std::unique_ptr<CompletionQueue>> CompletionQueue::Create(ibv_context* ct
   uint64_t khz = 0;
   if (ibv_query_device_ex(ctx, nullptr, &dev) == 0 && dev.completion_timestamp_mask != 0) {
     khz = dev.hca_core_clock;
+    q->ts_mask_ = dev.completion_timestamp_mask;
   }
   // The extended CQ is used only for what it adds here, completion timestamps;
   // without them the classic CQ is simpler and supported by every provider.
@@ -33,6 +36,8 @@ Result<std::unique_ptr<CompletionQueue>> CompletionQueue::Create(ibv_context* ct
   if (q->cq_ex_ != nullptr) {
     q->cq_ = ibv_cq_ex_to_cq(q->cq_ex_);
     q->clock_khz_ = khz;
+    q->RefreshClockRef(NowNs());
+    if (q->ref_host_ns_ == 0) q->clock_khz_ = 0;  // no raw clock to map ticks to host time
   } else {
     errno = 0;
     q->cq_ = ibv_create_cq(ctx, cqe, nullptr, q->channel_, 0);
@@ -47,6 +52,31 @@ CompletionQueue::~CompletionQueue() {
     ibv_destroy_cq(cq_);
   }
   if (channel_ != nullptr) ibv_destroy_comp_channel(channel_);
+}
+
+void CompletionQueue::RefreshClockRef(uint64_t now_ns) {
+  if (ref_host_ns_ != 0 && now_ns - ref_host_ns_ < 1000000000ull) return;
+  ibv_values_ex v{};
+  v.comp_mask = IBV_VALUES_MASK_RAW_CLOCK;
+  const uint64_t before = NowNs();
+  if (ibv_query_rt_values_ex(ctx_, &v) != 0 || !(v.comp_mask & IBV_VALUES_MASK_RAW_CLOCK)) return;
+  const uint64_t after = NowNs();
+  ref_ticks_ = uint64_t(v.raw_clock.tv_sec) * 1000000000ull + uint64_t(v.raw_clock.tv_nsec);
+  ref_host_ns_ = before + (after - before) / 2;
+}
+
+bool CompletionQueue::ArmAllIfUnsolicitedRecv(const std::vector<Completion>& batch) {
+  if (!solicited_only_ || !found_without_event_) return false;
+  pollfd p{channel_->fd, POLLIN, 0};
+  if (::poll(&p, 1, 0) == 1) return false;  // an event is pending: it did wake us, just late
+  for (const auto& c : batch) {
+    if (c.status == IBV_WC_SUCCESS && (c.opcode & IBV_WC_RECV)) {
+      solicited_only_ = false;
+      armed_ = false;  // re-arm in the new mode at the next sleep
+      return true;
+    }
+  }
+  return false;
 }
 
 ibv_cq* CompletionQueue::cq() const { return cq_; }
@@ -93,6 +123,7 @@ Result<int> CompletionQueue::Poll(std::vector<Completion>& out, int max) {
     }
     return total;
   }
+  if (clock_khz_ != 0) RefreshClockRef(now);
   ibv_poll_cq_attr pattr{};
   int rc = ibv_start_poll(cq_ex_, &pattr);
   if (rc == ENOENT) return 0;
@@ -112,8 +143,8 @@ Result<int> CompletionQueue::Poll(std::vector<Completion>& out, int max) {
     c.sl = ibv_wc_read_sl(cq_ex_);
     c.poll_ns = now;
     if (clock_khz_ != 0) {
-      uint64_t ticks = ibv_wc_read_completion_ts(cq_ex_);
-      c.device_ns = uint64_t((unsigned __int128)ticks * 1000000u / clock_khz_);
+      c.device_ns = DeviceTicksToHostNs(ibv_wc_read_completion_ts(cq_ex_), ref_ticks_,
+                                        ref_host_ns_, clock_khz_, ts_mask_);
     }
     out.push_back(c);
     ++total;
@@ -129,6 +160,7 @@ Result<int> CompletionQueue::Wait(std::vector<Completion>& out, int max, uint64_
                                   uint64_t spin_ns, const std::atomic<bool>* stop,
                                   int extra_fd, bool* extra_ready) {
   if (extra_ready) *extra_ready = false;
+  found_without_event_ = false;
   const uint64_t spin_until = std::min(deadline_ns, NowNs() + spin_ns);
   // Bounded busy poll: at most spin_ns.
   for (;;) {
@@ -136,16 +168,24 @@ Result<int> CompletionQueue::Wait(std::vector<Completion>& out, int max, uint64_
     if (!n.ok() || *n > 0) return n;
     if (NowNs() >= spin_until) break;
   }
-  // Blocking phase: arm, re-poll (closes the race), then sleep on the channel.
+  // Blocking phase. Poll before (re-)arming: after a wake-up the completion
+  // is normally there, and finding it costs no ibv_req_notify_cq. Arm, poll
+  // once more (closes the race with a completion that came in between), sleep.
+  // The deadline is checked only after a poll, so a completion that arrived
+  // by the deadline is returned, not reported as silence.
+  bool slept_without_event = false;
   for (;;) {
+    auto n = Poll(out, max);
+    if (n.ok() && *n > 0) found_without_event_ = slept_without_event;
+    if (!n.ok() || *n > 0) return n;
     if (stop && stop->load()) return 0;
     if (!armed_) {
-      int rc = ibv_req_notify_cq(cq_, 0);
+      int rc = ibv_req_notify_cq(cq_, solicited_only_ ? 1 : 0);
       if (rc != 0) return ErrnoStatus("ibv_req_notify_cq", rc);
       armed_ = true;
+      n = Poll(out, max);
+      if (!n.ok() || *n > 0) return n;
     }
-    auto n = Poll(out, max);
-    if (!n.ok() || *n > 0) return n;
     const uint64_t now = NowNs();
     if (now >= deadline_ns) return 0;
     uint64_t wait_ms = (deadline_ns - now + 999999) / 1000000;
@@ -157,6 +197,7 @@ Result<int> CompletionQueue::Wait(std::vector<Completion>& out, int max, uint64_
       if (errno == EINTR) continue;
       return ErrnoStatus("poll (completion channel)", errno);
     }
+    slept_without_event = pr == 0;
     // A removed device closes the channel: poll reports POLLERR/POLLHUP at
     // once, forever. That ends the wait with an error instead of a busy loop.
     if (pr > 0 && (fds[0].revents & (POLLERR | POLLHUP | POLLNVAL)) && !(fds[0].revents & POLLIN)) {

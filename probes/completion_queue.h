@@ -1,12 +1,18 @@
-// A completion queue with its own completion channel, polled without spinning
-// for long: a short busy poll, then ibv_req_notify_cq + poll() on the channel fd.
+// A completion queue with its own completion channel: a bounded busy poll,
+// then ibv_req_notify_cq + poll() on the channel fd.
 //
 // Contract: Create() makes an extended CQ (ibv_create_cq_ex) that reports
 // completion timestamps when the device offers them (completion_timestamp_mask
 // != 0 and a known hca_core_clock), and a classic ibv_create_cq CQ otherwise.
 // Wait() never blocks past its deadline and returns early when *stop becomes
 // true (checked at least every 100 ms) or when `extra_fd` becomes readable.
-// All channel events are acknowledged before destruction.
+// All channel events are acknowledged before destruction. Wait() polls before
+// it (re-)arms, so a wake-up whose completion is already there costs no
+// ibv_req_notify_cq; with set_solicited_only(true) it arms for solicited
+// completions (and, per the verbs spec, failed receives) only, so the
+// peer's unsolicited traffic and our own send completions wake nobody.
+// Device timestamps are converted to the host's NowNs() domain through a
+// (raw clock, NowNs()) pair from ibv_query_rt_values_ex, refreshed every second.
 #pragma once
 
 #include <infiniband/verbs.h>
@@ -34,7 +40,7 @@ struct Completion {
   uint16_t slid = 0;
   uint8_t sl = 0;
   uint64_t poll_ns = 0;                // NowNs() when polled
-  std::optional<uint64_t> device_ns;   // completion timestamp converted to ns
+  std::optional<uint64_t> device_ns;   // completion timestamp, converted to NowNs() time
 };
 
 class CompletionQueue {
@@ -47,6 +53,16 @@ class CompletionQueue {
   ibv_cq* cq() const;
   bool has_timestamps() const { return clock_khz_ != 0; }
   int channel_fd() const;
+  void set_solicited_only(bool v) { solicited_only_ = v; }
+  bool solicited_only() const { return solicited_only_; }
+  // True when the last Wait() returned completions found by the poll after a
+  // sleep that ended without a channel event: they arrived and woke nobody
+  // (with solicited_only: the sender did not set the solicited bit).
+  bool found_without_event() const { return found_without_event_; }
+  // With solicited_only: when the last Wait() found a successful receive
+  // that woke nobody (its sender did not set the solicited bit, e.g. an older
+  // prober), arms for every completion from now on and returns true (once).
+  bool ArmAllIfUnsolicitedRecv(const std::vector<Completion>& batch);
 
   // Appends up to `max` completions to `out`; returns how many.
   Result<int> Poll(std::vector<Completion>& out, int max);
@@ -62,12 +78,19 @@ class CompletionQueue {
  private:
   CompletionQueue() = default;
   Status DrainChannel();
+  void RefreshClockRef(uint64_t now_ns);
 
   ibv_comp_channel* channel_ = nullptr;
   ibv_cq* cq_ = nullptr;          // valid for both kinds
   ibv_cq_ex* cq_ex_ = nullptr;    // set when created with ibv_create_cq_ex
   uint64_t clock_khz_ = 0;        // nonzero when completions carry timestamps
   bool armed_ = false;
+  bool solicited_only_ = false;
+  bool found_without_event_ = false;
+  ibv_context* ctx_ = nullptr;
+  uint64_t ts_mask_ = 0;          // completion_timestamp_mask
+  uint64_t ref_ticks_ = 0;        // device raw clock ...
+  uint64_t ref_host_ns_ = 0;      // ... read at this NowNs()
 };
 
 }  // namespace rdmascope::probes

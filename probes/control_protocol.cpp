@@ -107,6 +107,15 @@ Result<ControlRequest> ParseControlRequest(const std::string& line) {
       req.op = ControlOp::kUdInfo;
       return req;
     }
+    if (op == "hello") {
+      req.op = ControlOp::kHello;
+      return req;
+    }
+    if (op == "auth") {
+      req.op = ControlOp::kAuth;
+      RETURN_IF_ERROR(GetString(*j, "mac", true, &req.mac));
+      return req;
+    }
     if (op != "rc_connect") return Status::Error("unknown op '" + op + "'");
     req.op = ControlOp::kRcConnect;
     RETURN_IF_ERROR(GetString(*j, "target_gid", false, &req.rc.target_gid));

@@ -55,11 +55,12 @@ struct RcConnectReply {
   uint32_t read_len = 0;
 };
 
-enum class ControlOp { kUdInfo, kRcConnect };
+enum class ControlOp { kUdInfo, kRcConnect, kHello, kAuth };
 
 struct ControlRequest {
   ControlOp op = ControlOp::kUdInfo;
   RcConnectRequest rc;  // for kRcConnect
+  std::string mac;      // for kAuth (probes/control_auth.h)
 };
 
 Result<ControlRequest> ParseControlRequest(const std::string& line);

@@ -4,7 +4,8 @@
 // Contract: at most kMaxConnections handlers run at once; a connection beyond
 // that gets an error line and is closed. Stop() (also the destructor) sets the
 // stop flag handlers must honour, then joins the accept thread and every
-// handler thread. A handler's failure never stops the server.
+// handler thread. A handler's failure never stops the server. Accepted
+// connections have TCP keepalive (a silent dead peer is noticed in ~90 s).
 #pragma once
 
 #include <atomic>
@@ -12,7 +13,9 @@
 #include <list>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include "common/status.h"
 #include "probes/line_socket.h"
@@ -23,9 +26,14 @@ class ControlServer {
  public:
   using Handler = std::function<void(LineConn& conn, const std::atomic<bool>& stop)>;
   static constexpr int kMaxConnections = 64;
+  static constexpr int kKeepIdleS = 60;   // TCP keepalive on every accepted connection
+  static constexpr int kKeepIntvlS = 10;
 
-  // port 0 takes a free port from the kernel; port() tells which.
-  static Result<std::unique_ptr<ControlServer>> Start(int port, Handler handler);
+  // port 0 takes a free port from the kernel; port() tells which (of the
+  // first address). `addrs`: numeric addresses to listen on; none = every
+  // IPv4 address. Fails when any address cannot be bound.
+  static Result<std::unique_ptr<ControlServer>> Start(int port, Handler handler,
+                                                      const std::vector<std::string>& addrs = {});
   ~ControlServer();
   // The TCP port the server listens on.
   int port() const { return port_; }
@@ -38,9 +46,10 @@ class ControlServer {
   };
   ControlServer() = default;
   void AcceptLoop();
+  void Accept(int listen_fd);
   void Reap(bool all);
 
-  UniqueFd listen_fd_;
+  std::vector<UniqueFd> listen_fds_;
   int port_ = 0;
   Handler handler_;
   std::atomic<bool> stop_{false};

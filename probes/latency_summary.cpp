@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "probes/probe_timing.h"
+
 namespace rdmascope::probes {
 
 double Percentile(const std::vector<double>& sorted, double q) {
@@ -42,7 +44,7 @@ ProbeSummary Summarize(const std::vector<ProbeSample>& samples,
     rtt.push_back(s.rtt_us);
     if (s.responder_us) {
       resp.push_back(*s.responder_us);
-      net.push_back(std::max(0.0, s.rtt_us - *s.responder_us));
+      net.push_back(NetworkUs(s.rtt_us, *s.responder_us));
     }
     if (s.read_us) rd.push_back(*s.read_us);
   }

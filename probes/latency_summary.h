@@ -26,7 +26,7 @@ LatencyStats ComputeStats(std::vector<double> values);
 struct ProbeSample {
   bool received = false;
   double rtt_us = 0;
-  std::optional<double> responder_us;  // UD: the responder's receive->send delay
+  std::optional<double> responder_us;  // the responder's receive->send delay (T4 - T3)
   std::optional<double> read_us;       // RC: RDMA READ completion time
 };
 
@@ -36,8 +36,8 @@ struct ProbeSummary {
   uint64_t lost = 0;
   double loss_ratio = 0;
   LatencyStats rtt;
-  std::optional<LatencyStats> network;    // UD: rtt - responder delay
-  std::optional<LatencyStats> responder;  // UD
+  std::optional<LatencyStats> network;    // rtt - responder delay (UD and RC)
+  std::optional<LatencyStats> responder;  // UD and RC
   std::optional<LatencyStats> read;       // RC
   std::map<std::string, uint64_t> errors_by_status;  // "RETRY_EXC_ERR (12)" -> count
 };

@@ -69,17 +69,47 @@ Result<UniqueFd> TcpConnect(const std::string& host, int port, int timeout_ms) {
   return last;
 }
 
-Result<UniqueFd> TcpListen(int port) {
-  UniqueFd fd(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
+std::vector<std::string> NumericAddresses(const std::string& host) {
+  std::vector<std::string> out;
+  addrinfo hints{};
+  hints.ai_family = AF_INET;
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* res = nullptr;
+  if (host.empty() || getaddrinfo(host.c_str(), nullptr, &hints, &res) != 0) return out;
+  for (addrinfo* ai = res; ai != nullptr; ai = ai->ai_next) {
+    char text[INET_ADDRSTRLEN] = {};
+    auto* a = reinterpret_cast<sockaddr_in*>(ai->ai_addr);
+    if (inet_ntop(AF_INET, &a->sin_addr, text, sizeof text) == nullptr) continue;
+    if (std::find(out.begin(), out.end(), text) == out.end()) out.push_back(text);
+  }
+  freeaddrinfo(res);
+  return out;
+}
+
+Result<UniqueFd> TcpListen(int port, const std::string& addr) {
+  sockaddr_storage ss{};
+  socklen_t len = 0;
+  auto* a4 = reinterpret_cast<sockaddr_in*>(&ss);
+  auto* a6 = reinterpret_cast<sockaddr_in6*>(&ss);
+  if (addr.empty() || inet_pton(AF_INET, addr.c_str(), &a4->sin_addr) == 1) {
+    a4->sin_family = AF_INET;
+    if (addr.empty()) a4->sin_addr.s_addr = htonl(INADDR_ANY);
+    a4->sin_port = htons(uint16_t(port));
+    len = sizeof *a4;
+  } else if (inet_pton(AF_INET6, addr.c_str(), &a6->sin6_addr) == 1) {
+    a6->sin6_family = AF_INET6;
+    a6->sin6_port = htons(uint16_t(port));
+    len = sizeof *a6;
+  } else {
+    return Status::Error("control bind address '" + addr + "' is not a numeric IPv4 or IPv6 address");
+  }
+  UniqueFd fd(::socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
   if (!fd.valid()) return ErrnoStatus("socket", errno);
   int one = 1;
   setsockopt(fd.get(), SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_ANY);
-  a.sin_port = htons(uint16_t(port));
-  if (::bind(fd.get(), reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) {
-    return ErrnoStatus("bind", errno, "TCP port " + std::to_string(port));
+  if (ss.ss_family == AF_INET6) setsockopt(fd.get(), IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof one);
+  if (::bind(fd.get(), reinterpret_cast<sockaddr*>(&ss), len) != 0) {
+    return ErrnoStatus("bind", errno, "TCP port " + std::to_string(port) + " on " + (addr.empty() ? "0.0.0.0" : addr));
   }
   if (::listen(fd.get(), 64) != 0) return ErrnoStatus("listen", errno);
   return fd;
@@ -91,10 +121,10 @@ Result<std::string> LineConn::ReadLine(uint64_t deadline_ns, const std::atomic<b
     if (nl != std::string::npos) {
       std::string line = buf_.substr(0, nl);
       buf_.erase(0, nl + 1);
-      if (line.size() > kMaxLineBytes) return Status::Error("control line too long");
+      if (line.size() > kMaxLineBytes) return Status::Error(kLineTooLong);
       return line;
     }
-    if (buf_.size() > kMaxLineBytes) return Status::Error("control line too long");
+    if (buf_.size() > kMaxLineBytes) return Status::Error(kLineTooLong);
     if (stop && stop->load()) return Status::Error("stopped");
     if (NowNs() >= deadline_ns) return Status::Error("control read timed out");
     pollfd p{fd_.get(), POLLIN, 0};
@@ -137,6 +167,21 @@ bool LineConn::DrainAndCheckClosed() {
     if (n < 0) return !(errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR);
   }
   return false;
+}
+
+}  // namespace rdmascope::probes
+
+namespace rdmascope::probes {
+
+void LineConn::FinishAndDiscard(uint64_t deadline_ns) {
+  ::shutdown(fd_.get(), SHUT_WR);
+  buf_.clear();
+  while (!DrainAndCheckClosed()) {
+    const int ms = MsUntil(deadline_ns, nullptr);
+    if (ms <= 0) return;
+    pollfd p{fd_.get(), POLLIN, 0};
+    if (::poll(&p, 1, std::min(ms, 100)) < 0 && errno != EINTR) return;
+  }
 }
 
 }  // namespace rdmascope::probes

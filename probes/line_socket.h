@@ -10,6 +10,7 @@
 #include <atomic>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "common/status.h"
 
@@ -35,8 +36,16 @@ class UniqueFd {
 // Connects to host:port (numeric address or name), failing after timeout_ms.
 Result<UniqueFd> TcpConnect(const std::string& host, int port, int timeout_ms);
 
-// Listens on all IPv4 addresses at `port` (SO_REUSEADDR).
-Result<UniqueFd> TcpListen(int port);
+// Listens at `port` (SO_REUSEADDR) on `addr`, a numeric IPv4 or IPv6
+// address; "" or "0.0.0.0" = every IPv4 address.
+Result<UniqueFd> TcpListen(int port, const std::string& addr = "");
+
+// The error message of ReadLine() for a line longer than kMaxLineBytes.
+constexpr const char* kLineTooLong = "control line too long";
+
+// The IPv4 addresses `host` (a name or a numeric address) resolves to, as
+// text; empty when it resolves to none.
+std::vector<std::string> NumericAddresses(const std::string& host);
 
 // Buffered line I/O on a connected socket.
 class LineConn {
@@ -51,6 +60,10 @@ class LineConn {
   // Discards whatever the peer sent and tells whether it has closed (or reset)
   // the connection; never blocks. For connections that expect no more input.
   bool DrainAndCheckClosed();
+  // Ends our side (shutdown SHUT_WR) and discards the peer's input until it
+  // closes or deadline_ns, so a last reply is not lost to a reset caused by
+  // unread input. Memory stays bounded: input is read in small pieces.
+  void FinishAndDiscard(uint64_t deadline_ns);
 
  private:
   UniqueFd fd_;

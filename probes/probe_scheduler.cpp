@@ -88,6 +88,7 @@ ProberOptions ProbeScheduler::BaseOptions(const ProbeTarget& t) const {
   o.count = opts_.count;
   o.interval_ms = opts_.spacing_ms;
   o.tuning = opts_.tuning;
+  o.control_secret = opts_.control_secret;
   o.max_duration_ms = opts_.interval_ms;  // a round never runs much past its interval
   o.stop = &stop_;
   return o;

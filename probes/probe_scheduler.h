@@ -52,6 +52,7 @@ struct SchedulerOptions {
   uint64_t spacing_ms = 100;    // between probes
   uint64_t interval_ms = 10000; // between round starts
   RcTuning tuning;
+  std::string control_secret;  // the fleet secret, for the targets' control ports
   // When set, called at the start of every round from the prober's thread
   // (it may block for a few seconds): a value replaces `targets` (RC
   // connections to targets no longer listed are closed, and spacing_ms is

@@ -37,8 +37,12 @@ struct ProberOptions {
   uint64_t interval_ms = 10;
   uint64_t timeout_ms = 1000;     // per-probe deadline
   uint64_t max_duration_ms = 600000;
-  uint64_t spin_ns = 20000;       // busy-poll this long before blocking on the channel
+  // Busy-poll budget before sleeping on the completion channel: each wait
+  // spins 3 x EWMA RTT if that fits in spin_ns, else none; the first probe
+  // spins all of it (adaptive_spin.h, ProberSpin).
+  uint64_t spin_ns = 2000000;
   RcTuning tuning;
+  std::string control_secret;     // set: authenticate on the control port (probes/control_auth.h)
   bool rc_read = true;            // RC: RDMA READ the target's buffer after each ping-pong
   bool test_bad_rkey = false;     // self-test: READ with a wrong rkey (expects REM_ACCESS_ERR)
   bool reconnect_each_probe = false;  // self-test: tear down and rebuild the RC QP after every probe
@@ -66,8 +70,9 @@ Result<ProbeRun> RunRcProbe(const ProberOptions& opts);
 
 // --- helpers shared by both probers ---
 
-// Asks the agent at host:port for its UD endpoints over `conn`.
-Result<UdInfoReply> FetchUdInfo(class LineConn& conn, uint64_t deadline_ns);
+// Asks the agent at host:port for its UD endpoints over `conn`, authenticating
+// first when `secret` is set.
+Result<UdInfoReply> FetchUdInfo(class LineConn& conn, uint64_t deadline_ns, const std::string& secret = "");
 // The endpoint to probe: with a `rail` and a target that names rails, the
 // first endpoint of that rail (error when the target serves none: it has no
 // such rail, or it is down); else the one whose GID is the IPv4-mapped form of `host` if there is one,

@@ -4,12 +4,17 @@
 
 #include <ctime>
 
+#include "probes/control_auth.h"
 #include "probes/line_socket.h"
 #include "probes/probe_clock.h"
 
 namespace rdmascope::probes {
 
-Result<UdInfoReply> FetchUdInfo(LineConn& conn, uint64_t deadline_ns) {
+Result<UdInfoReply> FetchUdInfo(LineConn& conn, uint64_t deadline_ns, const std::string& secret) {
+  if (!secret.empty()) {
+    Status a = Authenticate(conn, secret, deadline_ns);
+    if (!a.ok()) return a;
+  }
   Status s = conn.WriteLine(EncodeUdInfoRequest(), deadline_ns);
   if (!s.ok()) return Status::Error("control port: " + s.message());
   auto line = conn.ReadLine(deadline_ns);

@@ -17,7 +17,12 @@ constexpr uint32_t kSendSlot = kRecvSlots;       // then the READ target slot
 constexpr uint32_t kReadSlot = kRecvSlots + 1;
 constexpr uint64_t kSendTag = 1ull << 62;
 constexpr uint64_t kReadTag = 1ull << 63;
+constexpr uint64_t kTagMask = kSendTag | kReadTag;
+constexpr uint32_t kSendDepth = 16;
+constexpr uint32_t kSignalEvery = 8;
 }  // namespace
+
+RcPeer::RcPeer() : sends_(kSignalEvery, kSendDepth), spin_(ProberSpin(0)) {}
 
 Result<std::unique_ptr<RcPeer>> RcPeer::Connect(ibv_context* ctx, ibv_pd* pd,
                                                 const LocalPort& local,
@@ -25,10 +30,11 @@ Result<std::unique_ptr<RcPeer>> RcPeer::Connect(ibv_context* ctx, ibv_pd* pd,
                                                 UdEndpointInfo* target) {
   const uint64_t deadline = NowNs() + 5000000000ull;
   std::unique_ptr<RcPeer> p(new RcPeer());
+  p->spin_ = ProberSpin(o.spin_ns);
   auto cq = CompletionQueue::Create(ctx, int(kRecvSlots + 8));
   if (!cq.ok()) return cq.status();
   p->cq_ = std::move(cq).value();
-  auto qp = CreateQp(pd, p->cq_->cq(), p->cq_->cq(), IBV_QPT_RC, 4, kRecvSlots);
+  auto qp = CreateQp(pd, p->cq_->cq(), p->cq_->cq(), IBV_QPT_RC, kSendDepth, kRecvSlots);
   if (!qp.ok()) return qp.status();
   p->qp_ = std::move(qp).value();
   auto buf = Buffer::Register(pd, kSlotBytes * (kRecvSlots + 2), IBV_ACCESS_LOCAL_WRITE);
@@ -44,7 +50,7 @@ Result<std::unique_ptr<RcPeer>> RcPeer::Connect(ibv_context* ctx, ibv_pd* pd,
   auto fd = TcpConnect(o.host, o.control_port, 3000);
   if (!fd.ok()) return Status::Error("control port: " + fd.status().message());
   p->conn_ = std::make_unique<LineConn>(std::move(fd).value());
-  auto info = FetchUdInfo(*p->conn_, deadline);
+  auto info = FetchUdInfo(*p->conn_, deadline, o.control_secret);
   if (!info.ok()) return info.status();
   auto ep = ChooseEndpoint(*info, o.host, local, o.rail);
   if (!ep.ok()) return ep.status();
@@ -110,54 +116,58 @@ void RcPeer::RecordFailure(const Completion& c, uint64_t t0, const ProberOptions
 
 bool RcPeer::PingPong(uint64_t seq, uint64_t timeout_ns, const ProberOptions& o, ProbeRun& run,
                       ProbeSample& sample) {
+  if (!sends_.Room()) {
+    RecordError(run, o, ConnectFailure("RC probe: the send queue is full (no send completion came back)"));
+    return false;
+  }
   uint8_t* tx = buf_.data() + size_t(kSendSlot) * kSlotBytes;
   ProbeMessage m;
   m.seq = seq;
   const uint64_t t0 = NowNs();
   m.prober_send_ns = t0;
   EncodeProbe(m, tx);
+  bool signal = false;
   ibv_sge sge{reinterpret_cast<uint64_t>(tx), uint32_t(kWireBytes), buf_.lkey()};
   ibv_send_wr wr{};
-  wr.wr_id = kSendTag | seq;
+  wr.wr_id = kSendTag | sends_.Post(&signal);
   wr.sg_list = &sge;
   wr.num_sge = 1;
   wr.opcode = IBV_WR_SEND;
-  wr.send_flags = IBV_SEND_SIGNALED;
+  wr.send_flags = IBV_SEND_SOLICITED | (signal ? IBV_SEND_SIGNALED : 0);
   ibv_send_wr* bad = nullptr;
   int rc = ibv_post_send(qp_.get(), &wr, &bad);
   if (rc != 0) {
     RecordError(run, o, ConnectFailure(ErrnoMessage("ibv_post_send", rc, "RC probe")));
     return false;
   }
-  bool send_done = false;
   const uint64_t deadline = t0 + timeout_ns;
   std::vector<Completion> batch;
-  while (!(send_done && sample.received)) {
+  while (!sample.received) {
     batch.clear();
-    auto n = cq_->Wait(batch, 16, deadline, o.spin_ns, o.stop);
+    auto n = cq_->Wait(batch, 16, deadline, spin_.Budget(), o.stop);
     if (!n.ok()) {
       RecordError(run, o, ConnectFailure(n.status().message()));
       return false;
     }
     if (*n == 0) {
       if (o.stop && o.stop->load()) return false;
-      RecordError(run, o, DeadlineFailure(send_done ? "RECV" : "SEND", double(NowNs() - t0) / 1e6));
+      RecordError(run, o, DeadlineFailure("RECV", double(NowNs() - t0) / 1e6));
       return false;
     }
     for (const auto& c : batch) {
+      if (c.wr_id & kTagMask) sends_.Completed(c.wr_id & ~kTagMask);
       if (c.status != IBV_WC_SUCCESS) {
         RecordFailure(c, t0, o, run);
         continue;
       }
-      if (c.wr_id & kSendTag) {
-        if ((c.wr_id & ~kSendTag) == seq) send_done = true;
-        continue;
-      }
+      if (c.wr_id & kTagMask) continue;
       const uint32_t slot = uint32_t(c.wr_id);
       auto echo = DecodeProbe(buf_.data() + size_t(slot) * kSlotBytes, c.byte_len);
       if (echo && echo->seq == seq) {
         sample.received = true;
         sample.rtt_us = double(c.poll_ns - t0) / 1e3;
+        if (echo->kind == ProbeKind::kEcho) sample.responder_us = double(echo->responder_delay_ns) / 1e3;
+        spin_.Observe(c.poll_ns - t0);
       }
       if (!PostRecv(slot).ok()) failed_ = true;
     }
@@ -171,7 +181,13 @@ bool RcPeer::Read(uint64_t timeout_ns, const ProberOptions& o, ProbeRun& run, Pr
   ibv_sge sge{reinterpret_cast<uint64_t>(dst), std::min<uint32_t>(reply_.read_len, kSlotBytes),
               buf_.lkey()};
   ibv_send_wr wr{};
-  wr.wr_id = kReadTag;
+  if (!sends_.Room()) {
+    RecordError(run, o, ConnectFailure("RDMA READ: the send queue is full (no send completion came back)"));
+    return false;
+  }
+  bool signal = false;
+  const uint64_t k = sends_.Post(&signal);  // always signalled: its completion is the measurement
+  wr.wr_id = kReadTag | k;
   wr.sg_list = &sge;
   wr.num_sge = 1;
   wr.opcode = IBV_WR_RDMA_READ;
@@ -189,7 +205,7 @@ bool RcPeer::Read(uint64_t timeout_ns, const ProberOptions& o, ProbeRun& run, Pr
   std::vector<Completion> batch;
   for (;;) {
     batch.clear();
-    auto n = cq_->Wait(batch, 16, t0 + timeout_ns, o.spin_ns, o.stop);
+    auto n = cq_->Wait(batch, 16, t0 + timeout_ns, spin_.Budget(), o.stop);
     if (!n.ok() || *n == 0) {
       if (o.stop && o.stop->load()) return false;
       RecordError(run, o, n.ok() ? DeadlineFailure("RDMA_READ", double(NowNs() - t0) / 1e6)
@@ -198,14 +214,15 @@ bool RcPeer::Read(uint64_t timeout_ns, const ProberOptions& o, ProbeRun& run, Pr
     }
     bool done = false;
     for (const auto& c : batch) {
+      if (c.wr_id & kTagMask) sends_.Completed(c.wr_id & ~kTagMask);
       if (c.status != IBV_WC_SUCCESS) {
         RecordFailure(c, t0, o, run);
         continue;
       }
-      if (c.wr_id == kReadTag) {
+      if (c.wr_id == (kReadTag | k)) {
         sample.read_us = double(c.poll_ns - t0) / 1e3;
         done = true;
-      } else if (!(c.wr_id & kSendTag)) {
+      } else if (!(c.wr_id & kTagMask)) {
         if (!PostRecv(uint32_t(c.wr_id)).ok()) failed_ = true;  // a stray echo: recycle
       }
     }

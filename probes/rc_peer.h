@@ -5,7 +5,11 @@
 // with the given deadline for the whole exchange. PingPong() and Read() run
 // one operation each, wait at most timeout_ns, record every failed completion
 // (the first failure in full; later WR_FLUSH_ERRs only counted) and return
-// false when the QP must be torn down (failure or deadline).
+// false when the QP must be torn down (failure or deadline). Probe SENDs are
+// solicited and only one in kSignalEvery is signalled: the echo proves the
+// SEND arrived, and failures complete whether signalled or not. Each wait
+// spins ProberSpin(opts.spin_ns) (adaptive_spin.h) before sleeping. The echo carries the responder's delay,
+// recorded as responder_us.
 #pragma once
 
 #include <atomic>
@@ -13,9 +17,11 @@
 #include <vector>
 
 #include "common/status.h"
+#include "probes/adaptive_spin.h"
 #include "probes/completion_queue.h"
 #include "probes/line_socket.h"
 #include "probes/prober.h"
+#include "probes/send_signal.h"
 #include "probes/verbs_resources.h"
 
 namespace rdmascope::probes {
@@ -33,7 +39,7 @@ class RcPeer {
   bool Read(uint64_t timeout_ns, const ProberOptions& opts, ProbeRun& run, ProbeSample& sample);
 
  private:
-  RcPeer() = default;
+  RcPeer();
   Status PostRecv(uint32_t slot);
   // Records a failed completion; returns true for the first failure of this QP.
   void RecordFailure(const Completion& c, uint64_t t0, const ProberOptions& opts, ProbeRun& run);
@@ -45,6 +51,8 @@ class RcPeer {
   Buffer buf_;
   RcConnectReply reply_;
   bool failed_ = false;
+  SendSignaler sends_;
+  AdaptiveSpin spin_;
 };
 
 }  // namespace rdmascope::probes

@@ -3,8 +3,13 @@
 //
 // Contract: Create() builds the QP to the prober's endpoint (INIT->RTR->RTS)
 // and pre-posts receives; Serve() echoes every SEND it receives back as a
-// SEND of the same bytes and returns when the control connection closes,
-// `stop` is set, or the QP fails. The destructor frees QP, CQ and buffers.
+// solicited SEND: a valid probe message becomes an echo carrying the
+// responder's delay T4 - T3 (T3: the receive completion, device time when the
+// CQ has it, else the poll that found it; T4: just before the post), other
+// bytes are echoed unchanged. It returns when the control connection closes,
+// `stop` is set, or the QP fails. After each completion it keeps polling for
+// the hot window of `spin` before sleeping for solicited completions only;
+// one echo in kSignalEvery asks for a send completion. The destructor frees QP, CQ and buffers.
 // With `inject_rnr` (fault injection for self-tests) no receive is ever
 // posted, so the prober's SENDs end in RNR_RETRY_EXC_ERR.
 // The read-only buffer the prober RDMA READs belongs to the caller.
@@ -14,6 +19,7 @@
 #include <memory>
 
 #include "common/status.h"
+#include "probes/adaptive_spin.h"
 #include "probes/completion_queue.h"
 #include "probes/control_protocol.h"
 #include "probes/line_socket.h"
@@ -27,7 +33,8 @@ class RcResponderSession {
   static Result<std::unique_ptr<RcResponderSession>> Create(ibv_context* ctx, ibv_pd* pd,
                                                             const LocalPort& local,
                                                             const RcConnectRequest& req,
-                                                            bool inject_rnr);
+                                                            bool inject_rnr,
+                                                            const ResponderSpin& spin = {});
   ~RcResponderSession();
 
   // The reply to send the prober (without the read buffer fields).
@@ -44,7 +51,7 @@ class RcResponderSession {
   std::unique_ptr<CompletionQueue> cq_;
   QpPtr qp_;
   Buffer buf_;
-  uint32_t send_next_ = 0;
+  ResponderSpin spin_;
 };
 
 }  // namespace rdmascope::probes

@@ -5,6 +5,9 @@
 #include <map>
 #include <algorithm>
 
+#include <nlohmann/json.hpp>
+
+#include "probes/control_auth.h"
 #include "probes/control_server.h"
 #include "probes/line_socket.h"
 #include "probes/local_port.h"
@@ -46,16 +49,53 @@ namespace {
 constexpr uint64_t kFirstRequestNs = 5000000000ull;
 constexpr uint64_t kIdleNs = 30000000000ull;
 constexpr uint64_t kWriteNs = 2000000000ull;
+// Where probers address the read buffer (ibv_reg_mr_iova): a fixed small
+// number, so the rc_connect reply carries no heap address.
+constexpr uint64_t kReadIovaBase = 0x10000;
 }  // namespace
+
+std::vector<std::string> DefaultControlAddresses(const std::string& device) {
+  std::vector<std::string> out;
+  const std::string prefix = "::ffff:";  // GidToString's form of an IPv4-mapped GID
+  for (const auto& name : device.empty() ? ListDeviceNames() : std::vector<std::string>{device}) {
+    auto ctx = OpenDevice(name);
+    if (!ctx.ok()) continue;
+    for (int port : ActivePorts(ctx->get())) {
+      for (int gi : RoceV2GidIndexes(ctx->get(), port)) {
+        auto lp = DescribePort(ctx->get(), name, port, gi);
+        if (!lp.ok()) continue;
+        const std::string gid = GidToString(lp->gid);
+        if (gid.rfind(prefix, 0) != 0) continue;
+        const std::string ip = gid.substr(prefix.size());
+        if (std::find(out.begin(), out.end(), ip) == out.end()) out.push_back(ip);
+      }
+    }
+  }
+  return out;
+}
 
 Result<std::unique_ptr<Responder>> Responder::StartIdle(const ResponderOptions& opts) {
   std::unique_ptr<Responder> r(new Responder());
   r->opts_ = opts;
   r->gen_ = std::make_shared<Generation>();
   Responder* self = r.get();
+  std::vector<std::string> addrs = opts.control_bind;
+  if (addrs.empty()) {
+    addrs = DefaultControlAddresses(opts.device);
+    if (addrs.empty()) {
+      std::fprintf(stderr, "responder: no RoCE v2 IPv4 address on the served ports: the control port "
+                           "listens on every address (set --control-bind to narrow it)\n");
+    } else {
+      for (const auto& a : opts.extra_bind) {
+        // Only addresses of this host (a trial bind to port 0 tells): a node
+        // name resolving elsewhere must not stop the responder.
+        if (std::find(addrs.begin(), addrs.end(), a) == addrs.end() && TcpListen(0, a).ok()) addrs.push_back(a);
+      }
+    }
+  }
   auto srv = ControlServer::Start(opts.control_port, [self](LineConn& c, const std::atomic<bool>& stop) {
     self->HandleConnection(c, stop);
-  });
+  }, addrs);
   if (!srv.ok()) return srv.status();
   r->server_ = std::move(srv).value();
   return r;
@@ -105,7 +145,8 @@ std::vector<std::string> Responder::Serve(const std::vector<ServedPort>& ports) 
       auto pd = AllocPd(nd->ctx.get());
       if (!pd.ok()) { problems.push_back(pd.status().message()); continue; }
       nd->pd = std::move(pd).value();
-      auto rb = Buffer::Register(nd->pd.get(), kReadBufferBytes, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ);
+      auto rb = Buffer::RegisterAtIova(nd->pd.get(), kReadBufferBytes,
+                                       IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ, kReadIovaBase);
       if (!rb.ok()) { problems.push_back(rb.status().message()); continue; }
       nd->read_buf = std::move(rb).value();
       std::snprintf(reinterpret_cast<char*>(nd->read_buf.data()), kReadBufferBytes, "rdmascope read probe %s",
@@ -119,7 +160,8 @@ std::vector<std::string> Responder::Serve(const std::vector<ServedPort>& ports) 
       problems.push_back(sp.device + "/" + std::to_string(sp.port) + ": port not ACTIVE");
       continue;
     }
-    auto ud = UdResponder::Create(d->ctx.get(), d->pd.get(), sp.device, sp.port, opts_.inject == Injection::kDrop);
+    auto ud = UdResponder::Create(d->ctx.get(), d->pd.get(), sp.device, sp.port, opts_.inject == Injection::kDrop,
+                                 opts_.spin);
     if (!ud.ok()) { problems.push_back(ud.status().message()); continue; }
     std::vector<int> gids = RoceV2GidIndexes(d->ctx.get(), sp.port);
     if (gids.empty()) gids.push_back(0);
@@ -162,6 +204,8 @@ UdInfoReply Responder::UdInfo() const {
   return g ? g->ud_info : UdInfoReply{};
 }
 
+int Responder::control_port() const { return server_ ? server_->port() : 0; }
+
 Responder::~Responder() { Stop(); }
 
 void Responder::Stop() {
@@ -177,14 +221,35 @@ void Responder::Stop() {
 
 void Responder::HandleConnection(LineConn& conn, const std::atomic<bool>& stop) {
   uint64_t deadline = NowNs() + kFirstRequestNs;
+  bool authenticated = opts_.control_secret.empty();
+  std::string nonce;  // of this connection's hello
   for (int requests = 0; requests < 100 && !stop.load(); ++requests) {
     auto line = conn.ReadLine(deadline, &stop);
-    if (!line.ok()) return;  // closed, timed out, too long or stopping
+    if (!line.ok()) {  // closed, timed out, too long or stopping
+      // A line past the limit is refused in words before the close; the
+      // reader never buffered more than the limit plus one read of it.
+      if (line.status().message() == kLineTooLong) {
+        conn.WriteLine(EncodeErrorReply(std::string(kLineTooLong) + " (the limit is " +
+                                        std::to_string(kMaxLineBytes) + " bytes): connection closed"),
+                       NowNs() + kWriteNs);
+        conn.FinishAndDiscard(NowNs() + kWriteNs);
+      }
+      return;
+    }
     deadline = NowNs() + kIdleNs;
     auto req = ParseControlRequest(*line);
     if (!req.ok()) {
       conn.WriteLine(EncodeErrorReply(req.status().message()), NowNs() + kWriteNs);
       continue;
+    }
+    if (req->op == ControlOp::kHello || req->op == ControlOp::kAuth) {
+      if (!Authenticate(conn, *req, &nonce, &authenticated)) return;
+      continue;
+    }
+    if (!authenticated) {
+      conn.WriteLine(EncodeErrorReply("authentication required: this agent has a control secret "
+                                      "(send hello, then auth)"), NowNs() + kWriteNs);
+      return;
     }
     std::shared_ptr<Generation> gen = Current();
     if (!gen) return;  // stopping
@@ -197,6 +262,30 @@ void Responder::HandleConnection(LineConn& conn, const std::atomic<bool>& stop) 
     if (served) return;
     conn.WriteLine(EncodeErrorReply(err), NowNs() + kWriteNs);
   }
+}
+
+bool Responder::Authenticate(LineConn& conn, const ControlRequest& req, std::string* nonce,
+                             bool* authenticated) {
+  const uint64_t wd = NowNs() + kWriteNs;
+  if (req.op == ControlOp::kHello) {
+    if (opts_.control_secret.empty()) return conn.WriteLine(R"({"ok":true})", wd).ok();  // nothing to prove
+    auto n = NewNonceHex();
+    if (!n.ok()) {
+      conn.WriteLine(EncodeErrorReply(n.status().message()), wd);
+      return false;
+    }
+    *nonce = *n;
+    return conn.WriteLine(nlohmann::json{{"ok", true}, {"nonce", *nonce}}.dump(), wd).ok();
+  }
+  if (opts_.control_secret.empty()) return conn.WriteLine(R"({"ok":true})", wd).ok();
+  if (nonce->empty() || !MacMatches(opts_.control_secret, *nonce, req.mac)) {
+    conn.WriteLine(EncodeErrorReply(nonce->empty() ? "auth before hello: no nonce to check"
+                                                   : "wrong control secret: authentication refused"), wd);
+    return false;
+  }
+  nonce->clear();  // one auth per nonce
+  *authenticated = true;
+  return conn.WriteLine(R"({"ok":true})", wd).ok();
 }
 
 std::string Responder::HandleRcConnect(LineConn& conn, const RcConnectRequest& req,
@@ -216,10 +305,10 @@ std::string Responder::HandleRcConnect(LineConn& conn, const RcConnectRequest& r
   }
   if (port == nullptr) return "no served port has GID " + req.target_gid;
   auto session = RcResponderSession::Create(dev->ctx.get(), dev->pd.get(), *port, req,
-                                            opts_.inject == Injection::kRnr);
+                                            opts_.inject == Injection::kRnr, opts_.spin);
   if (!session.ok()) return session.status().message();
   RcConnectReply rep = (*session)->Reply();
-  rep.read_addr = dev->read_buf.addr();
+  rep.read_addr = dev->read_buf.remote_addr();  // an I/O address of ours, not a pointer
   rep.read_rkey = dev->read_buf.rkey();
   rep.read_len = kReadBufferBytes;
   *served = true;

@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "common/status.h"
+#include "probes/adaptive_spin.h"
 #include "probes/control_protocol.h"
 #include "probes/line_socket.h"
 
@@ -48,7 +49,20 @@ struct ResponderOptions {
   std::string device;  // empty: every device
   int control_port = kDefaultControlPort;
   Injection inject = Injection::kNone;
+  ResponderSpin spin;  // hot window of the UD and RC responders after each completion
+  // Numeric addresses the control port listens on. Empty: the IPv4
+  // addresses of the RoCE v2 GIDs of the served devices' ACTIVE ports
+  // (`device`, or every device), plus `extra_bind`; every IPv4 address only
+  // when none is found (an InfiniBand-only node), said on stderr.
+  std::vector<std::string> control_bind;
+  std::vector<std::string> extra_bind;
+  // Fleet secret (probes/control_auth.h): set, every control connection must
+  // authenticate before ud_info or rc_connect; the agent's probers use it too.
+  std::string control_secret;
 };
+
+// The default control-port addresses (see ResponderOptions::control_bind).
+std::vector<std::string> DefaultControlAddresses(const std::string& device);
 
 class Responder {
  public:
@@ -59,6 +73,8 @@ class Responder {
   void Stop();
 
   UdInfoReply UdInfo() const;
+  // The TCP port the control server listens on (useful with control_port 0).
+  int control_port() const;
 
  private:
   struct DeviceState;
@@ -66,6 +82,8 @@ class Responder {
   Responder() = default;
   std::shared_ptr<Generation> Current() const;
   void HandleConnection(LineConn& conn, const std::atomic<bool>& stop);
+  // hello / auth (probes/control_auth.h); false: close the connection.
+  bool Authenticate(LineConn& conn, const ControlRequest& req, std::string* nonce, bool* authenticated);
   std::string HandleRcConnect(LineConn& conn, const RcConnectRequest& req,
                               const std::shared_ptr<Generation>& gen, bool* served);
 

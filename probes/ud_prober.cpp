@@ -3,14 +3,19 @@
 // deadline), so RTTs are not skewed by queueing behind earlier probes.
 // RTT: from the send's completion timestamp to the echo's when the CQ has
 // device timestamps, else from just before ibv_post_send to the echo's poll.
+// Probes are solicited; without device timestamps only one send in
+// kSignalEvery is signalled (the echo is what is waited for). Each wait spins
+// ProberSpin(opts.spin_ns) (adaptive_spin.h) before sleeping.
 #include <optional>
 #include <random>
 
+#include "probes/adaptive_spin.h"
 #include "probes/completion_queue.h"
 #include "probes/line_socket.h"
 #include "probes/probe_clock.h"
 #include "probes/probe_wire.h"
 #include "probes/prober.h"
+#include "probes/send_signal.h"
 #include "probes/verbs_error.h"
 #include "probes/verbs_resources.h"
 
@@ -21,6 +26,7 @@ constexpr uint32_t kRecvSlots = 32;
 constexpr uint32_t kSendSlots = 16;
 constexpr size_t kSlotBytes = kGrhBytes + 64;
 constexpr uint64_t kSendTag = 1ull << 63;
+constexpr uint32_t kSignalEvery = 8;
 }  // namespace
 
 Result<ProbeRun> RunUdProbe(const ProberOptions& o) {
@@ -63,7 +69,7 @@ Result<ProbeRun> RunUdProbe(const ProberOptions& o) {
   auto fd = TcpConnect(o.host, o.control_port, 3000);
   if (!fd.ok()) return Status::Error("control port: " + fd.status().message());
   LineConn conn(std::move(fd).value());
-  auto info = FetchUdInfo(conn, NowNs() + 5000000000ull);
+  auto info = FetchUdInfo(conn, NowNs() + 5000000000ull, o.control_secret);
   if (!info.ok()) return info.status();
   auto ep = ChooseEndpoint(*info, o.host, *local, o.rail);
   if (!ep.ok()) return ep.status();
@@ -83,15 +89,19 @@ Result<ProbeRun> RunUdProbe(const ProberOptions& o) {
 
   const uint64_t session = (uint64_t(std::random_device{}()) << 32) | std::random_device{}();
   const uint64_t run_end = NowNs() + o.max_duration_ms * 1000000ull;
-  uint32_t sends_outstanding = 0;
+  // With device timestamps every send is signalled: its completion is T2.
+  SendSignaler sends(run.device_timestamps ? 1 : kSignalEvery, kSendSlots);
+  AdaptiveSpin spin = ProberSpin(o.spin_ns);
   std::vector<Completion> batch;
   for (uint64_t seq = 0; seq < o.count; ++seq) {
     if ((o.stop && o.stop->load()) || NowNs() >= run_end) break;
-    if (sends_outstanding >= kSendSlots) {
+    if (!sends.Room()) {
       RecordError(run, o, DeadlineFailure("SEND", double(o.timeout_ms)));
       break;  // the send queue never drained: nothing more can be sent
     }
-    const uint32_t sslot = kRecvSlots + uint32_t(seq % kSendSlots);
+    bool signal = false;
+    const uint64_t k = sends.Post(&signal);
+    const uint32_t sslot = kRecvSlots + uint32_t(k % kSendSlots);
     uint8_t* tx = buf.value().data() + size_t(sslot) * kSlotBytes;
     ProbeMessage m;
     m.seq = seq;
@@ -101,32 +111,31 @@ Result<ProbeRun> RunUdProbe(const ProberOptions& o) {
     EncodeProbe(m, tx);
     ibv_sge sge{reinterpret_cast<uint64_t>(tx), uint32_t(kWireBytes), buf->lkey()};
     ibv_send_wr wr{};
-    wr.wr_id = kSendTag | seq;
+    wr.wr_id = kSendTag | k;
     wr.sg_list = &sge;
     wr.num_sge = 1;
     wr.opcode = IBV_WR_SEND;
-    wr.send_flags = IBV_SEND_SIGNALED;
+    wr.send_flags = IBV_SEND_SOLICITED | (signal ? IBV_SEND_SIGNALED : 0);
     wr.wr.ud.ah = ah->get();
     wr.wr.ud.remote_qpn = remote.qpn;
     wr.wr.ud.remote_qkey = info->qkey;
     ibv_send_wr* bad = nullptr;
     int rc = ibv_post_send(qp->get(), &wr, &bad);
     if (rc != 0) return ErrnoStatus("ibv_post_send", rc, "UD probe");
-    ++sends_outstanding;
 
     ProbeSample sample;
-    bool send_done = false;
+    bool send_done = !run.device_timestamps;  // only T2 needs this send's completion
     std::optional<uint64_t> send_dev_ns, echo_dev_ns;  // device completion timestamps
     const uint64_t deadline = t0 + o.timeout_ms * 1000000ull;
     while (!(send_done && sample.received)) {
       batch.clear();
-      auto n = (*cq)->Wait(batch, 16, deadline, o.spin_ns, o.stop);
+      auto n = (*cq)->Wait(batch, 16, deadline, spin.Budget(), o.stop);
       if (!n.ok()) return n.status();
       if (*n == 0) break;  // deadline or stop
       for (const auto& c : batch) {
         if (c.wr_id & kSendTag) {
-          if (sends_outstanding > 0) --sends_outstanding;
-          if ((c.wr_id & ~kSendTag) == seq) {
+          sends.Completed(c.wr_id & ~kSendTag);
+          if ((c.wr_id & ~kSendTag) == k) {
             send_done = true;
             send_dev_ns = c.device_ns;
           }
@@ -142,6 +151,7 @@ Result<ProbeRun> RunUdProbe(const ProberOptions& o) {
           if (echo && echo->kind == ProbeKind::kEcho && echo->session == session && echo->seq == seq) {
             sample.received = true;
             sample.rtt_us = double(c.poll_ns - t0) / 1e3;
+            spin.Observe(c.poll_ns - t0);
             echo_dev_ns = c.device_ns;
             sample.responder_us = double(echo->responder_delay_ns) / 1e3;
           }

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "probes/probe_clock.h"
+#include "probes/probe_timing.h"
 #include "probes/probe_wire.h"
 #include "probes/qp_setup.h"
 #include "probes/verbs_error.h"
@@ -16,7 +17,8 @@ constexpr uint32_t kRecvSlots = 64;
 constexpr uint32_t kSendSlots = 64;
 constexpr size_t kSlotBytes = kGrhBytes + 64;  // GRH + message, rounded up
 constexpr uint64_t kSendTag = 1ull << 63;      // wr_id bit marking send slots
-constexpr size_t kMaxAhCache = 256;
+constexpr size_t kMaxAhCache = 256;  // > kSendSlots: an unpinned entry always exists
+constexpr uint32_t kSignalEvery = 8;
 
 // True when the header area carries an IPv4 header at byte 20 (RoCE v2 over
 // IPv4), with rdma-core's rule: not IPv6 version 6 and IPv4 version 4, or
@@ -48,18 +50,22 @@ std::string UdReplyAhKey(const uint8_t* hdr, uint16_t slid) {
   return key;
 }
 
+UdResponder::UdResponder() : sends_(kSignalEvery, kSendSlots), ah_cache_(kMaxAhCache) {}
+
 Result<std::unique_ptr<UdResponder>> UdResponder::Create(ibv_context* ctx, ibv_pd* pd,
                                                          const std::string& device, int port,
-                                                         bool drop) {
+                                                         bool drop, const ResponderSpin& spin) {
   std::unique_ptr<UdResponder> r(new UdResponder());
   r->ctx_ = ctx;
   r->pd_ = pd;
   r->device_ = device;
   r->port_ = port;
   r->drop_ = drop;
+  r->spin_ = spin;
   auto cq = CompletionQueue::Create(ctx, int(kRecvSlots + kSendSlots + 8));
   if (!cq.ok()) return cq.status();
   r->cq_ = std::move(cq).value();
+  r->cq_->set_solicited_only(true);
   auto qp = CreateQp(pd, r->cq_->cq(), r->cq_->cq(), IBV_QPT_UD, kSendSlots, kRecvSlots);
   if (!qp.ok()) return qp.status();
   r->qp_ = std::move(qp).value();
@@ -79,7 +85,7 @@ UdResponder::~UdResponder() {
   // QP first (it references the AHs' PD and the CQ), then AHs; the CQ and
   // buffer go with the members.
   qp_.reset();
-  ah_cache_.clear();
+  ah_cache_.Clear();
 }
 
 Status UdResponder::PostRecv(uint32_t slot) {
@@ -97,10 +103,9 @@ Status UdResponder::PostRecv(uint32_t slot) {
   return Status::Ok();
 }
 
-ibv_ah* UdResponder::AhFor(const Completion& c, const uint8_t* grh) {
+UdResponder::CachedAh* UdResponder::AhFor(const Completion& c, const uint8_t* grh) {
   const std::string key = UdReplyAhKey(grh, c.slid);
-  auto it = ah_cache_.find(key);
-  if (it != ah_cache_.end()) return it->second.get();
+  if (CachedAh* hit = ah_cache_.Find(key)) return hit;
   ibv_wc wc{};
   wc.status = IBV_WC_SUCCESS;
   wc.wc_flags = c.wc_flags;
@@ -121,48 +126,45 @@ ibv_ah* UdResponder::AhFor(const Completion& c, const uint8_t* grh) {
     std::fprintf(stderr, "ud responder %s/%d: %s\n", device_.c_str(), port_, ah.status().message().c_str());
     return nullptr;
   }
-  if (ah_cache_.size() >= kMaxAhCache) {
-    if (sends_outstanding_ > 0) return nullptr;  // an AH may still be in use: drop this echo
-    ah_cache_.clear();
-  }
-  ibv_ah* raw = ah->get();
-  ah_cache_.emplace(key, std::move(ah).value());
-  return raw;
+  // Least recently used first; never an AH an echo in flight still uses.
+  return ah_cache_.Insert(key, CachedAh{std::move(ah).value(), 0}, [this](const CachedAh& e) {
+    return !sends_.InFlight(e.last_send);
+  });
 }
 
 void UdResponder::HandleRecv(const Completion& c) {
   const uint32_t slot = uint32_t(c.wr_id);
   uint8_t* rx = buf_.data() + size_t(slot) * kSlotBytes;
-  if (c.status == IBV_WC_SUCCESS && !drop_ && c.byte_len >= kGrhBytes + kWireBytes &&
-      sends_outstanding_ < kSendSlots) {
+  if (c.status == IBV_WC_SUCCESS && !drop_ && c.byte_len >= kGrhBytes + kWireBytes && sends_.Room()) {
     auto m = DecodeProbe(rx + kGrhBytes, c.byte_len - kGrhBytes);
-    ibv_ah* ah = m && m->kind == ProbeKind::kProbe ? AhFor(c, rx) : nullptr;
+    CachedAh* ah = m && m->kind == ProbeKind::kProbe ? AhFor(c, rx) : nullptr;
     if (ah != nullptr) {
-      const uint32_t sslot = kRecvSlots + (send_next_++ % kSendSlots);
+      bool signal = false;
+      const uint64_t k = sends_.Post(&signal);
+      ah->last_send = k;
+      const uint32_t sslot = kRecvSlots + uint32_t(k % kSendSlots);
       uint8_t* tx = buf_.data() + size_t(sslot) * kSlotBytes;
       ProbeMessage echo = *m;
       echo.kind = ProbeKind::kEcho;
-      const uint64_t t_rx = c.device_ns ? *c.device_ns : c.poll_ns;
-      const uint64_t t_now = c.device_ns ? t_rx + (NowNs() - c.poll_ns) : NowNs();
-      echo.responder_delay_ns = t_now > t_rx ? t_now - t_rx : 0;
+      const uint64_t t3 = c.device_ns ? *c.device_ns : c.poll_ns;
+      echo.responder_delay_ns = ResponderDelayNs(t3, NowNs());  // T4 - T3, both host time
       EncodeProbe(echo, tx);
       ibv_sge sge{};
       sge.addr = reinterpret_cast<uint64_t>(tx);
       sge.length = uint32_t(kWireBytes);
       sge.lkey = buf_.lkey();
       ibv_send_wr wr{};
-      wr.wr_id = kSendTag | sslot;
+      wr.wr_id = kSendTag | k;
       wr.sg_list = &sge;
       wr.num_sge = 1;
       wr.opcode = IBV_WR_SEND;
-      wr.send_flags = IBV_SEND_SIGNALED;
-      wr.wr.ud.ah = ah;
+      wr.send_flags = IBV_SEND_SOLICITED | (signal ? IBV_SEND_SIGNALED : 0);
+      wr.wr.ud.ah = ah->ah.get();
       wr.wr.ud.remote_qpn = c.src_qp;
       wr.wr.ud.remote_qkey = kProbeQkey;
       ibv_send_wr* bad = nullptr;
       int rc = ibv_post_send(qp_.get(), &wr, &bad);
       if (rc == 0) {
-        ++sends_outstanding_;
         echoed_.fetch_add(1);
       } else {
         std::fprintf(stderr, "ud responder %s/%d: %s\n", device_.c_str(), port_,
@@ -176,18 +178,25 @@ void UdResponder::HandleRecv(const Completion& c) {
 
 void UdResponder::Run(const std::atomic<bool>& stop) {
   std::vector<Completion> batch;
+  AdaptiveSpin hot = spin_.Make();
+  uint64_t last_rx_ns = 0;
+  bool just_served = false;
   while (!stop.load()) {
     batch.clear();
-    auto n = cq_->Wait(batch, 32, NowNs() + 1000000000ull, 0, &stop);
+    auto n = cq_->Wait(batch, 32, NowNs() + 1000000000ull, just_served ? hot.Budget() : 0, &stop);
     if (!n.ok()) {
       std::fprintf(stderr, "ud responder %s/%d: %s\n", device_.c_str(), port_, n.status().message().c_str());
       return;
     }
+    just_served = !batch.empty();
+    if (cq_->ArmAllIfUnsolicitedRecv(batch)) std::fprintf(stderr, "ud responder %s/%d: a probe came without the solicited bit (an older prober?): waking for every completion from now on\n", device_.c_str(), port_);
     for (const auto& c : batch) {
       if (c.wr_id & kSendTag) {
-        if (sends_outstanding_ > 0) --sends_outstanding_;
+        sends_.Completed(c.wr_id & ~kSendTag);
         continue;
       }
+      if (last_rx_ns != 0 && c.poll_ns > last_rx_ns) hot.Observe(c.poll_ns - last_rx_ns);
+      last_rx_ns = c.poll_ns;
       HandleRecv(c);
     }
   }

@@ -1,22 +1,29 @@
 // UD echo responder: one UD QP on one port. Each valid probe is echoed at
 // once to its sender with the responder's own receive->send delay in it.
 //
-// Contract: Run() loops until `stop` is set (checked at least every 100 ms),
-// blocking on the completion channel (no busy polling). The delay is measured
-// from the receive completion's timestamp (device clock when the CQ has one,
-// else the poll time) to just before ibv_post_send. With `drop` set (fault
+// Contract: Run() loops until `stop` is set (checked at least every 100 ms).
+// After each completion it keeps polling for the hot window of `spin`, then
+// sleeps on the completion channel armed for solicited completions only (the
+// probers send probes solicited; our own echo completions wake nobody). The
+// delay T4 - T3 runs from the receive completion (its device timestamp in host
+// time when the CQ has one, else the poll that found it) to just before
+// ibv_post_send. One echo in kSignalEvery is signalled. Reply address handles
+// live in an LRU of kMaxAhCache entries; an entry still used by an echo in
+// flight is never evicted. With `drop` set (fault
 // injection for self-tests) probes are received and not echoed. Errors inside
 // the loop are counted and logged, never thrown.
 #pragma once
 
 #include <atomic>
 #include <cstdint>
-#include <map>
 #include <memory>
 #include <string>
 
 #include "common/status.h"
+#include "probes/adaptive_spin.h"
 #include "probes/completion_queue.h"
+#include "probes/lru_cache.h"
+#include "probes/send_signal.h"
 #include "probes/control_protocol.h"
 #include "probes/verbs_resources.h"
 
@@ -37,7 +44,7 @@ class UdResponder {
   // `ctx` and `pd` must outlive the responder.
   static Result<std::unique_ptr<UdResponder>> Create(ibv_context* ctx, ibv_pd* pd,
                                                      const std::string& device, int port,
-                                                     bool drop);
+                                                     bool drop, const ResponderSpin& spin = {});
   ~UdResponder();
 
   uint32_t qpn() const { return qp_->qp_num; }
@@ -48,10 +55,14 @@ class UdResponder {
   void Run(const std::atomic<bool>& stop);
 
  private:
-  UdResponder() = default;
+  struct CachedAh {
+    AhPtr ah;
+    uint64_t last_send = 0;  // number of the last echo posted with it
+  };
+  UdResponder();
   Status PostRecv(uint32_t slot);
   void HandleRecv(const Completion& c);
-  ibv_ah* AhFor(const Completion& c, const uint8_t* grh);
+  CachedAh* AhFor(const Completion& c, const uint8_t* grh);
 
   ibv_context* ctx_ = nullptr;
   ibv_pd* pd_ = nullptr;
@@ -61,9 +72,9 @@ class UdResponder {
   std::unique_ptr<CompletionQueue> cq_;
   QpPtr qp_;
   Buffer buf_;
-  uint32_t send_next_ = 0;
-  uint32_t sends_outstanding_ = 0;
-  std::map<std::string, AhPtr> ah_cache_;  // key: UdReplyAhKey; bounded
+  ResponderSpin spin_;
+  SendSignaler sends_;
+  LruCache<CachedAh> ah_cache_;  // key: UdReplyAhKey
   std::atomic<uint64_t> echoed_{0};
 };
 

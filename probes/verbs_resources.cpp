@@ -54,13 +54,31 @@ Result<PdPtr> AllocPd(ibv_context* ctx) {
 }
 
 Result<Buffer> Buffer::Register(ibv_pd* pd, size_t size, int access) {
+  return Make(pd, size, access, nullptr);
+}
+
+Result<Buffer> Buffer::RegisterAtIova(ibv_pd* pd, size_t size, int access, uint64_t iova_base) {
+  return Make(pd, size, access, &iova_base);
+}
+
+Result<Buffer> Buffer::Make(ibv_pd* pd, size_t size, int access, const uint64_t* iova_base) {
   Buffer b;
   b.mem_.reset(new (std::nothrow) uint8_t[size]());
   if (!b.mem_) return ErrnoStatus("new (buffer)", ENOMEM);
   b.size_ = size;
   errno = 0;
-  ibv_mr* mr = ibv_reg_mr(pd, b.mem_.get(), size, access);
-  if (mr == nullptr) return ErrnoStatus("ibv_reg_mr", ErrnoOr(ENOMEM));
+  ibv_mr* mr = nullptr;
+  if (iova_base == nullptr) {
+    b.remote_addr_ = b.addr();
+    mr = ibv_reg_mr(pd, b.mem_.get(), size, access);
+    if (mr == nullptr) return ErrnoStatus("ibv_reg_mr", ErrnoOr(ENOMEM));
+  } else {
+    // Same offset within the page as the memory (some devices require it);
+    // the page offset tells nothing about the process's address layout.
+    b.remote_addr_ = *iova_base + (b.addr() & 0xfff);
+    mr = ibv_reg_mr_iova(pd, b.mem_.get(), size, b.remote_addr_, access);
+    if (mr == nullptr) return ErrnoStatus("ibv_reg_mr_iova", ErrnoOr(ENOMEM));
+  }
   b.mr_.reset(mr);
   return b;
 }

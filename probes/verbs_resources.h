@@ -42,6 +42,9 @@ Result<PdPtr> AllocPd(ibv_context* ctx);
 class Buffer {
  public:
   static Result<Buffer> Register(ibv_pd* pd, size_t size, int access);
+  // Registered so that peers address it at iova_base + (page offset), not at
+  // its virtual address: handing that address out leaks no heap pointer.
+  static Result<Buffer> RegisterAtIova(ibv_pd* pd, size_t size, int access, uint64_t iova_base);
   Buffer() = default;
   Buffer(Buffer&&) = default;
   Buffer& operator=(Buffer&&) = default;
@@ -51,10 +54,14 @@ class Buffer {
   uint32_t lkey() const { return mr_->lkey; }
   uint32_t rkey() const { return mr_->rkey; }
   uint64_t addr() const { return reinterpret_cast<uint64_t>(mem_.get()); }
+  // The address a peer uses in RDMA operations on this buffer.
+  uint64_t remote_addr() const { return remote_addr_; }
 
  private:
+  static Result<Buffer> Make(ibv_pd* pd, size_t size, int access, const uint64_t* iova_base);
   std::unique_ptr<uint8_t[]> mem_;
   size_t size_ = 0;
+  uint64_t remote_addr_ = 0;
   std::unique_ptr<ibv_mr, MrDeleter> mr_;  // declared after mem_: deregistered first
 };
 

@@ -235,6 +235,15 @@ TEST(AgentConfig, ExampleFileParsesAndDocumentsEveryKeyWithItsDefault) {
   EXPECT_EQ(from_example.control_port, defaults.control_port);
 }
 
+TEST(AgentConfig, ControlBindTakesNumericAddressesOnly) {
+  AgentConfig c;
+  ASSERT_TRUE(ApplyConfigText("control_bind = 192.168.77.2, ::1\n", "t", &c).ok());
+  EXPECT_EQ(c.control_bind, (std::vector<std::string>{"192.168.77.2", "::1"}));
+  Status bad = ApplyConfigText("control_bind = eth0\n", "t", &c);
+  EXPECT_FALSE(bad.ok());
+  EXPECT_NE(bad.message().find("control_bind"), std::string::npos) << bad.message();
+}
+
 TEST(AgentConfig, Labels) {
   auto l = ParseLabels("a=1,b=, c = x y ");
   ASSERT_TRUE(l.ok()) << l.status().message();

@@ -57,6 +57,11 @@ TEST(AgentOptions, ResponderOnlyWithInjection) {
   auto d = agent::ParseAgentOptions({"--inject", "drop"});
   ASSERT_TRUE(d.ok());
   EXPECT_EQ(d->responder.inject, probes::Injection::kDrop);
+  EXPECT_TRUE(d->responder.control_bind.empty());  // default: the rails' addresses
+  auto b = agent::ParseAgentOptions({"--control-bind", "192.168.77.2", "--control-bind", "127.0.0.1"});
+  ASSERT_TRUE(b.ok()) << b.status().message();
+  EXPECT_EQ(b->responder.control_bind, (std::vector<std::string>{"192.168.77.2", "127.0.0.1"}));
+  EXPECT_FALSE(agent::ParseAgentOptions({"--control-bind"}).ok());
 }
 
 TEST(AgentOptions, Rejections) {

@@ -7,12 +7,20 @@
 #include <cstring>
 #include <string>
 
+#include "probes/control_auth.h"
 #include "probes/control_protocol.h"
 #include "probes/control_server.h"
 #include "probes/line_socket.h"
 #include "probes/local_port.h"
 #include "probes/probe_clock.h"
+#include "probes/responder.h"
 #include "probes/ud_responder.h"
+
+#include <poll.h>
+#include <sys/socket.h>
+
+#include <fstream>
+#include <regex>
 
 namespace rdmascope::probes {
 namespace {
@@ -184,6 +192,144 @@ TEST(ControlServer, SurvivesGarbageAndServesNextClient) {
   ASSERT_TRUE(r.ok()) << r.status().message();
   EXPECT_EQ(*r, "16");
   server->Stop();
+}
+
+long RssKb() {
+  std::ifstream f("/proc/self/status");
+  std::string line;
+  while (std::getline(f, line)) {
+    if (line.rfind("VmRSS:", 0) == 0) return std::stol(line.substr(6));
+  }
+  return -1;
+}
+
+// Sends `total` bytes of 'a' and a newline from one 64 KiB buffer; false on
+// a send error or after 10 s.
+bool SendBulk(int fd, size_t total) {
+  static const std::string chunk(65536, 'a');
+  const uint64_t deadline = NowNs() + 10000000000ull;
+  size_t sent = 0;
+  while (sent < total + 1 && NowNs() < deadline) {
+    const bool last = sent >= total;
+    const char* p = last ? "\n" : chunk.data();
+    size_t n = last ? 1 : std::min(chunk.size(), total - sent);
+    ssize_t w = ::send(fd, p, n, MSG_DONTWAIT | MSG_NOSIGNAL);
+    if (w > 0) { sent += size_t(w); continue; }
+    if (w < 0 && errno != EAGAIN && errno != EINTR) return false;
+    pollfd pf{fd, POLLOUT, 0};
+    ::poll(&pf, 1, 100);
+  }
+  return sent == total + 1;
+}
+
+// No pointer-like number: a user-space address is 12+ hex or 14+ decimal digits.
+bool HasPointerLikeNumber(const std::string& s) {
+  return std::regex_search(s, std::regex("0x[0-9a-fA-F]{8,}|[0-9a-fA-F]{12,}|[0-9]{14,}"));
+}
+
+// A responder without devices whose control port listens on 127.0.0.1 only.
+std::unique_ptr<Responder> LoopbackResponder(const std::string& secret = "") {
+  ResponderOptions o;
+  o.control_port = 0;
+  o.control_bind = {"127.0.0.1"};
+  o.control_secret = secret;
+  auto r = Responder::StartIdle(o);
+  EXPECT_TRUE(r.ok()) << r.status().message();
+  return r.ok() ? std::move(r).value() : nullptr;
+}
+
+TEST(Responder, RefusesAMebibyteLineInWordsWithoutGrowingAndServesOn) {
+  auto r = LoopbackResponder();
+  ASSERT_NE(r, nullptr);
+  const int port = r->control_port();
+  ASSERT_GT(port, 0);
+  const long rss0 = RssKb();
+  {
+    auto fd = TcpConnect("127.0.0.1", port, 2000);
+    ASSERT_TRUE(fd.ok()) << fd.status().message();
+    LineConn c(std::move(fd).value());
+    EXPECT_TRUE(SendBulk(c.fd(), 1u << 20));
+    auto reply = c.ReadLine(NowNs() + 5000000000ull);
+    ASSERT_TRUE(reply.ok()) << reply.status().message();
+    EXPECT_NE(reply->find("\"ok\":false"), std::string::npos) << *reply;
+    EXPECT_NE(reply->find("too long"), std::string::npos) << *reply;
+  }
+  const long rss1 = RssKb();
+  EXPECT_LT(rss1 - rss0, 512) << "RSS " << rss0 << " -> " << rss1 << " kB";
+  auto fd = TcpConnect("127.0.0.1", port, 2000);
+  ASSERT_TRUE(fd.ok());
+  LineConn c(std::move(fd).value());
+  ASSERT_TRUE(c.WriteLine("{\"op\":\"ud_info\"}", NowNs() + 1000000000ull).ok());
+  auto reply = c.ReadLine(NowNs() + 2000000000ull);
+  ASSERT_TRUE(reply.ok()) << reply.status().message();
+  EXPECT_NE(reply->find("\"ok\":true"), std::string::npos) << *reply;
+  EXPECT_FALSE(HasPointerLikeNumber(*reply)) << *reply;
+  ASSERT_TRUE(c.WriteLine("{\"op\":\"rc_connect\"", NowNs() + 1000000000ull).ok());  // broken JSON
+  reply = c.ReadLine(NowNs() + 2000000000ull);
+  ASSERT_TRUE(reply.ok()) << reply.status().message();
+  EXPECT_NE(reply->find("\"ok\":false"), std::string::npos) << *reply;
+  EXPECT_FALSE(HasPointerLikeNumber(*reply)) << *reply;
+}
+
+TEST(Responder, ListensOnlyWhereBound) {
+  auto r = LoopbackResponder();
+  ASSERT_NE(r, nullptr);
+  EXPECT_TRUE(TcpConnect("127.0.0.1", r->control_port(), 2000).ok());
+  // 127.0.0.2 is loopback too, but nobody listens there.
+  EXPECT_FALSE(TcpConnect("127.0.0.2", r->control_port(), 2000).ok());
+  EXPECT_FALSE(TcpListen(0, "not-an-address").ok());
+}
+
+TEST(ControlAuth, MacIsHmacSha256AndComparedExactly) {
+  // RFC 4231 test case 2: key "Jefe", data "what do ya want for nothing?".
+  EXPECT_EQ(AuthMacHex("Jefe", "what do ya want for nothing?"),
+            "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843");
+  const std::string mac = AuthMacHex("s3cret", "00ff");
+  EXPECT_TRUE(MacMatches("s3cret", "00ff", mac));
+  EXPECT_FALSE(MacMatches("s3cret!", "00ff", mac));
+  EXPECT_FALSE(MacMatches("s3cret", "00fe", mac));
+  EXPECT_FALSE(MacMatches("s3cret", "00ff", mac.substr(1)));
+  auto a = NewNonceHex();
+  auto b = NewNonceHex();
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_EQ(a->size(), 32u);
+  EXPECT_NE(*a, *b);
+}
+
+// One connection to `port`: optional authentication with `secret`, then ud_info.
+Result<std::string> UdInfoWith(int port, const std::string& secret) {
+  auto fd = TcpConnect("127.0.0.1", port, 2000);
+  if (!fd.ok()) return fd.status();
+  LineConn c(std::move(fd).value());
+  const uint64_t deadline = NowNs() + 3000000000ull;
+  if (!secret.empty()) {
+    Status s = Authenticate(c, secret, deadline);
+    if (!s.ok()) return s;
+  }
+  Status s = c.WriteLine(EncodeUdInfoRequest(), deadline);
+  if (!s.ok()) return s;
+  return c.ReadLine(deadline);
+}
+
+TEST(ControlAuth, ResponderWithSecretRefusesStrangersAndWrongSecrets) {
+  auto r = LoopbackResponder("fleet-secret");
+  ASSERT_NE(r, nullptr);
+  auto none = UdInfoWith(r->control_port(), "");
+  ASSERT_TRUE(none.ok()) << none.status().message();
+  EXPECT_NE(none->find("authentication required"), std::string::npos) << *none;
+  EXPECT_EQ(none->find("qpn"), std::string::npos) << *none;
+  auto wrong = UdInfoWith(r->control_port(), "guess");
+  ASSERT_FALSE(wrong.ok());
+  EXPECT_NE(wrong.status().message().find("wrong control secret"), std::string::npos) << wrong.status().message();
+  auto right = UdInfoWith(r->control_port(), "fleet-secret");
+  ASSERT_TRUE(right.ok()) << right.status().message();
+  EXPECT_NE(right->find("\"ok\":true"), std::string::npos) << *right;
+  // A prober with a secret still talks to an agent without one.
+  auto open = LoopbackResponder();
+  ASSERT_NE(open, nullptr);
+  auto offered = UdInfoWith(open->control_port(), "fleet-secret");
+  ASSERT_TRUE(offered.ok()) << offered.status().message();
+  EXPECT_NE(offered->find("\"ok\":true"), std::string::npos) << *offered;
 }
 
 TEST(LineSocket, ConnectRefusedNamesTheCall) {

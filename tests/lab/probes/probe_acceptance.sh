@@ -12,8 +12,12 @@
 # 5 ms +-10 % (see 5. for the design); netem loss 10 % reads as 10 % +-3 %
 # over 2000 UD probes; 500 RC connect/teardown cycles leave fds and rdma
 # resources at baseline; the full agent reports per-target UD and RC
-# summaries for its --probe-target. Every wait has a deadline; every command runs under
-# `timeout`.
+# summaries for its --probe-target; RC and UD summaries carry network_us and
+# responder_us; control-port replies hold no pointer-like numbers and a 1 MiB
+# line is refused in words without the agent's RSS growing; with a fleet
+# secret, a client without it or with a wrong one gets a refusal and no QPN.
+# Every wait has a
+# deadline; every command runs under `timeout`.
 . /opt/rdmascope/lab/lab.sh
 
 PASSED=0 FAILED=0
@@ -170,22 +174,33 @@ NOW_RES=$(res_counts) NOW_FDS=$(agent_fds)
 check rc-500-cycles "received $(f_recv $OUT/cycles.txt)/500, prober fds $fds_b -> $fds_a, agent fds $BASE_FDS -> $NOW_FDS, rdma res $(echo "$NOW_RES" | tr '\n' ';')" \
   '[[ $(f_recv $OUT/cycles.txt) == 500 && -n $fds_b && $fds_b == "$fds_a" && $BASE_FDS == "$NOW_FDS" && $BASE_RES == "$NOW_RES" ]]'
 
-# 8. Benchmark (printed, not asserted): our RC median vs ib_send_lat t_typical x 2.
+# 8. Benchmark (printed, not asserted): our RC and UD medians with default
+# settings vs ib_send_lat t_typical x 2 on the same link, and the CPU each
+# side spends per 1,000 round trips (ib_send_lat busy-polls both ends).
 gid=${LAB_GID_INDEX:-1}
-timeout 60 ib_send_lat -d $DST -x "$gid" -n 1000 > $OUT/lat-server.txt 2>&1 &
+TIMEFORMAT='%U %S'
+cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }  # utime + stime of a pid, in ticks
+HZ=$(getconf CLK_TCK 2>/dev/null || echo 100)
+sum2() { awk '{ printf "%.2f", $1 + $2 }' "$1"; }
+{ time timeout 60 ib_send_lat -d $DST -x "$gid" -n 1000 > $OUT/lat-server.txt 2>&1; } 2> $OUT/lat-server.time &
 SRV=$!
 if lab_wait_listen 18515 30; then
-  timeout 60 ib_send_lat -d $SRC -x "$gid" -n 1000 "$DST_IP" > $OUT/lat-client.txt 2>&1
+  { time timeout 60 ib_send_lat -d $SRC -x "$gid" -n 1000 "$DST_IP" > $OUT/lat-client.txt 2>&1; } 2> $OUT/lat-client.time
   wait $SRV
   IB=$(awk '/t_typical/{getline; print $5; exit}' $OUT/lat-client.txt)
-  probe $OUT/bench.txt --transport rc --device $SRC "$DST_IP" --count 1000 --interval-ms 0 --no-read
-  OURS=$(f_typical $OUT/bench.txt)
+  echo "BENCH ib_send_lat t_typical ${IB} usec (x2 = $(awk -v i="$IB" 'BEGIN{print 2*i}') usec); CPU s per 1000 iterations: client $(sum2 $OUT/lat-client.time) server $(sum2 $OUT/lat-server.time)"
   ratio() { awk -v o="$1" -v i="$IB" 'BEGIN { if (i > 0) printf "%.2f", o / (2 * i); else print "n/a" }'; }
-  echo "BENCH rc probe median RTT ${OURS} usec; ib_send_lat t_typical ${IB} usec (x2 = $(awk -v i="$IB" 'BEGIN{print 2*i}') usec); ratio $(ratio "$OURS")"
-  # The same with the prober busy-polling its CQ as ib_send_lat does (the responder still sleeps).
-  probe $OUT/bench-spin.txt --transport rc --device $SRC "$DST_IP" --count 1000 --interval-ms 0 --no-read --spin-us 1000000
-  SPIN=$(f_typical $OUT/bench-spin.txt)
-  echo "BENCH rc probe median RTT with --spin-us 1000000 ${SPIN} usec; ratio $(ratio "$SPIN")"
+  for t in rc ud; do
+    r0=$(cpu_ticks $PID_main)
+    { time probe $OUT/bench-$t.txt --transport $t --device $SRC "$DST_IP" --count 1000 --interval-ms 0 --no-read > /dev/null; } 2> $OUT/bench-$t.time
+    r1=$(cpu_ticks $PID_main)
+    OURS=$(f_typical $OUT/bench-$t.txt)
+    echo "BENCH $t probe median RTT ${OURS} usec; ratio $(ratio "$OURS") vs ib_send_lat x2; CPU s per 1000 probes: prober $(sum2 $OUT/bench-$t.time) responder $(awk -v a=$r0 -v b=$r1 -v hz=$HZ 'BEGIN { printf "%.2f", (b - a) / hz }')"
+    grep -i 'network\|responder' $OUT/bench-$t.txt | sed 's/^/    /'
+    # Where the spin goes: the same run with the prober never spinning.
+    probe $OUT/bench-$t-sleep.txt --transport $t --device $SRC "$DST_IP" --count 1000 --interval-ms 0 --no-read --spin-us 0 > /dev/null
+    echo "BENCH $t probe median RTT with --spin-us 0 $(f_typical $OUT/bench-$t-sleep.txt) usec; ratio $(ratio "$(f_typical $OUT/bench-$t-sleep.txt)")"
+  done
 else
   echo "BENCH ib_send_lat server did not start:"; cat $OUT/lat-server.txt
 fi
@@ -204,6 +219,50 @@ entries=$(cat $OUT/spool/*.json 2>/dev/null | grep -o '"received":[0-9]*' | head
 check agent-probe-reports "report probe entries: $entries" \
   'spooled_with_probes && cat $OUT/spool/*.json | grep -q "\"target\":\"node-b\"" && [[ $entries == *'"'"'"received":5'"'"'* ]]'
 [ -s $OUT/full.log ] && head -5 $OUT/full.log | sed 's/^/    /'
+
+# 10. Responder time is subtracted on both transports: the summaries carry
+# network_us and responder_us for RC and UD (RC ping-pong without READ).
+for t in rc ud; do
+  timeout 120 rdmactl probe --json --transport $t --device $SRC "$DST_IP" --count 50 --interval-ms 0 --no-read \
+    > $OUT/split-$t.json 2> $OUT/split-$t.err
+  net=$(tr -d ' \n' < $OUT/split-$t.json | grep -o '"network_us":{[^}]*"p50":[0-9.e+-]*' | grep -o '[0-9.e+-]*$')
+  resp=$(tr -d ' \n' < $OUT/split-$t.json | grep -o '"responder_us":{[^}]*"p50":[0-9.e+-]*' | grep -o '[0-9.e+-]*$')
+  rtt=$(tr -d ' \n' < $OUT/split-$t.json | grep -o '"rtt_us":{[^}]*"p50":[0-9.e+-]*' | grep -o '[0-9.e+-]*$')
+  check "$t-network-split" "median rtt $rtt usec = network $net + responder $resp (medians)" \
+    '[[ -n $net && -n $resp && -n $rtt ]] && awk -v n="$net" -v r="$resp" -v t="$rtt" "BEGIN { exit !(r > 0 && n > 0 && n <= t) }"'
+done
+
+# 11. Control-port replies: no pointer-like numbers (a user-space address is
+# 12+ hex digits, 14+ decimal ones) in ud_info or rc_connect replies, and a
+# 1 MiB line is refused in words without the agent's memory growing.
+ctl_ask() {  # ctl_ask LINE: one request on a fresh connection, prints the reply line
+  timeout 10 bash -c 'exec 3<>/dev/tcp/$1/18610 || exit 1; printf "%s\n" "$2" >&3; IFS= read -r -t 5 l <&3; printf "%s\n" "$l"' _ "$DST_IP" "$1"
+}
+rss_kb() { awk '/^VmRSS/{print $2}' "/proc/$PID_main/status"; }
+R_UD=$(ctl_ask '{"op":"ud_info"}')
+R_RC=$(ctl_ask '{"op":"rc_connect","target_gid":"::ffff:'"$DST_IP"'","qpn":4660,"psn":1,"lid":0,"mtu":1024,"global":true,"gid":"::ffff:'"$(lab_ip $SRC)"'","timeout":12,"retry_cnt":6,"rnr_retry":3,"min_rnr_timer":12}')
+echo "    ud_info -> ${R_UD:0:200}"
+echo "    rc_connect -> ${R_RC:0:300}"
+no_pointers() { ! printf '%s' "$1" | grep -Eiq '0x[0-9a-f]{8,}|[0-9a-f]{12,}|[0-9]{14,}'; }
+check control-no-pointers "ud_info and rc_connect replies hold no pointer-like numbers (read_addr $(printf '%s' "$R_RC" | grep -o '"read_addr":[0-9]*'))" \
+  '[[ $R_UD == *"\"ok\":true"* && $R_RC == *"\"ok\":true"* ]] && no_pointers "$R_UD" && no_pointers "$R_RC"'
+RSS0=$(rss_kb)
+R_LONG=$(timeout 20 bash -c 'trap "" PIPE; exec 3<>/dev/tcp/$1/18610 || exit 1; { head -c 1048576 /dev/zero | tr "\0" a; echo; } >&3 2>/dev/null; IFS= read -r -t 5 l <&3; printf "%s\n" "$l"' _ "$DST_IP")
+RSS1=$(rss_kb)
+R_AFTER=$(ctl_ask '{"op":"ud_info"}')
+check control-long-line "1 MiB line -> '${R_LONG:0:120}'; agent RSS $RSS0 -> $RSS1 kB; next client served: ${R_AFTER:0:12}" \
+  '[[ $R_LONG == *"\"ok\":false"* && $R_LONG == *"too long"* && $R_AFTER == *"\"ok\":true"* ]] && (( RSS1 - RSS0 < 512 ))'
+
+# 12. Fleet secret: without it or with a wrong one, no QPN; with it, probing works.
+printf 'lab-fleet-secret\n' > $OUT/secret; printf 'wrong\n' > $OUT/wrong
+start_agent sec 18660 --device $DST --control-secret-file $OUT/secret || fail control-secret "responder with a secret did not start"
+R_NOAUTH=$(timeout 10 bash -c 'exec 3<>/dev/tcp/$1/18660 || exit 1; printf "%s\n" "{\"op\":\"ud_info\"}" >&3; IFS= read -r -t 5 l <&3; printf "%s\n" "$l"' _ "$DST_IP")
+probe $OUT/sec-wrong.txt --transport rc --device $SRC "$DST_IP:18660" --count 3 --interval-ms 0 --control-secret-file $OUT/wrong
+WRONG_RC=$PROBE_RC
+probe $OUT/sec-right.txt --transport ud --device $SRC "$DST_IP:18660" --count 20 --interval-ms 0 --control-secret-file $OUT/secret
+check control-secret "no secret -> '${R_NOAUTH:0:100}'; wrong secret -> exit $WRONG_RC: $(head -c 160 $OUT/sec-wrong.txt.err | tr '\n' ' '); right secret -> received $(f_recv $OUT/sec-right.txt)/20" \
+  '[[ $R_NOAUTH == *"authentication required"* && $R_NOAUTH != *qpn* && $WRONG_RC != 0 ]] && grep -q "wrong control secret" $OUT/sec-wrong.txt.err && ! grep -q qpn $OUT/sec-wrong.txt && [[ $(f_recv $OUT/sec-right.txt) == 20 ]]'
+stop_agent sec
 
 stop_agent main
 echo "probe lab: $PASSED passed, $FAILED failed"

@@ -1,0 +1,150 @@
+// Probe waiting and timing arithmetic: adaptive spin budgets, selective send
+// signalling, responder-time subtraction, device clock conversion, the LRU.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "probes/adaptive_spin.h"
+#include "probes/latency_summary.h"
+#include "probes/lru_cache.h"
+#include "probes/probe_timing.h"
+#include "probes/send_signal.h"
+
+namespace rdmascope::probes {
+namespace {
+
+TEST(AdaptiveSpin, ProberSpinsThreeTimesEwmaOrNotAtAll) {
+  AdaptiveSpin s = ProberSpin(2000000);
+  EXPECT_EQ(s.Budget(), 2000000u);  // the first probe calibrates
+  s.Observe(400000);
+  EXPECT_EQ(s.Budget(), 1200000u);  // 3 x 400 us
+  s.Observe(600000);
+  EXPECT_EQ(s.Budget(), 3 * 425000u);  // EWMA 400 + (600 - 400) / 8 = 425 us
+  for (int i = 0; i < 200; ++i) s.Observe(1000000);
+  EXPECT_EQ(s.Budget(), 0u);  // 3 x ~1 ms does not fit in 2 ms: sleep at once
+  EXPECT_EQ(ProberSpin(0).Budget(), 0u);  // cap 0: never spin
+}
+
+TEST(AdaptiveSpin, EwmaWeightsNewObservationsOneEighth) {
+  AdaptiveSpin s(1, 0, 1u << 30, 0, false);
+  s.Observe(800);
+  s.Observe(1600);
+  EXPECT_EQ(s.ewma_ns(), 900u);  // 800 - 100 + 200
+}
+
+TEST(AdaptiveSpin, ResponderHotWindowClampsAndSleepsForSparseTraffic) {
+  ResponderSpin cfg;  // 200 us .. 5 ms
+  AdaptiveSpin s = cfg.Make();
+  EXPECT_EQ(s.Budget(), 200000u);
+  s.Observe(50000);  // back-to-back probes 50 us apart: 2 x 50 us < floor
+  EXPECT_EQ(s.Budget(), 200000u);
+  AdaptiveSpin m = cfg.Make();
+  m.Observe(1000000);  // 1 ms apart: 2 ms window
+  EXPECT_EQ(m.Budget(), 2000000u);
+  AdaptiveSpin sparse = cfg.Make();
+  sparse.Observe(10000000);  // 10 ms apart: spinning 5 ms would catch nothing
+  EXPECT_EQ(sparse.Budget(), 200000u);
+  ResponderSpin off{200000, 0};
+  EXPECT_EQ(off.Make().Budget(), 0u);
+}
+
+TEST(SendSignaler, SignalsEveryNthAndRetiresInOrder) {
+  SendSignaler s(8, 32);
+  int signalled = 0;
+  uint64_t last_signalled = 0;
+  for (int i = 0; i < 16; ++i) {
+    bool sig = false;
+    uint64_t k = s.Post(&sig);
+    EXPECT_EQ(k, uint64_t(i));
+    if (sig) { ++signalled; last_signalled = k; }
+  }
+  EXPECT_EQ(signalled, 2);
+  EXPECT_EQ(last_signalled, 15u);
+  EXPECT_EQ(s.Outstanding(), 16u);
+  EXPECT_TRUE(s.InFlight(3));
+  s.Completed(7);  // retires 0..7
+  EXPECT_EQ(s.Outstanding(), 8u);
+  EXPECT_FALSE(s.InFlight(3));
+  EXPECT_TRUE(s.InFlight(8));
+  s.Completed(5);  // an older completion changes nothing
+  EXPECT_EQ(s.Outstanding(), 8u);
+  s.Completed(99);  // never posted: ignored
+  EXPECT_EQ(s.Outstanding(), 8u);
+}
+
+TEST(SendSignaler, NeverFillsTheQueueWithoutASignalledSend) {
+  SendSignaler s(8, 4);  // depth below N: every send must ask for a completion
+  while (s.Room()) {
+    bool sig = false;
+    s.Post(&sig);
+    EXPECT_TRUE(sig);
+  }
+  EXPECT_EQ(s.Outstanding(), 4u);
+}
+
+TEST(ProbeTiming, NetworkIsRttMinusResponderTime) {
+  // T2 = 1000, T3 = 1200 (responder poll), T4 = 1260, T5 = 1500 (ns).
+  EXPECT_EQ(ResponderDelayNs(1200, 1260), 60u);
+  EXPECT_EQ(ResponderDelayNs(1260, 1200), 0u);  // a clock that went back reads 0
+  EXPECT_DOUBLE_EQ(NetworkUs(0.5, 0.06), 0.44);
+  EXPECT_DOUBLE_EQ(NetworkUs(0.05, 0.06), 0.0);
+  ProbeSample rc;
+  rc.received = true;
+  rc.rtt_us = 500;
+  rc.responder_us = 60;
+  rc.read_us = 30;
+  ProbeSummary sum = Summarize({rc}, {});
+  ASSERT_TRUE(sum.network && sum.responder);
+  EXPECT_DOUBLE_EQ(sum.network->p50, 440);
+  EXPECT_DOUBLE_EQ(sum.responder->p50, 60);
+}
+
+TEST(ProbeTiming, DeviceTicksConvertThroughTheReferencePair) {
+  const uint64_t khz = 1000000;  // 1 GHz: one tick per ns
+  EXPECT_EQ(DeviceTicksToHostNs(5000, 4000, 1000000, khz, ~0ull), 1001000u);
+  EXPECT_EQ(DeviceTicksToHostNs(3000, 4000, 1000000, khz, ~0ull), 999000u);  // before the reference
+  // 156.25 MHz: 6.4 ns per tick.
+  EXPECT_EQ(DeviceTicksToHostNs(1000 + 625, 1000, 50, 156250, ~0ull), 50u + 4000u);
+  // A 48-bit counter that wrapped after the reference.
+  const uint64_t mask = (1ull << 48) - 1;
+  EXPECT_EQ(DeviceTicksToHostNs(10, mask - 9, 7000, khz, mask), 7020u);
+  // ... and a tick just before a reference taken right after the wrap.
+  EXPECT_EQ(DeviceTicksToHostNs(mask - 9, 10, 7000, khz, mask), 6980u);
+  EXPECT_EQ(DeviceTicksToHostNs(5, 0, 3, khz, ~0ull), 8u);
+  EXPECT_EQ(DeviceTicksToHostNs(0, 100, 3, khz, ~0ull), 0u);  // never below 0
+  EXPECT_EQ(DeviceTicksToHostNs(5, 0, 3, 0, ~0ull), 3u);      // no clock rate
+}
+
+TEST(LruCache, EvictsLeastRecentlyUsedAndKeepsCapacity) {
+  LruCache<int> c(3);
+  auto any = [](const int&) { return true; };
+  c.Insert("a", 1, any);
+  c.Insert("b", 2, any);
+  c.Insert("c", 3, any);
+  ASSERT_NE(c.Find("a"), nullptr);  // a is now the most recent; b the least
+  c.Insert("d", 4, any);
+  EXPECT_EQ(c.size(), 3u);
+  EXPECT_EQ(c.Find("b"), nullptr);
+  EXPECT_NE(c.Find("a"), nullptr);
+  EXPECT_NE(c.Find("c"), nullptr);
+  EXPECT_NE(c.Find("d"), nullptr);
+}
+
+TEST(LruCache, SkipsPinnedEntriesAndRefusesWhenAllArePinned) {
+  LruCache<int> c(2);
+  auto any = [](const int&) { return true; };
+  c.Insert("a", 1, any);
+  c.Insert("b", 2, any);
+  // "a" (least recent) is pinned: "b" goes instead.
+  ASSERT_NE(c.Insert("c", 3, [](const int& v) { return v != 1; }), nullptr);
+  EXPECT_NE(c.Find("a"), nullptr);
+  EXPECT_EQ(c.Find("b"), nullptr);
+  EXPECT_EQ(c.Insert("d", 4, [](const int&) { return false; }), nullptr);
+  EXPECT_EQ(c.size(), 2u);
+  EXPECT_EQ(c.Find("d"), nullptr);
+  ASSERT_NE(c.Insert("a", 9, [](const int&) { return false; }), nullptr);  // update in place
+  EXPECT_EQ(*c.Find("a"), 9);
+}
+
+}  // namespace
+}  // namespace rdmascope::probes
