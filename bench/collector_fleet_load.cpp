@@ -124,14 +124,17 @@ Template MakeTemplate(int node, const Args& a) {
   const std::string holes[] = {std::string("\"") + kHoleI + "\"", std::to_string(kHoleG), std::to_string(kHoleS),
                                std::to_string(kHoleE)};
   const char names[] = {'I', 'G', 'S', 'E'};
+  // Next occurrence of each hole, found again only after it is consumed
+  // (one pass over the text, not one per hole).
+  size_t next[4];
+  for (int h = 0; h < 4; ++h) next[h] = text.find(holes[h]);
   for (;;) {
     size_t best = std::string::npos;
     int which = -1;
-    for (int h = 0; h < 4; ++h) {
-      size_t at = text.find(holes[h], pos);
-      if (at < best) best = at, which = h;
-    }
+    for (int h = 0; h < 4; ++h)
+      if (next[h] < best) best = next[h], which = h;
     if (which < 0) break;
+    next[which] = text.find(holes[which], best + holes[which].size());
     t.parts.push_back(text.substr(pos, best - pos) + (which == 0 ? "\"" : ""));
     t.holes.push_back(names[which]);
     pos = best + holes[which].size();
@@ -273,6 +276,7 @@ bool PrintPhase(const char* name, const Phase& p, const Args& a, int rounds_want
 }  // namespace
 
 int main(int argc, char** argv) {
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);  // progress shows as it happens, also into a file
   Args a;
   if (!ParseArgs(argc, argv, &a)) {
     std::fprintf(stderr,
