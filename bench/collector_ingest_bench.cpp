@@ -15,6 +15,7 @@
 
 #include <httplib.h>
 
+#include "bench/bench_server.h"
 #include "collector/api_server.h"
 #include "collector/store.h"
 #include "collector/store_migrate.h"
@@ -111,13 +112,9 @@ int main(int argc, char** argv) {
   ao.tokens = {"bench"};
   ao.log = [](const std::string&) {};
   ApiServer server(*store.value(), ao);
-  auto port = server.Bind("127.0.0.1", 0);
-  if (!port.ok()) {
-    std::fprintf(stderr, "%s\n", port.status().message().c_str());
-    return 1;
-  }
-  std::thread serving([&] { server.Listen(); });
-  server.WaitUntilReady(5000);
+  std::thread serving;
+  const int port = bench::ServeInBackground(server, &serving);
+  if (port < 0) return 1;
 
   // Bodies are built before the clock starts: the agent's cost is not the collector's.
   std::vector<std::string> bodies;
@@ -130,7 +127,7 @@ int main(int argc, char** argv) {
   std::vector<std::thread> clients;
   for (int t = 0; t < a.threads; ++t)
     clients.emplace_back([&] {
-      httplib::Client cli("127.0.0.1", port.value());
+      httplib::Client cli("127.0.0.1", port);
       cli.set_keep_alive(true);
       cli.set_tcp_nodelay(true);
       for (int n; (n = next++) < a.reports && Clock::now() < deadline;) {

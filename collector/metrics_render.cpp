@@ -122,20 +122,29 @@ void Probes(const json& snap, Families* f) {
     a.sent += p["sent"].get<double>();
     a.lost += p["lost"].get<double>();
   }
-  const char* rtt_help =
-      "Probe round-trip time per node and transport over the node's newest interval per target, seconds. "
-      "Each quantile is the worst target's; _count and _sum cover that interval only (not cumulative).";
+  // Plain gauges, one family per quantile: each is the worst target's value
+  // in the node's newest interval per target (a max over targets cannot be
+  // a Summary, whose quantiles must come from one stream of observations).
   for (const auto& [key, a] : per_node) {
-    ClientMetric m;
-    m.label = {{"node", key.first}, {"transport", key.second}};
-    for (auto [q, v] : {std::pair<double, double>{0.5, a.q50}, {0.9, a.q90}, {0.99, a.q99}})
-      if (v >= 0) m.summary.quantile.push_back({q, v / 1e6});
-    m.summary.sample_count = a.rtt_count;
-    m.summary.sample_sum = a.rtt_sum_us / 1e6;
-    f->Get("rdmascope_probe_rtt_seconds", rtt_help, MetricType::Summary).metric.push_back(std::move(m));
+    const std::vector<ClientMetric::Label> labels = {{"node", key.first}, {"transport", key.second}};
+    const struct {
+      const char* name;
+      const char* help;
+      double us;
+    } quantiles[] = {
+        {"rdmascope_probe_rtt_p50_seconds", "Probe RTT p50 of the node's worst target (newest interval per target), seconds.", a.q50},
+        {"rdmascope_probe_rtt_p90_seconds", "Probe RTT p90 of the node's worst target (newest interval per target), seconds.", a.q90},
+        {"rdmascope_probe_rtt_p99_seconds", "Probe RTT p99 of the node's worst target (newest interval per target), seconds.", a.q99},
+    };
+    for (const auto& q : quantiles)
+      if (q.us >= 0) f->Add(q.name, q.help, MetricType::Gauge, labels, q.us / 1e6);
+    if (a.rtt_count > 0)
+      f->Add("rdmascope_probe_rtt_mean_seconds",
+             "Mean probe RTT over every probe answered in the node's newest interval per target, seconds.",
+             MetricType::Gauge, labels, a.rtt_sum_us / static_cast<double>(a.rtt_count) / 1e6);
     if (a.sent > 0)
       f->Add("rdmascope_probe_loss_ratio", "Probes lost over probes sent in the node's newest interval per target.",
-             MetricType::Gauge, {{"node", key.first}, {"transport", key.second}}, a.lost / a.sent);
+             MetricType::Gauge, labels, a.lost / a.sent);
   }
   std::sort(with_p99.begin(), with_p99.end(), [](const json* a, const json* b) {
     return (*a)["rtt_p99"].get<double>() > (*b)["rtt_p99"].get<double>();

@@ -52,7 +52,14 @@ Result<std::unique_ptr<Store>> Store::Open(const StoreOptions& options) {
         "database " + options.path + ": " + s.message() +
         (fault == StorageFault::kNone ? std::string() : "; " + StorageFaultAdvice(fault, options.path)));
   }
-  return std::unique_ptr<Store>(new Store(std::move(d), options));
+  std::unique_ptr<Store> store(new Store(std::move(d), options));
+  {
+    std::lock_guard<std::mutex> lock(store->mu_);
+    if (Status s = store->LoadSnapshot(); !s.ok())
+      return Result<std::unique_ptr<Store>>::Error("database " + options.path +
+                                                   ": cannot load the newest state: " + s.message());
+  }
+  return store;
 }
 
 Store::Store(Db db, StoreOptions options) : db_(std::move(db)), options_(std::move(options)) {}

@@ -10,6 +10,10 @@
 //    inside the same transaction as the report that causes them.
 //  - Every method is thread-safe (one connection, serialised by a mutex) and
 //    returns errors as values. Query methods return JSON shaped for the API.
+//  - Matrix, MetricsSnapshot, WorstPairs and NodeInfos answer from the read
+//    snapshot (read_snapshot.h) without SQL and without the mutex: it is
+//    loaded at Open and refreshed after every commit of Ingest/IngestBatch
+//    (and after a retention step), from the rows that commit wrote.
 //  - Times are milliseconds since the epoch.
 #pragma once
 
@@ -26,6 +30,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "collector/read_snapshot.h"
 #include "collector/store_db.h"
 #include "collector/thresholds.h"
 #include "common/status.h"
@@ -156,6 +161,18 @@ class Store {
   Store(Db db, StoreOptions options);
   Result<Stmt*> Q(const char* sql);  // cached prepared statement
   Status Fault(const char* step);
+
+  // Read snapshot upkeep (store_read_snapshot.cpp), under mu_.
+  Status LoadSnapshot();
+  // After a commit: the state of `nodes` and the summaries with id > probe_id_floor.
+  void RefreshSnapshot(const std::set<std::string>& nodes, int64_t probe_id_floor, bool fabric_changed);
+  Result<int64_t> MaxProbeId();
+  Result<std::shared_ptr<NodeState>> LoadNodeState(const std::string& name, const NodeState* old);
+  Result<std::string> LeafSwitch(const std::string& name);
+  Status LoadEventsOpen();
+  Status LoadFabricParts();
+  ReadSnapshot snapshot_;
+  bool snapshot_dirty_ = false;  // a refresh failed: the next one reloads everything
 
   Status IngestClockSkew(const std::string& node, std::optional<int64_t> skew_ms, int64_t received_at);
   Status IngestLocked(const nlohmann::json& r, int64_t received_at, IngestResult* out);

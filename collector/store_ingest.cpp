@@ -30,10 +30,16 @@ constexpr int64_t kMaxDeltaIntervals = 5;
   if (!var##_r.ok()) return var##_r.status(); \
   Stmt& var = *var##_r.value()
 
+// True when the report carries InfiniBand sections, which can move any
+// node's leaf switch and the fabric counts.
+bool HasFabric(const json& r) { return r.contains("neighbours") || r.contains("fabric"); }
+
 }  // namespace
 
 Result<IngestResult> Store::Ingest(const json& report, int64_t received_at_ms, std::optional<int64_t> clock_skew_ms) {
   std::lock_guard<std::mutex> lock(mu_);
+  auto floor = MaxProbeId();
+  if (!floor.ok()) return floor.status();
   Transaction tx(db_);
   if (Status s = tx.Begin(); !s.ok()) return s;
   IngestResult out;
@@ -42,6 +48,7 @@ Result<IngestResult> Store::Ingest(const json& report, int64_t received_at_ms, s
   if (Status s = IngestClockSkew(report["node"].get<std::string>(), clock_skew_ms, received_at_ms); !s.ok()) return s;
   if (Status s = Fault("commit"); !s.ok()) return s;
   if (Status s = tx.Commit(); !s.ok()) return s;
+  RefreshSnapshot({report["node"].get<std::string>()}, floor.value(), HasFabric(report));
   return out;
 }
 
@@ -91,6 +98,8 @@ void Store::IngestBatch(std::vector<BatchItem>& items) {
   auto fail_all = [&](const Status& s) {
     for (BatchItem& it : items) it.status = s;
   };
+  auto floor = MaxProbeId();
+  if (!floor.ok()) return fail_all(floor.status());
   Transaction tx(db_);
   if (Status s = tx.Begin(); !s.ok()) return fail_all(s);
   for (BatchItem& it : items) {
@@ -118,6 +127,14 @@ void Store::IngestBatch(std::vector<BatchItem>& items) {
   }
   if (Status s = Fault("commit"); !s.ok()) return fail_all(s);
   if (Status s = tx.Commit(); !s.ok()) return fail_all(s);
+  std::set<std::string> nodes;
+  bool fabric = false;
+  for (const BatchItem& it : items)
+    if (it.status.ok() && !it.out.duplicate) {
+      nodes.insert((*it.report)["node"].get<std::string>());
+      fabric = fabric || HasFabric(*it.report);
+    }
+  RefreshSnapshot(nodes, floor.value(), fabric);
 }
 
 Status Store::IngestClockSkew(const std::string& node, std::optional<int64_t> skew_ms, int64_t received_at) {

@@ -130,18 +130,7 @@ Result<json> Store::Probes(const std::optional<std::string>& src, const std::opt
 }
 
 Result<json> Store::WorstPairs(int64_t since_ms, int limit) {
-  std::lock_guard<std::mutex> lock(mu_);
-  auto q = Q(PROBE_COLUMNS
-             "FROM probe_summaries JOIN (SELECT src AS l_src, dst AS l_dst, transport AS l_transport, "
-             "MAX(interval_end) AS l_end FROM probe_summaries WHERE interval_end >= ?1 GROUP BY src, dst, transport) "
-             "ON src = l_src AND dst = l_dst AND transport = l_transport AND interval_end = l_end "
-             "ORDER BY (error_count > 0) DESC, COALESCE(loss_ratio, 0) DESC, COALESCE(rtt_p99, 0) DESC, src, dst "
-             "LIMIT ?2");
-  if (!q.ok()) return q.status();
-  q.value()->Bind(1, since_ms).Bind(2, static_cast<int64_t>(limit));
-  auto rows = Rows(*q.value());
-  if (!rows.ok()) return rows;
-  return json{{"pairs", std::move(rows).value()}};
+  return SnapshotWorstPairs(snapshot_.Take(), since_ms, limit);  // no SQL, no store mutex
 }
 
 Result<json> Store::Events(bool open_only, const std::optional<std::string>& kind,
@@ -160,35 +149,11 @@ Result<json> Store::Events(bool open_only, const std::optional<std::string>& kin
 }
 
 Result<std::vector<NodeInfo>> Store::NodeInfos() {
-  std::lock_guard<std::mutex> lock(mu_);
-  // The leaf switch: the node's own neighbour report, else a sweep's switch
-  // port whose remote is one of the node's adapters (node GUIDs joined).
-  auto q = Q("SELECT name, labels, last_report_at, COALESCE("
-             "(SELECT switch_guid FROM node_neighbours nn WHERE nn.node = nodes.name AND nn.switch_type = 'Switch' "
-             " ORDER BY nn.device, nn.port LIMIT 1), "
-             "(SELECT fp.guid FROM ports p JOIN fabric_ports fp "
-             "   ON fp.remote_guid = '0x' || lower(replace(p.node_guid, ':', '')) "
-             " JOIN fabric_nodes fn ON fn.guid = fp.guid AND fn.type = 'Switch' "
-             " WHERE p.node = nodes.name ORDER BY p.device, p.port LIMIT 1), '') FROM nodes ORDER BY name");
-  if (!q.ok()) return q.status();
-  Stmt& s = *q.value();
+  // From the read snapshot: no SQL, no store mutex (leaf switch: LeafSwitch()).
   std::vector<NodeInfo> out;
-  for (;;) {
-    auto r = s.Step();
-    if (!r.ok()) {
-      s.Reset();
-      return r.status();
-    }
-    if (!r.value()) break;
-    NodeInfo n;
-    n.name = s.Text(0);
-    n.labels = json::parse(s.Text(1), nullptr, /*allow_exceptions=*/false);
-    if (!n.labels.is_object()) n.labels = json::object();
-    n.last_report_at = s.Int(2);
-    n.leaf_switch = s.Text(3);
-    out.push_back(std::move(n));
-  }
-  s.Reset();
+  for (const auto& n : snapshot_.Take().nodes)
+    out.push_back(NodeInfo{n->name, n->labels.is_object() ? n->labels : json::object(), n->last_report_at,
+                           n->leaf_switch});
   return out;
 }
 

@@ -34,6 +34,7 @@ Result<int64_t> Store::RetentionStep(int64_t now_ms, const RetentionPolicy& poli
     if (Status s = q.value()->Run(); !s.ok()) return s;
     deleted += db_.Changes();
   }
+  if (deleted > 0) (void)LoadFabricParts();  // gone links leave the fabric counts
   return deleted;
 }
 

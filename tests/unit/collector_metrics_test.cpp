@@ -87,10 +87,13 @@ TEST_F(MetricsTest, ExportsTheDocumentedNames) {
   EXPECT_TRUE(Has("rdmascope_port_state{node=\"node-a\",device=\"mlx5_0\",port=\"1\"} 1"));
   EXPECT_TRUE(Has("rdmascope_port_up{node=\"node-a\",device=\"mlx5_0\",port=\"1\"} 0"));
   EXPECT_TRUE(Has("rdmascope_port_up{node=\"node-b\",device=\"mlx5_0\",port=\"1\"} 1"));
-  EXPECT_NEAR(Value("rdmascope_probe_rtt_seconds{node=\"node-a\",transport=\"rc\",quantile=\"0.99\"}"), 80e-6, 1e-12);
-  EXPECT_NEAR(Value("rdmascope_probe_rtt_seconds{node=\"node-a\",transport=\"ud\",quantile=\"0.5\"}"), 30.2e-6,
-              1e-12);
-  EXPECT_NEAR(Value("rdmascope_probe_rtt_seconds_count{node=\"node-a\",transport=\"rc\"}"), 190, 1e-9);
+  // Per-target quantiles as gauges (the worst target's), never a Summary.
+  EXPECT_NEAR(Value("rdmascope_probe_rtt_p99_seconds{node=\"node-a\",transport=\"rc\"}"), 80e-6, 1e-12);
+  EXPECT_NEAR(Value("rdmascope_probe_rtt_p50_seconds{node=\"node-a\",transport=\"ud\"}"), 30.2e-6, 1e-12);
+  EXPECT_NEAR(Value("rdmascope_probe_rtt_mean_seconds{node=\"node-a\",transport=\"rc\"}"), 31e-6, 1e-12);
+  EXPECT_TRUE(Has("# TYPE rdmascope_probe_rtt_p99_seconds gauge"));
+  EXPECT_FALSE(Has(" summary\n")) << "no Summary type is exported";
+  EXPECT_FALSE(Has("rdmascope_probe_rtt_seconds"));
   EXPECT_NEAR(Value("rdmascope_probe_loss_ratio{node=\"node-a\",transport=\"rc\"}"), 0.05, 1e-12);
   EXPECT_TRUE(Has("rdmascope_wc_errors_total{node=\"node-a\",status=\"RETRY_EXC_ERR\"} 2"));
   EXPECT_TRUE(Has("rdmascope_node_last_report_timestamp_seconds{node=\"node-b\"}"));

@@ -1,0 +1,344 @@
+// collector_fleet_load: a synthetic fleet against an in-process collector on
+// loopback. N nodes x R rails x T targets x 2 transports report with
+// simulated time (the collector's clock follows the fleet's), so minutes of
+// history are produced as fast as the collector acknowledges them.
+//
+// Prints: reports/s sustained against what the fleet needs (N / interval),
+// acknowledgement latency p50/p99/max and errors; then the time of /metrics,
+// /api/v1/matrix and a pinglist with the row count behind each; the same
+// again after the history has doubled; and the database bytes per node per
+// day against the 50 MB budget.
+//
+// Bounded: sizes (N <= 100000, R <= 64,
+// T <= 256), --clients <= 256, and --seconds of wall time for each history
+// phase (a phase cut short says how much history it reached). Exit 1 when a
+// report or a read failed, or a read's row count is not what the fleet implies.
+#include <stdlib.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <httplib.h>
+
+#include "bench/bench_server.h"
+#include "collector/api_server.h"
+#include "collector/store.h"
+#include "common/http_date.h"
+#include "tests/collector/test_reports.h"
+
+namespace {
+
+using namespace rdmascope::collector;
+using nlohmann::json;
+using Clock = std::chrono::steady_clock;
+
+constexpr int64_t kT0 = 1750000000000;  // simulated start
+constexpr char kToken[] = "fleet-load-token";
+constexpr double kBudgetBytesPerNodeDay = 50.0 * 1024 * 1024;
+
+struct Args {
+  int nodes = 2000, rails = 8, targets = 20, interval_s = 10, minutes = 10, clients = 32, seconds = 600;
+};
+
+bool ParseArgs(int argc, char** argv, Args* a) {
+  for (int i = 1; i < argc; ++i) {
+    std::string k = argv[i];
+    if (i + 1 >= argc) return false;
+    int v = std::atoi(argv[++i]);
+    if (k == "--nodes") a->nodes = v;
+    else if (k == "--rails") a->rails = v;
+    else if (k == "--targets") a->targets = v;
+    else if (k == "--interval-s") a->interval_s = v;
+    else if (k == "--minutes") a->minutes = v;
+    else if (k == "--clients") a->clients = v;
+    else if (k == "--seconds") a->seconds = v;
+    else return false;
+  }
+  return a->nodes >= 2 && a->nodes <= 100000 && a->rails >= 1 && a->rails <= 64 && a->targets >= 1 &&
+         a->targets < a->nodes && a->targets <= 256 && a->interval_s >= 1 && a->minutes >= 1 && a->clients >= 1 &&
+         a->clients <= 256 && a->seconds >= 1;
+}
+
+std::string NodeName(int i) { return "node-" + std::to_string(i); }
+
+// A node's report as text with holes for what changes each round: the
+// report id, generated_at and each probe interval's start and end.
+struct Template {
+  std::vector<std::string> parts;  // text between holes
+  std::vector<char> holes;         // 'I' id, 'G' generated_at, 'S' start, 'E' end
+  std::string Fill(const std::string& id, int64_t generated, int64_t start, int64_t end) const {
+    std::string out;
+    out.reserve(parts.size() * 64 + 4096);
+    for (size_t i = 0; i < parts.size(); ++i) {
+      out += parts[i];
+      if (i < holes.size()) {
+        switch (holes[i]) {
+          case 'I': out += id; break;
+          case 'G': out += std::to_string(generated); break;
+          case 'S': out += std::to_string(start); break;
+          default: out += std::to_string(end); break;
+        }
+      }
+    }
+    return out;
+  }
+};
+
+constexpr int64_t kHoleG = 911111111111111, kHoleS = 922222222222222, kHoleE = 933333333333333;
+constexpr char kHoleI[] = "@@REPORT_ID@@";
+
+Template MakeTemplate(int node, const Args& a) {
+  json r = rdmascope::collector::testing::MakeReport(kHoleI, NodeName(node), kHoleG);
+  std::string rails;
+  json devices = json::array();
+  json dev0 = r["inventory"]["devices"][0];
+  for (int k = 0; k < a.rails; ++k) {
+    rails += (k ? "," : "") + std::to_string(k);
+    json d = dev0;
+    d["name"] = "mlx5_" + std::to_string(k);
+    devices.push_back(d);
+  }
+  r["inventory"]["devices"] = devices;
+  r["labels"] = {{"group", "rack" + std::to_string(node / 40)}, {"rails", rails}};
+  for (int k = 0; k < a.rails; ++k)
+    for (int j = 1; j <= a.targets; ++j) {
+      const int dst = (node + j * std::max(1, a.nodes / (a.targets + 1))) % a.nodes;
+      for (const char* transport : {"rc", "ud"}) {
+        json p = rdmascope::collector::testing::MakeProbe(NodeName(dst == node ? (node + 1) % a.nodes : dst), kHoleE, 0,
+                                                          100, transport, 8.0 + (node + j) % 7);
+        p["interval_start_ms"] = kHoleS;
+        p["rail"] = std::to_string(k);
+        p["local"]["device"] = "mlx5_" + std::to_string(k);
+        r["probes"].push_back(p);
+      }
+    }
+  const std::string text = r.dump();
+  Template t;
+  size_t pos = 0;
+  const std::string holes[] = {std::string("\"") + kHoleI + "\"", std::to_string(kHoleG), std::to_string(kHoleS),
+                               std::to_string(kHoleE)};
+  const char names[] = {'I', 'G', 'S', 'E'};
+  // Next occurrence of each hole, found again only after it is consumed
+  // (one pass over the text, not one per hole).
+  size_t next[4];
+  for (int h = 0; h < 4; ++h) next[h] = text.find(holes[h]);
+  for (;;) {
+    size_t best = std::string::npos;
+    int which = -1;
+    for (int h = 0; h < 4; ++h)
+      if (next[h] < best) best = next[h], which = h;
+    if (which < 0) break;
+    next[which] = text.find(holes[which], best + holes[which].size());
+    t.parts.push_back(text.substr(pos, best - pos) + (which == 0 ? "\"" : ""));
+    t.holes.push_back(names[which]);
+    pos = best + holes[which].size();
+    if (which == 0) pos -= 1;  // the closing quote starts the next part
+  }
+  t.parts.push_back(text.substr(pos));
+  return t;
+}
+
+struct Phase {
+  int64_t ok = 0, failed = 0, rounds_done = 0;
+  double wall_s = 0;
+  std::vector<double> latencies_ms;
+};
+
+// Posts rounds [first, last) of every node, as fast as the collector takes them.
+Phase RunRounds(int port, const std::vector<Template>& templates, const Args& a, int first, int last,
+                std::atomic<int64_t>* sim_now) {
+  const int64_t interval_ms = a.interval_s * 1000LL;
+  const int64_t total = static_cast<int64_t>(last - first) * a.nodes;
+  std::atomic<int64_t> next{0}, ok{0}, failed{0};
+  std::vector<std::vector<double>> lat(a.clients);
+  const auto deadline = Clock::now() + std::chrono::seconds(a.seconds);
+  const auto t0 = Clock::now();
+  std::vector<std::thread> clients;
+  for (int c = 0; c < a.clients; ++c)
+    clients.emplace_back([&, c] {
+      httplib::Client cli("127.0.0.1", port);
+      cli.set_keep_alive(true);
+      cli.set_tcp_nodelay(true);
+      cli.set_read_timeout(60, 0);
+      for (int64_t n; (n = next++) < total && Clock::now() < deadline;) {
+        const int round = first + static_cast<int>(n / a.nodes), node = static_cast<int>(n % a.nodes);
+        const int64_t end = kT0 + round * interval_ms;
+        int64_t seen = sim_now->load();
+        while (end > seen && !sim_now->compare_exchange_weak(seen, end)) {
+        }
+        const std::string body =
+            templates[node].Fill(NodeName(node) + "-" + std::to_string(round), end, end - interval_ms, end);
+        const auto s = Clock::now();
+        auto res = cli.Post("/api/v1/reports",
+                            {{"Authorization", std::string("Bearer ") + kToken}, {"Date", rdmascope::FormatHttpDate(end)}},
+                            body, "application/json");
+        lat[c].push_back(std::chrono::duration<double, std::milli>(Clock::now() - s).count());
+        if (res && res->status == 200) {
+          ++ok;
+        } else {
+          if (failed++ < 3)
+            std::fprintf(stderr, "report %s-%d: %s\n", NodeName(node).c_str(), round,
+                         res ? (std::to_string(res->status) + " " + res->body.substr(0, 200)).c_str()
+                             : httplib::to_string(res.error()).c_str());
+        }
+      }
+    });
+  for (std::thread& t : clients) t.join();
+  Phase p;
+  p.wall_s = std::chrono::duration<double>(Clock::now() - t0).count();
+  p.ok = ok.load();
+  p.failed = failed.load();
+  p.rounds_done = (p.ok + p.failed) / a.nodes;
+  for (auto& v : lat) p.latencies_ms.insert(p.latencies_ms.end(), v.begin(), v.end());
+  std::sort(p.latencies_ms.begin(), p.latencies_ms.end());
+  return p;
+}
+
+double Quantile(const std::vector<double>& sorted, double q) {
+  if (sorted.empty()) return 0;
+  return sorted[std::min(sorted.size() - 1, static_cast<size_t>(q * static_cast<double>(sorted.size())))];
+}
+
+struct Read {
+  double ms = 0;  // best of three
+  int status = 0;
+  size_t bytes = 0;
+  std::string body;
+};
+
+Read Time(int port, const std::string& path) {
+  httplib::Client cli("127.0.0.1", port);
+  cli.set_read_timeout(120, 0);
+  Read r;
+  r.ms = 1e18;
+  for (int i = 0; i < 3; ++i) {
+    const auto s = Clock::now();
+    auto res = cli.Get(path, {{"Authorization", std::string("Bearer ") + kToken}});
+    r.ms = std::min(r.ms, std::chrono::duration<double, std::milli>(Clock::now() - s).count());
+    r.status = res ? res->status : 0;
+    if (res) r.body = res->body;
+  }
+  r.bytes = r.body.size();
+  return r;
+}
+
+// Reads the three answers and prints them; false when one failed or its
+// row count is not what the fleet implies.
+bool MeasureReads(int port, Store& store, const Args& a, const char* when) {
+  auto history = store.CountRows("probe_summaries");
+  const Read metrics = Time(port, "/metrics");
+  const Read matrix = Time(port, "/api/v1/matrix");
+  const Read pinglist = Time(port, "/api/v1/pinglist?node=node-0&rail=0");
+  size_t series = 0;
+  for (size_t at = 0; (at = metrics.body.find('\n', at)) != std::string::npos; ++at)
+    if (at + 1 < metrics.body.size() && metrics.body[at + 1] != '#') ++series;
+  json m = json::parse(matrix.body, nullptr, false);
+  json p = json::parse(pinglist.body, nullptr, false);
+  const size_t matrix_rows = m.is_object() ? m["rows"].size() : 0;
+  const size_t targets = p.is_object() ? p["targets"].size() : 0;
+  std::printf("reads %s (history: %lld probe summaries stored)\n", when,
+              static_cast<long long>(history.ok() ? history.value() : -1));
+  std::printf("  /metrics        %8.1f ms  (budget 500)  status %d, %zu series, %zu bytes, from %d nodes x %d pairs\n",
+              metrics.ms, metrics.status, series, metrics.bytes, a.nodes, a.rails * a.targets * 2);
+  std::printf("  /api/v1/matrix  %8.1f ms  (budget 300)  status %d, %zu rows, %zu bytes\n", matrix.ms, matrix.status,
+              matrix_rows, matrix.bytes);
+  std::printf("  pinglist        %8.2f ms  (budget 10)   status %d, %zu targets chosen from %d nodes\n", pinglist.ms,
+              pinglist.status, targets, a.nodes);
+  // Every (src, dst, transport) the fleet probes; rails fold into one cell.
+  const size_t want_rows = static_cast<size_t>(a.nodes) * static_cast<size_t>(a.targets) * 2;
+  bool good = metrics.status == 200 && matrix.status == 200 && pinglist.status == 200 && targets > 0;
+  if (matrix_rows > want_rows || matrix_rows < want_rows / 2) {
+    std::printf("  matrix rows %zu, expected about %zu\n", matrix_rows, want_rows);
+    good = false;
+  }
+  return good;
+}
+
+bool PrintPhase(const char* name, const Phase& p, const Args& a, int rounds_wanted) {
+  const double rate = p.wall_s > 0 ? static_cast<double>(p.ok) / p.wall_s : 0;
+  const double need = static_cast<double>(a.nodes) / a.interval_s;
+  std::printf("%s: %lld reports (%lld failed) = %lld of %d rounds, %.1f simulated min, in %.1f s wall\n", name,
+              static_cast<long long>(p.ok), static_cast<long long>(p.failed), static_cast<long long>(p.rounds_done),
+              rounds_wanted, p.rounds_done * a.interval_s / 60.0, p.wall_s);
+  std::printf("  sustained %.0f reports/s (%.0f probe summaries/s) vs %.0f reports/s the fleet needs: %s\n", rate,
+              rate * a.rails * a.targets * 2, need, rate >= need ? "keeps up" : "FALLS BEHIND");
+  std::printf("  ack latency p50 %.1f ms, p99 %.1f ms (target 100), max %.1f ms\n", Quantile(p.latencies_ms, 0.5),
+              Quantile(p.latencies_ms, 0.99), p.latencies_ms.empty() ? 0.0 : p.latencies_ms.back());
+  return p.failed == 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);  // progress shows as it happens, also into a file
+  Args a;
+  if (!ParseArgs(argc, argv, &a)) {
+    std::fprintf(stderr,
+                 "usage: collector_fleet_load [--nodes N (2000)] [--rails R (8)] [--targets T (20)] [--interval-s S (10)]\n"
+                 "                            [--minutes M of simulated history per phase (10)] [--clients C (32)]\n"
+                 "                            [--seconds wall-time cap per phase (600)]\n");
+    return 2;
+  }
+  char tmpl[] = "/tmp/collector_fleet_load.XXXXXX";
+  if (!mkdtemp(tmpl)) return 1;
+  const std::string dir = tmpl;
+  std::printf("collector_fleet_load: %d nodes x %d rails x %d targets x 2 transports every %d s, %d clients, db in %s\n",
+              a.nodes, a.rails, a.targets, a.interval_s, a.clients, dir.c_str());
+
+  StoreOptions so;
+  so.path = dir + "/fleet.db";
+  auto store = Store::Open(so);
+  if (!store.ok()) {
+    std::fprintf(stderr, "%s\n", store.status().message().c_str());
+    return 1;
+  }
+  std::atomic<int64_t> sim_now{kT0};
+  ApiOptions ao;
+  ao.tokens = {kToken};
+  ao.log = [](const std::string&) {};
+  ao.http_workers = static_cast<size_t>(a.clients) + 4;
+  ao.http_max_queued = static_cast<size_t>(a.clients) * 4;
+  ao.max_body_bytes = 64u << 20;
+  ao.pinglist.max_targets = a.targets;
+  ao.now_ms = [&sim_now] { return sim_now.load(); };
+  ApiServer server(*store.value(), ao);
+  std::thread serving;
+  const int port = bench::ServeInBackground(server, &serving);
+  if (port < 0) return 1;
+
+  std::vector<Template> templates;
+  templates.reserve(a.nodes);
+  for (int i = 0; i < a.nodes; ++i) templates.push_back(MakeTemplate(i, a));
+  std::printf("report size %zu bytes, %d probe summaries\n",
+              templates[0].Fill(std::string(kHoleI), kT0, kT0, kT0).size(), a.rails * a.targets * 2);
+
+  const int rounds = a.minutes * 60 / a.interval_s;
+  bool good = true;
+  Phase one = RunRounds(port, templates, a, 0, rounds, &sim_now);
+  good = PrintPhase("history 1", one, a, rounds) && good;
+  good = MeasureReads(port, *store.value(), a, "after history 1") && good;
+  Phase two = RunRounds(port, templates, a, static_cast<int>(one.rounds_done),
+                        static_cast<int>(one.rounds_done) + rounds, &sim_now);
+  good = PrintPhase("history 2 (doubles it)", two, a, rounds) && good;
+  good = MeasureReads(port, *store.value(), a, "after history 2") && good;
+
+  const double sim_s = static_cast<double>(one.rounds_done + two.rounds_done) * a.interval_s;
+  const double bytes = static_cast<double>(store.value()->SizeBytes());
+  const double per_node_day = sim_s > 0 ? bytes / a.nodes / sim_s * 86400.0 : 0;
+  std::printf("database: %.1f MB for %.1f simulated min = %.1f MB per node per day (budget %.0f MB): %s\n",
+              bytes / 1048576.0, sim_s / 60.0, per_node_day / 1048576.0, kBudgetBytesPerNodeDay / 1048576.0,
+              per_node_day <= kBudgetBytesPerNodeDay ? "within" : "OVER");
+
+  server.Stop();
+  serving.join();
+  store.value().reset();
+  std::system(("rm -rf '" + dir + "'").c_str());
+  std::printf("%s\n", good ? "PASS: 0 errors, every read answered with the rows the fleet implies" : "FAIL");
+  return good ? 0 : 1;
+}

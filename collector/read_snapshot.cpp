@@ -1,0 +1,148 @@
+// The read snapshot's data: compact probe rows, interning, publishing.
+#include "collector/read_snapshot.h"
+
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <unordered_set>
+
+namespace rdmascope::collector {
+
+using nlohmann::json;
+
+namespace {
+constexpr double kNullReal = std::numeric_limits<double>::quiet_NaN();
+}  // namespace
+
+ProbeRow::ProbeRow()
+    : loss_ratio(kNullReal), rtt_min(kNullReal), rtt_avg(kNullReal), rtt_p50(kNullReal), rtt_p90(kNullReal),
+      rtt_p99(kNullReal), rtt_p999(kNullReal), rtt_max(kNullReal), network_p50(kNullReal), network_p99(kNullReal),
+      responder_p50(kNullReal), responder_p99(kNullReal), read_p50(kNullReal), read_p99(kNullReal) {}
+
+const char kProbeRowColumns[] =
+    "src, dst, transport, local_device, local_port, remote_host, interval_start, interval_end, sent, received, lost, "
+    "loss_ratio, rtt_count, rtt_min, rtt_avg, rtt_p50, rtt_p90, rtt_p99, rtt_p999, rtt_max, network_p50, "
+    "network_p99, responder_p50, responder_p99, read_p50, read_p99, error_count, errors_by_status, report_id, rail, "
+    "remote_device, remote_port, not_run";
+
+const std::string* Intern(std::string_view s) {
+  static std::mutex mu;
+  static std::unordered_set<std::string> pool;  // node-based: element addresses are stable
+  std::lock_guard<std::mutex> lock(mu);
+  return &*pool.emplace(s).first;
+}
+
+ProbeRow ProbeRowFromStmt(const Stmt& s, const std::shared_ptr<const std::string>& report_id_hint) {
+  ProbeRow r;
+  auto text = [&s](int c) -> const std::string* {
+    if (s.IsNull(c)) return nullptr;
+    return Intern(s.Text(c));
+  };
+  auto integer = [&s](int c) { return s.IsNull(c) ? ProbeRow::kNullInt : s.Int(c); };
+  auto real = [&s](int c) { return s.IsNull(c) ? kNullReal : s.Real(c); };
+  r.src = text(0), r.dst = text(1), r.transport = text(2), r.local_device = text(3);
+  r.local_port = integer(4), r.remote_host = text(5), r.interval_start = s.Int(6), r.interval_end = s.Int(7);
+  r.sent = s.Int(8), r.received = s.Int(9), r.lost = s.Int(10), r.loss_ratio = real(11), r.rtt_count = integer(12);
+  double* reals[] = {&r.rtt_min,     &r.rtt_avg,     &r.rtt_p50,       &r.rtt_p90,       &r.rtt_p99,
+                     &r.rtt_p999,    &r.rtt_max,     &r.network_p50,   &r.network_p99,   &r.responder_p50,
+                     &r.responder_p99, &r.read_p50, &r.read_p99};
+  for (int i = 0; i < 13; ++i) *reals[i] = real(13 + i);
+  r.error_count = s.Int(26);
+  r.errors_by_status = s.Text(27);
+  std::string id = s.Text(28);
+  r.report_id = (report_id_hint && *report_id_hint == id) ? report_id_hint : std::make_shared<const std::string>(id);
+  r.rail = text(29), r.remote_device = text(30), r.remote_port = integer(31), r.not_run = text(32);
+  return r;
+}
+
+json ProbeRowJson(const ProbeRow& r) {
+  auto text = [](const std::string* p) { return p ? json(*p) : json(nullptr); };
+  auto integer = [](int64_t v) { return v == ProbeRow::kNullInt ? json(nullptr) : json(v); };
+  auto real = [](double v) { return std::isnan(v) ? json(nullptr) : json(v); };
+  json by_status = json::parse(r.errors_by_status, nullptr, /*allow_exceptions=*/false);
+  return json{{"src", text(r.src)},
+              {"dst", text(r.dst)},
+              {"transport", text(r.transport)},
+              {"local_device", text(r.local_device)},
+              {"local_port", integer(r.local_port)},
+              {"remote_host", text(r.remote_host)},
+              {"interval_start_ms", r.interval_start},
+              {"interval_end_ms", r.interval_end},
+              {"sent", r.sent},
+              {"received", r.received},
+              {"lost", r.lost},
+              {"loss_ratio", real(r.loss_ratio)},
+              {"rtt_count", integer(r.rtt_count)},
+              {"rtt_min_us", real(r.rtt_min)},
+              {"rtt_avg_us", real(r.rtt_avg)},
+              {"rtt_p50_us", real(r.rtt_p50)},
+              {"rtt_p90_us", real(r.rtt_p90)},
+              {"rtt_p99_us", real(r.rtt_p99)},
+              {"rtt_p999_us", real(r.rtt_p999)},
+              {"rtt_max_us", real(r.rtt_max)},
+              {"network_p50_us", real(r.network_p50)},
+              {"network_p99_us", real(r.network_p99)},
+              {"responder_p50_us", real(r.responder_p50)},
+              {"responder_p99_us", real(r.responder_p99)},
+              {"read_p50_us", real(r.read_p50)},
+              {"read_p99_us", real(r.read_p99)},
+              {"error_count", r.error_count},
+              {"errors_by_status", std::move(by_status)},
+              {"report_id", r.report_id ? json(*r.report_id) : json(nullptr)},
+              {"rail", text(r.rail)},
+              {"remote_device", text(r.remote_device)},
+              {"remote_port", integer(r.remote_port)},
+              {"not_run", text(r.not_run)}};
+}
+
+size_t PairKeyHash::operator()(const PairKey& k) const {
+  std::hash<const void*> h;
+  return h(k.dst) * 31 * 31 + h(k.rail) * 31 + h(k.transport);
+}
+
+void NodeState::Apply(std::shared_ptr<const ProbeRow> row) {
+  PairEntry& e = pairs[PairKey{row->dst, row->rail, row->transport}];
+  if (!row->not_run && (!e.newest_run || row->interval_end >= e.newest_run->interval_end)) e.newest_run = row;
+  if (!e.newest || row->interval_end >= e.newest->interval_end) e.newest = std::move(row);
+}
+
+ReadSnapshot::View ReadSnapshot::Take() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  View v;
+  v.nodes.reserve(nodes_.size());
+  for (const auto& [name, n] : nodes_) v.nodes.push_back(n);
+  v.events_open = events_open_;
+  v.fabric = fabric_;
+  return v;
+}
+
+std::shared_ptr<const NodeState> ReadSnapshot::Node(const std::string& name) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = nodes_.find(name);
+  return it == nodes_.end() ? nullptr : it->second;
+}
+
+void ReadSnapshot::PutNode(std::shared_ptr<const NodeState> node) {
+  std::lock_guard<std::mutex> lock(mu_);
+  const std::string name = node->name;
+  nodes_[name] = std::move(node);
+}
+
+void ReadSnapshot::SetEventsOpen(json rows) {
+  auto p = std::make_shared<const json>(std::move(rows));
+  std::lock_guard<std::mutex> lock(mu_);
+  events_open_ = std::move(p);
+}
+
+void ReadSnapshot::SetFabric(json parts) {
+  auto p = std::make_shared<const json>(std::move(parts));
+  std::lock_guard<std::mutex> lock(mu_);
+  fabric_ = std::move(p);
+}
+
+void ReadSnapshot::Clear() {
+  std::lock_guard<std::mutex> lock(mu_);
+  nodes_.clear();
+}
+
+}  // namespace rdmascope::collector

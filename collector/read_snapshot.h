@@ -1,0 +1,121 @@
+// The read snapshot: what the matrix, /metrics, /api/v1/probes/worst and
+// pinglists answer from, kept in memory so those reads run no SQL and never
+// wait for the store's mutex (which the writer holds for a whole commit).
+//
+// Contract:
+//  - Per node (a NodeState, immutable once published): its nodes row, leaf
+//    switch, the /metrics rows of its ports, latest counters and WC totals,
+//    and per (dst, rail, transport) the newest probe summary it sent and the
+//    newest one that ran (not_run NULL) — "newest" by interval_end; on a tie
+//    the one stored later wins.
+//  - Fleet-wide: open events counted by kind and the fabric parts of
+//    /metrics, each replaced whole.
+//  - Only the store's writer publishes (Store::RefreshSnapshot, after each
+//    commit; Store::LoadSnapshot at open). Publishing swaps pointers under a
+//    short mutex; Take() copies the pointers, so a reader works on a
+//    consistent view while the writer goes on.
+//  - The answers keep the shapes of the SQL they replace (read_snapshot_render.cpp).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "collector/store_db.h"
+
+namespace rdmascope::collector {
+
+// One probe_summaries row as the API shows it, compact: strings that repeat
+// across rows (names, devices, transports, rails) are interned and never
+// freed; NULL is nullptr (text), kNullInt (integer) or NaN (real).
+struct ProbeRow {
+  static constexpr int64_t kNullInt = INT64_MIN;
+  const std::string *src = nullptr, *dst = nullptr, *transport = nullptr, *local_device = nullptr,
+                    *remote_host = nullptr, *rail = nullptr, *remote_device = nullptr, *not_run = nullptr;
+  std::shared_ptr<const std::string> report_id;  // shared by the rows of one report
+  std::string errors_by_status = "{}";           // JSON text
+  int64_t local_port = kNullInt, interval_start = 0, interval_end = 0, sent = 0, received = 0, lost = 0,
+          rtt_count = kNullInt, error_count = 0, remote_port = kNullInt;
+  double loss_ratio, rtt_min, rtt_avg, rtt_p50, rtt_p90, rtt_p99, rtt_p999, rtt_max, network_p50, network_p99,
+      responder_p50, responder_p99, read_p50, read_p99;
+  ProbeRow();
+};
+
+// The SELECT list FromStmt expects, in this order (the columns of
+// Store::Probes without their API aliases).
+extern const char kProbeRowColumns[];
+// Reads the current row of a statement selecting kProbeRowColumns first.
+ProbeRow ProbeRowFromStmt(const Stmt& s, const std::shared_ptr<const std::string>& report_id_hint);
+// The row as Store::Probes shows it (every column, "_us" names, parsed errors_by_status).
+nlohmann::json ProbeRowJson(const ProbeRow& r);
+
+// An interned copy of s: equal strings give the same pointer.
+const std::string* Intern(std::string_view s);
+
+struct PairKey {
+  const std::string *dst, *rail, *transport;  // interned; rail may be nullptr
+  bool operator==(const PairKey& o) const { return dst == o.dst && rail == o.rail && transport == o.transport; }
+};
+struct PairKeyHash {
+  size_t operator()(const PairKey& k) const;
+};
+struct PairEntry {
+  std::shared_ptr<const ProbeRow> newest;      // newest of any kind
+  std::shared_ptr<const ProbeRow> newest_run;  // newest with not_run NULL; may be null
+};
+
+struct NodeState {
+  std::string name;
+  nlohmann::json labels = nlohmann::json::object();  // parsed nodes.labels (null when it did not parse to an object)
+  std::optional<double> interval_s;
+  int64_t last_report_at = 0, last_generated_at = 0;
+  std::string leaf_switch;  // as Store::NodeInfos computes it; "" unknown
+  nlohmann::json ports = nlohmann::json::array();     // /metrics rows of this node, in its SQL order
+  nlohmann::json counters = nlohmann::json::array();
+  nlohmann::json wc_totals = nlohmann::json::array();
+  std::unordered_map<PairKey, PairEntry, PairKeyHash> pairs;
+
+  // Keeps row when it is at least as new as what the pair holds.
+  void Apply(std::shared_ptr<const ProbeRow> row);
+};
+
+class ReadSnapshot {
+ public:
+  struct View {
+    std::vector<std::shared_ptr<const NodeState>> nodes;  // by name
+    std::shared_ptr<const nlohmann::json> events_open;    // [{"kind","n"}]
+    std::shared_ptr<const nlohmann::json> fabric;         // {"fabric_links","fabric_nodes","fabric_ports"}
+  };
+
+  View Take() const;
+  std::shared_ptr<const NodeState> Node(const std::string& name) const;  // null when unknown
+
+  void PutNode(std::shared_ptr<const NodeState> node);
+  void SetEventsOpen(nlohmann::json rows);
+  void SetFabric(nlohmann::json parts);
+  void Clear();
+
+ private:
+  mutable std::mutex mu_;
+  std::map<std::string, std::shared_ptr<const NodeState>> nodes_;
+  std::shared_ptr<const nlohmann::json> events_open_ = std::make_shared<nlohmann::json>(nlohmann::json::array());
+  std::shared_ptr<const nlohmann::json> fabric_ = std::make_shared<nlohmann::json>(nlohmann::json::object());
+};
+
+// Answers built from a view (read_snapshot_render.cpp); contracts as the
+// Store methods of the same name.
+nlohmann::json SnapshotMatrix(const ReadSnapshot::View& v, int64_t since_ms, int max_rows,
+                              const std::optional<std::string>& rail);
+nlohmann::json SnapshotWorstPairs(const ReadSnapshot::View& v, int64_t since_ms, int limit);
+// Everything of Store::MetricsSnapshot but "thresholds" and "worst_pairs_limit".
+nlohmann::json SnapshotMetricsRows(const ReadSnapshot::View& v, int64_t probes_since_ms);
+
+}  // namespace rdmascope::collector

@@ -1,0 +1,240 @@
+// Store: upkeep of the read snapshot (read_snapshot.h). Runs on the writer's
+// side, under mu_: keyed lookups of what a commit touched, never a scan of
+// the history.
+#include <functional>
+
+#include "collector/store.h"
+#include "collector/store_rows.h"
+
+namespace rdmascope::collector {
+
+using nlohmann::json;
+
+namespace {
+// At open, pairs whose newest summary ended more than this before the newest
+// summary stored are not loaded (they come back with their next report).
+constexpr int64_t kLoadLookbackMs = 3600LL * 1000;
+
+// Steps s (selecting kProbeRowColumns first) to its end, handing each row to
+// apply; the rows of one report share its id string. Resets s.
+Status ForEachProbeRow(Stmt& s, const std::function<Status(std::shared_ptr<const ProbeRow>)>& apply) {
+  std::shared_ptr<const std::string> id;
+  Status out = Status::Ok();
+  for (;;) {
+    auto r = s.Step();
+    if (!r.ok()) {
+      out = r.status();
+      break;
+    }
+    if (!r.value()) break;
+    auto row = std::make_shared<const ProbeRow>(ProbeRowFromStmt(s, id));
+    id = row->report_id;
+    if (out = apply(std::move(row)); !out.ok()) break;
+  }
+  s.Reset();
+  return out;
+}
+}  // namespace
+
+Result<int64_t> Store::MaxProbeId() {
+  auto q = Q("SELECT COALESCE(MAX(id), 0) FROM probe_summaries");
+  if (!q.ok()) return q.status();
+  auto r = q.value()->Step();
+  if (!r.ok()) return r.status();
+  int64_t id = q.value()->Int(0);
+  q.value()->Reset();
+  return id;
+}
+
+Result<std::string> Store::LeafSwitch(const std::string& name) {
+  // The node's own neighbour report, else a sweep's switch port whose remote
+  // is one of the node's adapters (node GUIDs joined).
+  auto q = Q("SELECT COALESCE("
+             "(SELECT switch_guid FROM node_neighbours nn WHERE nn.node = ?1 AND nn.switch_type = 'Switch' "
+             " ORDER BY nn.device, nn.port LIMIT 1), "
+             "(SELECT fp.guid FROM ports p JOIN fabric_ports fp "
+             "   ON fp.remote_guid = '0x' || lower(replace(p.node_guid, ':', '')) "
+             " JOIN fabric_nodes fn ON fn.guid = fp.guid AND fn.type = 'Switch' "
+             " WHERE p.node = ?1 ORDER BY p.device, p.port LIMIT 1), '')");
+  if (!q.ok()) return q.status();
+  Stmt& s = *q.value();
+  s.Bind(1, name);
+  auto r = s.Step();
+  if (!r.ok()) return r.status();
+  std::string leaf = s.Text(0);
+  s.Reset();
+  return leaf;
+}
+
+Result<std::shared_ptr<NodeState>> Store::LoadNodeState(const std::string& name, const NodeState* old) {
+  auto st = old ? std::make_shared<NodeState>(*old) : std::make_shared<NodeState>();
+  {
+    auto q = Q("SELECT labels, interval_s, last_generated_at, last_report_at FROM nodes WHERE name = ?1");
+    if (!q.ok()) return q.status();
+    Stmt& s = *q.value();
+    s.Bind(1, name);
+    auto r = s.Step();
+    if (!r.ok()) return r.status();
+    if (!r.value()) return std::shared_ptr<NodeState>();  // not a reporting node
+    st->name = name;
+    st->labels = json::parse(s.Text(0), nullptr, /*allow_exceptions=*/false);
+    st->interval_s = s.OptReal(1);
+    st->last_generated_at = s.Int(2);
+    st->last_report_at = s.Int(3);
+    s.Reset();
+  }
+  auto leaf = LeafSwitch(name);
+  if (!leaf.ok()) return leaf.status();
+  st->leaf_switch = leaf.value();
+  struct Part {
+    json NodeState::*member;
+    const char* sql;
+  };
+  static const Part kParts[] = {
+      {&NodeState::ports, "SELECT node, device, port, state, link_layer, lid, gids AS gids_json, active_mtu, rate_gbps "
+                          "FROM ports WHERE node = ?1 ORDER BY device, port"},
+      {&NodeState::counters, "SELECT node, device, port, kind, name, value FROM counters_latest WHERE node = ?1 AND "
+                             "value IS NOT NULL ORDER BY device, port, kind, name"},
+      {&NodeState::wc_totals, "SELECT node, status, count FROM wc_error_totals WHERE node = ?1 ORDER BY status"},
+  };
+  for (const Part& p : kParts) {
+    auto q = Q(p.sql);
+    if (!q.ok()) return q.status();
+    q.value()->Bind(1, name);
+    auto rows = Rows(*q.value());
+    if (!rows.ok()) return rows.status();
+    (*st).*(p.member) = std::move(rows).value();
+  }
+  return st;
+}
+
+Status Store::LoadEventsOpen() {
+  auto q = Q("SELECT kind, COUNT(*) AS n FROM events WHERE ended_at IS NULL GROUP BY kind");
+  if (!q.ok()) return q.status();
+  auto rows = Rows(*q.value());
+  if (!rows.ok()) return rows.status();
+  snapshot_.SetEventsOpen(std::move(rows).value());
+  return Status::Ok();
+}
+
+Status Store::LoadFabricParts() {
+  struct Part {
+    const char* name;
+    const char* sql;
+  };
+  static const Part kParts[] = {
+      {"fabric_links", "SELECT (gone_at IS NULL) AS up, COUNT(*) AS n FROM fabric_links GROUP BY up"},
+      {"fabric_nodes", "SELECT type, COUNT(*) AS n FROM fabric_nodes GROUP BY type"},
+      {"fabric_ports", "SELECT p.guid, p.port, COALESCE(n.description, '') AS description, "
+                       "COALESCE(r.description, '') AS peer, p.counters AS counters_json FROM fabric_ports p "
+                       "LEFT JOIN fabric_nodes n ON n.guid = p.guid LEFT JOIN fabric_nodes r ON r.guid = p.remote_guid "
+                       "WHERE p.counters <> '{}'"},
+  };
+  json parts = json::object();
+  for (const Part& p : kParts) {
+    auto q = Q(p.sql);
+    if (!q.ok()) return q.status();
+    auto rows = Rows(*q.value());
+    if (!rows.ok()) return rows.status();
+    parts[p.name] = std::move(rows).value();
+  }
+  snapshot_.SetFabric(std::move(parts));
+  return Status::Ok();
+}
+
+Status Store::LoadSnapshot() {
+  std::map<std::string, std::shared_ptr<NodeState>> states;
+  {
+    auto q = Q("SELECT name FROM nodes");
+    if (!q.ok()) return q.status();
+    std::vector<std::string> names;
+    for (;;) {
+      auto r = q.value()->Step();
+      if (!r.ok()) return r.status();
+      if (!r.value()) break;
+      names.push_back(q.value()->Text(0));
+    }
+    q.value()->Reset();
+    for (const std::string& name : names) {
+      auto st = LoadNodeState(name, nullptr);
+      if (!st.ok()) return st.status();
+      if (st.value()) states[name] = std::move(st).value();
+    }
+  }
+  // The newest summary, and the newest that ran, of each (src, dst, rail, transport).
+  static const std::string kNewest = std::string("SELECT ") + kProbeRowColumns +
+                                     ", MAX(interval_end) FROM probe_summaries WHERE interval_end >= "
+                                     "(SELECT COALESCE(MAX(interval_end), 0) FROM probe_summaries) - ?1 ";
+  static const std::string kGroup = " GROUP BY src, dst, rail, transport";
+  static const std::string kAny = kNewest + kGroup, kRun = kNewest + "AND not_run IS NULL" + kGroup;
+  for (const std::string* sql : {&kAny, &kRun}) {
+    auto q = Q(sql->c_str());
+    if (!q.ok()) return q.status();
+    Stmt& s = *q.value();
+    s.Bind(1, kLoadLookbackMs);
+    Status st = ForEachProbeRow(s, [&states](std::shared_ptr<const ProbeRow> row) {
+      auto it = states.find(*row->src);
+      if (it != states.end()) it->second->Apply(std::move(row));
+      return Status::Ok();
+    });
+    if (!st.ok()) return st;
+  }
+  if (Status s = LoadEventsOpen(); !s.ok()) return s;
+  if (Status s = LoadFabricParts(); !s.ok()) return s;
+  snapshot_.Clear();
+  for (auto& [name, st] : states) snapshot_.PutNode(std::move(st));
+  snapshot_dirty_ = false;
+  return Status::Ok();
+}
+
+void Store::RefreshSnapshot(const std::set<std::string>& nodes, int64_t probe_id_floor, bool fabric_changed) {
+  auto refresh = [&]() -> Status {
+    if (snapshot_dirty_) return LoadSnapshot();
+    std::map<std::string, std::shared_ptr<NodeState>> fresh;
+    auto state_of = [&](const std::string& name) -> Result<NodeState*> {
+      auto it = fresh.find(name);
+      if (it != fresh.end()) return it->second.get();
+      auto old = snapshot_.Node(name);
+      auto st = LoadNodeState(name, old.get());
+      if (!st.ok()) return st.status();
+      if (!st.value()) return static_cast<NodeState*>(nullptr);
+      return (fresh[name] = std::move(st).value()).get();
+    };
+    for (const std::string& name : nodes)
+      if (auto st = state_of(name); !st.ok()) return st.status();
+    static const std::string kNew =
+        std::string("SELECT ") + kProbeRowColumns + " FROM probe_summaries WHERE id > ?1 ORDER BY id";
+    auto q = Q(kNew.c_str());
+    if (!q.ok()) return q.status();
+    Stmt& s = *q.value();
+    s.Bind(1, probe_id_floor);
+    Status applied = ForEachProbeRow(s, [&state_of](std::shared_ptr<const ProbeRow> row) {
+      auto st = state_of(*row->src);
+      if (!st.ok()) return st.status();
+      if (st.value()) st.value()->Apply(std::move(row));
+      return Status::Ok();
+    });
+    if (!applied.ok()) return applied;
+    if (fabric_changed) {
+      // A sweep can move any node's leaf switch.
+      for (const auto& n : snapshot_.Take().nodes) {
+        if (fresh.count(n->name)) continue;
+        auto leaf = LeafSwitch(n->name);
+        if (!leaf.ok()) return leaf.status();
+        if (leaf.value() == n->leaf_switch) continue;
+        auto st = std::make_shared<NodeState>(*n);
+        st->leaf_switch = leaf.value();
+        fresh[n->name] = std::move(st);
+      }
+      if (Status st = LoadFabricParts(); !st.ok()) return st;
+    }
+    if (Status st = LoadEventsOpen(); !st.ok()) return st;
+    for (auto& [name, st] : fresh) snapshot_.PutNode(std::move(st));
+    return Status::Ok();
+  };
+  // The commit stands either way; a snapshot that could not follow is rebuilt
+  // whole at the next commit.
+  snapshot_dirty_ = !refresh().ok();
+}
+
+}  // namespace rdmascope::collector

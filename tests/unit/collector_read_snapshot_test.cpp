@@ -1,0 +1,230 @@
+// The read snapshot: the matrix, /metrics rows, worst pairs and pinglist nodes
+// come from memory, follow every commit, honour the time windows, survive a
+// restart, and agree with the SQL they replaced (run here as the oracle).
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <string>
+
+#include "collector/group_commit.h"
+#include "collector/store.h"
+#include "collector/store_rows.h"
+#include "tests/collector/test_reports.h"
+
+namespace rdmascope::collector {
+namespace {
+
+using nlohmann::json;
+using testing::MakeProbe;
+using testing::MakeReport;
+
+constexpr int64_t kT0 = 1700000000000;
+
+// The newest-per-pair SQL the snapshot replaced, kept as the oracle.
+constexpr char kOracleWorst[] =
+    "SELECT src, dst, transport, local_device, local_port, remote_host, interval_start AS interval_start_ms, "
+    "interval_end AS interval_end_ms, sent, received, lost, loss_ratio, rtt_count, rtt_min AS rtt_min_us, "
+    "rtt_avg AS rtt_avg_us, rtt_p50 AS rtt_p50_us, rtt_p90 AS rtt_p90_us, rtt_p99 AS rtt_p99_us, "
+    "rtt_p999 AS rtt_p999_us, rtt_max AS rtt_max_us, network_p50 AS network_p50_us, network_p99 AS network_p99_us, "
+    "responder_p50 AS responder_p50_us, responder_p99 AS responder_p99_us, read_p50 AS read_p50_us, "
+    "read_p99 AS read_p99_us, error_count, errors_by_status AS errors_by_status_json, report_id, rail, "
+    "remote_device, remote_port, not_run FROM probe_summaries JOIN (SELECT src AS l_src, dst AS l_dst, "
+    "transport AS l_transport, MAX(interval_end) AS l_end FROM probe_summaries WHERE interval_end >= ?1 "
+    "GROUP BY src, dst, transport) ON src = l_src AND dst = l_dst AND transport = l_transport AND interval_end = l_end "
+    "ORDER BY (error_count > 0) DESC, COALESCE(loss_ratio, 0) DESC, COALESCE(rtt_p99, 0) DESC, src, dst LIMIT ?2";
+constexpr char kOracleMetricsPairs[] =
+    "SELECT src, dst, transport, sent, lost, rtt_count, rtt_avg, rtt_p50, rtt_p90, rtt_p99 FROM probe_summaries "
+    "JOIN (SELECT src AS l_src, dst AS l_dst, transport AS l_transport, MAX(interval_end) AS l_end "
+    "FROM probe_summaries WHERE interval_end >= ?1 GROUP BY src, dst, transport) "
+    "ON src = l_src AND dst = l_dst AND transport = l_transport AND interval_end = l_end ORDER BY src, transport, dst";
+
+class ReadSnapshotTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/collector_read_snapshot_test.XXXXXX";
+    ASSERT_NE(mkdtemp(tmpl), nullptr);
+    dir_ = tmpl;
+    Reopen();
+  }
+  void TearDown() override {
+    store_.reset();
+    std::system(("rm -rf '" + dir_ + "'").c_str());
+  }
+  void Reopen() {
+    store_.reset();
+    StoreOptions o;
+    o.path = dir_ + "/store.db";
+    o.synchronous_full = false;
+    auto s = Store::Open(o);
+    ASSERT_TRUE(s.ok()) << s.status().message();
+    store_ = std::move(s).value();
+  }
+  void Ingest(const json& r, int64_t at = kT0) {
+    auto res = store_->Ingest(r, at);
+    ASSERT_TRUE(res.ok()) << res.status().message();
+  }
+  json Oracle(const char* sql, int64_t a, std::optional<int64_t> b = std::nullopt) {
+    auto db = Db::Open(dir_ + "/store.db");
+    EXPECT_TRUE(db.ok());
+    auto q = db.value().Prepare(sql);
+    EXPECT_TRUE(q.ok()) << q.status().message();
+    q.value().Bind(1, a);
+    if (b) q.value().Bind(2, *b);
+    auto rows = Rows(q.value());
+    EXPECT_TRUE(rows.ok());
+    return rows.value();
+  }
+  json Matrix(int64_t since = -1, std::optional<std::string> rail = std::nullopt) {
+    auto m = store_->Matrix(since, 1000, rail);
+    EXPECT_TRUE(m.ok());
+    return m.value();
+  }
+  std::string dir_;
+  std::unique_ptr<Store> store_;
+};
+
+json Probe(const std::string& dst, int64_t end, double p99, const std::string& rail, int errors = 0,
+           const std::string& transport = "rc") {
+  json p = MakeProbe(dst, end, errors, 100, transport, p99);
+  p["rail"] = rail;
+  return p;
+}
+
+TEST_F(ReadSnapshotTest, FollowsEachCommitAndKeepsTheNewestPerPair) {
+  json a = MakeReport("a-1", "node-a", kT0);
+  a["probes"].push_back(Probe("node-b", kT0, 50.0, "0"));
+  Ingest(a);
+  json m = Matrix();
+  ASSERT_EQ(m["rows"].size(), 1u);
+  EXPECT_EQ(m["rows"][0][5], 50.0);
+  EXPECT_EQ(m["nodes"].size(), 2u);  // node-b never reported: listed with nulls
+  EXPECT_TRUE(m["nodes"][1]["labels"].is_null());
+
+  json newer = MakeReport("a-2", "node-a", kT0 + 10000);
+  newer["probes"].push_back(Probe("node-b", kT0 + 10000, 70.0, "0"));
+  Ingest(newer, kT0 + 10000);
+  EXPECT_EQ(Matrix()["rows"][0][5], 70.0);
+
+  // A replayed older report does not replace the newer summary.
+  json old = MakeReport("a-0", "node-a", kT0 - 10000);
+  old["probes"].push_back(Probe("node-b", kT0 - 10000, 999.0, "0"));
+  Ingest(old, kT0 + 11000);
+  EXPECT_EQ(Matrix()["rows"][0][5], 70.0);
+  auto worst = store_->WorstPairs(0, 10);
+  ASSERT_TRUE(worst.ok());
+  ASSERT_EQ(worst.value()["pairs"].size(), 1u);
+  EXPECT_EQ(worst.value()["pairs"][0]["rtt_p99_us"], 70.0);
+  EXPECT_EQ(worst.value()["pairs"][0]["report_id"], "a-2");
+
+  // Pinglist nodes and /metrics rows follow too.
+  auto infos = store_->NodeInfos();
+  ASSERT_TRUE(infos.ok());
+  ASSERT_EQ(infos.value().size(), 1u);
+  EXPECT_EQ(infos.value()[0].last_report_at, kT0 + 11000);
+  EXPECT_EQ(infos.value()[0].labels["group"], "rack1");
+  auto snap = store_->MetricsSnapshot(0, 5);
+  ASSERT_TRUE(snap.ok());
+  EXPECT_EQ(snap.value()["ports"].size(), 1u);
+  EXPECT_EQ(snap.value()["counters"].size(), 7u);  // VL15_dropped is null: left out
+  EXPECT_EQ(snap.value()["pairs"].size(), 1u);
+}
+
+TEST_F(ReadSnapshotTest, GroupCommitsPublishEveryReport) {
+  {
+    GroupCommitter committer(*store_, 4);
+    std::vector<json> reports;
+    for (int i = 0; i < 6; ++i) {
+      json r = MakeReport("r-" + std::to_string(i), "node-" + std::to_string(i), kT0);
+      r["probes"].push_back(Probe("node-x", kT0, 10.0 + i, "0"));
+      reports.push_back(r);
+    }
+    for (const json& r : reports) ASSERT_TRUE(committer.Submit(r, kT0, std::nullopt).ok());
+  }
+  EXPECT_EQ(Matrix()["rows"].size(), 6u);
+  EXPECT_EQ(store_->NodeInfos().value().size(), 6u);
+}
+
+TEST_F(ReadSnapshotTest, WindowsLeaveStalePairsOut) {
+  json a = MakeReport("a-1", "node-a", kT0);
+  a["probes"].push_back(Probe("node-b", kT0, 50.0, "0"));
+  Ingest(a);
+  json b = MakeReport("b-1", "node-b", kT0 + 600000);
+  b["probes"].push_back(Probe("node-a", kT0 + 600000, 40.0, "0"));
+  Ingest(b, kT0 + 600000);
+  // Default matrix window: the last three intervals before the newest report.
+  json m = Matrix();
+  ASSERT_EQ(m["rows"].size(), 1u);
+  EXPECT_EQ(m["nodes"][m["rows"][0][0].get<int>()]["name"], "node-b");
+  EXPECT_EQ(Matrix(0)["rows"].size(), 2u);
+  EXPECT_EQ(store_->WorstPairs(kT0 + 1, 10).value()["pairs"].size(), 1u);
+  EXPECT_EQ(store_->MetricsSnapshot(kT0 + 1, 5).value()["pairs"].size(), 1u);
+  EXPECT_EQ(store_->MetricsSnapshot(kT0, 5).value()["pairs"].size(), 2u);
+}
+
+TEST_F(ReadSnapshotTest, NotRunSummariesStayOutOfTheMatrixOnly) {
+  json a = MakeReport("a-1", "node-a", kT0);
+  a["probes"].push_back(Probe("node-b", kT0, 50.0, "0"));
+  Ingest(a);
+  json down = MakeReport("a-2", "node-a", kT0 + 10000);
+  json p = Probe("node-b", kT0 + 10000, 0, "0");
+  p["not_run"] = "local port DOWN";
+  down["probes"].push_back(p);
+  Ingest(down, kT0 + 10000);
+  json m = Matrix(0);
+  ASSERT_EQ(m["rows"].size(), 1u);
+  EXPECT_EQ(m["rows"][0][3], kT0);  // the newest summary that ran
+  EXPECT_EQ(store_->WorstPairs(0, 10).value()["pairs"][0]["not_run"], "local port DOWN");
+}
+
+TEST_F(ReadSnapshotTest, RailsAreKeptApartAndFiltered) {
+  json a = MakeReport("a-1", "node-a", kT0);
+  a["probes"].push_back(Probe("node-b", kT0, 50.0, "0"));
+  a["probes"].push_back(Probe("node-b", kT0, 80.0, "1", /*errors=*/2));
+  Ingest(a);
+  EXPECT_EQ(Matrix(0, "1")["rows"].size(), 1u);
+  EXPECT_EQ(Matrix(0, "1")["rows"][0][5], 80.0);
+  EXPECT_EQ(Matrix(0, "7")["rows"].size(), 0u);
+  EXPECT_EQ(store_->WorstPairs(0, 10).value()["pairs"].size(), 2u);
+  EXPECT_EQ(store_->WorstPairs(0, 10).value()["pairs"][0]["rail"], "1");  // errors first
+}
+
+TEST_F(ReadSnapshotTest, AgreesWithTheSqlItReplaced) {
+  for (int i = 0; i < 4; ++i) {
+    const int64_t t = kT0 + i * 10000;
+    for (const char* node : {"node-a", "node-b", "node-c"}) {
+      json r = MakeReport(std::string(node) + "-" + std::to_string(i), node, t);
+      for (const char* dst : {"node-a", "node-b", "node-c"}) {
+        if (std::string(dst) == node) continue;
+        r["probes"].push_back(Probe(dst, t, 20.0 + i * 3 + dst[5], "0", (i + dst[5]) % 3 == 0 ? 1 : 0));
+        r["probes"].push_back(Probe(dst, t, 25.0 + i, "0", 0, "ud"));
+      }
+      Ingest(r, t);
+    }
+  }
+  for (int64_t since : {int64_t{0}, kT0 + 15000}) {
+    EXPECT_EQ(store_->WorstPairs(since, 7).value()["pairs"], Oracle(kOracleWorst, since, 7)) << since;
+    EXPECT_EQ(store_->MetricsSnapshot(since, 5).value()["pairs"], Oracle(kOracleMetricsPairs, since)) << since;
+  }
+}
+
+TEST_F(ReadSnapshotTest, ARestartReloadsTheSameAnswers) {
+  json a = MakeReport("a-1", "node-a", kT0);
+  a["probes"].push_back(Probe("node-b", kT0, 50.0, "0", 1));
+  a["probes"].push_back(Probe("node-c", kT0, 60.0, "1"));
+  Ingest(a);
+  json b = MakeReport("b-1", "node-b", kT0 + 5000, /*state=*/1);
+  b["probes"].push_back(Probe("node-a", kT0 + 5000, 40.0, "0"));
+  Ingest(b, kT0 + 5000);
+  const json matrix = Matrix(), worst = store_->WorstPairs(0, 10).value();
+  const json metrics = store_->MetricsSnapshot(0, 5).value();
+  ASSERT_EQ(metrics["events_open"].size(), 2u);  // port_state and wc_error
+  Reopen();
+  EXPECT_EQ(Matrix(), matrix);
+  EXPECT_EQ(store_->WorstPairs(0, 10).value(), worst);
+  EXPECT_EQ(store_->MetricsSnapshot(0, 5).value(), metrics);
+  EXPECT_EQ(store_->NodeInfos().value().size(), 2u);
+}
+
+}  // namespace
+}  // namespace rdmascope::collector
