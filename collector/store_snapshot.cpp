@@ -1,6 +1,7 @@
 // Store::MetricsSnapshot: the rows /metrics is built from, out of the read
 // snapshot (read_snapshot.h), and the open diagnoses counted by one small query.
 #include "collector/store.h"
+#include "collector/store_rows.h"
 
 namespace rdmascope::collector {
 
