@@ -10,10 +10,13 @@
 #    by line as written, with COLLECTOR=127.0.0.1 and systemctl being
 #    chroot_systemctl.sh (installed in ROOT by package_debian.sh);
 #  - the installed collector's built-in dashboard in chromium with the node
-#    (tests/web/package_dashboard.test.mjs).
+#    (tests/web/package_dashboard.test.mjs);
+#  - a package upgrade over that installation: the database is kept and the
+#    collector migrates it (tests/packaging/rollback_migration.py).
 # Exit 0 when all of it passed.
 set -euo pipefail
 root=$1 src=$2 artifacts=$3
+here=$(cd "$(dirname "$0")" && pwd)
 collector_steps=$(sed -n '/^<!-- quickstart:collector -->$/,/^<!-- \/quickstart -->$/{/^    /s/^    //p}' "$src/README.md")
 agent_steps=$(sed -n '/^<!-- quickstart:agent -->$/,/^<!-- \/quickstart -->$/{/^    /s/^    //p}' "$src/README.md")
 [ -n "$collector_steps" ] && [ -n "$agent_steps" ] || { echo "FAIL: no quickstart blocks in README.md"; exit 1; }
@@ -71,5 +74,36 @@ cd "$src/tests/web"
 RDMASCOPE_DASHBOARD_URL=http://127.0.0.1:9470 RDMASCOPE_EXPECT_NODE=$node RDMASCOPE_WEB_ARTIFACTS=$artifacts \
   node --test --test-concurrency=1 package_dashboard.test.mjs || fail=1
 chroot "$root" systemctl stop rdmascope-agent
+chroot "$root" systemctl stop rdmascope-collector
+
+# A package upgrade keeps the database and migrates it. The database is put
+# back to the schema before the newest migration (its tables dropped, its
+# version row removed), a copy of the collector package with a higher
+# version is installed over the running one with dpkg -i, and the collector
+# started again must find the same file, apply the migration and still know
+# the node (rdmactl status, the README's last step).
+echo "-- package upgrade: the database is kept and migrated"
+db=$root/var/lib/rdmascope/collector/rdmascope.db
+newest=$(ls "$src"/schemas/migrations/[0-9]*.sql | sort | tail -n 1)
+python3 "$here/rollback_migration.py" "$db" "$newest" || { echo "FAIL: rolling the database back"; exit 1; }
+inode=$(stat -c %i "$db")
+old_deb=$(ls "$root"/root/rdmascope-collector_*.deb)
+old_version=$(dpkg-deb -f "$old_deb" Version)
+unpacked=$(mktemp -d)
+dpkg-deb -R "$old_deb" "$unpacked/pkg"
+sed -i "s/^Version: .*/Version: $old_version+upgrade1/" "$unpacked/pkg/DEBIAN/control"
+dpkg-deb -b "$unpacked/pkg" "$root/root/upgrade.deb" > /dev/null
+rm -rf "$unpacked"
+chroot "$root" dpkg -i /root/upgrade.deb || { echo "FAIL: dpkg -i of the upgrade"; exit 1; }
+echo "installed: $(chroot "$root" dpkg-query -W -f='${Package} ${Version}' rdmascope-collector) over $old_version"
+[ "$(stat -c %i "$db" 2>/dev/null)" = "$inode" ] || { echo "FAIL: the database file was replaced or removed by the upgrade"; exit 1; }
+chroot "$root" systemctl start rdmascope-collector
+wait_http http://127.0.0.1:9470/healthz 30 || { tail -n 20 "$root/var/log/rdmascope-collector.service.log"; echo "FAIL: upgraded collector not answering"; exit 1; }
+python3 "$here/rollback_migration.py" --check "$db" "$newest" || { echo "FAIL: the upgraded collector did not migrate the database"; exit 1; }
+if out=$(run_steps "$last" 2>&1) && grep -q "$node" <<< "$out"; then
+  echo "after the upgrade, rdmactl status still lists $node"
+else
+  echo "$out"; echo "FAIL: the node is gone from the database after the upgrade"; fail=1
+fi
 chroot "$root" systemctl stop rdmascope-collector
 exit $fail
