@@ -12,12 +12,15 @@
 #     uses little CPU while the device is gone; `rdma link add` brings r1 back.
 #  5. An agent started while all its ports are down runs, reports them DOWN,
 #     and probes once they come up.
+# Along the way, rdmactl health as a monitoring plugin on the real ports: OK
+# with perfdata, WARNING from --expect-rate above the rxe rate, CRITICAL for
+# the downed port, UNKNOWN (exit 3) for a sysfs root that does not exist.
 # Timings are printed; a bound fails only past the issue's interval counts
 # plus 2 s for this script's polling (a wget and a check per poll, slow
 # under TCG on a loaded host).
 . /opt/rdmascope/lab/lab.sh
 . /opt/rdmascope/lab/fleet.sh
-lab_require_bin rdmascope-collector rdmascope-agent rdmascope-labcheck || exit 1
+lab_require_bin rdmascope-collector rdmascope-agent rdmascope-labcheck rdmactl || exit 1
 cd "$FLEET_DIR" || exit 1
 set -- $LAB_DEVS
 [ $# -ge 4 ] || lab_fail "needs 4 rxe devices (LAB_NICS=4), have: $LAB_DEVS"
@@ -51,6 +54,15 @@ event_open() { fleet_get "/api/v1/events?limit=1000" events.json &&
   rdmascope-labcheck event events.json port_state "$1" open > event.txt; }
 cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
 alive() { kill -0 "$1" 2>/dev/null || lab_fail "$2 exited: $(tail -n 20 "$FLEET_DIR/agent-$2.log")"; }
+# health WANT_EXIT ARGS...: rdmactl health ARGS, printed with its exit code;
+# fails unless it exits WANT_EXIT and (for 0..2) carries perfdata after '|'.
+health() {
+  local want=$1 out rc=0; shift
+  out=$(rdmactl "$@" 2>&1) || rc=$?
+  echo "\$ rdmactl $* -> exit $rc"; echo "$out"
+  [ "$rc" = "$want" ] || lab_fail "rdmactl $* exited $rc, want $want"
+  if [ "$want" -lt 3 ]; then grep -q '|' <<< "$out" || lab_fail "rdmactl $*: no perfdata after '|'"; fi
+}
 show_fail() { cat rail.txt port.txt event.txt 2>/dev/null; tail -n 30 agent-*.log; lab_fail "$*"; }
 
 fleet_start_collector || lab_fail "collector did not listen"
@@ -69,6 +81,10 @@ for s in "node-a node-b r0" "node-a node-b r1" "node-b node-a r0" "node-b node-a
   rail $s 0 clean; cat rail.txt
 done
 echo "PASS rails: r0 and r1 clean A->B and B->A, UD and RC, $(elapsed "$t0") s after start"
+health 0 health --port "$A0" --port "$A1"
+health 1 health --port "$A0" --expect-rate 100
+health 3 --sysfs-root /nonexistent health
+echo "PASS health: OK and WARNING (--expect-rate 100) with perfdata, UNKNOWN exit 3 without sysfs"
 
 echo "== 2. ip link set $NA1 down (node-a's $A1, rail r1)"
 since=$(wall_ms)
@@ -88,6 +104,7 @@ t_notrun=$(elapsed "$t0")
 lab_wait 20 "node-a r0 clean after the r1 link went down" rail node-a node-b r0 "$since" clean || show_fail "r0 not clean"
 cat rail.txt
 alive "$PID_node_a" node-a
+health 2 health --port "$A1"
 echo "PASS link down: A keeps running, r0 clean, r1 not run (local port DOWN) after ${t_notrun} s"
 
 echo "== 3. ip link set $NA1 up"
@@ -103,6 +120,12 @@ lab_wait 30 "node-b r1 to node-a clean again" rail node-b node-a r1 "$since" cle
 echo "PASS link up: r1 back to 0 loss (B->A after $(elapsed "$t0") s)"
 
 echo "== 4. rdma link delete $A1, then add it again"
+# The agent's CPU over 10 s with both rails up, beside the window below.
+c0=$(cpu_ticks "$PID_node_a")
+t0=$(now_cs)
+while within "$t0" 10000; do sleep 0.5; done
+cpu_base=$(($(cpu_ticks "$PID_node_a") - c0))
+window_base=$(elapsed "$t0")
 t0=$(now_cs)
 timeout 30 rdma link delete "$A1" || show_fail "rdma link delete $A1 failed or hung (an agent holding the device?)"
 echo "TIMING rdma link delete completed in $(elapsed "$t0") s"
@@ -115,7 +138,8 @@ c1=$(cpu_ticks "$PID_node_a")
 cpu=$((c1 - c0))
 window=$(elapsed "$t0")
 alive "$PID_node_a" node-a
-echo "TIMING agent CPU while $A1 was gone: $((cpu / 100)).$(printf '%02d' $((cpu % 100))) s over ${window} s"
+echo "TIMING agent CPU while $A1 was gone: $((cpu / 100)).$(printf '%02d' $((cpu % 100))) s over ${window} s" \
+  "(with both rails up: $((cpu_base / 100)).$(printf '%02d' $((cpu_base % 100))) s over ${window_base} s)"
 [ "$cpu" -le 500 ] || show_fail "agent used $cpu ticks of CPU in 10 s with the device gone (spinning?)"
 grep -h "gone or fatal\|REMOVED\|DEVICE_FATAL" agent-node-a.log | head -n 3
 lab_wait 10 "node-a r1 reported as not run while $A1 is gone" rail node-a node-b r1 "$(wall_ms)" not-run ||
