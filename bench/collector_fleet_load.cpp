@@ -13,6 +13,8 @@
 // T <= 256), --clients <= 256, and --seconds of wall time for each history
 // phase (a phase cut short says how much history it reached). Exit 1 when a
 // report or a read failed, or a read's row count is not what the fleet implies.
+#include <filesystem>
+#include <system_error>
 #include <stdlib.h>
 
 #include <algorithm>
@@ -338,7 +340,7 @@ int main(int argc, char** argv) {
   server.Stop();
   serving.join();
   store.value().reset();
-  std::system(("rm -rf '" + dir + "'").c_str());
+  { std::error_code ec; std::filesystem::remove_all(dir, ec); }
   std::printf("%s\n", good ? "PASS: 0 errors, every read answered with the rows the fleet implies" : "FAIL");
   return good ? 0 : 1;
 }

@@ -3,6 +3,8 @@
 // transaction per report), beside the raw SQLite insert rate of the same rows
 // (one prepared statement, one transaction) on the same machine in the same
 // run. Prints; asserts nothing. Bounded by --reports and --seconds.
+#include <filesystem>
+#include <system_error>
 #include <stdlib.h>
 
 #include <atomic>
@@ -154,6 +156,6 @@ int main(int argc, char** argv) {
   std::printf("  ratio     : HTTP path achieves %.1f%% of the raw insert rate\n",
               raw_rate > 0 ? 100.0 * http_rate / raw_rate : 0.0);
   store.value().reset();
-  std::system(("rm -rf '" + dir + "'").c_str());
+  { std::error_code ec; std::filesystem::remove_all(dir, ec); }
   return 0;
 }

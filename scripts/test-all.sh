@@ -18,7 +18,20 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 start=$(date +%s)
 bash scripts/setup-deps.sh
-cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo
+# The main build compiles with the package build's flags (dpkg-buildflags
+# under debian/rules' DEB_BUILD_MAINT_OPTIONS, CPPFLAGS folded in as debhelper
+# does for CMake) through ccache with paths relative to the tree, so that the
+# package test's dpkg-buildpackage finds the product's objects in the cache
+# instead of compiling all of them a second time.
+build_args=(-DCMAKE_BUILD_TYPE=RelWithDebInfo)
+if command -v ccache >/dev/null && command -v dpkg-buildflags >/dev/null; then
+  export CCACHE_BASEDIR=$PWD CCACHE_NOHASHDIR=1
+  maint=$(sed -n 's/^export DEB_BUILD_MAINT_OPTIONS = //p' debian/rules)
+  flags() { DEB_BUILD_MAINT_OPTIONS=$maint dpkg-buildflags --get "$1"; }
+  build_args=(-DCMAKE_BUILD_TYPE=None -DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache
+              "-DCMAKE_C_FLAGS=$(flags CFLAGS) $(flags CPPFLAGS)" "-DCMAKE_CXX_FLAGS=$(flags CXXFLAGS) $(flags CPPFLAGS)")
+fi
+cmake -S . -B build "${build_args[@]}"
 cmake --build build -j"$(nproc)"
 
 results=$(mktemp -d "${TMPDIR:-/tmp}/rdmascope-test-all.XXXXXX")

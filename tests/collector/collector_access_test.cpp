@@ -2,6 +2,8 @@
 // pinglist client and `rdmactl status` reach it with --ca-file, a wrong CA is
 // refused with a message that says what to check, plain HTTP gets no answer,
 // reading needs a read token (Bearer or Basic) while /healthz stays open.
+#include <filesystem>
+#include <system_error>
 #include <gtest/gtest.h>
 #include <httplib.h>
 #include <stdlib.h>
@@ -45,7 +47,7 @@ class AccessTest : public ::testing::Test {
   }
   void TearDown() override {
     child_.Stop(5000);
-    std::system(("rm -rf '" + dir_ + "'").c_str());
+    { std::error_code ec; std::filesystem::remove_all(dir_, ec); }
   }
   // Starts the collector over HTTPS with read tokens; returns its https URL.
   std::string StartTls() {

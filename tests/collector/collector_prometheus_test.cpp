@@ -4,6 +4,8 @@
 // (a failure instead in CI: tests/support/required_tool.h). Then every panel
 // query of the Grafana dashboard (packaging/grafana/rdmascope.json) runs
 // against that Prometheus and must return series.
+#include <filesystem>
+#include <system_error>
 #include <gtest/gtest.h>
 #include <httplib.h>
 #include <netinet/in.h>
@@ -219,7 +221,7 @@ TEST(PrometheusScrape, TargetUpAndProbeMetricQueried) {
 
   prom.Stop(5000);
   collector.Kill(SIGTERM);
-  std::system(("rm -rf '" + dir + "'").c_str());
+  { std::error_code ec; std::filesystem::remove_all(dir, ec); }
 }
 
 }  // namespace

@@ -1,6 +1,8 @@
 // Crash safety: rdmascope-collector killed with SIGKILL while reports stream
 // in loses no acknowledged report and keeps no half-written one; SIGTERM
 // stops it cleanly with exit 0.
+#include <filesystem>
+#include <system_error>
 #include <gtest/gtest.h>
 #include <httplib.h>
 #include <sqlite3.h>
@@ -34,7 +36,7 @@ class SigkillTest : public ::testing::Test {
     dir_ = mkdtemp(tmpl);
     std::ofstream(dir_ + "/tokens") << kToken << "\n";
   }
-  void TearDown() override { std::system(("rm -rf '" + dir_ + "'").c_str()); }
+  void TearDown() override { std::error_code ec; std::filesystem::remove_all(dir_, ec); }
   std::vector<std::string> Args() const { return {"--db", dir_ + "/c.db", "--token-file", dir_ + "/tokens"}; }
   std::string dir_;
 };

@@ -3,6 +3,8 @@
 // with what to do, /healthz says why, the daemon stays up, no report is half
 // written, and with room again it accepts them; a damaged database file stops
 // the start with a message naming the file.
+#include <filesystem>
+#include <system_error>
 #include <gtest/gtest.h>
 #include <httplib.h>
 #include <sqlite3.h>
@@ -56,7 +58,7 @@ class StorageTest : public ::testing::Test {
     dir_ = mkdtemp(tmpl);
     std::ofstream(dir_ + "/tokens") << kToken << "\n";
   }
-  void TearDown() override { std::system(("rm -rf '" + dir_ + "'").c_str()); }
+  void TearDown() override { std::error_code ec; std::filesystem::remove_all(dir_, ec); }
   int Start(ChildCollector* child, std::vector<std::string> extra, const std::string& log) {
     std::vector<std::string> args = {"--db", dir_ + "/c.db", "--token-file", dir_ + "/tokens"};
     args.insert(args.end(), extra.begin(), extra.end());

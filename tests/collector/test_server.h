@@ -2,6 +2,8 @@
 // in a temporary directory, for API tests.
 #pragma once
 
+#include <filesystem>
+#include <system_error>
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
@@ -48,7 +50,7 @@ class TestCollector {
     if (thread_.joinable()) thread_.join();
     server_.reset();
     store_.reset();
-    std::system(("rm -rf '" + dir_ + "'").c_str());
+    { std::error_code ec; std::filesystem::remove_all(dir_, ec); }
   }
 
   int port() const { return port_; }

@@ -50,9 +50,13 @@ export RDMASCOPE_GIT_REVISION
 
 phase "dpkg-buildpackage"
 # debhelper sets HOME to a temporary directory: name the caller's cache.
+# debian/rules makes paths relative to the copy being built (CCACHE_BASEDIR);
+# a base directory inherited from the caller (scripts/test-all.sh sets its
+# own) would leave them absolute and miss the cache.
 if command -v ccache >/dev/null; then
   CCACHE_DIR=$(ccache -k cache_dir)
   export CCACHE_DIR
+  unset CCACHE_BASEDIR
 fi
 stats_before=$(ccache --print-stats 2>/dev/null || true)
 TIMEFORMAT="package build: %0R s wall, %0U s user + %0S s sys CPU (children)"

@@ -1,5 +1,7 @@
 // HTTP API against an in-process collector on loopback: status codes, error
 // bodies naming the field, and what ends up in SQLite after each request.
+#include <filesystem>
+#include <system_error>
 #include <gtest/gtest.h>
 #include <httplib.h>
 
@@ -290,7 +292,7 @@ TEST(ApiWebDir, ServesStaticFiles) {
     EXPECT_NE(res->body.find("dashboard"), std::string::npos);
     EXPECT_EQ(cli.Get("/api/v1/nodes")->status, 200);
   }
-  std::system(("rm -rf '" + dir + "'").c_str());
+  { std::error_code ec; std::filesystem::remove_all(dir, ec); }
 }
 
 }  // namespace

@@ -2,6 +2,8 @@
 // library over an in-memory subnet (the same code that runs on ibsim), then
 // stored: topology, link_down / link_errors / link_degraded events, the
 // fabric API's queries, and pinglists grouped by leaf switch.
+#include <filesystem>
+#include <system_error>
 #include <gtest/gtest.h>
 
 #include <infiniband/mad.h>
@@ -55,7 +57,7 @@ class FabricStoreTest : public ::testing::Test {
     ASSERT_TRUE(s.ok()) << s.status().message();
     store_ = std::move(s).value();
   }
-  void TearDown() override { std::system(("rm -rf '" + dir_ + "'").c_str()); }
+  void TearDown() override { std::error_code ec; std::filesystem::remove_all(dir_, ec); }
 
   void Ingest(const json& r, int64_t at) {
     auto err = ValidateReport(r);

@@ -1,6 +1,8 @@
 // The read snapshot: the matrix, /metrics rows, worst pairs and pinglist nodes
 // come from memory, follow every commit, honour the time windows, survive a
 // restart, and agree with the SQL they replaced (run here as the oracle).
+#include <filesystem>
+#include <system_error>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -49,7 +51,7 @@ class ReadSnapshotTest : public ::testing::Test {
   }
   void TearDown() override {
     store_.reset();
-    std::system(("rm -rf '" + dir_ + "'").c_str());
+    { std::error_code ec; std::filesystem::remove_all(dir_, ec); }
   }
   void Reopen() {
     store_.reset();

@@ -1,4 +1,6 @@
 // Store: migrations, one transaction per report, dedupe, events, retention.
+#include <filesystem>
+#include <system_error>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -30,7 +32,7 @@ class TempDir {
     char tmpl[] = "/tmp/collector_store_test.XXXXXX";
     path_ = mkdtemp(tmpl);
   }
-  ~TempDir() { std::system(("rm -rf '" + path_ + "'").c_str()); }
+  ~TempDir() { std::error_code ec; std::filesystem::remove_all(path_, ec); }
   std::string File(const std::string& name) const { return path_ + "/" + name; }
 
  private:

@@ -2,6 +2,8 @@
 // health check passes, STOPPING=1 on Stop(); nothing without $NOTIFY_SOCKET.
 #include "collector/service_watchdog.h"
 
+#include <filesystem>
+#include <system_error>
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
@@ -28,7 +30,7 @@ class WatchdogTest : public ::testing::Test {
     setenv("WATCHDOG_USEC", "100000", 1);  // a ping every 50 ms
     unsetenv("WATCHDOG_PID");
   }
-  void TearDown() override { std::system(("rm -rf '" + dir_ + "'").c_str()); }
+  void TearDown() override { std::error_code ec; std::filesystem::remove_all(dir_, ec); }
 
   EnvGuard socket_env_{"NOTIFY_SOCKET"}, usec_env_{"WATCHDOG_USEC"}, pid_env_{"WATCHDOG_PID"};
   std::string dir_, socket_;

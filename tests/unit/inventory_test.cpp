@@ -3,6 +3,8 @@
 // through a fake source and the reader's three outcomes.
 #include "agent/inventory.h"
 
+#include <filesystem>
+#include <system_error>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -118,7 +120,7 @@ TEST(SysfsReader, AbsentDanglingDirectoryAndGood) {
   auto dangling = fs.ReadAttr("dangling");
   ASSERT_FALSE(dangling.ok());
   EXPECT_NE(dangling.status().message().find("dangling"), std::string::npos);
-  std::system(("rm -rf " + root).c_str());
+  { std::error_code ec; std::filesystem::remove_all(root, ec); }
 }
 
 }  // namespace
