@@ -78,8 +78,9 @@ for phase in "${PHASES[@]}"; do
   args=(--test-dir build --output-on-failure --no-tests=ignore -j"$jobs" -L "^$label\$"
         --output-junit "$results/$label.xml")
   if ((${#exclude[@]})); then args+=(-LE "^($(IFS='|'; echo "${exclude[*]}"))\$"); fi
-  # Benchmarks verbosely, so their figures are in the log.
-  [[ $label == bench ]] && args+=(-V)
+  # Benchmarks and the package test verbosely, so their figures (and the
+  # package's lintian summary, security scores and phase times) are in the log.
+  [[ $label == bench || $label == package ]] && args+=(-V)
   echo "== test-all: label $label (-j$jobs)"
   t0=$(date +%s)
   rc=0
