@@ -78,9 +78,10 @@ for phase in "${PHASES[@]}"; do
   args=(--test-dir build --output-on-failure --no-tests=ignore -j"$jobs" -L "^$label\$"
         --output-junit "$results/$label.xml")
   if ((${#exclude[@]})); then args+=(-LE "^($(IFS='|'; echo "${exclude[*]}"))\$"); fi
-  # Benchmarks and the package test verbosely, so their figures (and the
-  # package's lintian summary, security scores and phase times) are in the log.
-  [[ $label == bench || $label == package ]] && args+=(-V)
+  # Benchmarks, the package test and the lab verbosely, so their figures (the
+  # package's lintian summary, security scores and phase times; the lab's
+  # TIMING lines) are in the log.
+  [[ $label == bench || $label == package || $label == lab ]] && args+=(-V)
   echo "== test-all: label $label (-j$jobs)"
   t0=$(date +%s)
   rc=0
