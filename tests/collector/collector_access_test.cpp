@@ -2,8 +2,6 @@
 // pinglist client and `rdmactl status` reach it with --ca-file, a wrong CA is
 // refused with a message that says what to check, plain HTTP gets no answer,
 // reading needs a read token (Bearer or Basic) while /healthz stays open.
-#include <filesystem>
-#include <system_error>
 #include <gtest/gtest.h>
 #include <httplib.h>
 #include <stdlib.h>
@@ -19,6 +17,7 @@
 #include "tests/collector/child_collector.h"
 #include "tests/collector/test_reports.h"
 #include "tests/support/run_command.h"
+#include "tests/support/scratch_dir.h"
 
 namespace rdmascope::collector {
 namespace {
@@ -37,9 +36,9 @@ int64_t NowMs() {
 
 class AccessTest : public ::testing::Test {
  protected:
+  testsupport::ScratchDir scratch_{"collector_access_test"};
   void SetUp() override {
-    char tmpl[] = "/tmp/collector_access_test.XXXXXX";
-    dir_ = mkdtemp(tmpl);
+    dir_ = scratch_.path();
     std::ofstream(dir_ + "/tokens") << "node-a " << kReportToken << "\n";
     std::ofstream(dir_ + "/read.tokens") << "* " << kReadToken << "\n";
     std::ofstream(dir_ + "/agent.token") << kReportToken << "\n";
@@ -47,7 +46,6 @@ class AccessTest : public ::testing::Test {
   }
   void TearDown() override {
     child_.Stop(5000);
-    { std::error_code ec; std::filesystem::remove_all(dir_, ec); }
   }
   // Starts the collector over HTTPS with read tokens; returns its https URL.
   std::string StartTls() {

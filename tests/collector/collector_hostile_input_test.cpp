@@ -2,8 +2,6 @@
 // the list is answered 4xx, the collector stays up, its resident memory grows
 // by less than 20 MB over the whole list, and nothing is stored. Prints one
 // row per case: status, RSS before and after, rows stored.
-#include <filesystem>
-#include <system_error>
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
 #include <httplib.h>
@@ -23,6 +21,7 @@
 #include "tests/collector/child_collector.h"
 #include "tests/collector/test_reports.h"
 #include "tests/support/raw_http.h"
+#include "tests/support/scratch_dir.h"
 
 namespace rdmascope::collector {
 namespace {
@@ -95,8 +94,8 @@ std::string Post(const std::string& path, const std::string& token, const std::s
 }
 
 TEST(HostileInput, EveryCaseIs4xxTheCollectorStaysUpAndNothingIsStored) {
-  char tmpl[] = "/tmp/collector_hostile_input_test.XXXXXX";
-  const std::string dir = mkdtemp(tmpl);
+  testsupport::ScratchDir scratch("collector_hostile_input_test");
+  const std::string dir = scratch.path();
   std::ofstream(dir + "/tokens") << "node-a " << kTokenA << "\nnode-b token-of-node-b-456\n";
   ChildCollector child;
   std::string why;
@@ -153,7 +152,6 @@ TEST(HostileInput, EveryCaseIs4xxTheCollectorStaysUpAndNothingIsStored) {
   std::printf("RSS growth over the whole list: %ld kB (limit 20480 kB)\n", rss_end - rss_start);
   EXPECT_LT(rss_end - rss_start, 20 * 1024);
   child.Stop(10000);
-  { std::error_code ec; std::filesystem::remove_all(dir, ec); }
 }
 
 }  // namespace

@@ -4,8 +4,6 @@
 // (a failure instead in CI: tests/support/required_tool.h). Then every panel
 // query of the Grafana dashboard (packaging/grafana/rdmascope.json) runs
 // against that Prometheus and must return series.
-#include <filesystem>
-#include <system_error>
 #include <gtest/gtest.h>
 #include <httplib.h>
 #include <netinet/in.h>
@@ -23,6 +21,7 @@
 #include "tests/collector/child_collector.h"
 #include "tests/collector/test_reports.h"
 #include "tests/support/required_tool.h"
+#include "tests/support/scratch_dir.h"
 
 namespace rdmascope::collector {
 namespace {
@@ -63,8 +62,8 @@ bool WaitFor(int timeout_s, F fn) {
 TEST(PrometheusScrape, TargetUpAndProbeMetricQueried) {
   if (access(kPrometheus, X_OK) != 0)
     RDMASCOPE_TOOL_MISSING(kPrometheus, "prometheus", "a real Prometheus scraping the collector");
-  char tmpl[] = "/tmp/collector_prometheus_test.XXXXXX";
-  const std::string dir = mkdtemp(tmpl);
+  testsupport::ScratchDir scratch("collector_prometheus_test");
+  const std::string dir = scratch.path();
 
   ChildCollector collector;
   std::string why;
@@ -221,7 +220,6 @@ TEST(PrometheusScrape, TargetUpAndProbeMetricQueried) {
 
   prom.Stop(5000);
   collector.Kill(SIGTERM);
-  { std::error_code ec; std::filesystem::remove_all(dir, ec); }
 }
 
 }  // namespace

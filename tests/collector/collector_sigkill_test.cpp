@@ -1,8 +1,6 @@
 // Crash safety: rdmascope-collector killed with SIGKILL while reports stream
 // in loses no acknowledged report and keeps no half-written one; SIGTERM
 // stops it cleanly with exit 0.
-#include <filesystem>
-#include <system_error>
 #include <gtest/gtest.h>
 #include <httplib.h>
 #include <sqlite3.h>
@@ -17,6 +15,7 @@
 
 #include "tests/collector/child_collector.h"
 #include "tests/collector/test_reports.h"
+#include "tests/support/scratch_dir.h"
 
 namespace rdmascope::collector {
 namespace {
@@ -31,12 +30,11 @@ constexpr char kToken[] = "sigkill-test-token";
 
 class SigkillTest : public ::testing::Test {
  protected:
+  testsupport::ScratchDir scratch_{"collector_sigkill_test"};
   void SetUp() override {
-    char tmpl[] = "/tmp/collector_sigkill_test.XXXXXX";
-    dir_ = mkdtemp(tmpl);
+    dir_ = scratch_.path();
     std::ofstream(dir_ + "/tokens") << kToken << "\n";
   }
-  void TearDown() override { std::error_code ec; std::filesystem::remove_all(dir_, ec); }
   std::vector<std::string> Args() const { return {"--db", dir_ + "/c.db", "--token-file", dir_ + "/tokens"}; }
   std::string dir_;
 };

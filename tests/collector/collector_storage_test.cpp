@@ -3,8 +3,6 @@
 // with what to do, /healthz says why, the daemon stays up, no report is half
 // written, and with room again it accepts them; a damaged database file stops
 // the start with a message naming the file.
-#include <filesystem>
-#include <system_error>
 #include <gtest/gtest.h>
 #include <httplib.h>
 #include <sqlite3.h>
@@ -18,6 +16,7 @@
 #include "tests/collector/child_collector.h"
 #include "tests/collector/test_reports.h"
 #include "tests/support/run_command.h"
+#include "tests/support/scratch_dir.h"
 
 namespace rdmascope::collector {
 namespace {
@@ -53,12 +52,11 @@ int64_t QueryInt(const std::string& db_path, const char* sql) {
 
 class StorageTest : public ::testing::Test {
  protected:
+  testsupport::ScratchDir scratch_{"collector_storage_test"};
   void SetUp() override {
-    char tmpl[] = "/tmp/collector_storage_test.XXXXXX";
-    dir_ = mkdtemp(tmpl);
+    dir_ = scratch_.path();
     std::ofstream(dir_ + "/tokens") << kToken << "\n";
   }
-  void TearDown() override { std::error_code ec; std::filesystem::remove_all(dir_, ec); }
   int Start(ChildCollector* child, std::vector<std::string> extra, const std::string& log) {
     std::vector<std::string> args = {"--db", dir_ + "/c.db", "--token-file", dir_ + "/tokens"};
     args.insert(args.end(), extra.begin(), extra.end());

@@ -2,8 +2,6 @@
 // in a temporary directory, for API tests.
 #pragma once
 
-#include <filesystem>
-#include <system_error>
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
@@ -14,6 +12,7 @@
 
 #include "collector/api_server.h"
 #include "collector/store.h"
+#include "tests/support/scratch_dir.h"
 
 namespace rdmascope::collector::testing {
 
@@ -22,8 +21,6 @@ constexpr char kTestToken[] = "test-token-0123456789";
 class TestCollector {
  public:
   explicit TestCollector(ApiOptions options = {}) {
-    char tmpl[] = "/tmp/collector_api_test.XXXXXX";
-    dir_ = mkdtemp(tmpl);
     StoreOptions so;
     so.path = dir_ + "/collector.db";
     so.synchronous_full = false;
@@ -50,7 +47,6 @@ class TestCollector {
     if (thread_.joinable()) thread_.join();
     server_.reset();
     store_.reset();
-    { std::error_code ec; std::filesystem::remove_all(dir_, ec); }
   }
 
   int port() const { return port_; }
@@ -63,7 +59,8 @@ class TestCollector {
   }
 
  private:
-  std::string dir_;
+  testsupport::ScratchDir scratch_{"collector_api_test"};  // destroyed after the store
+  const std::string dir_ = scratch_.path();
   std::unique_ptr<Store> store_;
   std::unique_ptr<ApiServer> server_;
   std::thread thread_;

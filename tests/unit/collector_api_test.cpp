@@ -1,7 +1,5 @@
 // HTTP API against an in-process collector on loopback: status codes, error
 // bodies naming the field, and what ends up in SQLite after each request.
-#include <filesystem>
-#include <system_error>
 #include <gtest/gtest.h>
 #include <httplib.h>
 
@@ -10,6 +8,7 @@
 
 #include "tests/collector/test_reports.h"
 #include "tests/collector/test_server.h"
+#include "tests/support/scratch_dir.h"
 
 namespace rdmascope::collector {
 namespace {
@@ -278,8 +277,8 @@ TEST(ApiNoAuth, AcceptsWithoutToken) {
 }
 
 TEST(ApiWebDir, ServesStaticFiles) {
-  char tmpl[] = "/tmp/collector_web_test.XXXXXX";
-  std::string dir = mkdtemp(tmpl);
+  testsupport::ScratchDir scratch("collector_web_test");
+  const std::string dir = scratch.path();
   std::ofstream(dir + "/index.html") << "<html>dashboard</html>";
   ApiOptions o;
   o.web_dir = dir;
@@ -292,7 +291,6 @@ TEST(ApiWebDir, ServesStaticFiles) {
     EXPECT_NE(res->body.find("dashboard"), std::string::npos);
     EXPECT_EQ(cli.Get("/api/v1/nodes")->status, 200);
   }
-  { std::error_code ec; std::filesystem::remove_all(dir, ec); }
 }
 
 }  // namespace

@@ -2,8 +2,6 @@
 // library over an in-memory subnet (the same code that runs on ibsim), then
 // stored: topology, link_down / link_errors / link_degraded events, the
 // fabric API's queries, and pinglists grouped by leaf switch.
-#include <filesystem>
-#include <system_error>
 #include <gtest/gtest.h>
 
 #include <infiniband/mad.h>
@@ -21,6 +19,7 @@
 #include "fabric/sweep.h"
 #include "tests/collector/test_reports.h"
 #include "tests/fabric/fake_subnet.h"
+#include "tests/support/scratch_dir.h"
 
 namespace rdmascope::collector {
 namespace {
@@ -48,16 +47,15 @@ json SweepReport(const std::string& id, int64_t at, const json& sweep) {
 
 class FabricStoreTest : public ::testing::Test {
  protected:
+  testsupport::ScratchDir scratch_{"collector_fabric_test"};
   void SetUp() override {
-    char tmpl[] = "/tmp/collector_fabric_test.XXXXXX";
-    dir_ = mkdtemp(tmpl);
+    dir_ = scratch_.path();
     StoreOptions o;
     o.path = dir_ + "/store.db";
     auto s = Store::Open(o);
     ASSERT_TRUE(s.ok()) << s.status().message();
     store_ = std::move(s).value();
   }
-  void TearDown() override { std::error_code ec; std::filesystem::remove_all(dir_, ec); }
 
   void Ingest(const json& r, int64_t at) {
     auto err = ValidateReport(r);

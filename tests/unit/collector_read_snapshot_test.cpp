@@ -1,8 +1,6 @@
 // The read snapshot: the matrix, /metrics rows, worst pairs and pinglist nodes
 // come from memory, follow every commit, honour the time windows, survive a
 // restart, and agree with the SQL they replaced (run here as the oracle).
-#include <filesystem>
-#include <system_error>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -13,6 +11,7 @@
 #include "collector/store.h"
 #include "collector/store_rows.h"
 #include "tests/collector/test_reports.h"
+#include "tests/support/scratch_dir.h"
 
 namespace rdmascope::collector {
 namespace {
@@ -43,16 +42,12 @@ constexpr char kOracleMetricsPairs[] =
 
 class ReadSnapshotTest : public ::testing::Test {
  protected:
+  testsupport::ScratchDir scratch_{"collector_read_snapshot_test"};
   void SetUp() override {
-    char tmpl[] = "/tmp/collector_read_snapshot_test.XXXXXX";
-    ASSERT_NE(mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
+    dir_ = scratch_.path();
     Reopen();
   }
-  void TearDown() override {
-    store_.reset();
-    { std::error_code ec; std::filesystem::remove_all(dir_, ec); }
-  }
+  void TearDown() override { store_.reset(); }
   void Reopen() {
     store_.reset();
     StoreOptions o;

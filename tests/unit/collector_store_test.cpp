@@ -1,6 +1,4 @@
 // Store: migrations, one transaction per report, dedupe, events, retention.
-#include <filesystem>
-#include <system_error>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -16,6 +14,7 @@
 #include "collector/store.h"
 #include "collector/store_migrate.h"
 #include "tests/collector/test_reports.h"
+#include "tests/support/scratch_dir.h"
 
 namespace rdmascope::collector {
 namespace {
@@ -26,17 +25,9 @@ using testing::MakeReport;
 
 constexpr int64_t kT0 = 1700000000000;
 
-class TempDir {
+class TempDir : public testsupport::ScratchDir {
  public:
-  TempDir() {
-    char tmpl[] = "/tmp/collector_store_test.XXXXXX";
-    path_ = mkdtemp(tmpl);
-  }
-  ~TempDir() { std::error_code ec; std::filesystem::remove_all(path_, ec); }
-  std::string File(const std::string& name) const { return path_ + "/" + name; }
-
- private:
-  std::string path_;
+  TempDir() : ScratchDir("collector_store_test") {}
 };
 
 class StoreTest : public ::testing::Test {

@@ -2,8 +2,6 @@
 // health check passes, STOPPING=1 on Stop(); nothing without $NOTIFY_SOCKET.
 #include "collector/service_watchdog.h"
 
-#include <filesystem>
-#include <system_error>
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
@@ -13,6 +11,7 @@
 #include <vector>
 
 #include "tests/support/notify_listener.h"
+#include "tests/support/scratch_dir.h"
 
 namespace rdmascope::collector {
 namespace {
@@ -22,15 +21,14 @@ using test_support::NotifyListener;
 
 class WatchdogTest : public ::testing::Test {
  protected:
+  testsupport::ScratchDir scratch_{"collector_watchdog_test"};
   void SetUp() override {
-    char tmpl[] = "/tmp/collector_watchdog_test.XXXXXX";
-    dir_ = mkdtemp(tmpl);
+    dir_ = scratch_.path();
     socket_ = dir_ + "/notify";
     setenv("NOTIFY_SOCKET", socket_.c_str(), 1);
     setenv("WATCHDOG_USEC", "100000", 1);  // a ping every 50 ms
     unsetenv("WATCHDOG_PID");
   }
-  void TearDown() override { std::error_code ec; std::filesystem::remove_all(dir_, ec); }
 
   EnvGuard socket_env_{"NOTIFY_SOCKET"}, usec_env_{"WATCHDOG_USEC"}, pid_env_{"WATCHDOG_PID"};
   std::string dir_, socket_;

@@ -3,8 +3,6 @@
 // through a fake source and the reader's three outcomes.
 #include "agent/inventory.h"
 
-#include <filesystem>
-#include <system_error>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -14,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/model_json.h"
+#include "tests/support/scratch_dir.h"
 
 namespace rdmascope {
 namespace {
@@ -101,9 +100,8 @@ TEST(Inventory, FailedVerbsQueryIsAWarningNotAnError) {
 }
 
 TEST(SysfsReader, AbsentDanglingDirectoryAndGood) {
-  char tmpl[] = "/tmp/rdmascope-sysfs-XXXXXX";
-  ASSERT_NE(::mkdtemp(tmpl), nullptr);
-  std::string root = tmpl;
+  testsupport::ScratchDir scratch("rdmascope-sysfs");
+  const std::string root = scratch.path();
   std::ofstream(root + "/good") << "4: ACTIVE\n";
   ASSERT_EQ(::mkdir((root + "/dir").c_str(), 0755), 0);
   ASSERT_EQ(::symlink("nowhere", (root + "/dangling").c_str()), 0);
@@ -120,7 +118,6 @@ TEST(SysfsReader, AbsentDanglingDirectoryAndGood) {
   auto dangling = fs.ReadAttr("dangling");
   ASSERT_FALSE(dangling.ok());
   EXPECT_NE(dangling.status().message().find("dangling"), std::string::npos);
-  { std::error_code ec; std::filesystem::remove_all(root, ec); }
 }
 
 }  // namespace
