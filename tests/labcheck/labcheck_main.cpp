@@ -27,8 +27,21 @@
 //       sequence, the sequence part of the ids of one agent process increases)
 //   rdmascope-labcheck no-event EVENTS.json KIND SINCE_MS
 //       no event of KIND started at or after SINCE_MS
+//   rdmascope-labcheck diagnosis DIAGNOSES.json SCOPE SUBJECT KIND SINCE_MS open|closed
+//       /api/v1/diagnoses?all=1: the diagnosis SCOPE SUBJECT KIND opened at or
+//       after SINCE_MS is open (prints "OPEN since_ms opened_at_ms"), or it
+//       was open and is closed now (prints "CLOSED since_ms opened_at_ms
+//       closed_at_ms"); the collector's times, epoch ms
+//   rdmascope-labcheck first-summary DIAGNOSES.json PROBES.json SCOPE SUBJECT KIND SINCE_MS
+//       for the open diagnosis SCOPE SUBJECT KIND: the earliest interval end
+//       at or after SINCE_MS among the summaries of the paths it cites (the
+//       earliest a summary showing the fault can have been made); prints
+//       that time, or SINCE_MS when it cites no path, epoch ms
+//   rdmascope-labcheck now-ms
+//       this machine's clock (the collector's, in the VM), epoch ms
 #include <sqlite3.h>
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <optional>
@@ -347,6 +360,64 @@ int NoEvent(int argc, char** argv) {
   return n == 0 ? 0 : 1;
 }
 
+int Diagnosis(int argc, char** argv) {
+  nlohmann::json doc;
+  if (argc != 8 || !ReadJson(argv[2], &doc)) return 2;
+  const std::string scope = argv[3], subject = argv[4], kind = argv[5], want = argv[7];
+  const int64_t since = std::strtoll(argv[6], nullptr, 10);
+  for (const auto& d : doc.value("diagnoses", nlohmann::json::array())) {
+    if (Str(d, "scope") != scope || Str(d, "subject") != subject || Str(d, "kind") != kind) continue;
+    if (Num(d, "opened_at_ms", 0) < since) continue;
+    const bool open = d.value("open", false);
+    if (want == "open" && open) {
+      std::printf("OPEN %lld %lld\n", static_cast<long long>(Num(d, "since_ms", 0)),
+                  static_cast<long long>(Num(d, "opened_at_ms", 0)));
+      return 0;
+    }
+    if (want == "closed" && !open) {
+      std::printf("CLOSED %lld %lld %lld\n", static_cast<long long>(Num(d, "since_ms", 0)),
+                  static_cast<long long>(Num(d, "opened_at_ms", 0)), static_cast<long long>(Num(d, "closed_at_ms", 0)));
+      return 0;
+    }
+  }
+  std::printf("NOT YET: no %s diagnosis %s %s %s opened since %lld\n", want.c_str(), scope.c_str(), subject.c_str(),
+              kind.c_str(), static_cast<long long>(since));
+  return 1;
+}
+
+int FirstSummary(int argc, char** argv) {
+  nlohmann::json diags, probes;
+  if (argc != 8 || !ReadJson(argv[2], &diags) || !ReadJson(argv[3], &probes)) return 2;
+  const std::string scope = argv[4], subject = argv[5], kind = argv[6];
+  const int64_t since = std::strtoll(argv[7], nullptr, 10);
+  const nlohmann::json rows = probes.value("probes", nlohmann::json::array());
+  for (const auto& d : diags.value("diagnoses", nlohmann::json::array())) {
+    if (Str(d, "scope") != scope || Str(d, "subject") != subject || Str(d, "kind") != kind) continue;
+    if (!d.value("open", false)) continue;
+    int64_t first = 0;
+    for (const auto& path : d.value("paths", nlohmann::json::array())) {
+      for (const auto& p : rows) {
+        if (Str(p, "src") != Str(path, "src") || Str(p, "dst") != Str(path, "dst") ||
+            Str(p, "transport") != Str(path, "transport"))
+          continue;
+        const int64_t end = Num(p, "interval_end_ms", 0);
+        if (end >= since && (first == 0 || end < first)) first = end;
+      }
+    }
+    std::printf("%lld\n", static_cast<long long>(first ? first : since));
+    return 0;
+  }
+  std::printf("no open diagnosis %s %s %s\n", scope.c_str(), subject.c_str(), kind.c_str());
+  return 1;
+}
+
+int NowMs() {
+  std::printf("%lld\n", static_cast<long long>(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                                   std::chrono::system_clock::now().time_since_epoch())
+                                                   .count()));
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -360,6 +431,9 @@ int main(int argc, char** argv) {
   if (cmd == "port") return PortState(argc, argv);
   if (cmd == "report-order") return ReportOrder(argc, argv);
   if (cmd == "no-event") return NoEvent(argc, argv);
+  if (cmd == "diagnosis") return Diagnosis(argc, argv);
+  if (cmd == "now-ms") return NowMs();
+  if (cmd == "first-summary") return FirstSummary(argc, argv);
   std::fprintf(stderr,
                "usage: rdmascope-labcheck inventory DEVINFO.txt PORTS.json DEV...\n"
                "       rdmascope-labcheck counter-grown BEFORE.json AFTER.json DEV PORT COUNTER MIN\n"
@@ -369,6 +443,9 @@ int main(int argc, char** argv) {
                "       rdmascope-labcheck rail PROBES.json SRC DST RAIL SINCE_MS clean|not-run\n"
                "       rdmascope-labcheck port PORTS.json NODE DEV PORT STATE\n"
                "       rdmascope-labcheck report-order DB NODE...\n"
-               "       rdmascope-labcheck no-event EVENTS.json KIND SINCE_MS\n");
+               "       rdmascope-labcheck no-event EVENTS.json KIND SINCE_MS\n"
+               "       rdmascope-labcheck diagnosis DIAGNOSES.json SCOPE SUBJECT KIND SINCE_MS open|closed\n"
+               "       rdmascope-labcheck first-summary DIAGNOSES.json PROBES.json SCOPE SUBJECT KIND SINCE_MS\n"
+               "       rdmascope-labcheck now-ms\n");
   return 2;
 }
