@@ -1,0 +1,100 @@
+#!/bin/bash
+# Lab test (issue 11), runs inside a VM with 6 rxe devices (LAB_NICS=6): the
+# diagnosis fault matrix on a six-node fleet in two groups (guest/faults.sh:
+# node-0..2 group a, node-3..5 group b, one agent per rxe device, reporting
+# every FLEET_INTERVAL s; the collector diagnoses every half interval).
+#
+# For each fault of FAULTS in turn: inject it, wait for the expected
+# diagnosis (scope + subject + kind) to open, clear the fault, wait for that
+# diagnosis to close and for no diagnosis to be open. Prints one row per
+# fault: injected, expected, verdict, intervals to verdict, intervals to
+# close. Intervals to verdict count from the first bad summary to the
+# diagnosis' opening; the first bad summary is taken as the earliest summary
+# ending after the injection on any path the diagnosis cites (no summary
+# showing the fault can be older), so the figure is never flattering; the
+# figure from the injection itself is printed too. Intervals to close count
+# from the moment the fault was cleared
+# (agent listening again, port ACTIVE again, qdisc gone) to the closing; both
+# are the collector's clock, which is this VM's. Fails unless every fault is
+# named correctly within VERDICT_INTERVALS (2) and closed within
+# CLOSE_INTERVALS (3).
+. /opt/rdmascope/lab/lab.sh
+FLEET_INTERVAL=${FLEET_INTERVAL:-4}
+. /opt/rdmascope/lab/fleet.sh
+. /opt/rdmascope/lab/faults.sh
+lab_require_bin rdmascope-collector rdmascope-agent rdmascope-labcheck rdmactl || exit 1
+set -- $LAB_DEVS
+[ $# -ge 6 ] || lab_fail "needs 6 rxe devices (LAB_NICS=6), have: $LAB_DEVS"
+cd "$FLEET_DIR" || exit 1
+
+VERDICT_INTERVALS=2
+CLOSE_INTERVALS=3
+INTERVAL_MS=$((FLEET_INTERVAL * 1000))
+
+fleet_start_collector || lab_fail "collector did not listen"
+NODES=()
+for i in 0 1 2 3 4 5; do
+  fault_start_agent "$i" || lab_fail "agent node-$i did not start"
+  NODES+=("node-$i")
+done
+t0=$(lab_uptime)
+lab_wait 180 "every node and pair in the API" fleet_all_pairs "${NODES[@]}" ||
+  { tail -n 30 pairs.txt collector.log; lab_fail "the 6-node fleet did not come up"; }
+echo "PASS fleet: 6 nodes in 2 groups (a: node-0..2, b: node-3..5), every pair probed after $(( $(lab_uptime) - t0 )) s"
+lab_wait 90 "no open diagnosis on the clean fleet" fault_none_open ||
+  { cat diagnose.txt; lab_fail "diagnoses open on the clean fleet"; }
+echo "PASS clean: no diagnosis open with every path healthy"
+# The VM's load with six agents, for reading a slow run.
+vm_load() { top -b -n 1 | head -n 14 | sed 's/^/   top| /'; }
+vm_load
+
+ratio() { awk -v d="$1" -v i="$INTERVAL_MS" 'BEGIN { printf "%.1f", d / i }'; }
+within() { awk -v v="$1" -v m="$2" 'BEGIN { exit !(v <= m) }'; }
+
+ROWS=() FAILED=0
+for f in $FAULTS; do
+  read -r scope subject kind <<< "$(fault_expect "$f")"
+  echo "== fault $f: $(fault_what "$f"); expect: $scope $subject $kind"
+  t_inj=$(rdmascope-labcheck now-ms)
+  fault_inject "$f" || lab_fail "could not inject $f"
+  verdict=none to_v=- to_c=- ok=1
+  if lab_wait 90 "$scope $subject $kind open" fault_diagnosis "$scope" "$subject" "$kind" "$t_inj" open; then
+    read -r _ _ opened < diag.txt
+    verdict="$scope $subject $kind"
+    fleet_get "/api/v1/probes?since=$t_inj&limit=100000" probes-since.json || lab_fail "GET /api/v1/probes"
+    first=$(rdmascope-labcheck first-summary diagnoses.json probes-since.json "$scope" "$subject" "$kind" "$t_inj") ||
+      lab_fail "first summary: $first"
+    to_v=$(ratio $((opened - first)))
+    within "$to_v" "$VERDICT_INTERVALS" || ok=0
+    echo "   opened $(ratio $((opened - t_inj))) intervals after the injection, $to_v after the first summary that can show it"
+  else
+    ok=0
+  fi
+  rdmactl diagnose --collector "$FLEET_API" 2>&1 | grep -v '^    evidence: counter' | sed -n '1,14p' | sed 's/^/   | /'
+  if [ "$verdict" = none ]; then
+    verdict=$(rdmactl diagnose --collector "$FLEET_API" 2>&1 | grep -m1 '^OPEN ' | sed 's/^OPEN *[a-z]* //; s/ since.*//; s/://')
+    verdict=${verdict:-none}
+  fi
+  fault_clear "$f" || lab_fail "could not clear $f"
+  t_clr=$(rdmascope-labcheck now-ms)
+  if [ "$verdict" != none ] && lab_wait 90 "$scope $subject $kind closed" fault_diagnosis "$scope" "$subject" "$kind" "$t_inj" closed; then
+    read -r _ _ _ closed < diag.txt
+    to_c=$(ratio $((closed - t_clr)))
+    within "$to_c" "$CLOSE_INTERVALS" || ok=0
+  else
+    ok=0
+  fi
+  lab_wait 90 "no diagnosis open after clearing $f" fault_none_open || { cat diagnose.txt; ok=0; }
+  [ $ok = 1 ] || { FAILED=$((FAILED + 1)); vm_load; }
+  ROWS+=("$(printf '%-11s %-34s %-34s %6s %6s  %s' "$f" "$scope $subject $kind" "$verdict" "$to_v" "$to_c" \
+    "$([ $ok = 1 ] && echo ok || echo FAIL)")")
+  echo "${ROWS[-1]}"
+done
+
+echo
+echo "fault matrix: interval $FLEET_INTERVAL s; verdict within $VERDICT_INTERVALS intervals of the first bad summary, close within $CLOSE_INTERVALS of the clear"
+printf '%-11s %-34s %-34s %6s %6s  %s\n' injected expected verdict "open" "close" result
+for r in "${ROWS[@]}"; do echo "$r"; done
+fleet_stop
+[ "$FAILED" = 0 ] || lab_fail "fault matrix: $FAILED of ${#ROWS[@]} faults not named or closed in time"
+echo "PASS fault matrix: ${#ROWS[@]} of ${#ROWS[@]} faults named correctly, opened and closed within bounds"
