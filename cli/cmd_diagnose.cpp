@@ -55,6 +55,8 @@ std::string Evidence(const json& e) {
     if (e.contains("as_src")) s += ", as source " + Str(e["as_src"]);
     if (e.contains("as_dst")) s += ", as destination " + Str(e["as_dst"]);
     if (e.contains("across")) s += ", across the link " + Str(e["across"]);
+    if (e.contains("voted_on"))
+      s += ", decided on its " + Str(e["voted_on"]) + " paths (the other transport hides or lacks the fault)";
     if (e.contains("peer_groups")) {
       std::string groups;
       for (const json& g : e["peer_groups"]) groups += (groups.empty() ? "" : ", ") + Str(g);

@@ -1,5 +1,6 @@
 // Diagnose(): the voting over path elements (rules in diagnosis.h).
 #include <algorithm>
+#include <array>
 #include <set>
 
 #include "collector/diagnosis.h"
@@ -21,7 +22,8 @@ struct Candidate {
   std::string scope, subject, node, device;
   double share = 0;
   int priority = 0;  // higher wins a tie of shares
-  const Tally* tally = nullptr;
+  const Tally* tally = nullptr;  // the element over the paths of every transport
+  const char* transport = "";    // the transport whose paths gave the share ("": all)
 };
 
 std::string Ratio(int64_t bad, int64_t total) { return std::to_string(bad) + "/" + std::to_string(total); }
@@ -141,9 +143,18 @@ class Vote {
     }
   }
 
-  // 3. One round of the vote; false when no element qualifies.
+  // 3. One round of the vote; false when no element qualifies. Elements are
+  // tallied over all paths and over each transport alone: RC retransmits
+  // what a lossy element drops, so its loss may show only on the UD paths —
+  // all of them — while its RC paths stay clean. The share that decides is
+  // the best of the three; the evidence and the paths explained are the
+  // element's bad paths of every transport.
   bool VoteOnce() {
-    std::map<std::string, Tally> hosts, nics, links;
+    struct Tallies {
+      std::map<std::string, Tally> hosts, nics, links;
+    };
+    static const char* const kTransports[] = {"", "ud", "rc"};  // "": all
+    std::array<Tallies, 3> by;
     std::map<std::string, std::set<std::string>> devices;  // node -> devices seen in paths
     for (size_t i = 0; i < Paths().size(); ++i) {
       const PathSummary& p = Paths()[i];
@@ -158,30 +169,33 @@ class Vote {
         t.bad_peer_groups.insert(f_.GroupOf(peer));
         t.bad.push_back(i);
       };
-      count(hosts[p.src], true, p.dst);
-      count(hosts[p.dst], false, p.src);
-      if (!p.src_device.empty()) {
-        devices[p.src].insert(p.src_device);
-        count(nics[p.src + "/" + p.src_device], true, p.dst);
-      }
-      if (!p.dst_device.empty()) {
-        devices[p.dst].insert(p.dst_device);
-        count(nics[p.dst + "/" + p.dst_device], false, p.src);
-      }
+      if (!p.src_device.empty()) devices[p.src].insert(p.src_device);
+      if (!p.dst_device.empty()) devices[p.dst].insert(p.dst_device);
       const std::string ga = f_.GroupOf(p.src), gb = f_.GroupOf(p.dst);
-      if (ga != gb) {
-        Tally& t = links[LinkName(ga, gb)];
-        ++t.total;
-        if (bad) {
-          ++t.src_bad;
-          t.bad.push_back(i);
+      for (size_t k = 0; k < by.size(); ++k) {
+        if (k > 0 && p.transport != kTransports[k]) continue;
+        Tallies& t = by[k];
+        count(t.hosts[p.src], true, p.dst);
+        count(t.hosts[p.dst], false, p.src);
+        if (!p.src_device.empty()) count(t.nics[p.src + "/" + p.src_device], true, p.dst);
+        if (!p.dst_device.empty()) count(t.nics[p.dst + "/" + p.dst_device], false, p.src);
+        if (ga != gb) {
+          Tally& l = t.links[LinkName(ga, gb)];
+          ++l.total;
+          if (bad) {
+            ++l.src_bad;
+            l.bad.push_back(i);
+          }
         }
       }
     }
 
     std::vector<Candidate> cands;
+    // The share of one element over the paths of one transport (or all);
+    // the candidate carries the element's tally over all paths.
     auto endpoint = [&](const std::string& scope, const std::string& subject, const std::string& node,
-                        const std::string& device, const Tally& t, int priority) {
+                        const std::string& device, const Tally& t, const Tally& all, int priority,
+                        const char* transport) {
       if (t.src_bad + t.dst_bad < o_.min_bad_paths || t.dst_total == 0) return;
       auto n = f_.node.find(node);
       const bool silent = (n != f_.node.end() && n->second->silent) || t.src_total == 0;
@@ -191,18 +205,21 @@ class Vote {
       if (share < o_.min_share) return;
       const bool spread = groups_.size() > 1 ? t.bad_peer_groups.size() > 1 : t.bad_peers.size() > 1;
       if (!spread) return;
-      cands.push_back({scope, subject, node, device, share, priority, &t});
+      cands.push_back({scope, subject, node, device, share, priority, &all, transport});
     };
-    for (const auto& [node, t] : hosts) endpoint("host", node, node, "", t, 3);
-    for (const auto& [nic, t] : nics) {
-      std::string node = nic.substr(0, nic.find('/'));
-      if (devices[node].size() < 2) continue;  // one NIC: host and NIC are the same evidence
-      endpoint("nic", nic, node, nic.substr(nic.find('/') + 1), t, 2);
-    }
-    for (const auto& [link, t] : links) {
-      if (t.src_bad < o_.min_bad_paths) continue;
-      double share = static_cast<double>(t.src_bad) / static_cast<double>(t.total);
-      if (share >= o_.min_share) cands.push_back({"group_link", link, "", "", share, 1, &t});
+    for (size_t k = 0; k < by.size(); ++k) {
+      const Tallies& t = by[k];
+      for (const auto& [node, h] : t.hosts) endpoint("host", node, node, "", h, by[0].hosts.at(node), 3, kTransports[k]);
+      for (const auto& [nic, h] : t.nics) {
+        std::string node = nic.substr(0, nic.find('/'));
+        if (devices[node].size() < 2) continue;  // one NIC: host and NIC are the same evidence
+        endpoint("nic", nic, node, nic.substr(nic.find('/') + 1), h, by[0].nics.at(nic), 2, kTransports[k]);
+      }
+      for (const auto& [link, l] : t.links) {
+        if (l.src_bad < o_.min_bad_paths) continue;
+        double share = static_cast<double>(l.src_bad) / static_cast<double>(l.total);
+        if (share >= o_.min_share) cands.push_back({"group_link", link, "", "", share, 1, &by[0].links.at(link), kTransports[k]});
+      }
     }
     if (cands.empty()) return false;
     const Candidate* best = &cands.front();
@@ -215,6 +232,7 @@ class Vote {
     v.subject = best->subject;
     v.confidence = best->share;
     json vote = {{"element", best->scope}};
+    if (*best->transport) vote["voted_on"] = best->transport;
     if (best->scope == "group_link") {
       vote["across"] = Ratio(t.src_bad, t.total);
     } else {

@@ -52,6 +52,16 @@ Fleet Build(int nodes, int groups, int cross = 4) {
   return f;
 }
 
+// Every path probed over UD too (the same pairs, clean).
+void AddUd(Fleet& f) {
+  const size_t n = f.in.paths.size();
+  for (size_t i = 0; i < n; ++i) {
+    PathSummary p = f.in.paths[i];
+    p.transport = "ud";
+    f.in.paths.push_back(p);
+  }
+}
+
 void Lose(PathSummary& p, double ratio) {
   p.lost = static_cast<int64_t>(p.sent * ratio);
   p.received = p.sent - p.lost;
@@ -152,6 +162,42 @@ TEST(DiagnosisVote, OneBadGroupLinkAmong20Groups) {
   BadLink(f, "g3", "g11");
   auto vs = Diagnose(f.in);
   ExpectExactly(vs, {{"group_link", "g11<->g3", "loss"}});
+}
+
+// RC retransmits what a lossy NIC drops: only the node's UD paths lose
+// probes, every one of them, and that alone names the node.
+TEST(DiagnosisVote, LossOnlyOnUdPathsStillNamesTheNode) {
+  Fleet f = Build(60, 3);
+  AddUd(f);
+  for (PathSummary& p : f.in.paths)
+    if (p.transport == "ud" && (p.src == "n7" || p.dst == "n7")) Lose(p, 0.3);
+  auto vs = Diagnose(f.in);
+  ExpectExactly(vs, {{"host", "n7", "loss"}});
+  const Verdict* v = Find(vs, "host");
+  ASSERT_NE(v, nullptr);
+  bool voted_ud = false;
+  for (const auto& e : v->evidence) voted_ud = voted_ud || (e["what"] == "paths" && e.value("voted_on", "") == "ud");
+  EXPECT_TRUE(voted_ud) << v->evidence.dump();
+}
+
+TEST(DiagnosisVote, LossOnlyOnUdPathsAcrossGroupsNamesTheLink) {
+  Fleet f = Build(60, 3);
+  AddUd(f);
+  for (PathSummary& p : f.in.paths) {
+    const std::string &a = f.group[p.src], &b = f.group[p.dst];
+    if (p.transport == "ud" && ((a == "g0" && b == "g2") || (a == "g2" && b == "g0"))) Lose(p, 0.3);
+  }
+  ExpectExactly(Diagnose(f.in), {{"group_link", "g0<->g2", "loss"}});
+}
+
+// Half of one node's UD paths bad is not a verdict on any transport.
+TEST(DiagnosisVote, HalfOfOneTransportIsNoVerdict) {
+  Fleet f = Build(60, 3);
+  AddUd(f);
+  int k = 0;
+  for (PathSummary& p : f.in.paths)
+    if (p.transport == "ud" && (p.src == "n7" || p.dst == "n7") && (k++ % 2 == 0)) Lose(p, 0.3);
+  for (const Verdict& v : Diagnose(f.in)) EXPECT_NE(v.subject, "n7") << v.Key();
 }
 
 TEST(DiagnosisVote, TwoSimultaneousFaults) {

@@ -33,6 +33,7 @@ export function evidenceText(e) {
       if (e.as_src) parts.push(`as source ${e.as_src}`);
       if (e.as_dst) parts.push(`as destination ${e.as_dst}`);
       if (e.across) parts.push(`across the link ${e.across}`);
+      if (e.voted_on) parts.push(`decided on its ${e.voted_on} paths (the other transport hides or lacks the fault)`);
       if (e.peer_groups && e.peer_groups.length) parts.push(`peers in group(s) ${e.peer_groups.join(', ')}`);
       if (e.wc_status) parts.push(errorText(e.wc_status));
       if (e.median_loss_ratio) parts.push(`median loss ${(100 * e.median_loss_ratio).toFixed(1)} %`);
