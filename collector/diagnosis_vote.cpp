@@ -111,13 +111,15 @@ class Vote {
     }
   }
 
-  // 2. A responder that makes its inbound paths fail with rnr / access.
+  // 2. A responder that makes its inbound paths fail with rnr / access. The
+  // share counts the inbound paths of the transport that failed (these are
+  // RC statuses: the node's UD echo may well be fine).
   void Responders(PathKind kind) {
-    std::map<std::string, Tally> in;
+    std::map<std::pair<std::string, std::string>, Tally> in;  // (dst, transport)
     for (size_t i = 0; i < Paths().size(); ++i) {
       const PathSummary& p = Paths()[i];
       if (!Measured(p)) continue;
-      Tally& t = in[p.dst];
+      Tally& t = in[{p.dst, p.transport}];
       ++t.dst_total;
       if (open_.count(i) && f_.kind[i] == kind) {
         ++t.dst_bad;
@@ -125,16 +127,18 @@ class Vote {
         t.bad.push_back(i);
       }
     }
-    for (const auto& [node, t] : in) {
+    std::set<std::string> named;
+    for (const auto& [key, t] : in) {
+      const std::string& node = key.first;
       double share = static_cast<double>(t.dst_bad) / static_cast<double>(t.dst_total);
-      if (t.dst_bad < o_.min_bad_paths || share < o_.min_share) continue;
+      if (t.dst_bad < o_.min_bad_paths || share < o_.min_share || !named.insert(node).second) continue;
       Verdict v;
       v.scope = "host";
       v.subject = node;
       v.kind = KindName(kind);
       v.confidence = share;
       AddPathEvidence(f_, t.bad, {{"element", "responder"}, {"as_dst", Ratio(t.dst_bad, t.dst_total)},
-                                  {"sources", t.bad_peers.size()}},
+                                  {"sources", t.bad_peers.size()}, {"voted_on", key.second}},
                       o_, &v);
       AddCounterEvidence(f_, node, "", &v);
       Finish(f_, t.bad, o_, &v);

@@ -190,6 +190,16 @@ TEST(DiagnosisVote, LossOnlyOnUdPathsAcrossGroupsNamesTheLink) {
   ExpectExactly(Diagnose(f.in), {{"group_link", "g0<->g2", "loss"}});
 }
 
+// RNR is an RC status: the node's UD echo still answers, and its RC inbound
+// paths alone name its application.
+TEST(DiagnosisVote, RnrWithCleanUdPathsIsStillTheApplication) {
+  Fleet f = Build(60, 3);
+  AddUd(f);
+  for (PathSummary& p : f.in.paths)
+    if (p.transport == "rc" && p.dst == "n11") Fails(p, "RNR_RETRY_EXC_ERR");
+  ExpectExactly(Diagnose(f.in), {{"host", "n11", "rnr"}});
+}
+
 // Half of one node's UD paths bad is not a verdict on any transport.
 TEST(DiagnosisVote, HalfOfOneTransportIsNoVerdict) {
   Fleet f = Build(60, 3);
