@@ -47,6 +47,7 @@ struct ProbeScheduler::Worker {
   std::unique_ptr<UdSession> ud;
   std::unique_ptr<RcProber> rc;
   bool refresh_ud = false;  // ask for the UD endpoint again before the next UD run
+  uint64_t start_delay_ms = 0;  // before the first round (staggered starts)
   std::thread thread;
 };
 
@@ -162,7 +163,10 @@ void ProbeScheduler::Reconcile() {
   cv_.notify_all();
   for (auto& w : retired)
     if (w->thread.joinable()) w->thread.join();
-  // Start one for each new target, up to the bound.
+  // Start one for each new target, up to the bound. New workers start
+  // staggered over half an interval, so a rail's probes do not leave in bursts.
+  size_t fresh = 0, fresh_total = 0;
+  for (const auto& t : opts_.targets) fresh_total += workers_.count(t.name) ? 0 : 1;
   for (const auto& t : opts_.targets) {
     if (stop_.load()) break;
     if (workers_.count(t.name)) continue;
@@ -173,6 +177,7 @@ void ProbeScheduler::Reconcile() {
     }
     auto w = std::make_unique<Worker>();
     w->target = t;
+    w->start_delay_ms = opts_.interval_ms / 2 * fresh++ / std::max<size_t>(1, fresh_total);
     Worker* raw = w.get();
     w->thread = std::thread([this, raw] { WorkerLoop(*raw); });
     workers_[t.name] = std::move(w);
@@ -194,7 +199,11 @@ void ProbeScheduler::Loop() {
 }
 
 void ProbeScheduler::WorkerLoop(Worker& w) {
-  auto next = std::chrono::steady_clock::now();
+  auto next = std::chrono::steady_clock::now() + std::chrono::milliseconds(w.start_delay_ms);
+  {
+    std::unique_lock<std::mutex> lock(mu_);
+    cv_.wait_until(lock, next, [this, &w] { return stop_.load() || w.stop.load(); });
+  }
   while (!w.stop.load() && !stop_.load()) {
     Round(w);
     next += std::chrono::milliseconds(opts_.interval_ms);

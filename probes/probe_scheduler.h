@@ -5,8 +5,8 @@
 // Contract: Start() validates the options and starts one thread that keeps
 // the target list (refresh_targets, once an interval) and one worker thread
 // per target (at most kMaxTargets; targets past that get a CONNECT error
-// entry each interval instead). Each worker runs, every `interval_ms` from
-// its start, `count` UD probes then `count` RC probes to its own target,
+// entry each interval instead). Workers started together start staggered
+// over half an interval; each then runs, every `interval_ms`, `count` UD probes then `count` RC probes to its own target,
 // so a slow or dead target delays only its own rounds, never another
 // target's (a round that overruns delays that worker's next one). The
 // rail's device context and PD (RailDevice) are shared by all workers; each

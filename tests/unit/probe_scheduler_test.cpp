@@ -3,6 +3,7 @@
 // (a fake round per target), so no RDMA device is needed.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <map>
@@ -20,6 +21,7 @@ using Clock = std::chrono::steady_clock;
 struct Fake {
   std::mutex mu;
   std::map<std::string, int> rounds;  // rounds started, per target
+  std::map<std::string, Clock::time_point> first;  // when each target's first round started
   std::atomic<int> running{0};
   std::atomic<int> max_running{0};
   std::atomic<int> stopped_seen{0};  // hanging rounds that ended because of their stop flag
@@ -28,7 +30,7 @@ struct Fake {
   std::vector<nlohmann::json> Round(const ProbeTarget& t, const std::atomic<bool>& stop) {
     {
       std::lock_guard<std::mutex> lock(mu);
-      ++rounds[t.name];
+      if (rounds[t.name]++ == 0) first[t.name] = Clock::now();
     }
     int now = ++running;
     for (int m = max_running.load(); now > m && !max_running.compare_exchange_weak(m, now);) {}
@@ -89,6 +91,14 @@ TEST(ProbeSchedulerConcurrency, AHangingTargetCostsTheOthersNothing) {
   EXPECT_LT(took, 5 * int64_t(interval_ms) + 1000) << "6 rounds of the live targets took " << took << " ms";
   EXPECT_EQ(fake.RoundsOf("t2"), 1);  // still inside its first round
   EXPECT_GE(fake.max_running.load(), 2);
+  {
+    // Started together, the 5 workers start staggered over half an interval
+    // (0, 10, ..., 40 ms here), not in one burst.
+    std::lock_guard<std::mutex> lock(fake.mu);
+    auto [lo, hi] = std::minmax_element(fake.first.begin(), fake.first.end(),
+                                        [](const auto& a, const auto& b) { return a.second < b.second; });
+    EXPECT_GE(std::chrono::duration_cast<std::chrono::milliseconds>(hi->second - lo->second).count(), 30);
+  }
   auto entries = (*s)->Collect();
   std::map<std::string, int> by_target;
   for (const auto& e : entries) {
