@@ -1,5 +1,9 @@
 #include "probes/rail_device.h"
 
+#include <cstring>
+
+#include "probes/probe_clock.h"
+
 namespace rdmascope::probes {
 
 Result<std::shared_ptr<RailDevice>> OpenRailDevice(const std::string& device, int port,
@@ -19,10 +23,20 @@ Result<std::shared_ptr<RailDevice>> OpenRailDevice(const std::string& device, in
 
 Result<std::shared_ptr<RailDevice>> RailDeviceSlot::Acquire() {
   std::lock_guard<std::mutex> lock(mu_);
-  if (current_) return current_;
+  const uint64_t now = NowNs();
+  if (current_) {
+    if (now - checked_ns_ < 1000000000ull) return current_;
+    checked_ns_ = now;
+    auto again = DescribePort(current_->ctx.get(), device_, port_, gid_index_);
+    if (again.ok() && again->gid_index == current_->local.gid_index &&
+        std::memcmp(again->gid.raw, current_->local.gid.raw, sizeof(again->gid.raw)) == 0)
+      return current_;
+    current_.reset();  // the port's address changed, or it is not usable: open it afresh
+  }
   auto d = OpenRailDevice(device_, port_, gid_index_);
   if (!d.ok()) return d.status();
   current_ = *d;
+  checked_ns_ = now;
   return current_;
 }
 

@@ -8,6 +8,7 @@
 // error the owner of the rail drops it and opens a new one (RailDeviceSlot).
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -31,7 +32,11 @@ Result<std::shared_ptr<RailDevice>> OpenRailDevice(const std::string& device, in
 // One rail's current RailDevice, shared by the rail's probers (thread-safe).
 // Acquire() opens it on first use and after Invalidate(); Invalidate(d) drops
 // `d` only if it is still the current one, so a late report about an old
-// device does not throw away a fresh one.
+// device does not throw away a fresh one. At most once a second Acquire()
+// also describes the port again and opens a new RailDevice when the chosen
+// GID changed (RoCE GIDs follow the netdev's addresses: after a link flap the
+// IPv4-mapped one comes back a little after the port is ACTIVE) or the port
+// cannot be described any more; holders then rebuild on the new one.
 class RailDeviceSlot {
  public:
   RailDeviceSlot(std::string device, int port, std::optional<int> gid_index)
@@ -45,6 +50,7 @@ class RailDeviceSlot {
   const std::optional<int> gid_index_;
   std::mutex mu_;
   std::shared_ptr<RailDevice> current_;
+  uint64_t checked_ns_ = 0;  // when current_'s port was last described
 };
 
 }  // namespace rdmascope::probes
