@@ -57,7 +57,7 @@ cat counts.txt
 echo "PASS all-targets: 5 targets with full UD and RC summaries $(( $(lab_uptime) - t0 )) s after the prober started"
 
 echo "== 2. SIGSTOP $STOPPED's agent"
-live=$(echo $TARGETS | tr ' ' '\n' | grep -vx "$STOPPED" | tr '\n' ' ')
+live=$(echo "$TARGETS" | tr ' ' '\n' | grep -vx "$STOPPED" | tr '\n' ' ')
 eval "stopped_pid=\$PID_$STOPPED"
 since=$(wall_ms)
 t0=$(lab_uptime)
