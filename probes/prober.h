@@ -6,7 +6,7 @@
 // for its completions; silence counts as loss (UD) or as a PROBE_DEADLINE
 // error (RC). Setup failures (device, port, first contact with the target)
 // return an error; failures during the run are recorded in ProbeRun::errors,
-// and RC reconnects with exponential back-off (Backoff defaults).
+// and RC reconnects with jittered exponential back-off (ReconnectBackoff, backoff.h).
 #pragma once
 
 #include <atomic>

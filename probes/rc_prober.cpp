@@ -1,7 +1,7 @@
 // RC prober: one RC connection to the target; each probe is a SEND/RECV
 // ping-pong and (optionally) an RDMA READ of the target's read-only buffer.
 // After a failure or a missed deadline the connection is torn down and
-// rebuilt with exponential back-off. `reconnects` counts rebuilds after
+// rebuilt with jittered exponential back-off. `reconnects` counts rebuilds after
 // failures only.
 #include "probes/rc_prober.h"
 
@@ -13,16 +13,14 @@ namespace rdmascope::probes {
 Result<std::unique_ptr<RcProber>> RcProber::Open(const ProberOptions& o) {
   Status s = ValidateTuning(o.tuning);
   if (!s.ok()) return s;
+  auto dev = OpenRailDevice(o.device, o.port, o.gid_index);
+  if (!dev.ok()) return dev.status();
+  return Open(std::move(dev).value());
+}
+
+std::unique_ptr<RcProber> RcProber::Open(std::shared_ptr<RailDevice> dev) {
   std::unique_ptr<RcProber> p(new RcProber());
-  auto ctx = OpenDevice(o.device);
-  if (!ctx.ok()) return ctx.status();
-  p->ctx_ = std::move(ctx).value();
-  auto local = DescribePort(p->ctx_.get(), o.device, o.port, o.gid_index);
-  if (!local.ok()) return local.status();
-  p->local_ = *local;
-  auto pd = AllocPd(p->ctx_.get());
-  if (!pd.ok()) return pd.status();
-  p->pd_ = std::move(pd).value();
+  p->dev_ = std::move(dev);
   return p;
 }
 
@@ -32,7 +30,7 @@ Result<ProbeRun> RcProber::Run(const ProberOptions& o, bool fail_if_unreachable)
   ProbeRun run;
   run.start_wall_ms = WallMs();
   run.transport = "rc";
-  run.local = local_;
+  run.local = dev_->local;
   run.target = target_;
   const uint64_t run_end = NowNs() + o.max_duration_ms * 1000000ull;
   const uint64_t timeout_ns = o.timeout_ms * 1000000ull;
@@ -48,7 +46,7 @@ Result<ProbeRun> RcProber::Run(const ProberOptions& o, bool fail_if_unreachable)
         SleepUntil(std::min(next_connect_ns_, run_end), o.stop);
         continue;
       }
-      auto p = RcPeer::Connect(ctx_.get(), pd_.get(), local_, o, &target_);
+      auto p = RcPeer::Connect(dev_->ctx.get(), dev_->pd.get(), dev_->local, o, &target_);
       if (!p.ok()) {
         if (!ever_connected_ && fail_if_unreachable) return p.status();
         RecordError(run, o, ConnectFailure(p.status().message()));

@@ -2,11 +2,14 @@
 // target interval after interval on the same RC QP, and rebuilds it (with
 // exponential back-off) only after a failure.
 //
-// Contract: Open() prepares device, port and PD and does not connect.
+// Contract: Open() prepares device, port and PD (or shares the rail's
+// RailDevice) and does not connect.
 // Run() sends opts.count probes (or stops at opts.stop / max_duration_ms),
 // connecting first when needed; a connect that fails is recorded as a
 // CONNECT error, except that with `fail_if_unreachable` a failure before the
-// first successful connect ends the run with that error. The destructor tears
+// first successful connect ends the run with that error. Reconnects follow
+// ReconnectBackoff() (jittered, so a fleet does not reconnect in lock-step).
+// The destructor tears
 // the connection down (which also frees the responder's QP).
 #pragma once
 
@@ -15,6 +18,7 @@
 #include "common/status.h"
 #include "probes/backoff.h"
 #include "probes/prober.h"
+#include "probes/rail_device.h"
 #include "probes/verbs_resources.h"
 
 namespace rdmascope::probes {
@@ -24,6 +28,8 @@ class RcPeer;
 class RcProber {
  public:
   static Result<std::unique_ptr<RcProber>> Open(const ProberOptions& opts);
+  static std::unique_ptr<RcProber> Open(std::shared_ptr<RailDevice> dev);
+  const std::shared_ptr<RailDevice>& device() const { return dev_; }
   ~RcProber();
 
   Result<ProbeRun> Run(const ProberOptions& opts, bool fail_if_unreachable);
@@ -31,12 +37,10 @@ class RcProber {
  private:
   RcProber() = default;
 
-  ContextPtr ctx_;
-  PdPtr pd_;
-  LocalPort local_;
+  std::shared_ptr<RailDevice> dev_;
   UdEndpointInfo target_;
-  Backoff backoff_;
-  std::unique_ptr<RcPeer> peer_;  // declared last: destroyed before pd_ and ctx_
+  Backoff backoff_ = ReconnectBackoff();
+  std::unique_ptr<RcPeer> peer_;  // declared last: destroyed before dev_
   bool ever_connected_ = false;
   uint64_t next_connect_ns_ = 0;
   uint64_t seq_ = 0;

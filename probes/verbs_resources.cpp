@@ -83,6 +83,17 @@ Result<Buffer> Buffer::Make(ibv_pd* pd, size_t size, int access, const uint64_t*
   return b;
 }
 
+Status PostRecvSlot(ibv_qp* qp, const Buffer& buf, uint32_t slot, size_t slot_bytes, const std::string& who) {
+  ibv_sge sge{buf.addr() + uint64_t(slot) * slot_bytes, uint32_t(slot_bytes), buf.lkey()};
+  ibv_recv_wr wr{};
+  wr.wr_id = slot;
+  wr.sg_list = &sge;
+  wr.num_sge = 1;
+  ibv_recv_wr* bad = nullptr;
+  int rc = ibv_post_recv(qp, &wr, &bad);
+  return rc ? ErrnoStatus("ibv_post_recv", rc, who) : Status::Ok();
+}
+
 Result<AhPtr> CreateAh(ibv_pd* pd, ibv_ah_attr* attr) {
   errno = 0;
   ibv_ah* ah = ibv_create_ah(pd, attr);

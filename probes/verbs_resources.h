@@ -67,6 +67,10 @@ class Buffer {
 
 Result<AhPtr> CreateAh(ibv_pd* pd, ibv_ah_attr* attr);
 
+// Posts one receive of slot `slot` of `buf` (slots of `slot_bytes` each,
+// wr_id = slot) on `qp`; the error names ibv_post_recv and `who`.
+Status PostRecvSlot(ibv_qp* qp, const Buffer& buf, uint32_t slot, size_t slot_bytes, const std::string& who = "");
+
 // Creates a QP with send and receive completions on `send_cq` / `recv_cq`.
 Result<QpPtr> CreateQp(ibv_pd* pd, ibv_cq* send_cq, ibv_cq* recv_cq, ibv_qp_type type,
                        uint32_t max_send_wr, uint32_t max_recv_wr);

@@ -39,15 +39,25 @@
 //       that time, or SINCE_MS when it cites no path, epoch ms
 //   rdmascope-labcheck now-ms
 //       this machine's clock (the collector's, in the VM), epoch ms
+//   rdmascope-labcheck target-counts PROBES.json|SPOOL_DIR SRC SINCE_MS COUNT ROUNDS DEAD|- LIVE...
+//       /api/v1/probes (or the reports spooled in an agent's SPOOL_DIR),
+//       SRC's summaries ending at or after SINCE_MS: every
+//       LIVE target has at least ROUNDS UD and ROUNDS RC summaries and each
+//       one is full (sent COUNT, received COUNT, no errors); DEAD (unless
+//       "-") has a UD summary with loss and an RC summary with an error or
+//       loss. Prints every target's sent/received per summary, oldest first.
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <optional>
 #include <fstream>
 #include <map>
 #include <sstream>
+#include <vector>
 
 #include "tests/labcheck/inventory_crosscheck.h"
 #include "tests/labcheck/report_ids.h"
@@ -418,6 +428,79 @@ int NowMs() {
   return 0;
 }
 
+// The probe entries of every report spooled in `dir`, as /api/v1/probes rows
+// (src, dst, transport, sent, received, error_count, interval_end_ms).
+nlohmann::json SpooledProbeRows(const std::string& dir) {
+  nlohmann::json rows = nlohmann::json::array();
+  std::error_code ec;
+  for (const auto& f : std::filesystem::directory_iterator(dir, ec)) {
+    if (f.path().extension() != ".json" || f.path().filename() == "last-corrupt.json") continue;
+    nlohmann::json report;
+    if (!ReadJson(f.path().string(), &report) || !report.is_object()) continue;
+    for (const auto& e : report.value("probes", nlohmann::json::array())) {
+      const nlohmann::json summary = e.value("summary", nlohmann::json::object());
+      rows.push_back({{"src", report.value("node", "")},
+                      {"dst", e.value("target", "")},
+                      {"transport", e.value("transport", "")},
+                      {"sent", summary.value("sent", -1)},
+                      {"received", summary.value("received", -1)},
+                      {"error_count", e.value("errors", nlohmann::json::array()).size()},
+                      {"interval_end_ms", int64_t(e.value("interval_end_ms", 0.0))}});
+    }
+  }
+  return nlohmann::json{{"probes", rows}};
+}
+
+int TargetCounts(int argc, char** argv) {
+  nlohmann::json probes;
+  if (argc < 9) return 2;
+  std::error_code ec;
+  if (std::filesystem::is_directory(argv[2], ec)) {
+    probes = SpooledProbeRows(argv[2]);
+  } else if (!ReadJson(argv[2], &probes)) {
+    return 2;
+  }
+  const std::string src = argv[3], dead = argv[7];
+  const int64_t since = std::strtoll(argv[4], nullptr, 10);
+  const int64_t count = std::strtoll(argv[5], nullptr, 10);
+  const size_t rounds = std::strtoull(argv[6], nullptr, 10);
+  std::vector<std::string> targets(argv + 8, argv + argc);
+  if (dead != "-") targets.push_back(dead);
+  const nlohmann::json rows = probes.value("probes", nlohmann::json::array());
+  int bad = 0;
+  for (const auto& dst : targets) {
+    for (const char* transport : {"ud", "rc"}) {
+      std::vector<const nlohmann::json*> mine;
+      for (const auto& p : rows)
+        if (Str(p, "src") == src && Str(p, "dst") == dst && Str(p, "transport") == transport &&
+            Num(p, "interval_end_ms", 0) >= since)
+          mine.push_back(&p);
+      std::sort(mine.begin(), mine.end(), [](const nlohmann::json* a, const nlohmann::json* b) {
+        return Num(*a, "interval_end_ms", 0) < Num(*b, "interval_end_ms", 0);
+      });
+      std::string list;
+      size_t full = 0, failing = 0;
+      for (const nlohmann::json* p : mine) {
+        const int64_t sent = Num(*p, "sent", -1), recv = Num(*p, "received", -1), errs = Num(*p, "error_count", 0);
+        list += " " + std::to_string(sent) + "/" + std::to_string(recv) + (errs ? "e" + std::to_string(errs) : "");
+        full += (sent == count && recv == count && errs == 0) ? 1 : 0;
+        failing += (recv < sent || errs > 0 || sent == 0) ? 1 : 0;
+      }
+      bool good;
+      if (dst == dead) {
+        good = failing > 0;
+      } else {
+        good = mine.size() >= rounds && full == mine.size();
+      }
+      bad += good ? 0 : 1;
+      std::printf("%s %s %s %s->%s: %zu summaries, %zu full, %zu with loss or errors; sent/received:%s\n",
+                  good ? "OK" : "NOT YET", dst == dead ? "stopped" : "live", transport, src.c_str(), dst.c_str(),
+                  mine.size(), full, failing, list.c_str());
+    }
+  }
+  return bad == 0 ? 0 : 1;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -434,6 +517,7 @@ int main(int argc, char** argv) {
   if (cmd == "diagnosis") return Diagnosis(argc, argv);
   if (cmd == "now-ms") return NowMs();
   if (cmd == "first-summary") return FirstSummary(argc, argv);
+  if (cmd == "target-counts") return TargetCounts(argc, argv);
   std::fprintf(stderr,
                "usage: rdmascope-labcheck inventory DEVINFO.txt PORTS.json DEV...\n"
                "       rdmascope-labcheck counter-grown BEFORE.json AFTER.json DEV PORT COUNTER MIN\n"
@@ -446,6 +530,7 @@ int main(int argc, char** argv) {
                "       rdmascope-labcheck no-event EVENTS.json KIND SINCE_MS\n"
                "       rdmascope-labcheck diagnosis DIAGNOSES.json SCOPE SUBJECT KIND SINCE_MS open|closed\n"
                "       rdmascope-labcheck first-summary DIAGNOSES.json PROBES.json SCOPE SUBJECT KIND SINCE_MS\n"
-               "       rdmascope-labcheck now-ms\n");
+               "       rdmascope-labcheck now-ms\n"
+               "       rdmascope-labcheck target-counts PROBES.json|SPOOL_DIR SRC SINCE_MS COUNT ROUNDS DEAD|- LIVE...\n");
   return 2;
 }

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <set>
 
 #include "probes/backoff.h"
 #include "probes/latency_summary.h"
@@ -101,6 +102,28 @@ TEST(Backoff, DegenerateParametersStayBounded) {
   Backoff huge(1000, UINT64_MAX, 2);
   for (int i = 0; i < 100; ++i) huge.NextDelayMs();  // no overflow past the cap
   EXPECT_GE(huge.NextDelayMs(), 1000u);
+}
+
+TEST(Backoff, JitterStaysWithinItsStepAndSpreadsAFleet) {
+  // Each delay lies in [50 %, 100 %] of its deterministic step.
+  Backoff b(50, 2000, 2, 0.5, 7);
+  const uint64_t steps[] = {50, 100, 200, 400, 800, 1600, 2000, 2000};
+  for (uint64_t step : steps) {
+    const uint64_t d = b.NextDelayMs();
+    EXPECT_GE(d, step / 2) << "step " << step;
+    EXPECT_LE(d, step) << "step " << step;
+  }
+  // 100 probers that lost the same target at once: their first reconnects
+  // at the capped step do not all land on the same millisecond.
+  std::set<uint64_t> firsts;
+  for (uint64_t seed = 1; seed <= 100; ++seed) {
+    Backoff f(2000, 2000, 2, 0.5, seed);
+    firsts.insert(f.NextDelayMs());
+  }
+  EXPECT_GT(firsts.size(), 50u);
+  // Same seed, same schedule: reproducible.
+  Backoff x(50, 2000, 2, 0.5, 42), y(50, 2000, 2, 0.5, 42);
+  for (int i = 0; i < 10; ++i) EXPECT_EQ(x.NextDelayMs(), y.NextDelayMs());
 }
 
 TEST(ProbeWire, RoundTrip) {

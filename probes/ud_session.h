@@ -1,0 +1,57 @@
+// UD probing of one target with resources that outlive a run: the agent
+// probes a target interval after interval on the same UD QP, CQ, buffer and
+// address handle, and builds them again only after a device error.
+//
+// Contract: Open() builds CQ, QP (in RTS, receives posted) and buffer on a
+// RailDevice and does not talk to the target. Resolve() asks the target's
+// control port for its UD endpoints (ud_info) and makes the address handle;
+// when it fails the endpoint known before (if any) stays in use. Run() sends
+// opts.count probes to the resolved endpoint, one in flight at a time (the
+// next after the echo or the deadline); silence is loss. Each run uses a new
+// session id, so a late echo of an earlier run is never counted. A verbs
+// call that fails ends Run() with an error, and any failed completion marks
+// the session broken(): its QP is in the error state and the owner must
+// build a new session (on a new RailDevice when the device failed).
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "common/status.h"
+#include "probes/completion_queue.h"
+#include "probes/prober.h"
+#include "probes/rail_device.h"
+#include "probes/send_signal.h"
+
+namespace rdmascope::probes {
+
+class UdSession {
+ public:
+  static Result<std::unique_ptr<UdSession>> Open(std::shared_ptr<RailDevice> dev);
+  ~UdSession();
+
+  Status Resolve(const ProberOptions& opts);
+  bool resolved() const { return ah_ != nullptr; }
+  bool broken() const { return broken_; }
+  const std::shared_ptr<RailDevice>& device() const { return dev_; }
+
+  Result<ProbeRun> Run(const ProberOptions& opts);
+
+ private:
+  explicit UdSession(std::shared_ptr<RailDevice> dev);
+  Status PostRecv(uint32_t slot);
+
+  std::shared_ptr<RailDevice> dev_;  // declared first: outlives everything below
+  std::unique_ptr<CompletionQueue> cq_;
+  Buffer buf_;
+  QpPtr qp_;  // declared after cq_ and buf_: destroyed before them
+  AhPtr ah_;
+  UdEndpointInfo target_;
+  uint32_t qkey_ = 0;
+  SendSignaler sends_;
+  bool broken_ = false;
+  std::vector<Completion> batch_;
+};
+
+}  // namespace rdmascope::probes
