@@ -35,7 +35,7 @@ Result<ProbeRun> RunUdProbe(const ProberOptions& o) {
   run.transport = "ud";
   auto ctx = OpenDevice(o.device);
   if (!ctx.ok()) return ctx.status();
-  auto local = DescribePort(ctx->get(), o.device, o.port, o.gid_index);
+  auto local = DescribePort(ctx->get(), o.device, o.port, o.gid_index, o.gid_subnet);
   if (!local.ok()) return local.status();
   run.local = *local;
   auto pd = AllocPd(ctx->get());
@@ -83,9 +83,11 @@ Result<ProbeRun> RunUdProbe(const ProberOptions& o) {
     if (!g.ok()) return g.status();
     remote.gid = *g;
   }
-  ibv_ah_attr ah_attr = MakeAhAttr(remote, o.port, local->gid_index);
+  ibv_ah_attr ah_attr = MakeAhAttr(remote, o.port, local->gid_index, o.probe_class);
   auto ah = CreateAh(pd->get(), &ah_attr);
   if (!ah.ok()) return ah.status();
+  run.local_qpn = qp->get()->qp_num;
+  run.remote_qpn = remote.qpn;
 
   const uint64_t session = (uint64_t(std::random_device{}()) << 32) | std::random_device{}();
   const uint64_t run_end = NowNs() + o.max_duration_ms * 1000000ull;
@@ -160,6 +162,7 @@ Result<ProbeRun> RunUdProbe(const ProberOptions& o) {
         if (!s.ok()) return s;
       }
     }
+    if (!sample.received && Stopping(o)) break;  // cut short by the stop: not a lost probe
     if (sample.received && send_dev_ns && echo_dev_ns && *echo_dev_ns > *send_dev_ns) {
       sample.rtt_us = double(*echo_dev_ns - *send_dev_ns) / 1e3;  // device clock: no host wake-up time
     }
