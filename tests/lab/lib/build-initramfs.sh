@@ -32,7 +32,7 @@ done
 
 # Modules the lab loads, roots only: modules.sh adds their dependencies.
 # crc32_generic is not a declared dependency: rxe asks the crypto API for it.
-MODULES=(virtio_pci virtio_net crc32_generic ib_uverbs rdma_rxe sch_netem rdma_ucm)
+MODULES=(virtio_pci virtio_net crc32_generic ib_uverbs rdma_rxe sch_netem sch_prio cls_u32 rdma_ucm)
 HOST_TOOLS=(/usr/sbin/ip /usr/sbin/tc /usr/bin/rdma /usr/bin/bash)
 PROVIDER=/usr/lib/x86_64-linux-gnu/libibverbs/librxe-rdmav34.so
 PROVIDER_DRIVER=/etc/libibverbs.d/rxe.driver
