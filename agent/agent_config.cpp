@@ -40,6 +40,14 @@ const char kAgentConfigUsage[] =
     "  --rails NAME=DEV[/PORT],...  name rails (default names: 0, 1, ... in sorted (device, port) order)\n"
     "  --probe-targets [NAME=]HOST[:PORT],...  probe these agents (default: the collector's pinglist)\n"
     "  --probe-count N           probes per transport per target per rail per interval (default 10)\n"
+  "  Probe path (each takes VALUE for every rail and/or RAIL=VALUE items, e.g. 104,storage=96):\n"
+  "  --probe-traffic-class TC  traffic class 0..255 of the probes: the GRH traffic class, on RoCE v2\n"
+  "                            the IP TOS byte = DSCP x 4 + ECN (DSCP 26 -> 104), so probes ride the\n"
+  "                            workload's lossless class; RC responders echo on it too (default 0)\n"
+  "  --probe-sl SL             InfiniBand service level 0..15 of the probes (default 0)\n"
+  "  --gid-index I             local GID index 0..255 the probes leave from (default: the RoCE v2\n"
+  "                            IPv4-mapped GID)\n"
+  "  --gid-subnet A.B.C.D/N    instead: the RoCE v2 GID whose IPv4 address lies in this subnet\n"
     "  --fabric-sweep-interval S InfiniBand: sweep the subnet (topology, all port counters) every S\n"
     "                            seconds and report it; 0 = never (default; enable on 1-2 nodes per subnet)\n"
     "  --once                    send one report and exit (non-zero if not delivered)\n";
@@ -99,6 +107,11 @@ Status SetSeconds(const std::string& key, const std::string& value, std::chrono:
   if (!n) return Bad(key, value, "needs whole seconds 1.." + std::to_string(kMaxIntervalS));
   *out = std::chrono::seconds(*n);
   return Status::Ok();
+}
+
+Status SetRailPath(const std::string& key, const std::string& value, AgentConfig* c) {
+  Status s = ApplyRailPathKey(key, value, &c->probe_paths);
+  return s.ok() ? s : Status::Error("key '" + key + "': " + s.message());
 }
 
 struct KeyDef {
@@ -198,6 +211,10 @@ const KeyDef kKeys[] = {
        c->probe_count = *n;
        return Status::Ok();
      }},
+    {"gid_index", [](const std::string& k, const std::string& v, AgentConfig* c) { return SetRailPath(k, v, c); }},
+    {"gid_subnet", [](const std::string& k, const std::string& v, AgentConfig* c) { return SetRailPath(k, v, c); }},
+    {"probe_traffic_class", [](const std::string& k, const std::string& v, AgentConfig* c) { return SetRailPath(k, v, c); }},
+    {"probe_sl", [](const std::string& k, const std::string& v, AgentConfig* c) { return SetRailPath(k, v, c); }},
     {"fabric_sweep_interval", [](const std::string& k, const std::string& v, AgentConfig* c) {
        if (v == "0") {
          c->fabric_sweep_interval = std::chrono::milliseconds(0);

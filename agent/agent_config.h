@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "agent/rail_paths.h"
 #include "agent/rails.h"
 #include "common/status.h"
 #include "probes/probe_scheduler.h"
@@ -50,6 +51,9 @@ struct AgentConfig {
   std::vector<RailSpec> rails;
   std::vector<probes::ProbeTarget> probe_targets;  // none: the collector's pinglist
   uint64_t probe_count = 10;                       // per transport per target per rail per interval
+  // Keys gid_index, gid_subnet, probe_traffic_class, probe_sl: per rail or
+  // for every rail (agent/rail_paths.h).
+  RailPaths probe_paths;
   // InfiniBand: sweep the whole subnet (topology + every port's counters) this
   // often and report it; 0 = never (the default: one or two agents per subnet).
   std::chrono::milliseconds fabric_sweep_interval{0};

@@ -172,6 +172,7 @@ int RunFullAgent(const std::vector<std::string>& args, sigset_t stop_signals) {
   so.responder.extra_bind = probes::NumericAddresses(
       config.control_host.empty() ? config.node_name : config.control_host);
   so.probe_count = config.probe_count;
+  so.paths = config.probe_paths;
   so.interval_ms = uint64_t(config.report_interval.count());
   so.targets = TargetSource(config);
   so.on_change = [daemon_ptr](const std::string&) {

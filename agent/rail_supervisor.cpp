@@ -269,6 +269,7 @@ void RailSupervisor::Reconcile() {
     so.device = r.spec.where.device;
     so.port = r.spec.where.port;
     so.rail = r.spec.name;
+    probes::ApplyProbePath(opts_.paths.For(r.spec.name), &so);
     so.count = opts_.probe_count;
     so.interval_ms = opts_.interval_ms;
     so.spacing_ms = probes::SpreadSpacingMs(so.interval_ms, so.count, 1);

@@ -42,6 +42,7 @@
 
 #include "agent/async_events.h"
 #include "agent/daemon_log.h"
+#include "agent/rail_paths.h"
 #include "agent/rails.h"
 #include "common/status.h"
 #include "probes/probe_scheduler.h"
@@ -55,6 +56,7 @@ struct RailSupervisorOptions {
   std::vector<RailSpec> rails;       // --rail
   probes::ResponderOptions responder;
   uint64_t probe_count = 10;
+  RailPaths paths;  // each rail's GID pin and probe class
   uint64_t interval_ms = 10000;
   // Targets of one rail; nullopt keeps the previous ones. Unset: no probing.
   std::function<std::optional<std::vector<probes::ProbeTarget>>(const std::string& rail)> targets;

@@ -14,16 +14,16 @@ bool NameOk(const std::string& s) {
   return true;
 }
 
-std::string Trim(const std::string& s) {
+}  // namespace
+
+std::string TrimBlanks(const std::string& s) {
   size_t b = s.find_first_not_of(" \t");
   size_t e = s.find_last_not_of(" \t");
   return b == std::string::npos ? "" : s.substr(b, e - b + 1);
 }
 
-}  // namespace
-
 Result<RailSpec> ParseRailSpec(const std::string& text) {
-  const std::string t = Trim(text);
+  const std::string t = TrimBlanks(text);
   size_t eq = t.find('=');
   if (eq == std::string::npos) return Status::Error("rail '" + t + "': expected NAME=DEV[/PORT]");
   RailSpec r;
@@ -48,7 +48,7 @@ Result<std::vector<RailSpec>> ParseRailList(const std::string& text) {
   size_t start = 0;
   while (start <= text.size()) {
     size_t comma = text.find(',', start);
-    std::string item = Trim(text.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+    std::string item = TrimBlanks(text.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
     if (!item.empty()) {
       auto r = ParseRailSpec(item);
       if (!r.ok()) return r.status();

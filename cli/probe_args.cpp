@@ -8,7 +8,8 @@
 namespace rdmascope::cli {
 
 const char kProbeHelp[] =
-    "usage: rdmactl probe --transport rc|ud --device DEV [--port N] [--gid-index I]\n"
+    "usage: rdmactl probe --transport rc|ud --device DEV [--port N] [--gid-index I | --gid-subnet NET]\n"
+    "                     [--probe-traffic-class TC] [--probe-sl SL]\n"
     "                     HOST[:PORT] [--count N] [--interval-ms M] [--timeout-ms T] [--json]\n"
     "\n"
     "Probes one peer rdmascope-agent now with real RDMA traffic and prints RTT\n"
@@ -18,7 +19,16 @@ const char kProbeHelp[] =
     "  --transport rc|ud    RC: SEND/RECV ping-pong + RDMA READ; UD: echo (default ud)\n"
     "  --device DEV         local RDMA device (default: the only one, if there is one)\n"
     "  --port N             local port (default 1)\n"
-    "  --gid-index I        local GID index (default: the RoCE v2 IPv4-mapped GID)\n"
+    "  --gid-index I        local GID index 0..255 (default: the RoCE v2 IPv4-mapped GID)\n"
+    "  --gid-subnet A.B.C.D/N\n"
+    "                       use the local RoCE v2 GID whose IPv4 address lies in this subnet\n"
+    "                       (instead of --gid-index; an error lists the port's GIDs if none does)\n"
+    "  --probe-traffic-class TC\n"
+    "                       traffic class 0..255 of every probe: the GRH traffic class, on\n"
+    "                       RoCE v2 the IP TOS byte = DSCP x 4 + ECN (DSCP 26 -> 104); use the\n"
+    "                       lossless class of the workload (default 0). RC: the peer's echoes\n"
+    "                       and ACKs use it too; UD: echoes copy the probe's TOS\n"
+    "  --probe-sl SL        InfiniBand service level 0..15 of every probe (default 0)\n"
     "  HOST[:PORT]          the peer agent and its control port (default 18610)\n"
     "  --count N            probes to send (default 100)\n"
     "  --interval-ms M      time between probe starts (default 10; 0 = back to back)\n"
@@ -59,6 +69,7 @@ Status ParseNumber(const std::string& opt, const std::string& text, long long lo
 Result<ProbeArgs> ParseProbeArgs(const std::vector<std::string>& args) {
   ProbeArgs a;
   a.options.count = 100;
+  probes::ProbePathSettings path;  // --gid-index, --gid-subnet, --probe-traffic-class, --probe-sl
   bool have_host = false;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& k = args[i];
@@ -82,8 +93,10 @@ Result<ProbeArgs> ParseProbeArgs(const std::vector<std::string>& args) {
       s = value(&a.options.device);
     } else if (k == "--port") {
       if ((s = number(1, 255, &n)).ok()) a.options.port = int(n);
-    } else if (k == "--gid-index") {
-      if ((s = number(0, 255, &n)).ok()) a.options.gid_index = int(n);
+    } else if (k.size() > 2 && k.rfind("--", 0) == 0 && probes::IsProbePathSetting(k.substr(2))) {
+      std::string v;
+      if ((s = value(&v)).ok()) s = probes::ApplyProbePathSetting(k.substr(2), v, &path);
+      if (!s.ok()) s = Status::Error(k + ": " + s.message());
     } else if (k == "--count") {
       if ((s = number(1, 100000000, &n)).ok()) a.options.count = uint64_t(n);
     } else if (k == "--interval-ms") {
@@ -133,6 +146,8 @@ Result<ProbeArgs> ParseProbeArgs(const std::vector<std::string>& args) {
     if (!s.ok()) return s;
   }
   if (!have_host || a.options.host.empty()) return Status::Error("missing HOST (the peer agent)");
+  if (path.gid_index && path.gid_subnet) return Status::Error("give --gid-index or --gid-subnet, not both");
+  probes::ApplyProbePath(path, &a.options);
   if (a.options.reconnect_each_probe && a.transport != "rc") return Status::Error("--reconnect-each-probe needs --transport rc");
   if (a.options.test_bad_rkey && a.transport != "rc") return Status::Error("--test-bad-rkey needs --transport rc");
   return a;

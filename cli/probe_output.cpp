@@ -28,10 +28,14 @@ std::string WallText(double wall_ms) {
 
 std::string ProbeErrorLine(const probes::ProbeError& e) {
   char buf[256];
-  std::snprintf(buf, sizeof buf, "[%s] %s on %s after %.1f ms (vendor_err 0x%x): ",
-                WallText(e.wall_ms).c_str(), e.Key().c_str(), e.opcode.c_str(), e.after_ms,
-                e.vendor_err);
-  return buf + e.explanation;
+  std::snprintf(buf, sizeof buf, "[%s] %s on %s after %.1f ms (vendor_err 0x%x", WallText(e.wall_ms).c_str(),
+                e.Key().c_str(), e.opcode.c_str(), e.after_ms, e.vendor_err);
+  std::string line = buf;
+  if (e.local_qpn != 0 || e.remote_qpn != 0) {
+    std::snprintf(buf, sizeof buf, ", qpn 0x%x -> 0x%x", e.local_qpn, e.remote_qpn);
+    line += buf;
+  }
+  return line + "): " + e.explanation;
 }
 
 void PrintProbeText(std::FILE* out, const probes::ProbeRun& run, const probes::ProbeSummary& s,

@@ -281,6 +281,8 @@ class Validator {
            Unsigned(e, "vendor_err", p, false, true) &&
            String(e, "opcode", p, false, true, 0, 32, Printable, "printable characters") &&
            Number(e, "wall_ms", p, false, true) && Number(e, "after_ms", p, false, true) &&
+           Number(e, "since_post_us", p, false, true) && Unsigned(e, "local_qpn", p, false, true, 0xffffff) &&
+           Unsigned(e, "remote_qpn", p, false, true, 0xffffff) &&
            String(e, "explanation", p, false, true, 0, 4096, [](char) { return true; }, "");
   }
 

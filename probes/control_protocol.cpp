@@ -125,6 +125,13 @@ Result<ControlRequest> ParseControlRequest(const std::string& line) {
     RETURN_IF_ERROR(GetUint(*j, "retry_cnt", 7, &v)); req.rc.tuning.retry_cnt = int(v);
     RETURN_IF_ERROR(GetUint(*j, "rnr_retry", 6, &v)); req.rc.tuning.rnr_retry = int(v);
     RETURN_IF_ERROR(GetUint(*j, "min_rnr_timer", 31, &v)); req.rc.tuning.min_rnr_timer = int(v);
+    // Optional (older probers send neither): the class the responder's side of the path asks for.
+    if (j->contains("traffic_class")) {
+      RETURN_IF_ERROR(GetUint(*j, "traffic_class", kMaxTrafficClass, &v)); req.rc.probe_class.traffic_class = int(v);
+    }
+    if (j->contains("sl")) {
+      RETURN_IF_ERROR(GetUint(*j, "sl", kMaxServiceLevel, &v)); req.rc.probe_class.sl = int(v);
+    }
     return req;
   } catch (const std::exception& e) {
     return Status::Error(std::string("control message rejected: ") + e.what());
@@ -189,6 +196,8 @@ std::string EncodeRcConnectRequest(const RcConnectRequest& r) {
   j["retry_cnt"] = r.tuning.retry_cnt;
   j["rnr_retry"] = r.tuning.rnr_retry;
   j["min_rnr_timer"] = r.tuning.min_rnr_timer;
+  j["traffic_class"] = r.probe_class.traffic_class;
+  j["sl"] = r.probe_class.sl;
   return j.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 

@@ -3,14 +3,16 @@
 //   {"op":"ud_info"}
 //     -> {"ok":true,"qkey":Q,"endpoints":[{"device","port","gid_index","gid","lid","qpn","roce"}...]}
 //   {"op":"rc_connect","target_gid":G,"qpn","psn","lid","gid","global","mtu",
-//    "timeout","retry_cnt","rnr_retry","min_rnr_timer"}
+//    "timeout","retry_cnt","rnr_retry","min_rnr_timer"[,"traffic_class","sl"]}
 //     -> {"ok":true,"qpn","psn","lid","gid","global","mtu","read_addr","read_rkey","read_len"}
 //   anything else -> {"ok":false,"error":"..."}
 //
 // Contract: lines are at most kMaxLineBytes; parsers never throw and reject
 // missing fields, wrong types and out-of-range numbers with a message naming
 // the field. An rc_connect connection stays open for the life of the RC QP:
-// the responder destroys the QP when the prober closes it.
+// the responder destroys the QP when the prober closes it. rc_connect's
+// optional traffic_class (0..255) and sl (0..15) default to 0: the responder
+// sets them on its QP's path so echoes and ACKs ride the prober's class.
 #pragma once
 
 #include <cstdint>
@@ -46,6 +48,7 @@ struct RcConnectRequest {
   std::string target_gid;   // which responder port/GID to use; empty: the first
   RemoteEndpoint prober;    // the prober's QP
   RcTuning tuning;
+  ProbeClass probe_class;   // the responder's path asks for the same class
 };
 
 struct RcConnectReply {

@@ -8,14 +8,10 @@
 
 namespace rdmascope::probes {
 
-namespace {
-
-bool IsIpv4Mapped(const ibv_gid& g) {
+bool IsIpv4MappedGid(const ibv_gid& g) {
   static const uint8_t kPrefix[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
   return std::memcmp(g.raw, kPrefix, 12) == 0;
 }
-
-}  // namespace
 
 std::vector<int> ActivePorts(ibv_context* ctx) {
   std::vector<int> ports;
@@ -41,7 +37,8 @@ std::vector<int> RoceV2GidIndexes(ibv_context* ctx, int port) {
 }
 
 Result<LocalPort> DescribePort(ibv_context* ctx, const std::string& device, int port,
-                               std::optional<int> gid_index) {
+                               std::optional<int> gid_index,
+                               const std::optional<Ipv4Subnet>& gid_subnet) {
   LocalPort lp;
   lp.device = device;
   lp.port = port;
@@ -57,12 +54,21 @@ Result<LocalPort> DescribePort(ibv_context* ctx, const std::string& device, int 
   lp.active_mtu = pa.active_mtu;
   if (gid_index) {
     lp.gid_index = *gid_index;
+  } else if (gid_subnet) {
+    std::vector<std::pair<int, ibv_gid>> candidates;
+    for (int i : RoceV2GidIndexes(ctx, port)) {
+      ibv_gid g{};
+      if (ibv_query_gid(ctx, uint8_t(port), i, &g) == 0) candidates.emplace_back(i, g);
+    }
+    auto picked = PickGidInSubnet(candidates, *gid_subnet);
+    if (!picked.ok()) return Status::Error(device + " port " + std::to_string(port) + ": " + picked.status().message());
+    lp.gid_index = *picked;
   } else if (lp.roce) {
     int chosen = -1;
     for (int i : RoceV2GidIndexes(ctx, port)) {
       ibv_gid g{};
       if (ibv_query_gid(ctx, uint8_t(port), i, &g) != 0) continue;
-      if (IsIpv4Mapped(g)) { chosen = i; break; }
+      if (IsIpv4MappedGid(g)) { chosen = i; break; }
       if (chosen < 0) chosen = i;
     }
     lp.gid_index = chosen < 0 ? 0 : chosen;

@@ -1,9 +1,12 @@
 // What a probe endpoint needs to know about a local port: LID, GID, MTU.
 //
 // Contract: DescribePort() fails (naming the verb) when the port cannot be
-// queried or is not ACTIVE. On RoCE without an explicit GID index it picks the
-// RoCE v2 GID that holds an IPv4-mapped address (::ffff:a.b.c.d), then any
-// RoCE v2 GID, then index 0. On InfiniBand it uses GID index 0 and the LID.
+// queried or is not ACTIVE. An explicit GID index wins; else, with a GID
+// subnet, the first RoCE v2 GID whose IPv4-mapped address lies in it (an
+// error naming the subnet and the port's GIDs when none does). Otherwise on
+// RoCE it picks the RoCE v2 GID that holds an IPv4-mapped address
+// (::ffff:a.b.c.d), then any RoCE v2 GID, then index 0. On InfiniBand it uses
+// GID index 0 and the LID.
 #pragma once
 
 #include <infiniband/verbs.h>
@@ -14,6 +17,7 @@
 #include <vector>
 
 #include "common/status.h"
+#include "probes/probe_path.h"
 
 namespace rdmascope::probes {
 
@@ -28,13 +32,17 @@ struct LocalPort {
 };
 
 Result<LocalPort> DescribePort(ibv_context* ctx, const std::string& device, int port,
-                               std::optional<int> gid_index);
+                               std::optional<int> gid_index,
+                               const std::optional<Ipv4Subnet>& gid_subnet = std::nullopt);
 
 // Port numbers (1-based) in state ACTIVE.
 std::vector<int> ActivePorts(ibv_context* ctx);
 
 // GID indexes of type RoCE v2 on the port (empty on InfiniBand or on error).
 std::vector<int> RoceV2GidIndexes(ibv_context* ctx, int port);
+
+// True for an IPv4-mapped GID (::ffff:a.b.c.d).
+bool IsIpv4MappedGid(const ibv_gid& gid);
 
 // Text form of a GID (IPv6 notation: "::ffff:192.168.77.2", "fe80::1").
 std::string GidToString(const ibv_gid& gid);

@@ -21,8 +21,11 @@ json SummaryToJson(const ProbeSummary& s) {
 }
 
 json ErrorToJson(const ProbeError& e) {
+  const auto qpn = [](uint32_t n) { return n ? json(n) : json(nullptr); };
   return {{"status", e.status}, {"status_name", e.status_name}, {"vendor_err", e.vendor_err},
           {"opcode", e.opcode}, {"wall_ms", e.wall_ms}, {"after_ms", e.after_ms},
+          {"since_post_us", e.since_post_us ? json(*e.since_post_us) : json(nullptr)},
+          {"local_qpn", qpn(e.local_qpn)}, {"remote_qpn", qpn(e.remote_qpn)},
           {"explanation", e.explanation}, {"probe_index", e.probe_index}};
 }
 

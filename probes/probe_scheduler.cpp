@@ -58,9 +58,11 @@ Result<std::unique_ptr<ProbeScheduler>> ProbeScheduler::Start(const SchedulerOpt
   if (opts.count == 0 || opts.interval_ms == 0) return Status::Error("probe count and interval must be > 0");
   Status s = ValidateTuning(opts.tuning);
   if (!s.ok()) return s;
+  s = ValidateProbeClass(opts.probe_class);
+  if (!s.ok()) return s;
   std::unique_ptr<ProbeScheduler> p(new ProbeScheduler());
   p->opts_ = opts;
-  p->device_ = std::make_unique<RailDeviceSlot>(opts.device, opts.port, opts.gid_index);
+  p->device_ = std::make_unique<RailDeviceSlot>(opts.device, opts.port, opts.gid_index, opts.gid_subnet);
   p->thread_ = std::thread([raw = p.get()] { raw->Loop(); });
   return p;
 }
@@ -119,6 +121,8 @@ ProberOptions ProbeScheduler::BaseOptions(const ProbeTarget& t) const {
   o.device = opts_.device;
   o.port = opts_.port;
   o.gid_index = opts_.gid_index;
+  o.gid_subnet = opts_.gid_subnet;
+  o.probe_class = opts_.probe_class;
   o.rail = opts_.rail;
   o.host = t.host;
   o.control_port = t.control_port;

@@ -61,6 +61,8 @@ struct SchedulerOptions {
   int port = 1;
   std::string rail;  // set: probe this rail of every target, and name it in every entry
   std::optional<int> gid_index;
+  std::optional<Ipv4Subnet> gid_subnet;  // pins the local GID by subnet (ProberOptions)
+  ProbeClass probe_class;                // traffic class / SL of the probes
   std::vector<ProbeTarget> targets;
   uint64_t count = 10;          // probes per transport per target per round
   uint64_t spacing_ms = 100;    // between probes

@@ -4,7 +4,9 @@
 // Contract: a run ends after `count` probes, when *stop is set, or at
 // max_duration_ms, whichever is first. Each probe waits at most timeout_ms
 // for its completions; silence counts as loss (UD) or as a PROBE_DEADLINE
-// error (RC). Setup failures (device, port, first contact with the target)
+// error (RC). A probe cut short by *stop is neither sent nor lost: it is not
+// recorded as a sample, and the flush, deadline and connect errors a stop
+// causes are not recorded (RecordError). Setup failures (device, port, first contact with the target)
 // return an error; failures during the run are recorded in ProbeRun::errors,
 // and RC reconnects with jittered exponential back-off (ReconnectBackoff, backoff.h).
 #pragma once
@@ -30,6 +32,8 @@ struct ProberOptions {
   std::string device;
   int port = 1;
   std::optional<int> gid_index;   // default: the port's RoCE v2 IPv4-mapped GID
+  std::optional<Ipv4Subnet> gid_subnet;  // else: the RoCE v2 GID in this subnet (local_port.h)
+  ProbeClass probe_class;         // traffic class / SL of every probe (and, RC, of the responder's echoes)
   std::string host;               // the target agent's address
   std::string rail;               // set: probe the target's endpoint of this rail name
   int control_port = kDefaultControlPort;
@@ -58,6 +62,8 @@ struct ProbeRun {
   std::vector<ProbeError> errors;
   uint64_t flushed = 0;           // WR_FLUSH_ERR completions after a first failure
   uint64_t reconnects = 0;
+  uint32_t local_qpn = 0;         // the QPs in use now; RecordError stamps errors with them
+  uint32_t remote_qpn = 0;
   bool device_timestamps = false;
   double start_wall_ms = 0;       // when the run started / ended, ms since the epoch
   double end_wall_ms = 0;
@@ -79,8 +85,13 @@ Result<UdInfoReply> FetchUdInfo(class LineConn& conn, uint64_t deadline_ns, cons
 // else the first one of the same link layer as `local`.
 Result<UdEndpointInfo> ChooseEndpoint(const UdInfoReply& info, const std::string& host,
                                       const LocalPort& local, const std::string& rail = "");
-// Appends `e` to run.errors (stamping its probe_index) and calls opts.on_error.
-void RecordError(ProbeRun& run, const ProberOptions& opts, ProbeError e);
+// Appends `e` to run.errors (stamping its probe_index and, when unset, the
+// run's QP numbers) and calls opts.on_error. Once *opts.stop is set, flush,
+// deadline and connect errors are the stop's doing and are dropped; other
+// completion errors are still recorded. Returns whether `e` was recorded.
+bool RecordError(ProbeRun& run, const ProberOptions& opts, ProbeError e);
+// True when *opts.stop is set.
+bool Stopping(const ProberOptions& opts);
 // Probes answered after the last recorded error (all of them when there is none).
 uint64_t ReceivedAfterLastError(const ProbeRun& run);
 // Number of open file descriptors of this process (-1 if /proc is unreadable).

@@ -51,10 +51,18 @@ Result<UdEndpointInfo> ChooseEndpoint(const UdInfoReply& info, const std::string
                        std::string(local.roce ? "RoCE" : "InfiniBand") + " port");
 }
 
-void RecordError(ProbeRun& run, const ProberOptions& opts, ProbeError e) {
+bool Stopping(const ProberOptions& opts) { return opts.stop && opts.stop->load(); }
+
+bool RecordError(ProbeRun& run, const ProberOptions& opts, ProbeError e) {
+  const bool stop_caused = e.status == IBV_WC_WR_FLUSH_ERR || e.status == kDeadlineStatus ||
+                           e.status == kConnectStatus;
+  if (stop_caused && Stopping(opts)) return false;
   e.probe_index = run.samples.size();
+  if (e.local_qpn == 0) e.local_qpn = run.local_qpn;
+  if (e.remote_qpn == 0) e.remote_qpn = run.remote_qpn;
   run.errors.push_back(std::move(e));
   if (opts.on_error) opts.on_error(run.errors.back());
+  return true;
 }
 
 uint64_t ReceivedAfterLastError(const ProbeRun& run) {

@@ -15,10 +15,10 @@ Status ValidateTuning(const RcTuning& t) {
   return Status::Ok();
 }
 
-ibv_ah_attr MakeAhAttr(const RemoteEndpoint& remote, int port, int sgid_index) {
+ibv_ah_attr MakeAhAttr(const RemoteEndpoint& remote, int port, int sgid_index, const ProbeClass& cls) {
   ibv_ah_attr ah{};
   ah.dlid = remote.lid;
-  ah.sl = 0;
+  ah.sl = uint8_t(cls.sl);
   ah.src_path_bits = 0;
   ah.port_num = uint8_t(port);
   if (remote.global) {
@@ -26,6 +26,7 @@ ibv_ah_attr MakeAhAttr(const RemoteEndpoint& remote, int port, int sgid_index) {
     ah.grh.dgid = remote.gid;
     ah.grh.sgid_index = uint8_t(sgid_index);
     ah.grh.hop_limit = 64;
+    ah.grh.traffic_class = uint8_t(cls.traffic_class);
   }
   return ah;
 }
@@ -62,19 +63,26 @@ Status RcToInit(ibv_qp* qp, int port, int access_flags) {
   return Status::Ok();
 }
 
-Status RcToRtr(ibv_qp* qp, int port, int sgid_index, const RemoteEndpoint& remote,
-               const RcTuning& tuning) {
-  ibv_qp_attr a{};
+QpTransition RcRtrAttr(int port, int sgid_index, const RemoteEndpoint& remote, const RcTuning& tuning,
+                       const ProbeClass& cls) {
+  QpTransition t;
+  ibv_qp_attr& a = t.attr;
   a.qp_state = IBV_QPS_RTR;
   a.path_mtu = MtuFromBytes(remote.mtu_bytes);
   a.dest_qp_num = remote.qpn;
   a.rq_psn = remote.psn & 0xffffff;
   a.max_dest_rd_atomic = 1;
   a.min_rnr_timer = uint8_t(tuning.min_rnr_timer);
-  a.ah_attr = MakeAhAttr(remote, port, sgid_index);
-  int rc = ibv_modify_qp(qp, &a,
-                         IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
-                             IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER);
+  a.ah_attr = MakeAhAttr(remote, port, sgid_index, cls);
+  t.mask = IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+           IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER;
+  return t;
+}
+
+Status RcToRtr(ibv_qp* qp, int port, int sgid_index, const RemoteEndpoint& remote,
+               const RcTuning& tuning, const ProbeClass& cls) {
+  QpTransition t = RcRtrAttr(port, sgid_index, remote, tuning, cls);
+  int rc = ibv_modify_qp(qp, &t.attr, t.mask);
   if (rc != 0) return ErrnoStatus("ibv_modify_qp(RC RTR)", rc);
   return Status::Ok();
 }

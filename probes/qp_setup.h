@@ -9,6 +9,7 @@
 #include <cstdint>
 
 #include "common/status.h"
+#include "probes/probe_path.h"
 
 namespace rdmascope::probes {
 
@@ -37,13 +38,23 @@ struct RcTuning {
 // Validates ranges; error names the field.
 Status ValidateTuning(const RcTuning& t);
 
-// Address handle attributes for `remote` from local port/GID index.
-ibv_ah_attr MakeAhAttr(const RemoteEndpoint& remote, int port, int sgid_index);
+// Address handle attributes for `remote` from local port/GID index, asking
+// for `cls`: ah.sl = cls.sl always; with a GRH (RoCE, routed IB) also
+// grh.traffic_class = cls.traffic_class.
+ibv_ah_attr MakeAhAttr(const RemoteEndpoint& remote, int port, int sgid_index, const ProbeClass& cls = {});
 
 Status UdToRts(ibv_qp* qp, int port, uint32_t qkey, uint32_t sq_psn);
 Status RcToInit(ibv_qp* qp, int port, int access_flags);
+// The attributes and mask RcToRtr hands to ibv_modify_qp (the path is
+// MakeAhAttr(remote, port, sgid_index, cls)).
+struct QpTransition {
+  ibv_qp_attr attr{};
+  int mask = 0;
+};
+QpTransition RcRtrAttr(int port, int sgid_index, const RemoteEndpoint& remote, const RcTuning& tuning,
+                       const ProbeClass& cls = {});
 Status RcToRtr(ibv_qp* qp, int port, int sgid_index, const RemoteEndpoint& remote,
-               const RcTuning& tuning);
+               const RcTuning& tuning, const ProbeClass& cls = {});
 Status RcToRts(ibv_qp* qp, uint32_t sq_psn, const RcTuning& tuning);
 
 }  // namespace rdmascope::probes

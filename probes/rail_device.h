@@ -27,7 +27,8 @@ struct RailDevice {
 };
 
 Result<std::shared_ptr<RailDevice>> OpenRailDevice(const std::string& device, int port,
-                                                   std::optional<int> gid_index);
+                                                   std::optional<int> gid_index,
+                                                   const std::optional<Ipv4Subnet>& gid_subnet = std::nullopt);
 
 // One rail's current RailDevice, shared by the rail's probers (thread-safe).
 // Acquire() opens it on first use and after Invalidate(); Invalidate(d) drops
@@ -39,8 +40,9 @@ Result<std::shared_ptr<RailDevice>> OpenRailDevice(const std::string& device, in
 // cannot be described any more; holders then rebuild on the new one.
 class RailDeviceSlot {
  public:
-  RailDeviceSlot(std::string device, int port, std::optional<int> gid_index)
-      : device_(std::move(device)), port_(port), gid_index_(gid_index) {}
+  RailDeviceSlot(std::string device, int port, std::optional<int> gid_index,
+                 std::optional<Ipv4Subnet> gid_subnet = std::nullopt)
+      : device_(std::move(device)), port_(port), gid_index_(gid_index), gid_subnet_(std::move(gid_subnet)) {}
   Result<std::shared_ptr<RailDevice>> Acquire();
   void Invalidate(const std::shared_ptr<RailDevice>& d);
 
@@ -48,6 +50,7 @@ class RailDeviceSlot {
   const std::string device_;
   const int port_;
   const std::optional<int> gid_index_;
+  const std::optional<Ipv4Subnet> gid_subnet_;
   std::mutex mu_;
   std::shared_ptr<RailDevice> current_;
   uint64_t checked_ns_ = 0;  // when current_'s port was last described

@@ -65,6 +65,7 @@ Result<std::unique_ptr<RcPeer>> RcPeer::Connect(ibv_context* ctx, ibv_pd* pd,
   req.prober.global = local.roce;
   req.prober.mtu_bytes = MtuBytes(local.active_mtu);
   req.tuning = o.tuning;
+  req.probe_class = o.probe_class;
   s = p->conn_->WriteLine(EncodeRcConnectRequest(req), deadline);
   if (!s.ok()) return Status::Error("control port: " + s.message());
   auto line = p->conn_->ReadLine(deadline, o.stop);
@@ -74,7 +75,7 @@ Result<std::unique_ptr<RcPeer>> RcPeer::Connect(ibv_context* ctx, ibv_pd* pd,
   p->reply_ = *rep;
   RemoteEndpoint remote = rep->responder;
   remote.mtu_bytes = std::min(remote.mtu_bytes, MtuBytes(local.active_mtu));
-  s = RcToRtr(p->qp_.get(), local.port, local.gid_index, remote, o.tuning);
+  s = RcToRtr(p->qp_.get(), local.port, local.gid_index, remote, o.tuning, o.probe_class);
   if (!s.ok()) return s;
   s = RcToRts(p->qp_.get(), req.prober.psn, o.tuning);
   if (!s.ok()) return s;

@@ -37,6 +37,8 @@ class RcPeer {
   bool PingPong(uint64_t seq, uint64_t timeout_ns, const ProberOptions& opts, ProbeRun& run,
                 ProbeSample& sample);
   bool Read(uint64_t timeout_ns, const ProberOptions& opts, ProbeRun& run, ProbeSample& sample);
+  uint32_t local_qpn() const { return qp_->qp_num; }
+  uint32_t remote_qpn() const { return reply_.responder.qpn; }
 
  private:
   RcPeer();

@@ -13,7 +13,9 @@ namespace rdmascope::probes {
 Result<std::unique_ptr<RcProber>> RcProber::Open(const ProberOptions& o) {
   Status s = ValidateTuning(o.tuning);
   if (!s.ok()) return s;
-  auto dev = OpenRailDevice(o.device, o.port, o.gid_index);
+  s = ValidateProbeClass(o.probe_class);
+  if (!s.ok()) return s;
+  auto dev = OpenRailDevice(o.device, o.port, o.gid_index, o.gid_subnet);
   if (!dev.ok()) return dev.status();
   return Open(std::move(dev).value());
 }
@@ -55,6 +57,8 @@ Result<ProbeRun> RcProber::Run(const ProberOptions& o, bool fail_if_unreachable)
       }
       peer_ = std::move(p).value();
       run.target = target_;
+      run.local_qpn = peer_->local_qpn();
+      run.remote_qpn = peer_->remote_qpn();
       if (ever_connected_ && !run.errors.empty()) ++run.reconnects;
       ever_connected_ = true;
     }
@@ -62,6 +66,7 @@ Result<ProbeRun> RcProber::Run(const ProberOptions& o, bool fail_if_unreachable)
     ProbeSample sample;
     bool healthy = peer_->PingPong(seq_++, timeout_ns, o, run, sample);
     if (healthy && o.rc_read) healthy = peer_->Read(timeout_ns, o, run, sample);
+    if (!sample.received && Stopping(o)) break;  // cut short by the stop: not a lost probe
     run.samples.push_back(sample);
     ++sent;
     if (!healthy) {

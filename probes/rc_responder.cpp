@@ -52,7 +52,7 @@ Result<std::unique_ptr<RcResponderSession>> RcResponderSession::Create(
   }
   RemoteEndpoint prober = req.prober;
   prober.mtu_bytes = std::min(prober.mtu_bytes, MtuBytes(local.active_mtu));
-  s = RcToRtr(r->qp_.get(), local.port, local.gid_index, prober, req.tuning);
+  s = RcToRtr(r->qp_.get(), local.port, local.gid_index, prober, req.tuning, req.probe_class);
   if (!s.ok()) return s;
   s = RcToRts(r->qp_.get(), r->psn_, req.tuning);
   if (!s.ok()) return s;

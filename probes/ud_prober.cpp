@@ -7,7 +7,9 @@
 namespace rdmascope::probes {
 
 Result<ProbeRun> RunUdProbe(const ProberOptions& o) {
-  auto dev = OpenRailDevice(o.device, o.port, o.gid_index);
+  Status valid = ValidateProbeClass(o.probe_class);
+  if (!valid.ok()) return valid;
+  auto dev = OpenRailDevice(o.device, o.port, o.gid_index, o.gid_subnet);
   if (!dev.ok()) return dev.status();
   auto session = UdSession::Open(*dev);
   if (!session.ok()) return session.status();

@@ -77,7 +77,7 @@ Status UdSession::Resolve(const ProberOptions& o) {
     if (!g.ok()) return g.status();
     remote.gid = *g;
   }
-  ibv_ah_attr ah_attr = MakeAhAttr(remote, local.port, local.gid_index);
+  ibv_ah_attr ah_attr = MakeAhAttr(remote, local.port, local.gid_index, o.probe_class);
   auto ah = CreateAh(dev_->pd.get(), &ah_attr);
   if (!ah.ok()) return ah.status();
   ah_ = std::move(ah).value();
@@ -94,6 +94,8 @@ Result<ProbeRun> UdSession::Run(const ProberOptions& o) {
   run.target = target_;
   run.device_timestamps = cq_->has_timestamps();
   if (!ah_) return Status::Error("UD probe: the target's endpoint is not known (ud_info never answered)");
+  run.local_qpn = qp_->qp_num;
+  run.remote_qpn = target_.qpn;
   const uint64_t session = (uint64_t(std::random_device{}()) << 32) | std::random_device{}();
   const uint64_t run_end = NowNs() + o.max_duration_ms * 1000000ull;
   AdaptiveSpin spin = ProberSpin(o.spin_ns);
@@ -180,6 +182,7 @@ Result<ProbeRun> UdSession::Run(const ProberOptions& o) {
         }
       }
     }
+    if (!sample.received && Stopping(o)) break;  // cut short by the stop: not a lost probe
     if (sample.received && send_dev_ns && echo_dev_ns && *echo_dev_ns > *send_dev_ns) {
       sample.rtt_us = double(*echo_dev_ns - *send_dev_ns) / 1e3;  // device clock: no host wake-up time
     }

@@ -16,6 +16,7 @@ ProbeError WcFailure(int status, uint32_t vendor_err, const std::string& opcode,
   e.opcode = opcode;
   e.wall_ms = WallMs();
   e.after_ms = after_ms;
+  e.since_post_us = after_ms * 1000.0;
   const WcStatusInfo* info = FindWcStatus(status);
   if (info == nullptr) {
     e.status_name = "UNKNOWN_STATUS";
@@ -36,6 +37,7 @@ ProbeError DeadlineFailure(const std::string& opcode, double after_ms) {
   e.opcode = opcode;
   e.wall_ms = WallMs();
   e.after_ms = after_ms;
+  e.since_post_us = after_ms * 1000.0;
   e.explanation =
       "No completion arrived before the prober's deadline. The peer process or QP is likely "
       "gone (on Soft-RoCE a killed peer produces no WC error), or the path drops packets. "

@@ -3,10 +3,13 @@
 //
 // Contract: `explanation` is built from the WC status table (meaning, the
 // most likely cause and the first check); a deadline record has status
-// kDeadlineStatus and says that no completion arrived.
+// kDeadlineStatus and says that no completion arrived. The QP numbers are
+// stamped by the prober that records the error (RecordError, prober.h); 0
+// means not known (no QP yet, e.g. a failed connect).
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 namespace rdmascope::probes {
@@ -21,6 +24,9 @@ struct ProbeError {
   std::string opcode;          // what was posted: "SEND", "RECV", "RDMA_READ"
   double wall_ms = 0;          // when it was seen, ms since the epoch
   double after_ms = 0;         // time from post to completion (or to the deadline)
+  std::optional<double> since_post_us;  // the same in microseconds; unset when nothing was posted
+  uint32_t local_qpn = 0;      // the prober's QP (UD probe QP or RC QP); 0 = none yet
+  uint32_t remote_qpn = 0;     // the target's QP it talked to (UD echo QP or RC responder QP)
   std::string explanation;
   uint64_t probe_index = 0;   // how many probes had been recorded when it happened
 

@@ -41,6 +41,9 @@ inline nlohmann::json MakeProbe(const std::string& target, int64_t end_ms, int e
                              {"opcode", "SEND"},
                              {"wall_ms", static_cast<double>(end_ms - 5000)},
                              {"after_ms", 31.2},
+                             {"since_post_us", 31200.0},
+                             {"local_qpn", 17},
+                             {"remote_qpn", 18},
                              {"explanation", "transport retry counter exceeded"}});
   }
   return p;

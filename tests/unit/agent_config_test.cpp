@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "agent_test_util.h"
+#include "probes/probe_scheduler.h"
 
 namespace rdmascope::agent {
 namespace {
@@ -151,7 +152,55 @@ INSTANTIATE_TEST_SUITE_P(
                       BadFile{"labels = a b=1\n", "label key 'a b'"},
                       BadFile{"interval = 5\n\ninterval = 6\n", ":3: key 'interval' repeated (first on line 1)"},
                       BadFile{"sysfs_root =\n", ":1: key 'sysfs_root': needs a value"},
-                      BadFile{"once = 1\n", "command-line flag only"}));
+                      BadFile{"once = 1\n", "command-line flag only"},
+                      BadFile{"probe_traffic_class = 256\n", ":1: key 'probe_traffic_class': item '256': traffic class must be a number 0..255"},
+                      BadFile{"probe_sl = r0=16\n", ":1: key 'probe_sl': item 'r0=16': service level must be a number 0..15"},
+                      BadFile{"probe_sl = 1, 2\n", "more than one value for every rail"},
+                      BadFile{"probe_sl = r0=1, r0=2\n", "rail r0 given twice"},
+                      BadFile{"gid_subnet = 10.0.0.1/24\n", "key 'gid_subnet': item '10.0.0.1/24': GID subnet must be A.B.C.D/N"},
+                      BadFile{"gid_index = r0=3\ngid_subnet = r0=10.0.0.0/24\n", ":2: key 'gid_subnet': rail r0: the local GID is pinned by gid_index or by gid_subnet, not both"}));
+
+// Probe path keys: a value for every rail, RAIL=VALUE for one; flags replace a key's whole list.
+TEST(AgentConfig, ProbePathPerRail) {
+  TempDir dir;
+  const std::string path = WriteFile(dir, "p.conf",
+                                     "probe_traffic_class = 104, storage=96\n"
+                                     "probe_sl = storage=3\n"
+                                     "gid_subnet = 10.0.0.0/24\n"
+                                     "gid_index = storage=2\n");
+  auto r = LoadAgentConfig({"--config", path});
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  const RailPaths& p = r->config.probe_paths;
+  probes::ProbePathSettings compute = p.For("compute");
+  EXPECT_EQ(compute.traffic_class.value(), 104);
+  EXPECT_FALSE(compute.sl.has_value());
+  EXPECT_EQ(compute.gid_subnet->text, "10.0.0.0/24");
+  EXPECT_FALSE(compute.gid_index.has_value());
+  probes::ProbePathSettings storage = p.For("storage");
+  EXPECT_EQ(storage.traffic_class.value(), 96);
+  EXPECT_EQ(storage.sl.value(), 3);
+  EXPECT_EQ(storage.gid_index.value(), 2);  // the rail's own pin replaces the common subnet
+  EXPECT_FALSE(storage.gid_subnet.has_value());
+
+  probes::SchedulerOptions so;  // what the rail supervisor hands the rail's prober
+  probes::ApplyProbePath(storage, &so);
+  EXPECT_EQ(so.probe_class.traffic_class, 96);
+  EXPECT_EQ(so.probe_class.sl, 3);
+  EXPECT_EQ(so.gid_index.value(), 2);
+
+  auto f = LoadAgentConfig({"--config", path, "--probe-traffic-class", "26"});
+  ASSERT_TRUE(f.ok()) << f.status().message();
+  EXPECT_EQ(f->config.probe_paths.For("storage").traffic_class.value(), 26);  // the flag replaced the list
+  EXPECT_EQ(f->config.probe_paths.For("storage").sl.value(), 3);
+
+  auto bad = LoadAgentConfig({"--probe-sl", "99"});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("--probe-sl: key 'probe_sl'"), std::string::npos) << bad.status().message();
+  EXPECT_NE(bad.status().message().find("0..15"), std::string::npos) << bad.status().message();
+
+  AgentConfig defaults;
+  EXPECT_FALSE(defaults.probe_paths.For("0").traffic_class.has_value());
+}
 
 TEST(AgentConfig, EmptyNodeNameMeansTheHostname) {
   TempDir dir;

@@ -174,6 +174,22 @@ TEST(CollectorValidate, ErrorStatusRange) {
   EXPECT_FALSE(ValidateReport(r).has_value());
 }
 
+TEST(CollectorValidate, ErrorQpnsAndTimeSincePost) {
+  json r = Good();
+  ASSERT_EQ(r["probes"][0]["errors"][0]["local_qpn"], 17);  // the fixture carries them
+  r["probes"][0]["errors"][0]["local_qpn"] = 0x1000000;     // QPNs are 24 bits
+  EXPECT_EQ(Bad(r).field, "/probes/0/errors/0/local_qpn");
+  r = Good();
+  r["probes"][0]["errors"][0]["remote_qpn"] = "18";
+  EXPECT_EQ(Bad(r).field, "/probes/0/errors/0/remote_qpn");
+  r = Good();
+  r["probes"][0]["errors"][0]["since_post_us"] = -1.0;
+  EXPECT_EQ(Bad(r).field, "/probes/0/errors/0/since_post_us");
+  r = Good();
+  for (const char* k : {"local_qpn", "remote_qpn", "since_post_us"}) r["probes"][0]["errors"][0][k] = nullptr;
+  EXPECT_FALSE(ValidateReport(r).has_value());  // a CONNECT error has none of them
+}
+
 TEST(CollectorValidate, PortStateShape) {
   json r = Good();
   r["inventory"]["devices"][0]["ports"][0]["state"] = "ACTIVE";

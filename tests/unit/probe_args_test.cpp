@@ -5,6 +5,7 @@
 
 #include "agent/agent_options.h"
 #include "cli/probe_args.h"
+#include "cli/probe_output.h"
 
 namespace rdmascope {
 namespace {
@@ -45,6 +46,48 @@ TEST(ProbeArgs, Rejections) {
   EXPECT_FALSE(cli::ParseProbeArgs({"h:0"}).ok());
   EXPECT_FALSE(cli::ParseProbeArgs({"h", "--test-bad-rkey"}).ok());  // needs rc
   EXPECT_FALSE(cli::ParseProbeArgs({"h", "--bogus"}).ok());
+}
+
+TEST(ProbeArgs, ProbePath) {
+  auto a = cli::ParseProbeArgs({"h", "--probe-traffic-class", "104", "--probe-sl", "3", "--gid-subnet", "10.0.0.0/24"});
+  ASSERT_TRUE(a.ok()) << a.status().message();
+  EXPECT_EQ(a->options.probe_class.traffic_class, 104);
+  EXPECT_EQ(a->options.probe_class.sl, 3);
+  EXPECT_EQ(a->options.gid_subnet->text, "10.0.0.0/24");
+  EXPECT_FALSE(a->options.gid_index.has_value());
+  auto d = cli::ParseProbeArgs({"h"});
+  ASSERT_TRUE(d.ok());
+  EXPECT_EQ(d->options.probe_class, (probes::ProbeClass{0, 0}));
+  EXPECT_FALSE(d->options.gid_subnet.has_value());
+
+  auto tc = cli::ParseProbeArgs({"h", "--probe-traffic-class", "256"});
+  ASSERT_FALSE(tc.ok());
+  EXPECT_EQ(tc.status().message().rfind("--probe-traffic-class: traffic class must be a number 0..255", 0), 0u)
+      << tc.status().message();
+  auto sl = cli::ParseProbeArgs({"h", "--probe-sl", "16"});
+  ASSERT_FALSE(sl.ok());
+  EXPECT_EQ(sl.status().message(), "--probe-sl: service level must be a number 0..15, got '16'");
+  EXPECT_FALSE(cli::ParseProbeArgs({"h", "--probe-sl"}).ok());
+  EXPECT_FALSE(cli::ParseProbeArgs({"h", "--gid-subnet", "10.0.0.1/24"}).ok());
+  auto both = cli::ParseProbeArgs({"h", "--gid-index", "1", "--gid-subnet", "10.0.0.0/24"});
+  ASSERT_FALSE(both.ok());
+  EXPECT_EQ(both.status().message(), "give --gid-index or --gid-subnet, not both");
+  EXPECT_FALSE(cli::ParseProbeArgs({"h", "--gid-index", "256"}).ok());
+  const std::string help = cli::kProbeHelp;
+  for (const char* opt : {"--probe-traffic-class", "--probe-sl", "--gid-subnet", "DSCP"})
+    EXPECT_NE(help.find(opt), std::string::npos) << opt;
+}
+
+TEST(ProbeOutput, ErrorLineNamesTheQps) {
+  probes::ProbeError e = probes::WcFailure(12, 0x81, "SEND", 31.25);
+  e.local_qpn = 0x11;
+  e.remote_qpn = 0x2a;
+  const std::string line = cli::ProbeErrorLine(e);
+  EXPECT_NE(line.find("RETRY_EXC_ERR (12) on SEND after 31.2 ms (vendor_err 0x81, qpn 0x11 -> 0x2a): "),
+            std::string::npos) << line;
+  const std::string connect = cli::ProbeErrorLine(probes::ConnectFailure("refused"));
+  EXPECT_EQ(connect.find("qpn"), std::string::npos) << connect;  // no QP yet
+  EXPECT_NE(connect.find("(vendor_err 0x0): refused"), std::string::npos) << connect;
 }
 
 TEST(AgentOptions, ResponderOnlyWithInjection) {

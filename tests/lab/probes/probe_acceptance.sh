@@ -4,7 +4,9 @@
 # "FAIL name: detail" per check and "BENCH ..." / "INFO ..." lines that are
 # not asserted; exits 1 when any check failed.
 #
-# Checks: UD and RC x1000 with 0 loss / 0 errors; REM_ACCESS_ERR (10) with a
+# Checks: UD and RC x1000 with 0 loss / 0 errors; UD and RC with
+# --probe-traffic-class 104: 0 loss and every RoCE v2 packet on both NICs
+# carries IP TOS 0x68 (tc u32 counts); REM_ACCESS_ERR (10) with a
 # wrong rkey; RNR_RETRY_EXC_ERR (13) against `--inject rnr`; 100 % UD loss
 # against `--inject drop`; a responder killed with SIGKILL mid-run is
 # reported (RETRY_EXC_ERR or the prober's deadline) within 2 s and probing
@@ -70,6 +72,43 @@ for t in ud rc; do
   probe $OUT/$t.txt --transport $t --device $SRC "$DST_IP" --count 1000 --interval-ms 0
   check "$t-1000" "sent $(f_sent $OUT/$t.txt) received $(f_recv $OUT/$t.txt) errors $(f_errors $OUT/$t.txt) exit $PROBE_RC" \
     '[[ $(f_recv $OUT/$t.txt) == 1000 && $(f_errors $OUT/$t.txt) == 0 && $PROBE_RC == 0 ]]'
+done
+
+# 1b. --probe-traffic-class 104 (DSCP 26): still 0 loss, and the kernel's
+# egress classifier on both NICs counts the RoCE v2 packets (UDP 4791) by IP
+# TOS: the probes (and RC READ requests) leave the prober's NIC with TOS 0x68,
+# the echoes (UD: copied from the probe; RC: the class rides rc_connect) and
+# ACKs leave the target's NIC with it too, and no RoCE packet has another TOS.
+SRC_NETDEV=$(echo "$LAB_NETDEVS" | cut -d' ' -f1)
+tos_classify() {  # tos_classify NETDEV: band 1:1 RoCE v2 with TOS 0x68, 1:4 other RoCE v2, 1:2 the rest
+  tc qdisc replace dev "$1" root handle 1: prio bands 4 priomap 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 &&
+    tc filter add dev "$1" parent 1: protocol ip prio 1 u32 match ip protocol 17 0xff \
+      match ip dport 4791 0xffff match ip tos 0x68 0xff flowid 1:1 &&
+    tc filter add dev "$1" parent 1: protocol ip prio 2 u32 match ip protocol 17 0xff \
+      match ip dport 4791 0xffff flowid 1:4
+}
+band_pkts() { tc -s class show dev "$1" | awk -v c="$2" '$1 == "class" && $3 == c { getline; print $4; exit }'; }
+# Control: the default class (0) lands in the other band, so the TOS match is not vacuous.
+if tos_classify "$SRC_NETDEV"; then
+  probe $OUT/tc-default.txt --transport ud --device $SRC "$DST_IP" --count 20 --interval-ms 0
+  tos_out=$(band_pkts "$SRC_NETDEV" 1:1) other_out=$(band_pkts "$SRC_NETDEV" 1:4)
+  check traffic-class-default "received $(f_recv $OUT/tc-default.txt); RoCE v2 packets out of $SRC_NETDEV with TOS 0x68: $tos_out, with another TOS: $other_out" \
+    '[[ $(f_recv $OUT/tc-default.txt) == 20 && $tos_out == 0 && $other_out -ge 20 ]]'
+else
+  fail traffic-class-default "tc prio/u32 classifier could not be set up on $SRC_NETDEV"
+fi
+tc qdisc del dev "$SRC_NETDEV" root 2>/dev/null
+for t in ud rc; do
+  if tos_classify "$SRC_NETDEV" && tos_classify "$DST_NETDEV"; then
+    probe $OUT/tc-$t.txt --transport $t --device $SRC "$DST_IP" --count 200 --interval-ms 0 --probe-traffic-class 104
+    tos_out=$(band_pkts "$SRC_NETDEV" 1:1) other_out=$(band_pkts "$SRC_NETDEV" 1:4)
+    tos_back=$(band_pkts "$DST_NETDEV" 1:1) other_back=$(band_pkts "$DST_NETDEV" 1:4)
+    check "$t-traffic-class-104" "sent $(f_sent $OUT/tc-$t.txt) received $(f_recv $OUT/tc-$t.txt) errors $(f_errors $OUT/tc-$t.txt) exit $PROBE_RC; RoCE v2 packets with TOS 0x68: $tos_out out of $SRC_NETDEV, $tos_back out of $DST_NETDEV; with another TOS: $other_out, $other_back" \
+      '[[ $(f_recv $OUT/tc-$t.txt) == 200 && $(f_errors $OUT/tc-$t.txt) == 0 && $PROBE_RC == 0 && $tos_out -ge 200 && $tos_back -ge 200 && $other_out == 0 && $other_back == 0 ]]'
+  else
+    fail "$t-traffic-class-104" "tc prio/u32 classifier could not be set up on $SRC_NETDEV/$DST_NETDEV"
+  fi
+  tc qdisc del dev "$SRC_NETDEV" root 2>/dev/null; tc qdisc del dev "$DST_NETDEV" root 2>/dev/null
 done
 
 # 2. Wrong rkey: REM_ACCESS_ERR (10), explained.
