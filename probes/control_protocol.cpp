@@ -125,6 +125,9 @@ Result<ControlRequest> ParseControlRequest(const std::string& line) {
     RETURN_IF_ERROR(GetUint(*j, "retry_cnt", 7, &v)); req.rc.tuning.retry_cnt = int(v);
     RETURN_IF_ERROR(GetUint(*j, "rnr_retry", 6, &v)); req.rc.tuning.rnr_retry = int(v);
     RETURN_IF_ERROR(GetUint(*j, "min_rnr_timer", 31, &v)); req.rc.tuning.min_rnr_timer = int(v);
+    RETURN_IF_ERROR(GetString(*j, "session", false, &req.rc.session));
+    if (req.rc.session.size() > kMaxSessionKeyBytes)
+      return Status::Error("field 'session' longer than " + std::to_string(kMaxSessionKeyBytes) + " bytes");
     return req;
   } catch (const std::exception& e) {
     return Status::Error(std::string("control message rejected: ") + e.what());
@@ -172,6 +175,7 @@ Result<RcConnectReply> ParseRcConnectReply(const std::string& line) {
     RETURN_IF_ERROR(GetUint(*j, "read_addr", UINT64_MAX, &r.read_addr));
     RETURN_IF_ERROR(GetUint(*j, "read_rkey", 0xffffffff, &v)); r.read_rkey = uint32_t(v);
     RETURN_IF_ERROR(GetUint(*j, "read_len", 1 << 20, &v)); r.read_len = uint32_t(v);
+    if (j->contains("idle_timeout_ms")) RETURN_IF_ERROR(GetUint(*j, "idle_timeout_ms", 86400000, &r.idle_timeout_ms));
     return r;
   } catch (const std::exception& e) {
     return Status::Error(std::string("rc_connect reply rejected: ") + e.what());
@@ -189,6 +193,7 @@ std::string EncodeRcConnectRequest(const RcConnectRequest& r) {
   j["retry_cnt"] = r.tuning.retry_cnt;
   j["rnr_retry"] = r.tuning.rnr_retry;
   j["min_rnr_timer"] = r.tuning.min_rnr_timer;
+  if (!r.session.empty()) j["session"] = r.session;
   return j.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
@@ -212,6 +217,7 @@ std::string EncodeRcConnectReply(const RcConnectReply& r) {
   j["read_addr"] = r.read_addr;
   j["read_rkey"] = r.read_rkey;
   j["read_len"] = r.read_len;
+  if (r.idle_timeout_ms != 0) j["idle_timeout_ms"] = r.idle_timeout_ms;
   return j.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 

@@ -53,6 +53,34 @@ TEST(ControlProtocol, RcConnectRoundTrip) {
   EXPECT_EQ(req->rc.tuning.retry_cnt, 5);
 }
 
+TEST(ControlProtocol, RcSessionIdAndIdleTimeoutRoundTripAndOlderPeersStillParse) {
+  RcConnectRequest r = SampleRequest();
+  r.session = "0123456789abcdef";
+  auto req = ParseControlRequest(EncodeRcConnectRequest(r));
+  ASSERT_TRUE(req.ok()) << req.status().message();
+  EXPECT_EQ(req->rc.session, "0123456789abcdef");
+  auto older = ParseControlRequest(EncodeRcConnectRequest(SampleRequest()));  // a prober without an id
+  ASSERT_TRUE(older.ok());
+  EXPECT_EQ(older->rc.session, "");
+  r.session = std::string(kMaxSessionKeyBytes + 1, 'x');
+  auto too_long = ParseControlRequest(EncodeRcConnectRequest(r));
+  ASSERT_FALSE(too_long.ok());
+  EXPECT_NE(too_long.status().message().find("session"), std::string::npos);
+
+  RcConnectReply rep;
+  rep.responder = SampleRequest().prober;
+  rep.idle_timeout_ms = 60000;
+  auto back = ParseRcConnectReply(EncodeRcConnectReply(rep));
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  EXPECT_EQ(back->idle_timeout_ms, 60000u);
+  rep.idle_timeout_ms = 0;  // an older agent says nothing: the prober keeps the connection
+  std::string old_line = EncodeRcConnectReply(rep);
+  EXPECT_EQ(old_line.find("idle_timeout_ms"), std::string::npos);
+  back = ParseRcConnectReply(old_line);
+  ASSERT_TRUE(back.ok());
+  EXPECT_EQ(back->idle_timeout_ms, 0u);
+}
+
 TEST(ControlProtocol, UdInfoRoundTrip) {
   auto req = ParseControlRequest(EncodeUdInfoRequest());
   ASSERT_TRUE(req.ok());
