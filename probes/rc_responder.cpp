@@ -230,11 +230,19 @@ void RcResponderPool::ServeShard(Shard* shard) {
     batch.clear();
     auto n = shard->cq->Wait(batch, 64, NowNs() + kWaitSliceNs, just_served ? hot.Budget() : 0, &stop_);
     if (!n.ok()) {
-      // A failed CQ (device removed or reset): its sessions are not served
-      // any more and end by idle expiry; new sessions go to a new shard.
-      std::fprintf(stderr, "rc responder: %s: this shard takes no new sessions\n", n.status().message().c_str());
-      std::lock_guard<std::mutex> lock(mu_);
-      shard->broken = true;
+      // A failed CQ (device removed or reset): its sessions end now (their
+      // probers reconnect), and new sessions go to a new shard.
+      std::fprintf(stderr, "rc responder: %s: this shard's sessions end\n", n.status().message().c_str());
+      Retired dead;
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        shard->broken = true;
+        std::vector<uint64_t> ids;
+        for (auto& [id, sess] : live_)
+          if (sess->shard == shard) ids.push_back(id);
+        for (uint64_t id : ids) DetachLocked(id, dead);
+      }
+      Retire(dead);
       shard->done.store(true);
       return;
     }
