@@ -313,6 +313,7 @@ Result<std::string> Responder::HandleRcConnect(const RcConnectRequest& req,
     if (port) break;
   }
   if (port == nullptr) return Status::Error("no served port has GID " + req.target_gid);
+  if (!gen->rc) return Status::Error("RC responder not running (the served ports are changing): retry");
   auto rep = gen->rc->Connect(dev->ctx.get(), dev->pd.get(), *port, req);
   if (!rep.ok()) return rep.status();
   RcConnectReply r = *rep;
