@@ -35,6 +35,9 @@ const char kAgentUsage[] =
     "                       over a per-connection nonce) before ud_info or rc_connect\n"
     "  --control-bind ADDR  listen on this numeric address (repeatable; default: the served\n"
     "                       ports' RoCE IPv4 addresses, every address when there is none)\n"
+    "  --rc-idle-timeout S  an RC session with no probe for S seconds ends (default 60; 5..86400);\n"
+    "                       at the session cap, one idle for a quarter of that gives way\n"
+    "  --rc-max-sessions N  RC sessions at once, all devices together (default 4096; 1..1000000)\n"
     "  --inject rnr|drop    FAULT INJECTION FOR SELF-TESTS: rnr = never post RC\n"
     "                       receives (probers see RNR_RETRY_EXC_ERR); drop = receive\n"
     "                       UD probes but never echo them (probers see 100% loss).\n"
@@ -92,6 +95,24 @@ Result<AgentOptions> ParseAgentOptions(const std::vector<std::string>& args) {
       auto t = probes::ParseProbeTarget(*v);
       if (!t.ok()) return t.status();
       o.probe_targets.push_back(*t);
+    } else if (k == "--rc-idle-timeout" || k == "--rc-max-sessions") {
+      auto v = need();
+      if (!v.ok()) return v.status();
+      const bool idle = k == "--rc-idle-timeout";
+      const long lo = idle ? 5 : 1, hi = idle ? 86400 : 1000000;
+      errno = 0;
+      char* end = nullptr;
+      long n = std::strtol(v->c_str(), &end, 10);
+      if (v->empty() || *end != '\0' || errno != 0 || n < lo || n > hi) {
+        return Status::Error(k + " needs a whole number " + std::to_string(lo) + ".." + std::to_string(hi) +
+                             ", got '" + *v + "'");
+      }
+      if (idle) {
+        o.responder.rc_limits.idle_ns = uint64_t(n) * 1000000000ull;
+        o.responder.rc_limits.evict_min_idle_ns = o.responder.rc_limits.idle_ns / 4;
+      } else {
+        o.responder.rc_limits.cap = size_t(n);
+      }
     } else if (k == "--inject") {
       auto v = need();
       if (!v.ok()) return v.status();

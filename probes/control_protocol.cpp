@@ -132,6 +132,9 @@ Result<ControlRequest> ParseControlRequest(const std::string& line) {
     if (j->contains("sl")) {
       RETURN_IF_ERROR(GetUint(*j, "sl", kMaxServiceLevel, &v)); req.rc.probe_class.sl = int(v);
     }
+    RETURN_IF_ERROR(GetString(*j, "session", false, &req.rc.session));
+    if (req.rc.session.size() > kMaxSessionKeyBytes)
+      return Status::Error("field 'session' longer than " + std::to_string(kMaxSessionKeyBytes) + " bytes");
     return req;
   } catch (const std::exception& e) {
     return Status::Error(std::string("control message rejected: ") + e.what());
@@ -179,6 +182,7 @@ Result<RcConnectReply> ParseRcConnectReply(const std::string& line) {
     RETURN_IF_ERROR(GetUint(*j, "read_addr", UINT64_MAX, &r.read_addr));
     RETURN_IF_ERROR(GetUint(*j, "read_rkey", 0xffffffff, &v)); r.read_rkey = uint32_t(v);
     RETURN_IF_ERROR(GetUint(*j, "read_len", 1 << 20, &v)); r.read_len = uint32_t(v);
+    if (j->contains("idle_timeout_ms")) RETURN_IF_ERROR(GetUint(*j, "idle_timeout_ms", 86400000, &r.idle_timeout_ms));
     return r;
   } catch (const std::exception& e) {
     return Status::Error(std::string("rc_connect reply rejected: ") + e.what());
@@ -198,6 +202,7 @@ std::string EncodeRcConnectRequest(const RcConnectRequest& r) {
   j["min_rnr_timer"] = r.tuning.min_rnr_timer;
   j["traffic_class"] = r.probe_class.traffic_class;
   j["sl"] = r.probe_class.sl;
+  if (!r.session.empty()) j["session"] = r.session;
   return j.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
@@ -221,6 +226,7 @@ std::string EncodeRcConnectReply(const RcConnectReply& r) {
   j["read_addr"] = r.read_addr;
   j["read_rkey"] = r.read_rkey;
   j["read_len"] = r.read_len;
+  if (r.idle_timeout_ms != 0) j["idle_timeout_ms"] = r.idle_timeout_ms;
   return j.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 

@@ -3,16 +3,21 @@
 //   {"op":"ud_info"}
 //     -> {"ok":true,"qkey":Q,"endpoints":[{"device","port","gid_index","gid","lid","qpn","roce"}...]}
 //   {"op":"rc_connect","target_gid":G,"qpn","psn","lid","gid","global","mtu",
-//    "timeout","retry_cnt","rnr_retry","min_rnr_timer"[,"traffic_class","sl"]}
-//     -> {"ok":true,"qpn","psn","lid","gid","global","mtu","read_addr","read_rkey","read_len"}
+//    "timeout","retry_cnt","rnr_retry","min_rnr_timer"[,"traffic_class","sl"][,"session":S]}
+//     -> {"ok":true,"qpn","psn","lid","gid","global","mtu","read_addr","read_rkey","read_len"
+//         [,"idle_timeout_ms":T]}
 //   anything else -> {"ok":false,"error":"..."}
 //
 // Contract: lines are at most kMaxLineBytes; parsers never throw and reject
 // missing fields, wrong types and out-of-range numbers with a message naming
-// the field. An rc_connect connection stays open for the life of the RC QP:
-// the responder destroys the QP when the prober closes it. rc_connect's
-// optional traffic_class (0..255) and sl (0..15) default to 0: the responder
-// sets them on its QP's path so echoes and ACKs ride the prober's class.
+// the field. A reply with idle_timeout_ms ends the connection: the
+// responder's QP then lives until no probe came for that long, it fails, or
+// an rc_connect with the same `session` (the prober's id, kept across its
+// reconnects) replaces it. A reply without it comes from an agent older than
+// that: its QP lives as long as the connection, which the prober keeps open.
+// rc_connect's optional traffic_class (0..255) and sl (0..15) default to 0:
+// the responder sets them on its QP's path so echoes and ACKs ride the
+// prober's class.
 #pragma once
 
 #include <cstdint>
@@ -27,6 +32,7 @@ namespace rdmascope::probes {
 constexpr size_t kMaxLineBytes = 4096;
 constexpr uint32_t kProbeQkey = 0x11111111;  // qkey of every UD probe QP
 constexpr int kMaxUdEndpoints = 64;
+constexpr size_t kMaxSessionKeyBytes = 64;
 
 struct UdEndpointInfo {
   std::string device;
@@ -49,6 +55,7 @@ struct RcConnectRequest {
   RemoteEndpoint prober;    // the prober's QP
   RcTuning tuning;
   ProbeClass probe_class;   // the responder's path asks for the same class
+  std::string session;      // the prober's session id (at most kMaxSessionKeyBytes); "" from older probers
 };
 
 struct RcConnectReply {
@@ -56,6 +63,7 @@ struct RcConnectReply {
   uint64_t read_addr = 0;
   uint32_t read_rkey = 0;
   uint32_t read_len = 0;
+  uint64_t idle_timeout_ms = 0;  // 0: an older agent; the QP lives as long as the connection
 };
 
 enum class ControlOp { kUdInfo, kRcConnect, kHello, kAuth };

@@ -52,16 +52,46 @@ void ControlServer::Reap(bool all) {
 }
 
 void ControlServer::AcceptLoop() {
+  uint64_t full_since_ns = 0;
   while (!stop_.load()) {
     Reap(false);
+    const bool full = workers_.size() >= size_t(kMaxConnections);
+    if (!full) full_since_ns = 0;
+    else if (full_since_ns == 0) full_since_ns = NowNs();
+    // Full: connections wait in the backlog; refuse them only after the
+    // handlers stayed busy for kQueueWaitMs.
+    const bool refuse = full && NowNs() - full_since_ns >= uint64_t(kQueueWaitMs) * 1000000ull;
+    if (full && !refuse) {
+      ::poll(nullptr, 0, 10);
+      continue;
+    }
     std::vector<pollfd> ps;
     for (const auto& fd : listen_fds_) ps.push_back({fd.get(), POLLIN, 0});
-    int pr = ::poll(ps.data(), nfds_t(ps.size()), 100);
+    int pr = ::poll(ps.data(), nfds_t(ps.size()), refuse ? 10 : 100);
     if (pr <= 0) continue;
     for (const pollfd& p : ps) {
-      if (p.revents & POLLIN) Accept(p.fd);
+      if (!(p.revents & POLLIN)) continue;
+      if (refuse) Refuse(p.fd);
+      else Accept(p.fd);
     }
   }
+}
+
+void ControlServer::Refuse(int listen_fd) {
+  int cfd = ::accept4(listen_fd, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
+  if (cfd < 0) return;
+  UniqueFd fd(cfd);
+  // What the peer already sent is read first: closing with unread input
+  // would reset the connection and could destroy the error line in flight.
+  char junk[1024];
+  for (int i = 0; i < 8 && ::recv(cfd, junk, sizeof junk, 0) > 0; ++i) {
+  }
+  LineConn conn(std::move(fd));
+  conn.WriteLine(EncodeErrorReply("too many control connections at once: all " + std::to_string(kMaxConnections) +
+                                  " setup handlers stayed busy for " + std::to_string(kQueueWaitMs) +
+                                  " ms; retry later"),
+                 NowNs() + 100000000ull);
+  ::shutdown(conn.fd(), SHUT_WR);
 }
 
 void ControlServer::Accept(int listen_fd) {
@@ -69,18 +99,14 @@ void ControlServer::Accept(int listen_fd) {
   if (cfd < 0) return;  // EAGAIN, ECONNABORTED, EMFILE: try again next round
   int one = 1;
   setsockopt(cfd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-  // A peer that vanished without a FIN (power loss, partition) holds an RC
-  // session's connection: keepalive finds it within kKeepIdleS + 3 x kKeepIntvlS.
+  // A peer that vanished without a FIN (power loss, partition) in the middle
+  // of a setup: keepalive finds it within kKeepIdleS + 3 x kKeepIntvlS.
   int idle = kKeepIdleS, intvl = kKeepIntvlS, cnt = 3;
   setsockopt(cfd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof one);
   setsockopt(cfd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof idle);
   setsockopt(cfd, IPPROTO_TCP, TCP_KEEPINTVL, &intvl, sizeof intvl);
   setsockopt(cfd, IPPROTO_TCP, TCP_KEEPCNT, &cnt, sizeof cnt);
   auto conn = std::make_shared<LineConn>(UniqueFd(cfd));
-  if (workers_.size() >= size_t(kMaxConnections)) {
-    conn->WriteLine(EncodeErrorReply("too many control connections"), NowNs() + 100000000ull);
-    return;
-  }
   auto w = std::make_unique<Worker>();
   Worker* wp = w.get();
   w->thread = std::thread([this, conn, wp] {

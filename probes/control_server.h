@@ -1,8 +1,11 @@
 // TCP control-port server: accepts connections and runs a handler for each on
 // its own thread.
 //
-// Contract: at most kMaxConnections handlers run at once; a connection beyond
-// that gets an error line and is closed. Stop() (also the destructor) sets the
+// Contract: at most kMaxConnections handlers run at once. Handlers are meant
+// to be short (the agent's are setup exchanges: ud_info, rc_connect), so
+// while all are busy new connections wait in the listen backlog (SOMAXCONN);
+// only when every handler stayed busy for kQueueWaitMs is a waiting
+// connection accepted and refused with a JSON error line saying so. Stop() (also the destructor) sets the
 // stop flag handlers must honour, then joins the accept thread and every
 // handler thread. A handler's failure never stops the server. Accepted
 // connections have TCP keepalive (a silent dead peer is noticed in ~90 s).
@@ -25,7 +28,8 @@ namespace rdmascope::probes {
 class ControlServer {
  public:
   using Handler = std::function<void(LineConn& conn, const std::atomic<bool>& stop)>;
-  static constexpr int kMaxConnections = 64;
+  static constexpr int kMaxConnections = 64;  // concurrent handlers (setups), not sessions
+  static constexpr int kQueueWaitMs = 2000;
   static constexpr int kKeepIdleS = 60;   // TCP keepalive on every accepted connection
   static constexpr int kKeepIntvlS = 10;
 
@@ -47,6 +51,8 @@ class ControlServer {
   ControlServer() = default;
   void AcceptLoop();
   void Accept(int listen_fd);
+  // Accepts one waiting connection and answers it with the over-limit error.
+  void Refuse(int listen_fd);
   void Reap(bool all);
 
   std::vector<UniqueFd> listen_fds_;

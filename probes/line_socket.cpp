@@ -111,7 +111,9 @@ Result<UniqueFd> TcpListen(int port, const std::string& addr) {
   if (::bind(fd.get(), reinterpret_cast<sockaddr*>(&ss), len) != 0) {
     return ErrnoStatus("bind", errno, "TCP port " + std::to_string(port) + " on " + (addr.empty() ? "0.0.0.0" : addr));
   }
-  if (::listen(fd.get(), 64) != 0) return ErrnoStatus("listen", errno);
+  // A fleet's probers arrive together at each round: a deep backlog lets
+  // them wait for a free handler instead of having their SYNs dropped.
+  if (::listen(fd.get(), SOMAXCONN) != 0) return ErrnoStatus("listen", errno);
   return fd;
 }
 

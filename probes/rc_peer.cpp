@@ -27,7 +27,8 @@ RcPeer::RcPeer() : sends_(kSignalEvery, kSendDepth), spin_(ProberSpin(0)) {}
 Result<std::unique_ptr<RcPeer>> RcPeer::Connect(ibv_context* ctx, ibv_pd* pd,
                                                 const LocalPort& local,
                                                 const ProberOptions& o,
-                                                UdEndpointInfo* target) {
+                                                UdEndpointInfo* target,
+                                                const std::string& session) {
   const uint64_t deadline = NowNs() + 5000000000ull;
   std::unique_ptr<RcPeer> p(new RcPeer());
   p->spin_ = ProberSpin(o.spin_ns);
@@ -66,6 +67,7 @@ Result<std::unique_ptr<RcPeer>> RcPeer::Connect(ibv_context* ctx, ibv_pd* pd,
   req.prober.mtu_bytes = MtuBytes(local.active_mtu);
   req.tuning = o.tuning;
   req.probe_class = o.probe_class;
+  req.session = session;
   s = p->conn_->WriteLine(EncodeRcConnectRequest(req), deadline);
   if (!s.ok()) return Status::Error("control port: " + s.message());
   auto line = p->conn_->ReadLine(deadline, o.stop);
@@ -79,12 +81,15 @@ Result<std::unique_ptr<RcPeer>> RcPeer::Connect(ibv_context* ctx, ibv_pd* pd,
   if (!s.ok()) return s;
   s = RcToRts(p->qp_.get(), req.prober.psn, o.tuning);
   if (!s.ok()) return s;
+  // An agent that names an idle timeout does not tie its QP to the control
+  // connection: holding it would only cost the agent a socket.
+  if (rep->idle_timeout_ms != 0) p->conn_.reset();
   return p;
 }
 
 RcPeer::~RcPeer() {
   qp_.reset();    // QP before its CQ and MR
-  conn_.reset();  // closing the control connection frees the responder's QP
+  conn_.reset();  // an older agent frees its QP when this closes
 }
 
 Status RcPeer::PostRecv(uint32_t slot) {

@@ -1,8 +1,13 @@
-// One RC connection from a prober to a target agent: the control connection
-// (kept open for the QP's life), the QP, its CQ and buffers.
+// One RC connection from a prober to a target agent: the QP, its CQ and
+// buffers (and, with an agent older than idle-timed sessions, the control
+// connection, which such an agent ties its QP to).
 //
 // Contract: Connect() does TCP connect -> ud_info -> rc_connect -> RTR/RTS
-// with the given deadline for the whole exchange. PingPong() and Read() run
+// with the given deadline for the whole exchange, naming the prober's
+// `session` so the agent replaces this prober's previous QP. When the reply
+// carries idle_timeout_ms the control connection is closed at once: the
+// agent keeps its QP until that long passes without a probe
+// (idle_timeout_ms() tells; 0 from an older agent). PingPong() and Read() run
 // one operation each, wait at most timeout_ns, record every failed completion
 // (the first failure in full; later WR_FLUSH_ERRs only counted) and return
 // false when the QP must be torn down (failure or deadline). Probe SENDs are
@@ -31,11 +36,13 @@ class RcPeer {
   static Result<std::unique_ptr<RcPeer>> Connect(ibv_context* ctx, ibv_pd* pd,
                                                  const LocalPort& local,
                                                  const ProberOptions& opts,
-                                                 UdEndpointInfo* target);
+                                                 UdEndpointInfo* target,
+                                                 const std::string& session = "");
   ~RcPeer();
 
   bool PingPong(uint64_t seq, uint64_t timeout_ns, const ProberOptions& opts, ProbeRun& run,
                 ProbeSample& sample);
+  uint64_t idle_timeout_ms() const { return reply_.idle_timeout_ms; }
   bool Read(uint64_t timeout_ns, const ProberOptions& opts, ProbeRun& run, ProbeSample& sample);
   uint32_t local_qpn() const { return qp_->qp_num; }
   uint32_t remote_qpn() const { return reply_.responder.qpn; }
@@ -47,7 +54,7 @@ class RcPeer {
   void RecordFailure(const Completion& c, uint64_t t0, const ProberOptions& opts, ProbeRun& run);
   const char* OpName(uint64_t wr_id) const;
 
-  std::unique_ptr<LineConn> conn_;
+  std::unique_ptr<LineConn> conn_;  // only with an agent older than idle-timed sessions
   std::unique_ptr<CompletionQueue> cq_;
   QpPtr qp_;
   Buffer buf_;

@@ -5,6 +5,9 @@
 // failures only.
 #include "probes/rc_prober.h"
 
+#include <cstdio>
+#include <random>
+
 #include "probes/probe_clock.h"
 #include "probes/rc_peer.h"
 
@@ -23,6 +26,10 @@ Result<std::unique_ptr<RcProber>> RcProber::Open(const ProberOptions& o) {
 std::unique_ptr<RcProber> RcProber::Open(std::shared_ptr<RailDevice> dev) {
   std::unique_ptr<RcProber> p(new RcProber());
   p->dev_ = std::move(dev);
+  std::random_device rd;
+  char id[17];
+  std::snprintf(id, sizeof id, "%08x%08x", unsigned(rd()), unsigned(rd()));
+  p->session_ = id;
   return p;
 }
 
@@ -43,12 +50,18 @@ Result<ProbeRun> RcProber::Run(const ProberOptions& o, bool fail_if_unreachable)
   uint64_t sent = 0;
   while (sent < o.count) {
     if ((o.stop && o.stop->load()) || NowNs() >= run_end) break;
+    // The agent forgets a session after its idle timeout: rebuild ahead of it.
+    if (peer_ && peer_->idle_timeout_ms() != 0 &&
+        NowNs() - last_used_ns_ >= peer_->idle_timeout_ms() * 1000000ull / 2) {
+      peer_.reset();
+      next_connect_ns_ = 0;
+    }
     if (!peer_) {
       if (NowNs() < next_connect_ns_) {
         SleepUntil(std::min(next_connect_ns_, run_end), o.stop);
         continue;
       }
-      auto p = RcPeer::Connect(dev_->ctx.get(), dev_->pd.get(), dev_->local, o, &target_);
+      auto p = RcPeer::Connect(dev_->ctx.get(), dev_->pd.get(), dev_->local, o, &target_, session_);
       if (!p.ok()) {
         if (!ever_connected_ && fail_if_unreachable) return p.status();
         RecordError(run, o, ConnectFailure(p.status().message()));
@@ -67,6 +80,7 @@ Result<ProbeRun> RcProber::Run(const ProberOptions& o, bool fail_if_unreachable)
     bool healthy = peer_->PingPong(seq_++, timeout_ns, o, run, sample);
     if (healthy && o.rc_read) healthy = peer_->Read(timeout_ns, o, run, sample);
     if (!sample.received && Stopping(o)) break;  // cut short by the stop: not a lost probe
+    last_used_ns_ = NowNs();
     run.samples.push_back(sample);
     ++sent;
     if (!healthy) {

@@ -9,8 +9,13 @@
 // CONNECT error, except that with `fail_if_unreachable` a failure before the
 // first successful connect ends the run with that error. Reconnects follow
 // ReconnectBackoff() (jittered, so a fleet does not reconnect in lock-step).
-// The destructor tears
-// the connection down (which also frees the responder's QP).
+// Every connect names the same random session id, so the agent replaces this
+// prober's previous QP. The agent ends a session after its idle timeout
+// (given in the rc_connect reply): a connection unused for half of that is
+// rebuilt before the next probe, quietly (not a failure, not counted in
+// reconnects), so a report interval longer than the agent's idle timeout
+// raises no false alarm. The destructor tears the QP down; the agent's side
+// then idles out.
 #pragma once
 
 #include <memory>
@@ -40,7 +45,9 @@ class RcProber {
   std::shared_ptr<RailDevice> dev_;
   UdEndpointInfo target_;
   Backoff backoff_ = ReconnectBackoff();
-  std::unique_ptr<RcPeer> peer_;  // declared last: destroyed before dev_
+  std::unique_ptr<RcPeer> peer_;  // declared last but two: destroyed before dev_
+  std::string session_;          // random, sent with every rc_connect
+  uint64_t last_used_ns_ = 0;    // the last probe on peer_
   bool ever_connected_ = false;
   uint64_t next_connect_ns_ = 0;
   uint64_t seq_ = 0;

@@ -29,11 +29,13 @@ struct Responder::DeviceState {
   std::vector<std::unique_ptr<UdResponder>> uds;
 };
 
-// One served set. RC sessions hold it (shared) so its devices stay open while
-// they run; `stop` ends them and the UD threads.
+// One served set. Control handlers hold it (shared) while they set up an RC
+// session, so its devices stay open; `stop` ends the UD threads, and
+// StopThreads() the RC sessions too.
 struct Responder::Generation {
   std::atomic<bool> stop{false};
   std::vector<std::unique_ptr<DeviceState>> devices;
+  std::unique_ptr<RcResponderPool> rc;  // declared after devices: destroyed before their PDs
   UdInfoReply ud_info;
   std::vector<std::thread> ud_threads;  // joined before the generation is released
 
@@ -42,6 +44,7 @@ struct Responder::Generation {
     for (auto& t : ud_threads)
       if (t.joinable()) t.join();
     ud_threads.clear();
+    if (rc) rc->Stop();
   }
 };
 
@@ -132,6 +135,8 @@ std::vector<std::string> Responder::Serve(const std::vector<ServedPort>& ports) 
   if (old) old->StopThreads();
   old.reset();
   auto gen = std::make_shared<Generation>();
+  gen->rc = std::make_unique<RcResponderPool>(
+      RcResponderPool::Options{opts_.rc_limits, opts_.inject == Injection::kRnr, opts_.spin});
   std::vector<std::string> problems;
   std::map<std::string, DeviceState*> by_name;
   for (const ServedPort& sp : ports) {
@@ -204,6 +209,11 @@ UdInfoReply Responder::UdInfo() const {
   return g ? g->ud_info : UdInfoReply{};
 }
 
+size_t Responder::rc_sessions() const {
+  auto g = Current();
+  return g && g->rc ? g->rc->sessions() : 0;
+}
+
 int Responder::control_port() const { return server_ ? server_->port() : 0; }
 
 Responder::~Responder() { Stop(); }
@@ -257,10 +267,10 @@ void Responder::HandleConnection(LineConn& conn, const std::atomic<bool>& stop) 
       if (!conn.WriteLine(EncodeUdInfoReply(gen->ud_info), NowNs() + kWriteNs).ok()) return;
       continue;
     }
-    bool served = false;
-    std::string err = HandleRcConnect(conn, req->rc, gen, &served);
-    if (served) return;
-    conn.WriteLine(EncodeErrorReply(err), NowNs() + kWriteNs);
+    // The reply ends the connection: the session outlives it (rc_responder.h).
+    auto reply = HandleRcConnect(req->rc, gen);
+    conn.WriteLine(reply.ok() ? *reply : EncodeErrorReply(reply.status().message()), NowNs() + kWriteNs);
+    if (reply.ok()) return;  // the prober sends nothing more: closing loses no reply
   }
 }
 
@@ -288,9 +298,8 @@ bool Responder::Authenticate(LineConn& conn, const ControlRequest& req, std::str
   return conn.WriteLine(R"({"ok":true})", wd).ok();
 }
 
-std::string Responder::HandleRcConnect(LineConn& conn, const RcConnectRequest& req,
-                                       const std::shared_ptr<Generation>& gen, bool* served) {
-  *served = false;
+Result<std::string> Responder::HandleRcConnect(const RcConnectRequest& req,
+                                               const std::shared_ptr<Generation>& gen) {
   DeviceState* dev = nullptr;
   const LocalPort* port = nullptr;
   for (auto& d : gen->devices) {
@@ -303,18 +312,15 @@ std::string Responder::HandleRcConnect(LineConn& conn, const RcConnectRequest& r
     }
     if (port) break;
   }
-  if (port == nullptr) return "no served port has GID " + req.target_gid;
-  auto session = RcResponderSession::Create(dev->ctx.get(), dev->pd.get(), *port, req,
-                                            opts_.inject == Injection::kRnr, opts_.spin);
-  if (!session.ok()) return session.status().message();
-  RcConnectReply rep = (*session)->Reply();
-  rep.read_addr = dev->read_buf.remote_addr();  // an I/O address of ours, not a pointer
-  rep.read_rkey = dev->read_buf.rkey();
-  rep.read_len = kReadBufferBytes;
-  *served = true;
-  if (!conn.WriteLine(EncodeRcConnectReply(rep), NowNs() + kWriteNs).ok()) return "";
-  (*session)->Serve(conn, gen->stop);
-  return "";
+  if (port == nullptr) return Status::Error("no served port has GID " + req.target_gid);
+  if (!gen->rc) return Status::Error("RC responder not running (the served ports are changing): retry");
+  auto rep = gen->rc->Connect(dev->ctx.get(), dev->pd.get(), *port, req);
+  if (!rep.ok()) return rep.status();
+  RcConnectReply r = *rep;
+  r.read_addr = dev->read_buf.remote_addr();  // an I/O address of ours, not a pointer
+  r.read_rkey = dev->read_buf.rkey();
+  r.read_len = kReadBufferBytes;
+  return EncodeRcConnectReply(r);
 }
 
 }  // namespace rdmascope::probes

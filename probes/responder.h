@@ -14,8 +14,11 @@
 // Serve() of every ACTIVE port of `device` (every device when empty), and
 // fails when none is ACTIVE. Stop() (also the destructor) ends every thread.
 // A control connection must send its first request within 5 s; requests are
-// answered until the peer closes, except rc_connect, which keeps the
-// connection for the RC session's lifetime.
+// answered until the peer closes, except rc_connect: its reply ends the
+// connection. The RC session outlives it (probes/rc_responder.h): it ends
+// after rc_limits.idle_ns without a probe, when its QP fails, when the same
+// prober session connects again, or by oldest-idle eviction at
+// rc_limits.cap sessions; a full table is refused with an error naming the cap.
 #pragma once
 
 #include <atomic>
@@ -29,6 +32,7 @@
 #include "probes/adaptive_spin.h"
 #include "probes/control_protocol.h"
 #include "probes/line_socket.h"
+#include "probes/rc_session_table.h"
 
 namespace rdmascope::probes {
 
@@ -59,6 +63,9 @@ struct ResponderOptions {
   // Fleet secret (probes/control_auth.h): set, every control connection must
   // authenticate before ud_info or rc_connect; the agent's probers use it too.
   std::string control_secret;
+  // RC sessions: at most rc_limits.cap at once; each ends after
+  // rc_limits.idle_ns without a probe.
+  RcSessionLimits rc_limits;
 };
 
 // The default control-port addresses (see ResponderOptions::control_bind).
@@ -73,6 +80,8 @@ class Responder {
   void Stop();
 
   UdInfoReply UdInfo() const;
+  // RC sessions alive now (all devices).
+  size_t rc_sessions() const;
   // The TCP port the control server listens on (useful with control_port 0).
   int control_port() const;
 
@@ -84,8 +93,8 @@ class Responder {
   void HandleConnection(LineConn& conn, const std::atomic<bool>& stop);
   // hello / auth (probes/control_auth.h); false: close the connection.
   bool Authenticate(LineConn& conn, const ControlRequest& req, std::string* nonce, bool* authenticated);
-  std::string HandleRcConnect(LineConn& conn, const RcConnectRequest& req,
-                              const std::shared_ptr<Generation>& gen, bool* served);
+  // The rc_connect reply line, or the error for the prober.
+  Result<std::string> HandleRcConnect(const RcConnectRequest& req, const std::shared_ptr<Generation>& gen);
 
   ResponderOptions opts_;
   mutable std::mutex mu_;

@@ -107,6 +107,26 @@ TEST(AgentOptions, ResponderOnlyWithInjection) {
   EXPECT_FALSE(agent::ParseAgentOptions({"--control-bind"}).ok());
 }
 
+TEST(AgentOptions, RcSessionLimits) {
+  auto d = agent::ParseAgentOptions({});
+  ASSERT_TRUE(d.ok());
+  EXPECT_EQ(d->responder.rc_limits.cap, 4096u);
+  EXPECT_EQ(d->responder.rc_limits.idle_ns, 60000000000ull);
+  EXPECT_EQ(d->responder.rc_limits.evict_min_idle_ns, 15000000000ull);
+  auto o = agent::ParseAgentOptions({"--rc-idle-timeout", "20", "--rc-max-sessions", "10000"});
+  ASSERT_TRUE(o.ok()) << o.status().message();
+  EXPECT_EQ(o->responder.rc_limits.idle_ns, 20000000000ull);
+  EXPECT_EQ(o->responder.rc_limits.evict_min_idle_ns, 5000000000ull);  // a quarter of it
+  EXPECT_EQ(o->responder.rc_limits.cap, 10000u);
+  for (const char* bad : {"4", "86401", "x", ""}) {
+    auto r = agent::ParseAgentOptions({"--rc-idle-timeout", bad});
+    ASSERT_FALSE(r.ok()) << bad;
+    EXPECT_NE(r.status().message().find("--rc-idle-timeout needs a whole number 5..86400"), std::string::npos);
+  }
+  EXPECT_FALSE(agent::ParseAgentOptions({"--rc-max-sessions", "0"}).ok());
+  EXPECT_FALSE(agent::ParseAgentOptions({"--rc-max-sessions"}).ok());
+}
+
 TEST(AgentOptions, Rejections) {
   EXPECT_FALSE(agent::ParseAgentOptions({"--inject", "crash"}).ok());
   EXPECT_FALSE(agent::ParseAgentOptions({"--control-port", "70000"}).ok());

@@ -53,6 +53,34 @@ TEST(ControlProtocol, RcConnectRoundTrip) {
   EXPECT_EQ(req->rc.tuning.retry_cnt, 5);
 }
 
+TEST(ControlProtocol, RcSessionIdAndIdleTimeoutRoundTripAndOlderPeersStillParse) {
+  RcConnectRequest r = SampleRequest();
+  r.session = "0123456789abcdef";
+  auto req = ParseControlRequest(EncodeRcConnectRequest(r));
+  ASSERT_TRUE(req.ok()) << req.status().message();
+  EXPECT_EQ(req->rc.session, "0123456789abcdef");
+  auto older = ParseControlRequest(EncodeRcConnectRequest(SampleRequest()));  // a prober without an id
+  ASSERT_TRUE(older.ok());
+  EXPECT_EQ(older->rc.session, "");
+  r.session = std::string(kMaxSessionKeyBytes + 1, 'x');
+  auto too_long = ParseControlRequest(EncodeRcConnectRequest(r));
+  ASSERT_FALSE(too_long.ok());
+  EXPECT_NE(too_long.status().message().find("session"), std::string::npos);
+
+  RcConnectReply rep;
+  rep.responder = SampleRequest().prober;
+  rep.idle_timeout_ms = 60000;
+  auto back = ParseRcConnectReply(EncodeRcConnectReply(rep));
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  EXPECT_EQ(back->idle_timeout_ms, 60000u);
+  rep.idle_timeout_ms = 0;  // an older agent says nothing: the prober keeps the connection
+  std::string old_line = EncodeRcConnectReply(rep);
+  EXPECT_EQ(old_line.find("idle_timeout_ms"), std::string::npos);
+  back = ParseRcConnectReply(old_line);
+  ASSERT_TRUE(back.ok());
+  EXPECT_EQ(back->idle_timeout_ms, 0u);
+}
+
 TEST(ControlProtocol, UdInfoRoundTrip) {
   auto req = ParseControlRequest(EncodeUdInfoRequest());
   ASSERT_TRUE(req.ok());
@@ -192,6 +220,74 @@ TEST(ControlServer, SurvivesGarbageAndServesNextClient) {
   ASSERT_TRUE(r.ok()) << r.status().message();
   EXPECT_EQ(*r, "16");
   server->Stop();
+}
+
+// Every handler busy: a new connection waits in the backlog and is served
+// when one frees; when all stay busy past kQueueWaitMs it gets a JSON error
+// line, not a silent close.
+TEST(ControlServer, OverLimitConnectionsWaitThenGetAJsonError) {
+  std::atomic<bool> release{false};
+  std::atomic<int> running{0};
+  ControlServer::Handler hold = [&](LineConn& c, const std::atomic<bool>& stop) {
+    ++running;
+    while (!release.load() && !stop.load()) ::poll(nullptr, 0, 5);
+    c.WriteLine("served", NowNs() + 1000000000ull);
+    --running;
+  };
+  auto started = ControlServer::Start(0, hold, {"127.0.0.1"});
+  ASSERT_TRUE(started.ok()) << started.status().message();
+  const int port = (*started)->port();
+  auto fill = [&](std::vector<std::unique_ptr<LineConn>>& busy) {
+    for (int i = 0; i < ControlServer::kMaxConnections; ++i) {
+      auto fd = TcpConnect("127.0.0.1", port, 2000);
+      ASSERT_TRUE(fd.ok()) << fd.status().message();
+      busy.push_back(std::make_unique<LineConn>(std::move(fd).value()));
+    }
+    const uint64_t t0 = NowNs();
+    while (running.load() < ControlServer::kMaxConnections && NowNs() - t0 < 5000000000ull) ::poll(nullptr, 0, 5);
+    ASSERT_EQ(running.load(), ControlServer::kMaxConnections);
+  };
+  auto drain = [&](std::vector<std::unique_ptr<LineConn>>& busy) {
+    for (auto& c : busy) {
+      auto line = c->ReadLine(NowNs() + 5000000000ull);
+      ASSERT_TRUE(line.ok()) << line.status().message();
+      EXPECT_EQ(*line, "served");
+    }
+    busy.clear();
+    const uint64_t t0 = NowNs();
+    while (running.load() > 0 && NowNs() - t0 < 5000000000ull) ::poll(nullptr, 0, 5);
+  };
+
+  // 1. A connection waiting while a handler frees (within the queue wait) is served, not refused.
+  std::vector<std::unique_ptr<LineConn>> busy;
+  fill(busy);
+  auto fd = TcpConnect("127.0.0.1", port, 2000);  // the kernel completes the handshake: it waits in the backlog
+  ASSERT_TRUE(fd.ok()) << fd.status().message();
+  LineConn queued(std::move(fd).value());
+  ::poll(nullptr, 0, 300);
+  release.store(true);
+  drain(busy);
+  auto q = queued.ReadLine(NowNs() + 5000000000ull);
+  ASSERT_TRUE(q.ok()) << q.status().message();
+  EXPECT_EQ(*q, "served");
+
+  // 2. Handlers busy past the queue wait: the waiting connection gets a JSON error line.
+  release.store(false);
+  fill(busy);
+  fd = TcpConnect("127.0.0.1", port, 2000);
+  ASSERT_TRUE(fd.ok()) << fd.status().message();
+  LineConn late(std::move(fd).value());
+  ASSERT_TRUE(late.WriteLine(R"({"op":"hello"})", NowNs() + 1000000000ull).ok());
+  const uint64_t asked = NowNs();
+  auto r = late.ReadLine(NowNs() + 10000000000ull);
+  const uint64_t waited_ms = (NowNs() - asked) / 1000000;
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_NE(r->find(R"("ok":false)"), std::string::npos) << *r;
+  EXPECT_NE(r->find("too many control connections at once"), std::string::npos) << *r;
+  EXPECT_GE(waited_ms, uint64_t(ControlServer::kQueueWaitMs) - 200) << "refused before the queue wait";
+  release.store(true);
+  drain(busy);
+  (*started)->Stop();
 }
 
 long RssKb() {

@@ -62,7 +62,9 @@ probe() {  # probe OUTFILE ARGS...: run rdmactl probe; its exit status in $PROBE
 res_counts() { rdma res show | sed 's/^[0-9]*: //' | sort; }
 agent_fds() { ls "/proc/$PID_main/fd" | wc -l; }
 
-start_agent main 18610 || { echo "FAIL setup: responder did not start"; exit 1; }
+# Idle RC sessions end after 5 s (not the default 60 s), so 7. sees the
+# responder's resources back at baseline soon after the probers are gone.
+start_agent main 18610 --rc-idle-timeout 5 || { echo "FAIL setup: responder did not start"; exit 1; }
 sed 's/^/    /' $OUT/main.log
 BASE_RES=$(res_counts)
 BASE_FDS=$(agent_fds)
@@ -208,7 +210,7 @@ check netem-loss "loss $L % over $(f_sent $OUT/loss.txt) probes (want 7..13)" \
 probe $OUT/cycles.txt --transport rc --device $SRC "$DST_IP" --count 500 --interval-ms 0 --no-read --reconnect-each-probe
 selftest=$(grep '^self-test:' $OUT/cycles.txt)
 fds_b=$(echo "$selftest" | grep -o '[0-9]\+' | sed -n 1p) fds_a=$(echo "$selftest" | grep -o '[0-9]\+' | sed -n 2p)
-lab_wait 10 "rdma resources back at baseline" sh -c "[ \"\$(rdma res show | sed 's/^[0-9]*: //' | sort)\" = \"$BASE_RES\" ]"
+lab_wait 20 "rdma resources back at baseline (sessions idle out after 5 s)" sh -c "[ \"\$(rdma res show | sed 's/^[0-9]*: //' | sort)\" = \"$BASE_RES\" ]"
 NOW_RES=$(res_counts) NOW_FDS=$(agent_fds)
 check rc-500-cycles "received $(f_recv $OUT/cycles.txt)/500, prober fds $fds_b -> $fds_a, agent fds $BASE_FDS -> $NOW_FDS, rdma res $(echo "$NOW_RES" | tr '\n' ';')" \
   '[[ $(f_recv $OUT/cycles.txt) == 500 && -n $fds_b && $fds_b == "$fds_a" && $BASE_FDS == "$NOW_FDS" && $BASE_RES == "$NOW_RES" ]]'
