@@ -38,6 +38,9 @@ const char kCollectorUsage[] =
     "  --diagnosis-interval-s N    [diagnosis_interval_s] seconds between diagnosis runs (where a fault\n"
     "                              is, GET /api/v1/diagnoses); 0 = half the longest report interval\n"
     "                              the agents use, at least 1 (default 0)\n"
+    "  --diagnosis-latency-factor-pct N  [diagnosis_latency_factor_pct] a path is slow when its p50\n"
+    "                              RTT is at least N % of its transport's fleet median (and 1 ms over\n"
+    "                              it); lower it where the median itself is milliseconds (default 300)\n"
     "  --max-body-bytes N          [max_body_bytes] largest report accepted (default 4194304)\n"
     "  --stale-after-s N           [stale_after_s] a node silent longer is stale (default 120)\n"
     "  --metrics-drop-after-s N    [metrics_drop_after_s] a node silent longer leaves /metrics (its ports,\n"
@@ -102,6 +105,7 @@ Status SetCollectorKey(CollectorConfig* c, const std::string& key, const std::st
       {"rollup_retention_days", &c->rollup_retention_days, 1, 36500},
       {"retention_interval_s", &c->retention_interval_s, 1, 86400},
       {"diagnosis_interval_s", &c->diagnosis_interval_s, 0, 3600},
+      {"diagnosis_latency_factor_pct", &c->diagnosis_latency_factor_pct, 110, 100000},
       {"max_body_bytes", &c->max_body_bytes, 1024, 1LL << 30},
       {"stale_after_s", &c->stale_after_s, 1, 86400 * 30},
       {"metrics_worst_pairs", &c->metrics_worst_pairs, 0, 10000},

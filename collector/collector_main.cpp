@@ -129,6 +129,7 @@ int main(int argc, char** argv) {
   DiagnosisWorkerOptions diag;
   diag.interval_ms = c.diagnosis_interval_s * 1000;
   diag.source.group_label = c.pinglist_group_label;
+  diag.vote.latency_factor = static_cast<double>(c.diagnosis_latency_factor_pct) / 100.0;
   DiagnosisWorker diagnosis(
       *store.value(), diag,
       NowMs,

@@ -55,6 +55,18 @@ TEST(CollectorConfig, JsonFile) {
   std::remove(f.c_str());
 }
 
+TEST(CollectorConfig, DiagnosisLatencyFactor) {
+  auto d = ParseCollectorArgs({});
+  ASSERT_TRUE(d.ok());
+  EXPECT_EQ(d.value().diagnosis_latency_factor_pct, 300);
+  auto c = ParseCollectorArgs({"--diagnosis-latency-factor-pct", "200"});
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_EQ(c.value().diagnosis_latency_factor_pct, 200);
+  auto low = ParseCollectorArgs({"--diagnosis-latency-factor-pct", "100"});  // every path would be slow
+  ASSERT_FALSE(low.ok());
+  EXPECT_NE(low.status().message().find("110"), std::string::npos) << low.status().message();
+}
+
 TEST(CollectorConfig, ErrorsNameTheKeyAndOrigin) {
   std::string f = TempFile("retention_days=7\nbogus=1\n");
   auto c = ParseCollectorArgs({"--config", f});
