@@ -33,10 +33,13 @@
 //       was open and is closed now (prints "CLOSED since_ms opened_at_ms
 //       closed_at_ms"); the collector's times, epoch ms
 //   rdmascope-labcheck first-summary DIAGNOSES.json PROBES.json SCOPE SUBJECT KIND SINCE_MS
-//       for the open diagnosis SCOPE SUBJECT KIND: the earliest interval end
-//       at or after SINCE_MS among the summaries of the paths it cites (the
-//       earliest a summary showing the fault can have been made); prints
-//       that time, or SINCE_MS when it cites no path, epoch ms
+//       for the open diagnosis SCOPE SUBJECT KIND: the first bad summary
+//       behind it — the earliest interval end at or after SINCE_MS among the
+//       bad summaries of the paths it cites (bad: lost probes, errors or not
+//       run; for kind latency: p50 at or over the diagnosis' latency limit).
+//       Prints that time and "bad", or, when no cited summary is bad, the
+//       earliest cited summary's end and "any"; SINCE_MS "none" when it cites
+//       no path. Epoch ms.
 //   rdmascope-labcheck now-ms
 //       this machine's clock (the collector's, in the VM), epoch ms
 //   rdmascope-labcheck target-counts PROBES.json|SPOOL_DIR SRC SINCE_MS COUNT ROUNDS DEAD|- LIVE...
@@ -404,17 +407,33 @@ int FirstSummary(int argc, char** argv) {
   for (const auto& d : diags.value("diagnoses", nlohmann::json::array())) {
     if (Str(d, "scope") != scope || Str(d, "subject") != subject || Str(d, "kind") != kind) continue;
     if (!d.value("open", false)) continue;
-    int64_t first = 0;
+    double limit_us = 0;
+    for (const auto& e : d.value("evidence", nlohmann::json::array()))
+      if (e.is_object() && e.contains("latency_limit_us") && e["latency_limit_us"].is_number())
+        limit_us = e["latency_limit_us"].get<double>();
+    auto bad = [&](const nlohmann::json& p) {
+      if (kind == "latency")
+        return limit_us > 0 && p.contains("rtt_p50_us") && p["rtt_p50_us"].is_number() &&
+               p["rtt_p50_us"].get<double>() >= limit_us;
+      const bool not_run = p.contains("not_run") && ((p["not_run"].is_boolean() && p["not_run"].get<bool>()) ||
+                                                    (p["not_run"].is_number() && p["not_run"].get<int64_t>() != 0));
+      return Num(p, "lost", 0) > 0 || Num(p, "error_count", 0) > 0 || not_run;
+    };
+    int64_t first_bad = 0, first_any = 0;
     for (const auto& path : d.value("paths", nlohmann::json::array())) {
       for (const auto& p : rows) {
         if (Str(p, "src") != Str(path, "src") || Str(p, "dst") != Str(path, "dst") ||
             Str(p, "transport") != Str(path, "transport"))
           continue;
         const int64_t end = Num(p, "interval_end_ms", 0);
-        if (end >= since && (first == 0 || end < first)) first = end;
+        if (end < since) continue;
+        if (first_any == 0 || end < first_any) first_any = end;
+        if (bad(p) && (first_bad == 0 || end < first_bad)) first_bad = end;
       }
     }
-    std::printf("%lld\n", static_cast<long long>(first ? first : since));
+    if (first_bad) std::printf("%lld bad\n", static_cast<long long>(first_bad));
+    else if (first_any) std::printf("%lld any\n", static_cast<long long>(first_any));
+    else std::printf("%lld none\n", static_cast<long long>(since));
     return 0;
   }
   std::printf("no open diagnosis %s %s %s\n", scope.c_str(), subject.c_str(), kind.c_str());
