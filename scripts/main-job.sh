@@ -2,7 +2,7 @@
 # The main job: build everything, boot the Soft-RoCE lab (a qemu VM with
 # rdma_rxe devices rxe0..rxe5) and run rdmascope there: the collector and one
 # agent per device (node-0..node-5, groups a = node-0..2 and b = node-3..5),
-# probing each other over UD and RC and reporting every 2 s. Then, unless
+# probing each other over UD and RC and reporting every 4 s. Then, unless
 # RDMASCOPE_FAULTS=0, it cycles through injected faults one at a time (an
 # agent killed, an application not posting receives, loss and delay on one
 # NIC, loss between the groups, a port down), announcing each on the terminal

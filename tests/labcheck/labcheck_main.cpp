@@ -40,6 +40,9 @@
 //       Prints that time and "bad", or, when no cited summary is bad, the
 //       earliest cited summary's end and "any"; SINCE_MS "none" when it cites
 //       no path. Epoch ms.
+//   rdmascope-labcheck opened-since DIAGNOSES.json SINCE_MS
+//       /api/v1/diagnoses?all=1: prints how many diagnoses opened at or
+//       after SINCE_MS (and each one); exit 0 when none did
 //   rdmascope-labcheck now-ms
 //       this machine's clock (the collector's, in the VM), epoch ms
 //   rdmascope-labcheck target-counts PROBES.json|SPOOL_DIR SRC SINCE_MS COUNT ROUNDS DEAD|- LIVE...
@@ -440,6 +443,21 @@ int FirstSummary(int argc, char** argv) {
   return 1;
 }
 
+int OpenedSince(int argc, char** argv) {
+  nlohmann::json diags;
+  if (argc != 4 || !ReadJson(argv[2], &diags)) return 2;
+  const int64_t since = std::strtoll(argv[3], nullptr, 10);
+  int n = 0;
+  for (const auto& d : diags.value("diagnoses", nlohmann::json::array())) {
+    if (Num(d, "opened_at_ms", 0) < since) continue;
+    ++n;
+    std::printf("OPENED %s %s %s at %lld\n", Str(d, "scope").c_str(), Str(d, "subject").c_str(),
+                Str(d, "kind").c_str(), static_cast<long long>(Num(d, "opened_at_ms", 0)));
+  }
+  std::printf("%d diagnosis(es) opened since %lld\n", n, static_cast<long long>(since));
+  return n == 0 ? 0 : 1;
+}
+
 int NowMs() {
   std::printf("%lld\n", static_cast<long long>(std::chrono::duration_cast<std::chrono::milliseconds>(
                                                    std::chrono::system_clock::now().time_since_epoch())
@@ -535,6 +553,7 @@ int main(int argc, char** argv) {
   if (cmd == "no-event") return NoEvent(argc, argv);
   if (cmd == "diagnosis") return Diagnosis(argc, argv);
   if (cmd == "now-ms") return NowMs();
+  if (cmd == "opened-since") return OpenedSince(argc, argv);
   if (cmd == "first-summary") return FirstSummary(argc, argv);
   if (cmd == "target-counts") return TargetCounts(argc, argv);
   std::fprintf(stderr,
@@ -549,6 +568,7 @@ int main(int argc, char** argv) {
                "       rdmascope-labcheck no-event EVENTS.json KIND SINCE_MS\n"
                "       rdmascope-labcheck diagnosis DIAGNOSES.json SCOPE SUBJECT KIND SINCE_MS open|closed\n"
                "       rdmascope-labcheck first-summary DIAGNOSES.json PROBES.json SCOPE SUBJECT KIND SINCE_MS\n"
+               "       rdmascope-labcheck opened-since DIAGNOSES.json SINCE_MS\n"
                "       rdmascope-labcheck now-ms\n"
                "       rdmascope-labcheck target-counts PROBES.json|SPOOL_DIR SRC SINCE_MS COUNT ROUNDS DEAD|- LIVE...\n");
   return 2;

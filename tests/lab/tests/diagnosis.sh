@@ -21,7 +21,8 @@
 # not close within 90 s of the clear. The bounds VERDICT_INTERVALS (2) and
 # CLOSE_INTERVALS (3) are checked and each row says ok or OVER; they fail the
 # test only with DIAG_STRICT=1 (timings under emulation are noisy: the
-# figures are for reading, as in the benchmarks).
+# figures are for reading, as in the benchmarks). DIAG_CLEAN_S=N first
+# watches the clean fleet N s and requires 0 diagnoses opened.
 . /opt/rdmascope/lab/lab.sh
 FLEET_INTERVAL=${FLEET_INTERVAL:-4}
 . /opt/rdmascope/lab/fleet.sh
@@ -52,6 +53,17 @@ echo "PASS fleet: 6 nodes in 2 groups (a: node-0..2, b: node-3..5), every pair p
 lab_wait 90 "no open diagnosis on the clean fleet" fault_none_open ||
   { cat diagnose.txt; lab_fail "diagnoses open on the clean fleet"; }
 echo "PASS clean: no diagnosis open with every path healthy"
+# DIAG_CLEAN_S=N (default 0): watch the clean fleet N more seconds first and
+# count the diagnoses that open meanwhile (there must be none).
+if [ "${DIAG_CLEAN_S:-0}" -gt 0 ]; then
+  t_clean=$(rdmascope-labcheck now-ms)
+  end=$(( $(lab_uptime) + DIAG_CLEAN_S ))
+  while [ "$(lab_uptime)" -lt "$end" ]; do sleep 5; done
+  fleet_get "/api/v1/diagnoses?all=1" diagnoses.json || lab_fail "GET /api/v1/diagnoses"
+  rdmascope-labcheck opened-since diagnoses.json "$t_clean" ||
+    lab_fail "clean run: diagnoses opened during $DIAG_CLEAN_S s with no fault"
+  echo "PASS clean run: 0 diagnoses opened during $DIAG_CLEAN_S s with no fault"
+fi
 # The VM's load with six agents, for reading a slow run.
 vm_load() { top -b -n 1 | head -n 14 | sed 's/^/   top| /'; }
 vm_load
