@@ -21,13 +21,22 @@
 # not close within 90 s of the clear. The bounds VERDICT_INTERVALS (2) and
 # CLOSE_INTERVALS (3) are checked and each row says ok or OVER; they fail the
 # test only with DIAG_STRICT=1 (timings under emulation are noisy: the
-# figures are for reading, as in the benchmarks). DIAG_CLEAN_S=N first
-# watches the clean fleet N s and requires 0 diagnoses opened.
+# figures are for reading, as in the benchmarks). DIAG_CLEAN_S=N (script
+# argument --clean-s N) first watches the clean fleet N s and requires 0
+# diagnoses opened; --strict is DIAG_STRICT=1.
 . /opt/rdmascope/lab/lab.sh
 FLEET_INTERVAL=${FLEET_INTERVAL:-4}
 . /opt/rdmascope/lab/fleet.sh
 . /opt/rdmascope/lab/faults.sh
 lab_require_bin rdmascope-collector rdmascope-agent rdmascope-labcheck rdmactl || exit 1
+# Script arguments (run-in-lab.sh --script FILE ARGS): --clean-s N, --strict.
+while [ $# -gt 0 ]; do
+  case $1 in
+    --clean-s) DIAG_CLEAN_S=${2:?--clean-s needs seconds}; shift 2 ;;
+    --strict) DIAG_STRICT=1; shift ;;
+    *) lab_fail "diagnosis.sh: unknown argument $1" ;;
+  esac
+done
 set -- $LAB_DEVS
 [ $# -ge 6 ] || lab_fail "needs 6 rxe devices (LAB_NICS=6), have: $LAB_DEVS"
 cd "$FLEET_DIR" || exit 1
