@@ -92,16 +92,7 @@ RcPeer::~RcPeer() {
   conn_.reset();  // an older agent frees its QP when this closes
 }
 
-Status RcPeer::PostRecv(uint32_t slot) {
-  ibv_sge sge{buf_.addr() + uint64_t(slot) * kSlotBytes, uint32_t(kSlotBytes), buf_.lkey()};
-  ibv_recv_wr wr{};
-  wr.wr_id = slot;
-  wr.sg_list = &sge;
-  wr.num_sge = 1;
-  ibv_recv_wr* bad = nullptr;
-  int rc = ibv_post_recv(qp_.get(), &wr, &bad);
-  return rc ? ErrnoStatus("ibv_post_recv", rc, "RC prober") : Status::Ok();
-}
+Status RcPeer::PostRecv(uint32_t slot) { return PostRecvSlot(qp_.get(), buf_, slot, kSlotBytes, "RC prober"); }
 
 const char* RcPeer::OpName(uint64_t wr_id) const {
   if (wr_id & kReadTag) return "RDMA_READ";
