@@ -75,6 +75,13 @@ std::string Evidence(const json& e) {
                     e.value("latency_limit_us", 0.0));
       s += buf;
     }
+    if (e.contains("median_min_us") && e.contains("min_limit_us") &&
+        e.value("median_min_us", 0.0) >= e.value("min_limit_us", 0.0)) {
+      char buf[96];
+      std::snprintf(buf, sizeof buf, ", median min RTT %.0f us (limit %.0f us)", e.value("median_min_us", 0.0),
+                    e.value("min_limit_us", 0.0));
+      s += buf;
+    }
     return s;
   }
   json rest = e;

@@ -5,7 +5,11 @@
 //  - A path is one (src, dst, rail, transport) summary. It is bad when it
 //    failed completions or lost at least bad_loss_ratio of its probes, or when
 //    its p50 RTT is over the fleet's latency limit (latency_factor x the
-//    median p50 of its transport, and at least latency_floor_us over it).
+//    median p50 of its transport, and at least latency_floor_us over it), or
+//    its min RTT is over the same limit taken on the median min. Delay added
+//    on a path lifts every probe, the fastest too, while a busy host mostly
+//    lifts the slow half: the min separates a delayed path from a loaded
+//    fleet where the p50 alone is marginal.
 //    Summaries that measured nothing (not_run: a local port down) are no
 //    evidence of loss; they only tie a down port to its rail.
 //  - The kind of a bad path: access (REM_ACCESS/REM_INV_REQ/REM_OP: a
@@ -24,7 +28,8 @@
 //        (or NIC) is the verdict when it is bad in min_share of its paths
 //        BOTH as source and as destination and its bad peers lie in more than
 //        one group (a fleet of one group: more than one peer); a node that
-//        stopped reporting needs only the destination side. A group link is
+//        stopped reporting (silent, diagnosis_input.h) needs only the
+//        destination side. A group link is
 //        the verdict when min_share of the paths across it are bad. The best
 //        share wins (host before NIC before group link on a tie), its bad
 //        paths are explained, and the vote repeats until no element
@@ -61,6 +66,7 @@ struct PathSummary {
   std::optional<double> rtt_p50_us, rtt_p99_us;
   std::map<std::string, int64_t> errors_by_status;  // short status name -> count
   bool not_run = false;                             // measured nothing (local port down)
+  std::optional<double> rtt_min_us;
 };
 
 // One counter that rose during the newest interval.

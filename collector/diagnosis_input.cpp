@@ -38,7 +38,7 @@ diagnosis::PathSummary Path(const json& r) {
   p.src_device = Text(r, "src_device"), p.dst_device = Text(r, "dst_device");
   p.interval_start_ms = Int(r, "interval_start"), p.interval_end_ms = Int(r, "interval_end");
   p.sent = Int(r, "sent"), p.received = Int(r, "received"), p.lost = Int(r, "lost");
-  p.rtt_p50_us = Real(r, "rtt_p50"), p.rtt_p99_us = Real(r, "rtt_p99");
+  p.rtt_min_us = Real(r, "rtt_min"), p.rtt_p50_us = Real(r, "rtt_p50"), p.rtt_p99_us = Real(r, "rtt_p99");
   auto by = r.find("errors_by_status");
   if (by != r.end() && by->is_object())
     for (const auto& [k, v] : by->items())

@@ -26,7 +26,7 @@ namespace rdmascope::collector {
 struct DiagnosisSourceOptions {
   std::string group_label = "group";
   double window_intervals = 2.5;
-  double silent_intervals = 2.0;
+  double silent_intervals = 1.5;
   int64_t default_interval_ms = 10000;
 };
 

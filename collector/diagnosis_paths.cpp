@@ -45,19 +45,24 @@ const char* KindName(PathKind k) {
   return "unknown";
 }
 
-std::map<std::string, double> LatencyLimits(const std::vector<PathSummary>& paths, const Options& o) {
-  std::map<std::string, std::vector<double>> p50s;
-  for (const PathSummary& p : paths)
-    if (!p.not_run && p.rtt_p50_us) p50s[p.transport].push_back(*p.rtt_p50_us);
-  std::map<std::string, double> out;
-  for (auto& [t, v] : p50s) {
-    double m = Median(v);
-    out[t] = std::max(m * o.latency_factor, m + o.latency_floor_us);
+std::map<std::string, LatencyLimit> LatencyLimits(const std::vector<PathSummary>& paths, const Options& o) {
+  std::map<std::string, std::vector<double>> p50s, mins;
+  for (const PathSummary& p : paths) {
+    if (p.not_run) continue;
+    if (p.rtt_p50_us) p50s[p.transport].push_back(*p.rtt_p50_us);
+    if (p.rtt_min_us) mins[p.transport].push_back(*p.rtt_min_us);
   }
+  auto limit = [&](const std::vector<double>& v) {
+    double m = Median(v);
+    return std::max(m * o.latency_factor, m + o.latency_floor_us);
+  };
+  std::map<std::string, LatencyLimit> out;
+  for (const auto& [t, v] : p50s) out[t].p50_us = limit(v);
+  for (const auto& [t, v] : mins) out[t].min_us = limit(v);
   return out;
 }
 
-PathKind Classify(const PathSummary& p, const std::map<std::string, double>& limits, const Options& o) {
+PathKind Classify(const PathSummary& p, const std::map<std::string, LatencyLimit>& limits, const Options& o) {
   if (p.not_run) return PathKind::kGood;
   int64_t errors = 0;
   for (const auto& [name, n] : p.errors_by_status) errors += n;
@@ -69,20 +74,24 @@ PathKind Classify(const PathSummary& p, const std::map<std::string, double>& lim
   if (p.sent > 0) loss = std::max(loss, static_cast<double>(errors) / static_cast<double>(p.sent));
   if (loss >= o.bad_loss_ratio) return PathKind::kLoss;
   auto it = limits.find(p.transport);
-  if (p.rtt_p50_us && it != limits.end() && *p.rtt_p50_us >= it->second) return PathKind::kLatency;
+  if (it == limits.end()) return PathKind::kGood;
+  const LatencyLimit& l = it->second;
+  if (p.rtt_p50_us && l.p50_us > 0 && *p.rtt_p50_us >= l.p50_us) return PathKind::kLatency;
+  if (p.rtt_min_us && l.min_us > 0 && *p.rtt_min_us >= l.min_us) return PathKind::kLatency;
   return PathKind::kGood;
 }
 
 void AddPathEvidence(const Fleet& f, const std::vector<size_t>& bad, json evidence, const Options& o, Verdict* v) {
   const auto& paths = f.input->paths;
   std::map<std::string, int64_t> statuses;
-  std::vector<double> loss, p50;
+  std::vector<double> loss, p50, mins;
   for (size_t i : bad) {
     const PathSummary& p = paths[i];
     for (const auto& [name, n] : p.errors_by_status)
       if (n > 0) statuses[name] += n;
     loss.push_back(LossOf(p));
     if (p.rtt_p50_us) p50.push_back(*p.rtt_p50_us);
+    if (p.rtt_min_us) mins.push_back(*p.rtt_min_us);
     if (v->paths.size() < o.max_paths_cited)
       v->paths.push_back({{"src", p.src}, {"dst", p.dst}, {"rail", p.rail}, {"transport", p.transport},
                           {"kind", KindName(f.kind[i])}});
@@ -91,10 +100,16 @@ void AddPathEvidence(const Fleet& f, const std::vector<size_t>& bad, json eviden
   evidence["bad"] = bad.size();
   if (!statuses.empty()) evidence["wc_status"] = statuses;
   evidence["median_loss_ratio"] = std::round(Median(loss) * 1000) / 1000;
+  auto limit = bad.empty() ? f.latency_limit.end() : f.latency_limit.find(paths[bad.front()].transport);
   if (!p50.empty()) {
     evidence["median_p50_us"] = std::round(Median(p50));
-    if (!paths.empty() && f.latency_limit.count(paths[bad.front()].transport))
-      evidence["latency_limit_us"] = std::round(f.latency_limit.at(paths[bad.front()].transport));
+    if (limit != f.latency_limit.end() && limit->second.p50_us > 0)
+      evidence["latency_limit_us"] = std::round(limit->second.p50_us);
+  }
+  if (!mins.empty()) {
+    evidence["median_min_us"] = std::round(Median(mins));
+    if (limit != f.latency_limit.end() && limit->second.min_us > 0)
+      evidence["min_limit_us"] = std::round(limit->second.min_us);
   }
   v->evidence.push_back(std::move(evidence));
 }

@@ -15,11 +15,14 @@ enum class PathKind { kGood, kLatency, kLoss, kUnreachable, kRnr, kAccess };
 
 const char* KindName(PathKind k);
 
-// p50 RTT limit per transport: latency_factor x the median p50 of that
-// transport, at least latency_floor_us over the median.
-std::map<std::string, double> LatencyLimits(const std::vector<PathSummary>& paths, const Options& o);
+// RTT limits of one transport: latency_factor x the fleet's median of that
+// statistic, at least latency_floor_us over the median (0: no path had it).
+struct LatencyLimit {
+  double p50_us = 0, min_us = 0;
+};
+std::map<std::string, LatencyLimit> LatencyLimits(const std::vector<PathSummary>& paths, const Options& o);
 
-PathKind Classify(const PathSummary& p, const std::map<std::string, double>& limits, const Options& o);
+PathKind Classify(const PathSummary& p, const std::map<std::string, LatencyLimit>& limits, const Options& o);
 
 // What the voting knows of the fleet.
 struct Fleet {
@@ -27,7 +30,7 @@ struct Fleet {
   std::vector<PathKind> kind;            // per path
   std::map<std::string, std::string> group;  // node -> group
   std::map<std::string, const NodeFacts*> node;
-  std::map<std::string, double> latency_limit;
+  std::map<std::string, LatencyLimit> latency_limit;
   std::string GroupOf(const std::string& node) const {
     auto it = group.find(node);
     return it == group.end() ? "" : it->second;

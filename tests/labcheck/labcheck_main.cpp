@@ -36,7 +36,8 @@
 //       for the open diagnosis SCOPE SUBJECT KIND: the first bad summary
 //       behind it — the earliest interval end at or after SINCE_MS among the
 //       bad summaries of the paths it cites (bad: lost probes, errors or not
-//       run; for kind latency: p50 at or over the diagnosis' latency limit).
+//       run; for kind latency: p50 or min RTT at or over the diagnosis'
+//       limits; for rnr / access: completions with that status).
 //       Prints that time and "bad", or, when no cited summary is bad, the
 //       earliest cited summary's end and "any"; SINCE_MS "none" when it cites
 //       no path. Epoch ms.
@@ -410,14 +411,30 @@ int FirstSummary(int argc, char** argv) {
   for (const auto& d : diags.value("diagnoses", nlohmann::json::array())) {
     if (Str(d, "scope") != scope || Str(d, "subject") != subject || Str(d, "kind") != kind) continue;
     if (!d.value("open", false)) continue;
-    double limit_us = 0;
-    for (const auto& e : d.value("evidence", nlohmann::json::array()))
-      if (e.is_object() && e.contains("latency_limit_us") && e["latency_limit_us"].is_number())
+    double limit_us = 0, min_limit_us = 0;
+    for (const auto& e : d.value("evidence", nlohmann::json::array())) {
+      if (!e.is_object()) continue;
+      if (e.contains("latency_limit_us") && e["latency_limit_us"].is_number())
         limit_us = e["latency_limit_us"].get<double>();
+      if (e.contains("min_limit_us") && e["min_limit_us"].is_number()) min_limit_us = e["min_limit_us"].get<double>();
+    }
+    auto over = [](const nlohmann::json& p, const char* key, double limit) {
+      return limit > 0 && p.contains(key) && p[key].is_number() && p[key].get<double>() >= limit;
+    };
+    // A responder fault (rnr, access) shows as its own completion status;
+    // other failures on the same paths (e.g. while the faulty responder
+    // restarts) are not its evidence.
+    auto has_status = [](const nlohmann::json& p, const std::string& word) {
+      auto by = p.find("errors_by_status");
+      if (by == p.end() || !by->is_object()) return false;
+      for (const auto& [k, v] : by->items())
+        if (k.find(word) != std::string::npos && v.is_number() && v.get<double>() > 0) return true;
+      return false;
+    };
     auto bad = [&](const nlohmann::json& p) {
-      if (kind == "latency")
-        return limit_us > 0 && p.contains("rtt_p50_us") && p["rtt_p50_us"].is_number() &&
-               p["rtt_p50_us"].get<double>() >= limit_us;
+      if (kind == "latency") return over(p, "rtt_p50_us", limit_us) || over(p, "rtt_min_us", min_limit_us);
+      if (kind == "rnr") return has_status(p, "RNR_RETRY_EXC");
+      if (kind == "access") return has_status(p, "REM_ACCESS") || has_status(p, "REM_INV") || has_status(p, "REM_OP");
       const bool not_run = p.contains("not_run") && ((p["not_run"].is_boolean() && p["not_run"].get<bool>()) ||
                                                     (p["not_run"].is_number() && p["not_run"].get<int64_t>() != 0));
       return Num(p, "lost", 0) > 0 || Num(p, "error_count", 0) > 0 || not_run;

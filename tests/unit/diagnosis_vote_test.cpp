@@ -42,12 +42,12 @@ Fleet Build(int nodes, int groups, int cross = 4) {
         other.push_back({PairHash(src, dst), dst});
         continue;
       }
-      f.in.paths.push_back({src, dst, "0", "rc", "mlx5_0", "mlx5_0", 1000, 2000, 1000, 1000, 0, 20.0, 40.0, {}, false});
+      f.in.paths.push_back({src, dst, "0", "rc", "mlx5_0", "mlx5_0", 1000, 2000, 1000, 1000, 0, 20.0, 40.0, {}, false, {}});
     }
     std::sort(other.begin(), other.end());
     for (int k = 0; k < cross && k < static_cast<int>(other.size()); ++k)
       f.in.paths.push_back(
-          {src, other[k].second, "0", "rc", "mlx5_0", "mlx5_0", 1000, 2000, 1000, 1000, 0, 20.0, 40.0, {}, false});
+          {src, other[k].second, "0", "rc", "mlx5_0", "mlx5_0", 1000, 2000, 1000, 1000, 0, 20.0, 40.0, {}, false, {}});
   }
   return f;
 }
@@ -299,6 +299,26 @@ TEST(DiagnosisVote, DelayOnOneNodeIsLatency) {
   auto vs = Diagnose(f.in);
   ExpectExactly(vs, {{"host", "n50", "latency"}});
   EXPECT_EQ(vs.at(0).severity, "warning");
+}
+
+// Load lifts the slow half of every path's probes, so the p50s of a delayed
+// node stay under the fleet's limit; its min RTT, which load rarely lifts,
+// is over the limit taken on the fleet's median min.
+TEST(DiagnosisVote, DelayShownOnlyByTheMinIsLatency) {
+  Fleet f = Build(300, 10);
+  for (PathSummary& p : f.in.paths) {
+    p.rtt_min_us = 500.0, p.rtt_p50_us = 4000.0;
+    if (p.src == "n50" || p.dst == "n50") p.rtt_min_us = 5500.0, p.rtt_p50_us = 9000.0;
+  }
+  auto vs = Diagnose(f.in);
+  ExpectExactly(vs, {{"host", "n50", "latency"}});
+  bool cited = false;
+  for (const auto& e : vs.at(0).evidence)
+    if (e.value("what", "") == "paths") cited = e.value("median_min_us", 0.0) == 5500 && e.value("min_limit_us", 0.0) == 1500;
+  EXPECT_TRUE(cited);
+  // Without the min, the same p50s are no verdict (9000 < 3 x 4000).
+  for (PathSummary& p : f.in.paths) p.rtt_min_us.reset();
+  EXPECT_TRUE(Diagnose(f.in).empty());
 }
 
 // A node bad only toward peers of one group is no host fault: the vote

@@ -40,6 +40,9 @@ export function evidenceText(e) {
       if (e.median_p50_us !== undefined && e.latency_limit_us !== undefined && e.median_p50_us >= e.latency_limit_us) {
         parts.push(`median p50 ${e.median_p50_us} \u00b5s (limit ${e.latency_limit_us} \u00b5s)`);
       }
+      if (e.median_min_us !== undefined && e.min_limit_us !== undefined && e.median_min_us >= e.min_limit_us) {
+        parts.push(`median min RTT ${e.median_min_us} \u00b5s (limit ${e.min_limit_us} \u00b5s)`);
+      }
       return parts.join(', ');
     }
     default: return JSON.stringify(e);
