@@ -68,16 +68,19 @@ fault_inject() {
     rnr) _fault_stop_agent 3 && fault_start_agent 3 --inject rnr ;;
     nic_loss) tc qdisc replace dev "$(fault_netdev 2)" root netem loss 30% ;;
     group_loss)
+      # One tc process for all six NICs, its commands written without a
+      # fork: the link goes bad at once, not NIC by NIC over the seconds that
+      # dozens of processes take in the emulated VM.
+      local -a devs=($LAB_NETDEVS) ips=($LAB_IPS)
       for i in 0 1 2 3 4 5; do
-        dev=$(fault_netdev "$i")
-        tc qdisc replace dev "$dev" root handle 1: prio || return 1
-        tc qdisc add dev "$dev" parent 1:3 handle 30: netem loss 30% || return 1
+        echo "qdisc replace dev ${devs[i]} root handle 1: prio"
+        echo "qdisc add dev ${devs[i]} parent 1:3 handle 30: netem loss 30%"
         for j in 0 1 2 3 4 5; do
-          [ "$(fault_group_of "$i")" = "$(fault_group_of "$j")" ] && continue
-          tc filter add dev "$dev" parent 1: protocol ip prio 1 u32 match ip dst "$(fault_ip "$j")/32" flowid 1:3 ||
-            return 1
+          (( (i < 3) == (j < 3) )) && continue
+          echo "filter add dev ${devs[i]} parent 1: protocol ip prio 1 u32 match ip dst ${ips[j]}/32 flowid 1:3"
         done
-      done ;;
+      done > /tmp/fault-group-loss.tc
+      tc -batch /tmp/fault-group-loss.tc ;;
     nic_delay) tc qdisc replace dev "$(fault_netdev 4)" root netem delay 5ms ;;
     port_down) ip link set "$(fault_netdev 5)" down ;;
     *) echo "fault_inject: unknown fault $1" >&2; return 1 ;;
@@ -90,7 +93,10 @@ fault_clear() {
     agent_kill) fault_start_agent 1 ;;
     rnr) _fault_stop_agent 3 && fault_start_agent 3 ;;
     nic_loss) tc qdisc del dev "$(fault_netdev 2)" root ;;
-    group_loss) for i in 0 1 2 3 4 5; do tc qdisc del dev "$(fault_netdev "$i")" root || return 1; done ;;
+    group_loss)
+      local -a devs=($LAB_NETDEVS)
+      for i in 0 1 2 3 4 5; do echo "qdisc del dev ${devs[i]} root"; done > /tmp/fault-group-clear.tc
+      tc -batch /tmp/fault-group-clear.tc ;;
     nic_delay) tc qdisc del dev "$(fault_netdev 4)" root ;;
     port_down)
       ip link set "$(fault_netdev 5)" up

@@ -23,17 +23,19 @@
 # test only with DIAG_STRICT=1 (timings under emulation are noisy: the
 # figures are for reading, as in the benchmarks). DIAG_CLEAN_S=N (script
 # argument --clean-s N) first watches the clean fleet N s and requires 0
-# diagnoses opened; --strict is DIAG_STRICT=1.
+# diagnoses opened; --strict is DIAG_STRICT=1; --faults "F ..." runs only
+# those faults of faults.sh's FAULTS.
 . /opt/rdmascope/lab/lab.sh
 FLEET_INTERVAL=${FLEET_INTERVAL:-4}
 . /opt/rdmascope/lab/fleet.sh
 . /opt/rdmascope/lab/faults.sh
 lab_require_bin rdmascope-collector rdmascope-agent rdmascope-labcheck rdmactl || exit 1
-# Script arguments (run-in-lab.sh --script FILE ARGS): --clean-s N, --strict.
+# Script arguments (run-in-lab.sh --script FILE ARGS): --clean-s N, --strict, --faults LIST.
 while [ $# -gt 0 ]; do
   case $1 in
     --clean-s) DIAG_CLEAN_S=${2:?--clean-s needs seconds}; shift 2 ;;
     --strict) DIAG_STRICT=1; shift ;;
+    --faults) FAULTS=${2:?--faults needs a list}; shift 2 ;;
     *) lab_fail "diagnosis.sh: unknown argument $1" ;;
   esac
 done
