@@ -102,4 +102,17 @@ Status RcToRts(ibv_qp* qp, uint32_t sq_psn, const RcTuning& tuning) {
   return Status::Ok();
 }
 
+ibv_send_wr UdSendWr(uint64_t wr_id, ibv_sge* sge, bool signal, ibv_ah* ah, uint32_t qpn, uint32_t qkey) {
+  ibv_send_wr wr{};
+  wr.wr_id = wr_id;
+  wr.sg_list = sge;
+  wr.num_sge = 1;
+  wr.opcode = IBV_WR_SEND;
+  wr.send_flags = IBV_SEND_SOLICITED | (signal ? IBV_SEND_SIGNALED : 0);
+  wr.wr.ud.ah = ah;
+  wr.wr.ud.remote_qpn = qpn;
+  wr.wr.ud.remote_qkey = qkey;
+  return wr;
+}
+
 }  // namespace rdmascope::probes

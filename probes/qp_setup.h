@@ -44,6 +44,8 @@ Status ValidateTuning(const RcTuning& t);
 ibv_ah_attr MakeAhAttr(const RemoteEndpoint& remote, int port, int sgid_index, const ProbeClass& cls = {});
 
 Status UdToRts(ibv_qp* qp, int port, uint32_t qkey, uint32_t sq_psn);
+// A solicited UD SEND of one buffer (probe or echo); *sge must outlive the post.
+ibv_send_wr UdSendWr(uint64_t wr_id, ibv_sge* sge, bool signal, ibv_ah* ah, uint32_t qpn, uint32_t qkey);
 Status RcToInit(ibv_qp* qp, int port, int access_flags);
 // The attributes and mask RcToRtr hands to ibv_modify_qp (the path is
 // MakeAhAttr(remote, port, sgid_index, cls)).

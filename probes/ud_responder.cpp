@@ -153,15 +153,7 @@ void UdResponder::HandleRecv(const Completion& c) {
       sge.addr = reinterpret_cast<uint64_t>(tx);
       sge.length = uint32_t(kWireBytes);
       sge.lkey = buf_.lkey();
-      ibv_send_wr wr{};
-      wr.wr_id = kSendTag | k;
-      wr.sg_list = &sge;
-      wr.num_sge = 1;
-      wr.opcode = IBV_WR_SEND;
-      wr.send_flags = IBV_SEND_SOLICITED | (signal ? IBV_SEND_SIGNALED : 0);
-      wr.wr.ud.ah = ah->ah.get();
-      wr.wr.ud.remote_qpn = c.src_qp;
-      wr.wr.ud.remote_qkey = kProbeQkey;
+      ibv_send_wr wr = UdSendWr(kSendTag | k, &sge, signal, ah->ah.get(), c.src_qp, kProbeQkey);
       ibv_send_wr* bad = nullptr;
       int rc = ibv_post_send(qp_.get(), &wr, &bad);
       if (rc == 0) {

@@ -1,6 +1,8 @@
 // UD session: one UD QP on the local port, one address handle to the
-// target's UD QP, one probe in flight at a time (the next one after the echo
-// or the deadline), so RTTs are not skewed by queueing behind earlier probes.
+// target's UD QP. Probes leave every interval_ms (interval 0: the next after
+// the previous echo or deadline); a probe whose echo is late does not hold
+// the next one back, so a lossy or dead target costs a round one deadline,
+// not one per lost probe. At most kMaxInFlight await their echo.
 // RTT: from the send's completion timestamp to the echo's when the CQ has
 // device timestamps, else from just before ibv_post_send to the echo's poll.
 // Probes are solicited; without device timestamps only one send in
@@ -8,11 +10,13 @@
 // ProberSpin(opts.spin_ns) (adaptive_spin.h) before sleeping.
 #include "probes/ud_session.h"
 
+#include <algorithm>
 #include <random>
 
 #include "probes/line_socket.h"
 #include "probes/probe_clock.h"
 #include "probes/probe_wire.h"
+#include "probes/qp_setup.h"
 #include "probes/verbs_error.h"
 
 namespace rdmascope::probes {
@@ -23,6 +27,7 @@ constexpr uint32_t kSendSlots = 16;
 constexpr size_t kSlotBytes = kGrhBytes + 64;
 constexpr uint64_t kSendTag = 1ull << 63;
 constexpr uint32_t kSignalEvery = 8;
+constexpr size_t kMaxInFlight = 8;  // probes awaiting their echo (< kSendSlots, kRecvSlots)
 }  // namespace
 
 UdSession::UdSession(std::shared_ptr<RailDevice> dev)
@@ -98,100 +103,140 @@ Result<ProbeRun> UdSession::Run(const ProberOptions& o) {
   run.remote_qpn = target_.qpn;
   const uint64_t session = (uint64_t(std::random_device{}()) << 32) | std::random_device{}();
   const uint64_t run_end = NowNs() + o.max_duration_ms * 1000000ull;
+  const uint64_t spacing_ns = o.interval_ms * 1000000ull;
+  const uint64_t timeout_ns = o.timeout_ms * 1000000ull;
   AdaptiveSpin spin = ProberSpin(o.spin_ns);
-  Status s;
-  for (uint64_t seq = 0; seq < o.count; ++seq) {
-    if ((o.stop && o.stop->load()) || NowNs() >= run_end) break;
-    if (!sends_.Room()) {
-      RecordError(run, o, DeadlineFailure("SEND", double(o.timeout_ms)));
-      broken_ = true;
-      break;  // the send queue never drained: nothing more can be sent
-    }
-    bool signal = false;
-    const uint64_t k = sends_.Post(&signal);
-    const uint32_t sslot = kRecvSlots + uint32_t(k % kSendSlots);
-    uint8_t* tx = buf_.data() + size_t(sslot) * kSlotBytes;
-    ProbeMessage m;
-    m.seq = seq;
-    m.session = session;
-    const uint64_t t0 = NowNs();
-    m.prober_send_ns = t0;
-    EncodeProbe(m, tx);
-    ibv_sge sge{reinterpret_cast<uint64_t>(tx), uint32_t(kWireBytes), buf_.lkey()};
-    ibv_send_wr wr{};
-    wr.wr_id = kSendTag | k;
-    wr.sg_list = &sge;
-    wr.num_sge = 1;
-    wr.opcode = IBV_WR_SEND;
-    wr.send_flags = IBV_SEND_SOLICITED | (signal ? IBV_SEND_SIGNALED : 0);
-    wr.wr.ud.ah = ah_.get();
-    wr.wr.ud.remote_qpn = target_.qpn;
-    wr.wr.ud.remote_qkey = qkey_;
-    ibv_send_wr* bad = nullptr;
-    int rc = ibv_post_send(qp_.get(), &wr, &bad);
-    if (rc != 0) {
-      broken_ = true;
-      return ErrnoStatus("ibv_post_send", rc, "UD probe");
-    }
 
-    ProbeSample sample;
-    bool send_done = !run.device_timestamps;  // only T2 needs this send's completion
-    std::optional<uint64_t> send_dev_ns, echo_dev_ns;  // device completion timestamps
-    const uint64_t deadline = t0 + o.timeout_ms * 1000000ull;
-    while (!(send_done && sample.received)) {
-      batch_.clear();
-      auto n = cq_->Wait(batch_, 16, deadline, spin.Budget(), o.stop);
-      if (!n.ok()) {
-        broken_ = true;
-        return n.status();
-      }
-      if (*n == 0) break;  // deadline or stop
-      for (const auto& c : batch_) {
-        if (c.wr_id & kSendTag) {
-          sends_.Completed(c.wr_id & ~kSendTag);
-          if ((c.wr_id & ~kSendTag) == k) {
-            send_done = true;
-            send_dev_ns = c.device_ns;
-          }
-          if (c.status != IBV_WC_SUCCESS) {
-            broken_ = true;
-            RecordError(run, o, WcFailure(c.status, c.vendor_err, "SEND", double(c.poll_ns - t0) / 1e6));
-          }
-          continue;
-        }
-        const uint32_t slot = uint32_t(c.wr_id);
-        const uint8_t* rx = buf_.data() + size_t(slot) * kSlotBytes;
-        if (c.status != IBV_WC_SUCCESS) {
-          broken_ = true;  // a failed receive: the QP is in the error state
-          continue;
-        }
-        if (c.byte_len >= kGrhBytes + kWireBytes) {
-          auto echo = DecodeProbe(rx + kGrhBytes, c.byte_len - kGrhBytes);
-          if (echo && echo->kind == ProbeKind::kEcho && echo->session == session && echo->seq == seq) {
-            sample.received = true;
-            sample.rtt_us = double(c.poll_ns - t0) / 1e3;
-            spin.Observe(c.poll_ns - t0);
-            echo_dev_ns = c.device_ns;
-            sample.responder_us = double(echo->responder_delay_ns) / 1e3;
-          }
-        }
-        s = PostRecv(slot);
-        if (!s.ok()) {
-          broken_ = true;
-          return s;
-        }
-      }
-    }
-    if (!sample.received && Stopping(o)) break;  // cut short by the stop: not a lost probe
-    if (sample.received && send_dev_ns && echo_dev_ns && *echo_dev_ns > *send_dev_ns) {
-      sample.rtt_us = double(*echo_dev_ns - *send_dev_ns) / 1e3;  // device clock: no host wake-up time
-    }
+  std::vector<UdPending> pending;  // sent and not finished, oldest (earliest deadline) first
+  // A probe is finished when its echo (and, with device timestamps, its
+  // send's completion) is in, or at its deadline: lost.
+  auto finish = [&](const UdPending& p) {
+    ProbeSample sample = p.sample;
+    if (sample.received && p.send_dev_ns && p.echo_dev_ns && *p.echo_dev_ns > *p.send_dev_ns)
+      sample.rtt_us = double(*p.echo_dev_ns - *p.send_dev_ns) / 1e3;  // device clock: no host wake-up time
     run.samples.push_back(sample);
-    if (broken_) break;  // every further send would only be flushed
-    if (o.interval_ms > 0) SleepUntil(t0 + o.interval_ms * 1000000ull, o.stop);
+  };
+  uint64_t seq = 0, next_send = NowNs(), no_room_since = 0;
+  while (true) {
+    const uint64_t now = NowNs();
+    const bool more = !broken_ && !Stopping(o) && seq < o.count && now < run_end;
+    // With a spacing, probes leave on time whether or not earlier echoes are
+    // in; without one, the next leaves after the previous is finished.
+    const bool may_send = more && pending.size() < kMaxInFlight && (spacing_ns > 0 || pending.empty());
+    if (may_send && now >= next_send) {
+      if (sends_.Room()) {
+        no_room_since = 0;
+        Result<UdPending> sent = Send(seq, session, o);
+        if (!sent.ok()) return sent.status();
+        pending.push_back(*sent);
+        next_send = sent->t0 + spacing_ns;
+        ++seq;
+        continue;
+      }
+      if (no_room_since == 0) no_room_since = now;
+      if (now - no_room_since >= timeout_ns) {
+        RecordError(run, o, DeadlineFailure("SEND", double(o.timeout_ms)));
+        broken_ = true;  // the send queue never drained: nothing more can be sent
+      }
+    }
+    if (pending.empty() && (!more || broken_)) break;
+    uint64_t wake = pending.empty() ? run_end : pending.front().deadline;
+    if (may_send) wake = std::min<uint64_t>(wake, no_room_since ? now + 1000000ull : next_send);
+    if (pending.empty() && no_room_since == 0) {
+      SleepUntil(wake, o.stop);
+      continue;
+    }
+    batch_.clear();
+    auto n = cq_->Wait(batch_, 16, wake, spin.Budget(), o.stop);
+    if (!n.ok()) {
+      broken_ = true;
+      return n.status();
+    }
+    for (const auto& c : batch_) {
+      if (c.wr_id & kSendTag) {
+        const uint64_t k = c.wr_id & ~kSendTag;
+        sends_.Completed(k);
+        uint64_t t0 = now;
+        for (UdPending& p : pending)
+          if (p.send_k == k) p.send_done = true, p.send_dev_ns = c.device_ns, t0 = p.t0;
+        if (c.status != IBV_WC_SUCCESS) {
+          broken_ = true;
+          RecordError(run, o, WcFailure(c.status, c.vendor_err, "SEND", double(c.poll_ns - t0) / 1e6));
+        }
+        continue;
+      }
+      const uint32_t slot = uint32_t(c.wr_id);
+      const uint8_t* rx = buf_.data() + size_t(slot) * kSlotBytes;
+      if (c.status != IBV_WC_SUCCESS) {
+        broken_ = true;  // a failed receive: the QP is in the error state
+        continue;
+      }
+      if (c.byte_len >= kGrhBytes + kWireBytes) {
+        auto echo = DecodeProbe(rx + kGrhBytes, c.byte_len - kGrhBytes);
+        if (echo && echo->kind == ProbeKind::kEcho && echo->session == session)
+          for (UdPending& p : pending)
+            if (p.seq == echo->seq && !p.sample.received) {
+              p.sample.received = true;
+              p.sample.rtt_us = double(c.poll_ns - p.t0) / 1e3;
+              spin.Observe(c.poll_ns - p.t0);
+              p.echo_dev_ns = c.device_ns;
+              p.sample.responder_us = double(echo->responder_delay_ns) / 1e3;
+            }
+      }
+      Status s = PostRecv(slot);
+      if (!s.ok()) {
+        broken_ = true;
+        return s;
+      }
+    }
+    const uint64_t after = NowNs();
+    for (size_t i = 0; i < pending.size();) {
+      const UdPending& p = pending[i];
+      const bool done = p.sample.received && p.send_done;
+      const bool expired = after >= p.deadline || broken_;
+      if (!done && !expired) {
+        ++i;
+        continue;
+      }
+      // Cut short by the stop: not a lost probe.
+      if (p.sample.received || !Stopping(o)) finish(p);
+      pending.erase(pending.begin() + std::ptrdiff_t(i));
+    }
+    if (Stopping(o)) {
+      for (const UdPending& p : pending)
+        if (p.sample.received) finish(p);
+      break;
+    }
   }
   run.end_wall_ms = WallMs();
   return run;
+}
+
+Result<UdPending> UdSession::Send(uint64_t seq, uint64_t session, const ProberOptions& o) {
+  bool signal = false;
+  const uint64_t k = sends_.Post(&signal);
+  const uint32_t sslot = kRecvSlots + uint32_t(k % kSendSlots);
+  uint8_t* tx = buf_.data() + size_t(sslot) * kSlotBytes;
+  ProbeMessage m;
+  m.seq = seq;
+  m.session = session;
+  UdPending p;
+  p.seq = seq;
+  p.send_k = k;
+  p.t0 = NowNs();
+  p.deadline = p.t0 + o.timeout_ms * 1000000ull;
+  p.send_done = !cq_->has_timestamps();  // only T2 needs the send's completion
+  m.prober_send_ns = p.t0;
+  EncodeProbe(m, tx);
+  ibv_sge sge{reinterpret_cast<uint64_t>(tx), uint32_t(kWireBytes), buf_.lkey()};
+  ibv_send_wr wr = UdSendWr(kSendTag | k, &sge, signal, ah_.get(), target_.qpn, qkey_);
+  ibv_send_wr* bad = nullptr;
+  int rc = ibv_post_send(qp_.get(), &wr, &bad);
+  if (rc != 0) {
+    broken_ = true;
+    return ErrnoStatus("ibv_post_send", rc, "UD probe");
+  }
+  return p;
 }
 
 }  // namespace rdmascope::probes

@@ -6,8 +6,11 @@
 // RailDevice and does not talk to the target. Resolve() asks the target's
 // control port for its UD endpoints (ud_info) and makes the address handle;
 // when it fails the endpoint known before (if any) stays in use. Run() sends
-// opts.count probes to the resolved endpoint, one in flight at a time (the
-// next after the echo or the deadline); silence is loss. Each run uses a new
+// opts.count probes to the resolved endpoint, one every opts.interval_ms
+// whether or not the echoes of earlier ones are in (at most 8 awaiting
+// theirs; interval 0: one at a time, the next after the echo or the
+// deadline); each waits opts.timeout_ms for its echo, and silence is loss.
+// Each run uses a new
 // session id, so a late echo of an earlier run is never counted. A verbs
 // call that fails ends Run() with an error, and any failed completion marks
 // the session broken(): its QP is in the error state and the owner must
@@ -26,6 +29,14 @@
 
 namespace rdmascope::probes {
 
+// One probe sent and not finished (UdSession::Run's bookkeeping).
+struct UdPending {
+  uint64_t seq = 0, send_k = 0, t0 = 0, deadline = 0;
+  bool send_done = false;
+  ProbeSample sample;
+  std::optional<uint64_t> send_dev_ns, echo_dev_ns;  // device completion timestamps
+};
+
 class UdSession {
  public:
   static Result<std::unique_ptr<UdSession>> Open(std::shared_ptr<RailDevice> dev);
@@ -41,6 +52,8 @@ class UdSession {
  private:
   explicit UdSession(std::shared_ptr<RailDevice> dev);
   Status PostRecv(uint32_t slot);
+  // Posts probe `seq` (T2 taken just before ibv_post_send).
+  Result<UdPending> Send(uint64_t seq, uint64_t session, const ProberOptions& o);
 
   std::shared_ptr<RailDevice> dev_;  // declared first: outlives everything below
   std::unique_ptr<CompletionQueue> cq_;
