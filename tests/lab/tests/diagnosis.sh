@@ -24,18 +24,21 @@
 # figures are for reading, as in the benchmarks). DIAG_CLEAN_S=N (script
 # argument --clean-s N) first watches the clean fleet N s and requires 0
 # diagnoses opened; --strict is DIAG_STRICT=1; --faults "F ..." runs only
-# those faults of faults.sh's FAULTS.
+# those faults of faults.sh's FAULTS; --rounds N runs the whole matrix N
+# times in this boot and prints the share of correct verdicts (named, within
+# the bounds) and the median intervals to verdict over all rows.
 . /opt/rdmascope/lab/lab.sh
 FLEET_INTERVAL=${FLEET_INTERVAL:-4}
 . /opt/rdmascope/lab/fleet.sh
 . /opt/rdmascope/lab/faults.sh
 lab_require_bin rdmascope-collector rdmascope-agent rdmascope-labcheck rdmactl || exit 1
-# Script arguments (run-in-lab.sh --script FILE ARGS): --clean-s N, --strict, --faults LIST.
+# Script arguments (run-in-lab.sh --script FILE ARGS): --clean-s N, --strict, --faults LIST, --rounds N.
 while [ $# -gt 0 ]; do
   case $1 in
     --clean-s) DIAG_CLEAN_S=${2:?--clean-s needs seconds}; shift 2 ;;
     --strict) DIAG_STRICT=1; shift ;;
     --faults) FAULTS=${2:?--faults needs a list}; shift 2 ;;
+    --rounds) DIAG_ROUNDS=${2:?--rounds needs a count}; shift 2 ;;
     *) lab_fail "diagnosis.sh: unknown argument $1" ;;
   esac
 done
@@ -82,58 +85,65 @@ vm_load
 ratio() { awk -v d="$1" -v i="$INTERVAL_MS" 'BEGIN { printf "%.1f", d / i }'; }
 within() { awk -v v="$1" -v m="$2" 'BEGIN { exit !(v <= m) }'; }
 
-ROWS=() FAILED=0 OVER=0
-for f in $FAULTS; do
-  read -r scope subject kind <<< "$(fault_expect "$f")"
-  echo "== fault $f: $(fault_what "$f"); expect: $scope $subject $kind"
-  t_inj=$(rdmascope-labcheck now-ms)
-  fault_inject "$f" || lab_fail "could not inject $f"
-  verdict=none to_v=- to_c=- ok=1 named=0
-  if lab_wait 90 "$scope $subject $kind open" fault_diagnosis "$scope" "$subject" "$kind" "$t_inj" open; then
-    read -r _ _ opened < diag.txt
-    verdict="$scope $subject $kind" named=1
-    fleet_get "/api/v1/probes?since=$t_inj&limit=100000" probes-since.json || lab_fail "GET /api/v1/probes"
-    out=$(rdmascope-labcheck first-summary diagnoses.json probes-since.json "$scope" "$subject" "$kind" "$t_inj") ||
-      lab_fail "first summary: $out"
-    read -r first which <<< "$out"
-    to_v=$(ratio $((opened - first)))
-    within "$to_v" "$VERDICT_INTERVALS" || ok=0
-    echo "   opened $(ratio $((opened - t_inj))) intervals after the injection, $to_v after the first bad summary ($which)"
-  else
-    ok=0
-  fi
-  rdmactl diagnose --collector "$FLEET_API" 2>&1 | grep -v '^    evidence: counter' | sed -n '1,14p' | sed 's/^/   | /'
-  if [ "$verdict" = none ]; then
-    verdict=$(rdmactl diagnose --collector "$FLEET_API" 2>&1 | grep -m1 '^OPEN ' | sed 's/^OPEN *[a-z]* //; s/ since.*//; s/://')
-    verdict=${verdict:-none}
-  fi
-  fault_clear "$f" || lab_fail "could not clear $f"
-  t_clr=$(rdmascope-labcheck now-ms)
-  if [ "$named" = 1 ] && lab_wait 90 "$scope $subject $kind closed" fault_diagnosis "$scope" "$subject" "$kind" "$t_inj" closed; then
-    read -r _ _ _ closed < diag.txt
-    to_c=$(ratio $((closed - t_clr)))
-    within "$to_c" "$CLOSE_INTERVALS" || ok=0
-  else
-    named=0
-  fi
-  lab_wait 90 "no diagnosis open after clearing $f" fault_none_open || { cat diagnose.txt; named=0; }
-  result=ok
-  if [ "$named" != 1 ]; then
-    result=FAIL
-  elif [ $ok != 1 ]; then
-    result=OVER
-  fi
-  [ "$result" = FAIL ] && FAILED=$((FAILED + 1))
-  [ "$result" = OVER ] && OVER=$((OVER + 1))
-  [ "$result" = ok ] || vm_load
-  ROWS+=("$(printf '%-11s %-34s %-34s %6s %6s  %s' "$f" "$scope $subject $kind" "$verdict" "$to_v" "$to_c" "$result")")
-  echo "${ROWS[-1]}"
+ROWS=() FAILED=0 OVER=0 TO_V=()
+for ((round = 1; round <= ${DIAG_ROUNDS:-1}; round++)); do
+  [ "${DIAG_ROUNDS:-1}" -gt 1 ] && echo "== round $round of $DIAG_ROUNDS"
+  for f in $FAULTS; do
+    read -r scope subject kind <<< "$(fault_expect "$f")"
+    echo "== fault $f: $(fault_what "$f"); expect: $scope $subject $kind"
+    t_inj=$(rdmascope-labcheck now-ms)
+    fault_inject "$f" || lab_fail "could not inject $f"
+    verdict=none to_v=- to_c=- ok=1 named=0
+    if lab_wait 90 "$scope $subject $kind open" fault_diagnosis "$scope" "$subject" "$kind" "$t_inj" open; then
+      read -r _ _ opened < diag.txt
+      verdict="$scope $subject $kind" named=1
+      fleet_get "/api/v1/probes?since=$t_inj&limit=100000" probes-since.json || lab_fail "GET /api/v1/probes"
+      out=$(rdmascope-labcheck first-summary diagnoses.json probes-since.json "$scope" "$subject" "$kind" "$t_inj") ||
+        lab_fail "first summary: $out"
+      read -r first which <<< "$out"
+      to_v=$(ratio $((opened - first)))
+      within "$to_v" "$VERDICT_INTERVALS" || ok=0
+      echo "   opened $(ratio $((opened - t_inj))) intervals after the injection, $to_v after the first bad summary ($which)"
+    else
+      ok=0
+    fi
+    rdmactl diagnose --collector "$FLEET_API" 2>&1 | grep -v '^    evidence: counter' | sed -n '1,14p' | sed 's/^/   | /'
+    if [ "$verdict" = none ]; then
+      verdict=$(rdmactl diagnose --collector "$FLEET_API" 2>&1 | grep -m1 '^OPEN ' | sed 's/^OPEN *[a-z]* //; s/ since.*//; s/://')
+      verdict=${verdict:-none}
+    fi
+    fault_clear "$f" || lab_fail "could not clear $f"
+    t_clr=$(rdmascope-labcheck now-ms)
+    if [ "$named" = 1 ] && lab_wait 90 "$scope $subject $kind closed" fault_diagnosis "$scope" "$subject" "$kind" "$t_inj" closed; then
+      read -r _ _ _ closed < diag.txt
+      to_c=$(ratio $((closed - t_clr)))
+      within "$to_c" "$CLOSE_INTERVALS" || ok=0
+    else
+      named=0
+    fi
+    lab_wait 90 "no diagnosis open after clearing $f" fault_none_open || { cat diagnose.txt; named=0; }
+    result=ok
+    if [ "$named" != 1 ]; then
+      result=FAIL
+    elif [ $ok != 1 ]; then
+      result=OVER
+    fi
+    [ "$result" = FAIL ] && FAILED=$((FAILED + 1))
+    [ "$result" = OVER ] && OVER=$((OVER + 1))
+    [ "$result" = ok ] || vm_load
+    [ "$to_v" = - ] || TO_V+=("$to_v")
+    ROWS+=("$(printf '%-11s %-34s %-34s %6s %6s  %s' "$f" "$scope $subject $kind" "$verdict" "$to_v" "$to_c" "$result")")
+    echo "${ROWS[-1]}"
+  done
 done
 
 echo
 echo "fault matrix: interval $FLEET_INTERVAL s; verdict within $VERDICT_INTERVALS intervals of the first bad summary, close within $CLOSE_INTERVALS of the clear"
 printf '%-11s %-34s %-34s %6s %6s  %s\n' injected expected verdict "open" "close" result
 for r in "${ROWS[@]}"; do echo "$r"; done
+CORRECT=$((${#ROWS[@]} - FAILED - OVER))
+MEDIAN=$(printf '%s\n' "${TO_V[@]}" | sort -n | awk '{ v[NR] = $1 } END { if (NR == 0) print "-"; else printf "%.2f", (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }')
+echo "correct verdicts (named and within the bounds): $CORRECT of ${#ROWS[@]} ($(awk -v c=$CORRECT -v n=${#ROWS[@]} 'BEGIN { printf "%.1f", 100 * c / n }') %, target >= 95 %); median intervals to verdict $MEDIAN"
 fleet_stop
 [ "$FAILED" = 0 ] || lab_fail "fault matrix: $FAILED of ${#ROWS[@]} faults not named, or not closed, within 90 s"
 [ "$OVER" = 0 ] || [ "${DIAG_STRICT:-0}" != 1 ] || lab_fail "fault matrix: $OVER of ${#ROWS[@]} faults over the bounds (DIAG_STRICT=1)"
