@@ -292,7 +292,7 @@ done
 # in its hot window between back-to-back probes: our excess over lat, in
 # wake-ups, says how much of the gap that one sleep is.
 WAKE=$(awk -v a="$(median ${B_MED[lat-e]})" -v b="$IB" 'BEGIN { printf "%.0f", (a - b) / 2 }')
-excess() { awk -v o="$(median ${B_MED[$1]})" -v i="$IB" -v w="$WAKE" 'BEGIN { printf "%.0f usec (%.2f wake-ups)", o - i, w > 0 ? (o - i) / w : 0 }'; }
+excess() { awk -v o="$(median ${B_MED[$1]})" -v i="$IB" -v w="$WAKE" 'BEGIN { printf "%.0f usec (%.2f wake-ups)", o - i, (w > 0 ? (o - i) / w : 0) }'; }
 echo "BENCH where the time goes: one sleep and wake-up costs $WAKE usec here ((lat-e - lat) / 2);" \
   "our default's excess over lat: rc $(excess rc), ud $(excess ud); responder time is subtracted in network_us" \
   "(medians above: responder delay ~10 usec); the prober polling instead (rc-spin, ud-spin) gives" \
