@@ -15,8 +15,10 @@
 namespace rdmascope::probes {
 
 Result<std::unique_ptr<ControlServer>> ControlServer::Start(int port, Handler handler,
-                                                            const std::vector<std::string>& addrs) {
+                                                            const std::vector<std::string>& addrs,
+                                                            int queue_wait_ms) {
   std::unique_ptr<ControlServer> s(new ControlServer());
+  s->queue_wait_ms_ = queue_wait_ms;
   for (const std::string& a : addrs.empty() ? std::vector<std::string>{""} : addrs) {
     auto fd = TcpListen(port, a);
     if (!fd.ok()) return fd.status();
@@ -59,8 +61,8 @@ void ControlServer::AcceptLoop() {
     if (!full) full_since_ns = 0;
     else if (full_since_ns == 0) full_since_ns = NowNs();
     // Full: connections wait in the backlog; refuse them only after the
-    // handlers stayed busy for kQueueWaitMs.
-    const bool refuse = full && NowNs() - full_since_ns >= uint64_t(kQueueWaitMs) * 1000000ull;
+    // handlers stayed busy for queue_wait_ms_.
+    const bool refuse = full && NowNs() - full_since_ns >= uint64_t(queue_wait_ms_) * 1000000ull;
     if (full && !refuse) {
       ::poll(nullptr, 0, 10);
       continue;
@@ -88,7 +90,7 @@ void ControlServer::Refuse(int listen_fd) {
   }
   LineConn conn(std::move(fd));
   conn.WriteLine(EncodeErrorReply("too many control connections at once: all " + std::to_string(kMaxConnections) +
-                                  " setup handlers stayed busy for " + std::to_string(kQueueWaitMs) +
+                                  " setup handlers stayed busy for " + std::to_string(queue_wait_ms_) +
                                   " ms; retry later"),
                  NowNs() + 100000000ull);
   ::shutdown(conn.fd(), SHUT_WR);

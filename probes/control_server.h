@@ -35,9 +35,12 @@ class ControlServer {
 
   // port 0 takes a free port from the kernel; port() tells which (of the
   // first address). `addrs`: numeric addresses to listen on; none = every
-  // IPv4 address. Fails when any address cannot be bound.
+  // IPv4 address. `queue_wait_ms`: how long every handler must stay busy
+  // before waiting connections are refused. Fails when any address cannot
+  // be bound.
   static Result<std::unique_ptr<ControlServer>> Start(int port, Handler handler,
-                                                      const std::vector<std::string>& addrs = {});
+                                                      const std::vector<std::string>& addrs = {},
+                                                      int queue_wait_ms = kQueueWaitMs);
   ~ControlServer();
   // The TCP port the server listens on.
   int port() const { return port_; }
@@ -57,6 +60,7 @@ class ControlServer {
 
   std::vector<UniqueFd> listen_fds_;
   int port_ = 0;
+  int queue_wait_ms_ = kQueueWaitMs;
   Handler handler_;
   std::atomic<bool> stop_{false};
   std::thread accept_thread_;

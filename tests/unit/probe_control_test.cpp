@@ -234,9 +234,15 @@ TEST(ControlServer, OverLimitConnectionsWaitThenGetAJsonError) {
     c.WriteLine("served", NowNs() + 1000000000ull);
     --running;
   };
+  // Part 1 must free a handler within the queue wait, counted from the
+  // moment the 64th handler started: on a loaded machine starting 64
+  // connections alone can take most of the default 2 s, so part 1 runs with
+  // a wait no load reaches and part 2 with the default.
+  auto long_wait = ControlServer::Start(0, hold, {"127.0.0.1"}, 30000);
+  ASSERT_TRUE(long_wait.ok()) << long_wait.status().message();
   auto started = ControlServer::Start(0, hold, {"127.0.0.1"});
   ASSERT_TRUE(started.ok()) << started.status().message();
-  const int port = (*started)->port();
+  int port = (*long_wait)->port();
   auto fill = [&](std::vector<std::unique_ptr<LineConn>>& busy) {
     for (int i = 0; i < ControlServer::kMaxConnections; ++i) {
       auto fd = TcpConnect("127.0.0.1", port, 2000);
@@ -271,7 +277,10 @@ TEST(ControlServer, OverLimitConnectionsWaitThenGetAJsonError) {
   ASSERT_TRUE(q.ok()) << q.status().message();
   EXPECT_EQ(*q, "served");
 
+  (*long_wait)->Stop();
+
   // 2. Handlers busy past the queue wait: the waiting connection gets a JSON error line.
+  port = (*started)->port();
   release.store(false);
   fill(busy);
   fd = TcpConnect("127.0.0.1", port, 2000);
