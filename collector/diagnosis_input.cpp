@@ -105,7 +105,10 @@ Result<diagnosis::Input> LoadDiagnosisInput(Store& store, int64_t now_ms, const 
   }
 
   const int64_t since = now_ms - static_cast<int64_t>(o.window_intervals * static_cast<double>(interval));
-  auto facts = store.DiagnosisFacts(since);
+  // A counter moved when its newest sample in the window rose over the
+  // sample before it, which is one report earlier: two intervals back is
+  // enough and keeps the query's cost to the window, not the history.
+  auto facts = store.DiagnosisFacts(since, since - 2 * interval);
   if (!facts.ok()) return facts.status();
   const json& f = facts.value();
   for (const json& r : f["paths"]) {

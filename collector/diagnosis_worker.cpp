@@ -1,6 +1,7 @@
 #include "collector/diagnosis_worker.h"
 
 #include <algorithm>
+#include <chrono>
 
 namespace rdmascope::collector {
 
@@ -41,7 +42,14 @@ Result<DiagnosisPass> DiagnosisWorker::RunPass() {
 }
 
 void DiagnosisWorker::Tick() {
+  const auto start = std::chrono::steady_clock::now();
   auto pass = RunPass();
+  const auto took_ms =
+      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start).count();
+  // A pass holds the store lock in steps; one that takes a good part of a
+  // second delays ingest and the verdicts alike: say so.
+  if (took_ms >= kSlowPassMs)
+    log_("diagnosis: a pass took " + std::to_string(took_ms) + " ms (reading the store and voting)");
   if (!pass.ok()) return log_(pass.status().message());
   for (const std::string& k : pass.value().opened) log_("diagnosis opened: " + k);
   for (const std::string& k : pass.value().closed) log_("diagnosis closed: " + k);

@@ -44,6 +44,7 @@ class DiagnosisWorker {
   Result<DiagnosisPass> RunPass();
 
  private:
+  static constexpr long kSlowPassMs = 300;  // a pass this long is logged
   void Tick();
 
   Store& store_;

@@ -126,10 +126,13 @@ class Store {
   // What the analysis reads, as rows (diagnosis_input.cpp turns them into its
   // input): "paths" the newest summary per (src, dst, rail, transport) ending
   // at or after since_ms; "ports" every port's state; "moved" counters whose
-  // newest sample (at or after since_ms) rose over the one before; "switch"
-  // the switch port at the other end of each node port with the error
-  // counters of its two newest samples.
-  Result<nlohmann::json> DiagnosisFacts(int64_t since_ms);
+  // newest sample (at or after since_ms) rose over the one before, looking
+  // back no further than counters_from_ms (<= since_ms) for that earlier
+  // sample; "switch" the switch port at the other end of each node port with
+  // the error counters of its two newest samples.
+  // Cost: bounded by the rows inside the window, not by the history kept
+  // (the analysis runs every second under the store lock).
+  Result<nlohmann::json> DiagnosisFacts(int64_t since_ms, int64_t counters_from_ms);
   Result<std::set<std::string>> OpenDiagnosisKeys();
   // One transaction: opens (or refreshes the evidence of) every verdict of
   // upsert and closes the open diagnoses of close at now_ms.

@@ -1,4 +1,6 @@
 // Store side of the diagnosis: the facts it reads and the diagnoses it keeps.
+#include <string_view>
+
 #include "collector/diagnosis.h"
 #include "collector/store.h"
 #include "collector/store_rows.h"
@@ -7,11 +9,11 @@ namespace rdmascope::collector {
 
 using nlohmann::json;
 
-Result<json> Store::DiagnosisFacts(int64_t since_ms) {
+Result<json> Store::DiagnosisFacts(int64_t since_ms, int64_t counters_from_ms) {
   std::lock_guard<std::mutex> lock(mu_);
   struct Part {
     const char* name;
-    const char* sql;  // ?1: since_ms
+    const char* sql;  // ?1: since_ms, ?2: counters_from_ms
   };
   static const Part kParts[] = {
       // SQLite takes the bare columns from the row holding MAX(interval_end).
@@ -25,12 +27,12 @@ Result<json> Store::DiagnosisFacts(int64_t since_ms) {
                 " SELECT node, device, port, kind, name, value, sampled_at, "
                 "  LAG(value) OVER (PARTITION BY node, device, port, kind, name ORDER BY sampled_at, id) AS prev, "
                 "  ROW_NUMBER() OVER (PARTITION BY node, device, port, kind, name ORDER BY sampled_at DESC, id DESC) "
-                "   AS rn FROM counter_samples WHERE sampled_at >= ?1 - 600000) "
+                "   AS rn FROM counter_samples WHERE sampled_at >= ?2) "
                 "WHERE rn = 1 AND sampled_at >= ?1 AND prev IS NOT NULL AND value > prev"},
       {"switch", "SELECT nn.node, nn.device, nn.port, nn.switch_guid, nn.switch_port, nn.switch_description, "
-                 "s.at, s.counters AS counters_json FROM node_neighbours nn JOIN ("
-                 " SELECT guid, port, at, counters, ROW_NUMBER() OVER (PARTITION BY guid, port ORDER BY at DESC) AS rn "
-                 " FROM fabric_port_samples) s ON s.guid = nn.switch_guid AND s.port = nn.switch_port AND s.rn <= 2 "
+                 "s.at, s.counters AS counters_json FROM node_neighbours nn JOIN fabric_port_samples s "
+                 "ON s.guid = nn.switch_guid AND s.port = nn.switch_port AND s.at IN (SELECT at FROM "
+                 "fabric_port_samples WHERE guid = nn.switch_guid AND port = nn.switch_port ORDER BY at DESC LIMIT 2) "
                  "WHERE ?1 = ?1 ORDER BY nn.node, nn.device, nn.port, s.at DESC"},
   };
   json out = json::object();
@@ -38,6 +40,7 @@ Result<json> Store::DiagnosisFacts(int64_t since_ms) {
     auto q = Q(p.sql);
     if (!q.ok()) return q.status();
     q.value()->Bind(1, since_ms);
+    if (std::string_view(p.sql).find("?2") != std::string_view::npos) q.value()->Bind(2, counters_from_ms);
     auto rows = Rows(*q.value());
     if (!rows.ok()) return rows;
     out[p.name] = std::move(rows).value();

@@ -174,6 +174,31 @@ TEST_F(FabricStoreTest, LinkBelowWhatBothEndsSupportIsDegraded) {
   EXPECT_EQ(Open("link_degraded").size(), 0u);
 }
 
+// The diagnosis reads, for each host port, the two newest error samples of the
+// switch port at the other end of its cable.
+TEST_F(FabricStoreTest, DiagnosisFactsCarryTheTwoNewestSamplesOfTheNeighbourPort) {
+  json host = testing::MakeReport("h1", "host1", kT0);
+  host["neighbours"] = {{{"device", "mlx5_0"}, {"local_port", 1}, {"guid", "0x0000000000000201"}, {"type", "Switch"},
+                         {"description", "sw2"}, {"port", {{"port", 3}, {"counters", json::object()}}}}};
+  Ingest(host, kT0);
+  FakeSubnet s = Subnet();
+  Ingest(SweepReport("r1", kT0, SweepOf(s)), kT0);
+  for (int i = 1; i <= 3; ++i) {
+    s.nodes[2].counters[3] = {{IB_PC_ERR_SYM_F, 10u * i}};
+    Ingest(SweepReport("r" + std::to_string(i + 1), kT0 + i * 10000, SweepOf(s)), kT0 + i * 10000);
+  }
+  auto facts = store_->DiagnosisFacts(kT0 + 25000, kT0);
+  ASSERT_TRUE(facts.ok()) << facts.status().message();
+  const json& sw = facts.value()["switch"];
+  ASSERT_EQ(sw.size(), 2u) << sw.dump();
+  EXPECT_EQ(sw[0]["node"], "host1");
+  EXPECT_EQ(sw[0]["switch_port"], 3);
+  EXPECT_EQ(sw[0]["at"], kT0 + 30000);
+  EXPECT_EQ(sw[1]["at"], kT0 + 20000);
+  EXPECT_EQ(sw[0]["counters"]["symbol_error"], 30) << sw.dump();
+  EXPECT_EQ(sw[1]["counters"]["symbol_error"], 20);
+}
+
 TEST_F(FabricStoreTest, PinglistGroupsHostsByLeafSwitchAndLabelsWin) {
   FakeSubnet s = Subnet();
   // Each host reports its neighbour, as the agent does (QueryNeighbour from its own port).

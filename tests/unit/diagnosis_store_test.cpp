@@ -26,12 +26,13 @@ constexpr int64_t kIntervalMs = 10000;
 
 // Six nodes, groups a (n0..n2) and b (n3..n5), full mesh; round k ends at
 // kT0 + k intervals. bad: the node whose every path loses 30 % ("" none), or
-// with slow: whose every path has a 6 ms p50.
-void Round(Store& store, int k, const std::string& bad, bool slow = false) {
+// with slow: whose every path has a 6 ms p50. bad_symbol_error: that node's
+// port counter symbol_error in this round (the others stay at 0).
+void Round(Store& store, int k, const std::string& bad, bool slow = false, int64_t bad_symbol_error = 0) {
   const int64_t t = kT0 + k * kIntervalMs;
   for (int i = 0; i < 6; ++i) {
     const std::string node = "n" + std::to_string(i);
-    json r = MakeReport(node + "-r" + std::to_string(k), node, t);
+    json r = MakeReport(node + "-r" + std::to_string(k), node, t, 4, node == bad ? bad_symbol_error : 0);
     r["labels"] = {{"group", i < 3 ? "a" : "b"}};
     for (int j = 0; j < 6; ++j) {
       if (j == i) continue;
@@ -230,6 +231,36 @@ TEST(DiagnosisTracker, OpenAfterAndCloseAfter) {
   EXPECT_TRUE(t.Observe({}, open).close.empty());
   EXPECT_TRUE(t.Observe({}, open).close.empty());
   EXPECT_EQ(t.Observe({}, open).close, std::vector<std::string>{"host|x|loss"});
+}
+
+// The counters behind a verdict come from the store: the newest sample in the
+// window against the report before it, never a rise from long ago.
+TEST_F(DiagnosisStore, CitesTheCountersThatMovedOnTheNode) {
+  auto cited = [](const json& evidence) {
+    std::vector<int64_t> deltas;
+    for (const json& e : evidence)
+      if (e["what"] == "counter" && e["node"] == "n1" && e["counter"] == "symbol_error") deltas.push_back(e["delta"]);
+    return deltas;
+  };
+  Round(c_.store(), 0, "", false, 0);
+  Round(c_.store(), 1, "n1", false, 0);  // n1's counter: 0 -> 0
+  DiagnosisPass first = Pass(1);
+  ASSERT_EQ(first.opened, std::vector<std::string>{"host|n1|loss"});
+  json d = Get(c_.port(), "/api/v1/diagnoses")["diagnoses"];
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_TRUE(cited(d[0]["evidence"]).empty()) << d[0]["evidence"].dump();
+
+  Round(c_.store(), 2, "n1", false, 7);  // 0 -> 7 within the window
+  Pass(2);
+  d = Get(c_.port(), "/api/v1/diagnoses")["diagnoses"];
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_EQ(cited(d[0]["evidence"]), std::vector<int64_t>{7}) << d[0]["evidence"].dump();
+
+  Round(c_.store(), 3, "n1", false, 7);  // unchanged since: the old rise is not cited again
+  Pass(3);
+  d = Get(c_.port(), "/api/v1/diagnoses")["diagnoses"];
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_TRUE(cited(d[0]["evidence"]).empty()) << d[0]["evidence"].dump();
 }
 
 }  // namespace
