@@ -178,6 +178,9 @@ int RunFullAgent(const std::vector<std::string>& args, sigset_t stop_signals) {
   so.on_change = [daemon_ptr](const std::string&) {
     if (agent::AgentDaemon* d = daemon_ptr->load()) d->TriggerReport();
   };
+  so.on_probe_turn = [daemon_ptr] {
+    if (agent::AgentDaemon* d = daemon_ptr->load()) d->ReportSoon();
+  };
   so.log = [](const std::string& line) {
     std::fprintf(stderr, "rdmascope-agent: %s\n", line.c_str());
   };

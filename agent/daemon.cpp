@@ -78,9 +78,17 @@ void AgentDaemon::TriggerReport() {
   cv_.notify_all();
 }
 
+void AgentDaemon::ReportSoon() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    report_soon_ = true;
+  }
+  cv_.notify_all();
+}
+
 void AgentDaemon::WaitUntil(Clock::time_point deadline) {
   std::unique_lock<std::mutex> lock(mu_);
-  cv_.wait_until(lock, deadline, [this] { return stop_.load() || report_now_; });
+  cv_.wait_until(lock, deadline, [this] { return stop_.load() || report_now_ || report_soon_; });
 }
 
 void AgentDaemon::Notify(const std::string& state) {
@@ -143,6 +151,16 @@ Status AgentDaemon::Run() {
              " as node " + config_.node_name + " (" + std::to_string(inventory_.devices.size()) + " device(s))");
   Clock::time_point next_report = Clock::now();
   Clock::time_point next_inventory = Clock::now() + config_.inventory_interval;
+  Clock::time_point last_report = Clock::now();
+  const Clock::duration soon_gap = config_.report_interval / 4;
+  auto report = [&] {
+    Guarded("report", [this] {
+      auto [id, body] = MakeReport();
+      reporter_->Submit(id, body, Clock::now() + config_.report_interval / 2, &stop_);
+    });
+    last_report = Clock::now();
+    soon_pending_ = false;
+  };
   while (!stop_.load()) {
     Clock::time_point now = Clock::now();
     bool triggered = false;
@@ -150,26 +168,25 @@ Status AgentDaemon::Run() {
       std::lock_guard<std::mutex> lock(mu_);
       triggered = report_now_;
       report_now_ = false;
+      soon_pending_ = soon_pending_ || report_soon_;
+      report_soon_ = false;
     }
     if (triggered) {
       Guarded("inventory", [this] { RefreshInventory(); });
-      Guarded("report", [this] {
-        auto [id, body] = MakeReport();
-        reporter_->Submit(id, body, Clock::now() + config_.report_interval / 2, &stop_);
-      });
+      report();
     }
     if (now >= next_inventory) {
       Guarded("inventory", [this] { RefreshInventory(); });
       next_inventory = Advance(next_inventory, config_.inventory_interval, Clock::now());
     }
     if (now >= next_report) {
-      Guarded("report", [this] {
-        auto [id, body] = MakeReport();
-        reporter_->Submit(id, body, Clock::now() + config_.report_interval / 2, &stop_);
-      });
+      report();
       next_report = Advance(next_report, config_.report_interval, Clock::now());
+    } else if (soon_pending_ && Clock::now() >= last_report + soon_gap) {
+      report();
     }
     Clock::time_point wake = std::min(next_report, next_inventory);
+    if (soon_pending_) wake = std::min(wake, last_report + soon_gap);
     if (watchdog) {
       Notify("WATCHDOG=1");
       wake = std::min(wake, Clock::now() + *watchdog);

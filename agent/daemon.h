@@ -5,7 +5,8 @@
 // - reads the full inventory (sysfs + verbs) at start and every
 //   inventory_interval, then sends "READY=1" to the service manager;
 // - every report_interval (the first one at once), and at once after
-//   TriggerReport() (then with a fresh full inventory), reads fresh counters
+//   TriggerReport() (then with a fresh full inventory), and after
+//   ReportSoon() (spaced, see there), reads fresh counters
 //   and port state, phys state and rate, calls
 //   hooks.collect_probes, builds one report and submits it (delivered, or
 //   spooled; the spool is drained after a delivery, for at most half an
@@ -88,6 +89,12 @@ class AgentDaemon {
   // Any thread: report now (a port or device changed): Run() re-reads the
   // full inventory and sends a report at once, then keeps its schedule.
   void TriggerReport();
+  // Any thread: probe results changed (a path turned bad or good): Run()
+  // sends a report without re-reading the inventory as soon as the last
+  // report is a quarter of an interval old (at once when it is older), then
+  // keeps its schedule. Calls in between make one report, so a fleet-wide
+  // fault costs each agent at most one extra report per quarter interval.
+  void ReportSoon();
 
   // Read these from the thread that runs Run()/RunOnce(), or after it returned.
   const ReporterStats& reporter_stats() const { return reporter_->stats(); }
@@ -118,7 +125,9 @@ class AgentDaemon {
   std::string boot_id_;
 
   std::atomic<bool> stop_{false};
-  bool report_now_ = false;  // under mu_
+  bool report_now_ = false;   // under mu_
+  bool report_soon_ = false;  // under mu_; taken by Run() into soon_pending_
+  bool soon_pending_ = false;  // Run()'s thread only
   std::mutex mu_;
   std::condition_variable cv_;
 };

@@ -61,6 +61,9 @@ struct RailSupervisorOptions {
   // Targets of one rail; nullopt keeps the previous ones. Unset: no probing.
   std::function<std::optional<std::vector<probes::ProbeTarget>>(const std::string& rail)> targets;
   std::function<void(const std::string& why)> on_change;
+  // Called from a prober's thread when a target's probe results turned bad
+  // or good (probes/probe_turn.h): the daemon reports early (ReportSoon).
+  std::function<void()> on_probe_turn;
   LogFn log;
 };
 

@@ -102,9 +102,18 @@ void ProbeScheduler::Push(nlohmann::json entry) {
   if (!entry.contains("local") || !entry["local"].contains("device") || !entry["local"]["device"].is_string() ||
       entry["local"]["device"].get<std::string>().empty())
     entry["local"] = {{"device", opts_.device}, {"port", opts_.port}};
-  std::lock_guard<std::mutex> lock(mu_);
-  if (pending_.size() >= kMaxPending) pending_.pop_front();
-  pending_.push_back(std::move(entry));
+  const RoundHealth health = HealthOfEntry(entry);
+  bool turned = false;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    const auto key = std::make_pair(entry.value("target", std::string()), entry.value("transport", std::string()));
+    auto it = last_health_.find(key);
+    turned = HealthTurned(it == last_health_.end() ? std::nullopt : std::optional<RoundHealth>(it->second), health);
+    last_health_[key] = health;
+    if (pending_.size() >= kMaxPending) pending_.pop_front();
+    pending_.push_back(std::move(entry));
+  }
+  if (turned && opts_.on_turn) opts_.on_turn();
 }
 
 void ProbeScheduler::PushFailure(const ProbeTarget& t, const ProberOptions& o, const char* transport,
@@ -160,6 +169,8 @@ void ProbeScheduler::Reconcile() {
     {
       std::lock_guard<std::mutex> lock(mu_);  // under mu_: the worker's wait cannot miss it
       it->second->stop.store(true);
+      last_health_.erase({it->first, "ud"});
+      last_health_.erase({it->first, "rc"});
     }
     retired.push_back(std::move(it->second));
     it = workers_.erase(it);

@@ -38,6 +38,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/status.h"
+#include "probes/probe_turn.h"
 #include "probes/prober.h"
 
 namespace rdmascope::probes {
@@ -75,6 +76,10 @@ struct SchedulerOptions {
   // with their connections; new ones are started); nullopt keeps the
   // current targets.
   std::function<std::optional<std::vector<ProbeTarget>>()> refresh_targets;
+  // When set, called (from a worker's thread, without locks held) after an
+  // entry whose target's health turned (probe_turn.h) against that target's
+  // previous entry of the same transport: the agent reports early.
+  std::function<void()> on_turn;
   // Test seam: when set, a worker calls it for each round instead of
   // probing (from the target's own thread) and pushes the entries it returns.
   std::function<std::vector<nlohmann::json>(const ProbeTarget&, const std::atomic<bool>& stop)> probe_round;
@@ -121,6 +126,8 @@ class ProbeScheduler {
   std::mutex mu_;
   std::condition_variable cv_;
   std::deque<nlohmann::json> pending_;
+  // Under mu_: the health of each target's newest entry, by (target, transport).
+  std::map<std::pair<std::string, std::string>, RoundHealth> last_health_;
   std::atomic<size_t> worker_count_{0};
   std::thread thread_;
 };

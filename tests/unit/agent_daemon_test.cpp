@@ -204,6 +204,38 @@ TEST_F(DaemonTest, StopWakesTheLoopPromptly) {
   EXPECT_EQ(collector.accepted().size(), 1u);
 }
 
+// Probe results that changed go out early, but never more than one report per
+// quarter interval however often they change.
+TEST_F(DaemonTest, ReportSoonSendsEarlyAndSpacesTheExtraReports) {
+  FakeCollector collector;
+  AgentConfig c = Config(collector.url());
+  c.report_interval = 4s;  // early reports at most every 1 s; the schedule's second report at 4 s
+  c.inventory_interval = 1h;
+  auto d = Make(c, Hooks());
+  ASSERT_TRUE(d);
+  Running run(d.get());
+  ASSERT_TRUE(collector.WaitAccepted(1, 10s));  // the first report at once
+  const auto first = Clock::now();
+  // Past the quarter interval: the early report leaves at once.
+  std::this_thread::sleep_until(first + 1100ms);
+  const auto asked = Clock::now();
+  d->ReportSoon();
+  ASSERT_TRUE(collector.WaitAccepted(2, 10s));
+  EXPECT_LT(Clock::now() - asked, 700ms) << "the early report waited";
+  const auto second = Clock::now();
+  // Three asks at once: one report, a quarter interval after the last one,
+  // well before the schedule's next (at first + 4 s).
+  d->ReportSoon();
+  d->ReportSoon();
+  d->ReportSoon();
+  ASSERT_TRUE(collector.WaitAccepted(3, 10s));
+  const auto third = Clock::now();
+  EXPECT_GE(third - second, 900ms) << "an early report came inside the quarter interval";
+  EXPECT_LT(third - first, 3500ms) << "the asks were not served before the schedule's report";
+  ASSERT_TRUE(collector.WaitAccepted(4, 10s));  // the schedule goes on
+  EXPECT_GE(Clock::now() - first, 3900ms);
+}
+
 TEST_F(DaemonTest, StopBeforeRunReturnsAtOnce) {
   FakeCollector collector;
   auto d = Make(Config(collector.url()), Hooks());

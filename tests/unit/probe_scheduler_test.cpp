@@ -26,11 +26,15 @@ struct Fake {
   std::atomic<int> max_running{0};
   std::atomic<int> stopped_seen{0};  // hanging rounds that ended because of their stop flag
   std::string hang;                  // this target's rounds block until stopped (or 30 s)
+  std::string lossy;                 // this target loses 5 of 10 from round lossy_from (1-based) on
+  int lossy_from = 0;
 
   std::vector<nlohmann::json> Round(const ProbeTarget& t, const std::atomic<bool>& stop) {
+    int round = 0;
     {
       std::lock_guard<std::mutex> lock(mu);
-      if (rounds[t.name]++ == 0) first[t.name] = Clock::now();
+      round = ++rounds[t.name];
+      if (round == 1) first[t.name] = Clock::now();
     }
     int now = ++running;
     for (int m = max_running.load(); now > m && !max_running.compare_exchange_weak(m, now);) {}
@@ -40,7 +44,10 @@ struct Fake {
       if (stop.load()) ++stopped_seen;
     }
     --running;
-    return {{{"target", t.name}, {"transport", "ud"}, {"summary", {{"sent", 10}, {"received", 10}}}}};
+    const int lost = t.name == lossy && round >= lossy_from ? 5 : 0;
+    return {{{"target", t.name},
+             {"transport", "ud"},
+             {"summary", {{"sent", 10}, {"received", 10 - lost}, {"lost", lost}}}}};
   }
   int RoundsOf(const std::string& name) {
     std::lock_guard<std::mutex> lock(mu);
@@ -129,6 +136,27 @@ TEST(ProbeSchedulerConcurrency, RefreshStartsAndStopsWorkers) {
   EXPECT_EQ((*s)->WorkerCount(), 2u);
   EXPECT_EQ(fake.stopped_seen.load(), 1);
   EXPECT_EQ(fake.RoundsOf("t1"), 1);
+}
+
+// A target whose rounds turn lossy calls on_turn once, at the first lossy
+// round, and not again while it stays so; the other targets never do.
+TEST(ProbeSchedulerConcurrency, OnTurnWhenATargetTurnsBadOnlyOnce) {
+  Fake fake;
+  fake.lossy = "t1";
+  fake.lossy_from = 3;
+  std::atomic<int> turns{0};
+  std::atomic<int> t1_rounds_at_turn{0};
+  SchedulerOptions so = FakeOptions(fake, 50, 3);
+  so.on_turn = [&] {
+    if (++turns == 1) t1_rounds_at_turn = fake.RoundsOf("t1");
+  };
+  auto s = ProbeScheduler::Start(so);
+  ASSERT_TRUE(s.ok());
+  ASSERT_TRUE(WaitFor([&] { return fake.RoundsOf("t1") >= 8 && fake.RoundsOf("t0") >= 8; },
+                      std::chrono::milliseconds(10000)));
+  (*s)->Stop();
+  EXPECT_EQ(turns.load(), 1);
+  EXPECT_EQ(t1_rounds_at_turn.load(), 3);
 }
 
 TEST(ProbeSchedulerConcurrency, WorkersAreBounded) {
