@@ -2,10 +2,11 @@
 
 namespace rdmascope::collector::diagnosis {
 
-TrackStep Tracker::Observe(const std::vector<Verdict>& verdicts, const std::set<std::string>& open_keys) {
+TrackStep Tracker::Observe(const std::vector<Verdict>& verdicts, const std::set<std::string>& open_keys,
+                           int64_t now_ms, int64_t unknown_hold_ms) {
   TrackStep step;
   std::set<std::string> now;
-  std::map<std::string, int> seen;
+  std::map<std::string, Streak> seen;
   for (const Verdict& v : verdicts) {
     const std::string key = v.Key();
     if (!now.insert(key).second) continue;
@@ -13,11 +14,14 @@ TrackStep Tracker::Observe(const std::vector<Verdict>& verdicts, const std::set<
       step.upsert.push_back(v);  // refresh evidence and last_seen
       continue;
     }
-    int n = seen_.count(key) ? seen_[key] + 1 : 1;
-    if (n >= o_.open_after)
+    auto it = seen_.find(key);
+    Streak st = it == seen_.end() ? Streak{0, now_ms} : it->second;
+    ++st.runs;
+    const bool held = v.scope != "unknown" || now_ms - st.since_ms >= unknown_hold_ms;
+    if (st.runs >= o_.open_after && held)
       step.upsert.push_back(v);
     else
-      seen[key] = n;  // runs without the verdict reset the streak
+      seen[key] = st;  // runs without the verdict reset the streak
   }
   seen_ = std::move(seen);
   std::map<std::string, int> missed;

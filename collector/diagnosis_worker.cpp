@@ -30,7 +30,7 @@ Result<DiagnosisPass> DiagnosisWorker::RunPass() {
   std::vector<diagnosis::Verdict> verdicts = diagnosis::Diagnose(input.value(), options_.vote);
   auto open = store_.OpenDiagnosisKeys();
   if (!open.ok()) return Status::Error("diagnosis: reading open diagnoses: " + open.status().message());
-  diagnosis::TrackStep step = tracker_.Observe(verdicts, open.value());
+  diagnosis::TrackStep step = tracker_.Observe(verdicts, open.value(), now, interval_ms);
   if (Status s = store_.ApplyDiagnoses(step.upsert, step.close, now); !s.ok())
     return Status::Error("diagnosis: storing diagnoses: " + s.message());
   DiagnosisPass pass;

@@ -233,6 +233,25 @@ TEST(DiagnosisTracker, OpenAfterAndCloseAfter) {
   EXPECT_EQ(t.Observe({}, open).close, std::vector<std::string>{"host|x|loss"});
 }
 
+// An unexplained spread of bad paths opens only when it lasts a report
+// interval; an element verdict opens on its first run as before.
+TEST(DiagnosisTracker, UnknownMustHoldForTheInterval) {
+  diagnosis::Tracker t({1, 2});
+  std::set<std::string> open;
+  diagnosis::Verdict unknown;
+  unknown.scope = "unknown", unknown.subject = "fleet", unknown.kind = "latency";
+  const int64_t hold = 4000;
+  EXPECT_EQ(t.Observe({V("x")}, open, 1000, hold).upsert.size(), 1u) << "a host verdict waits for nothing";
+  EXPECT_TRUE(t.Observe({unknown}, open, 1000, hold).upsert.empty());
+  EXPECT_TRUE(t.Observe({unknown}, open, 4999, hold).upsert.empty()) << "3999 ms of 4000";
+  EXPECT_TRUE(t.Observe({}, open, 5500, hold).upsert.empty());  // a run without it restarts the streak
+  EXPECT_TRUE(t.Observe({unknown}, open, 6000, hold).upsert.empty());
+  EXPECT_TRUE(t.Observe({unknown}, open, 9000, hold).upsert.empty());
+  auto s = t.Observe({unknown}, open, 10000, hold);
+  ASSERT_EQ(s.upsert.size(), 1u);
+  EXPECT_EQ(s.upsert[0].Key(), "unknown|fleet|latency");
+}
+
 // The counters behind a verdict come from the store: the newest sample in the
 // window against the report before it, never a rise from long ago.
 TEST_F(DiagnosisStore, CitesTheCountersThatMovedOnTheNode) {
