@@ -82,7 +82,10 @@ void MadEngine::Expire(Clock::time_point now) {
 
 Status MadEngine::Run() {
   while (!pending_.empty() || !in_flight_.empty()) {
-    while (!pending_.empty() && static_cast<int>(in_flight_.size()) < options_.window) {
+    // Refill in bursts, once half the window has come back: the peer (and
+    // under a simulator, its process) wakes once per burst, not once per MAD.
+    const bool refill = static_cast<int>(in_flight_.size()) <= options_.window / 2;
+    while (refill && !pending_.empty() && static_cast<int>(in_flight_.size()) < options_.window) {
       Request req = std::move(pending_.front());
       pending_.pop_front();
       Status s = SendOne(std::move(req));

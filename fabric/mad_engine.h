@@ -2,7 +2,9 @@
 // retries, answers matched by transaction id.
 //
 // Contract: Submit() queues a request (also from inside a callback); Run()
-// sends up to `window` at once and returns when every request has finished —
+// sends up to `window` at once, refills the window in bursts whenever half of
+// it has come back (the far end wakes once per burst, not once per answer),
+// and returns when every request has finished —
 // each one's callback is called exactly once, with the answer or with an error
 // naming the MAD ("NodeInfo via DR 0,1,3: no answer after 3 tries"). An attempt
 // that gets no answer within timeout_ms (or that the transport reports as timed

@@ -160,7 +160,9 @@ class Sweeper {
                         std::to_string(lid) + ")";
     engine_.Submit(PmaGet(kAttrPortCounters, lid, port), "PortCounters" + where, [fp](const MadAnswer& a) {
       Status s = a.ok ? PmaStatus(*a.mad, "PortCounters") : Status::Error(a.error);
-      if (s.ok()) {
+      if (s.ok() && fp->counters.empty()) {
+        ParsePortCounters(*a.mad, &fp->counters);  // the usual order: straight in
+      } else if (s.ok()) {
         PortCounterMap basic;
         ParsePortCounters(*a.mad, &basic);
         for (auto& [k, v] : basic) fp->counters.emplace(k, v);  // extended values win
@@ -171,11 +173,7 @@ class Sweeper {
     engine_.Submit(PmaGet(kAttrPortCountersExt, lid, port), "PortCountersExtended" + where,
                    [fp](const MadAnswer& a) {
                      Status s = a.ok ? PmaStatus(*a.mad, "PortCountersExtended") : Status::Error(a.error);
-                     if (s.ok()) {
-                       PortCounterMap ext;
-                       ParsePortCountersExt(*a.mad, &ext);
-                       for (auto& [k, v] : ext) fp->counters[k] = v;
-                     }
+                     if (s.ok()) ParsePortCountersExt(*a.mad, &fp->counters);  // assigns: extended values win
                      // No extended counters is normal on old ports: the 32-bit ones stand.
                    });
   }

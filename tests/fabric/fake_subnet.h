@@ -37,6 +37,7 @@ class FakeSubnet : public MadTransport {
   std::set<std::string> timing_out;    // nodes whose MADs come back as ETIMEDOUT
   std::deque<int> answer_delays_ms;    // the next answers queued arrive this late, in order
   int in_flight = 0, max_in_flight = 0, sent = 0;
+  std::vector<int> burst_starts;  // in_flight when a send followed an answer (or began the run)
 
   int Add(FakeNode n) {
     nodes.push_back(std::move(n));
@@ -48,6 +49,8 @@ class FakeSubnet : public MadTransport {
   }
 
   Status Send(const OutgoingMad& out, int) override {
+    if (!last_was_send_) burst_starts.push_back(in_flight);
+    last_was_send_ = true;
     ++sent;
     ++in_flight;
     max_in_flight = std::max(max_in_flight, in_flight);
@@ -121,6 +124,7 @@ class FakeSubnet : public MadTransport {
           *out = it->second;
           queue_.erase(it);
           --in_flight;
+          last_was_send_ = false;
           return true;
         }
       }
@@ -140,6 +144,7 @@ class FakeSubnet : public MadTransport {
     queue_.emplace_back(Clock::now() + std::chrono::milliseconds(delay), in);
   }
   std::deque<std::pair<Clock::time_point, IncomingMad>> queue_;
+  bool last_was_send_ = false;
 };
 
 // hca1 - sw1[1]; sw1[3] - sw2[3] (and sw1[5] - sw2[5] with trunk2); hca2 - sw1[2]; hca3 - sw2[1].

@@ -43,6 +43,22 @@ TEST(MadEngine, KeepsAtMostWindowInFlightAndAnswersEveryRequest) {
   EXPECT_EQ(e.stats().max_in_flight, 4);
 }
 
+// After the first fill, sends go out in bursts once half the window is back,
+// so the far end wakes once per burst rather than once per answer.
+TEST(MadEngine, RefillsInBurstsAtHalfTheWindow) {
+  FakeSubnet s = SmallSubnet();
+  MadEngine e(s, EngineOptions{8, 50, 1});
+  int answered = 0;
+  for (int i = 0; i < 64; ++i)
+    e.Submit(DirectedGet(kAttrNodeInfo, 0, {1}), "NodeInfo", [&](const MadAnswer& a) { answered += a.ok; });
+  ASSERT_TRUE(e.Run().ok());
+  EXPECT_EQ(answered, 64);
+  ASSERT_GE(s.burst_starts.size(), 2u);
+  EXPECT_EQ(s.burst_starts[0], 0);
+  for (int in_flight : s.burst_starts) EXPECT_LE(in_flight, 4);
+  EXPECT_LE(s.burst_starts.size(), 64u / 4) << "bursts of at least 4 sends";
+}
+
 TEST(MadEngine, SilentTargetFailsAfterEveryRetryWithinTimeoutTimesTries) {
   FakeSubnet s = SmallSubnet();
   s.silent.insert("hca3");
