@@ -1,6 +1,4 @@
 // Store side of the diagnosis: the facts it reads and the diagnoses it keeps.
-#include <string_view>
-
 #include "collector/diagnosis.h"
 #include "collector/store.h"
 #include "collector/store_rows.h"
@@ -13,7 +11,8 @@ Result<json> Store::DiagnosisFacts(int64_t since_ms, int64_t counters_from_ms) {
   std::lock_guard<std::mutex> lock(mu_);
   struct Part {
     const char* name;
-    const char* sql;  // ?1: since_ms, ?2: counters_from_ms
+    const char* sql;  // ?1: since_ms; ?2 (when counters_from): counters_from_ms
+    bool counters_from = false;
   };
   static const Part kParts[] = {
       // SQLite takes the bare columns from the row holding MAX(interval_end).
@@ -28,7 +27,8 @@ Result<json> Store::DiagnosisFacts(int64_t since_ms, int64_t counters_from_ms) {
                 "  LAG(value) OVER (PARTITION BY node, device, port, kind, name ORDER BY sampled_at, id) AS prev, "
                 "  ROW_NUMBER() OVER (PARTITION BY node, device, port, kind, name ORDER BY sampled_at DESC, id DESC) "
                 "   AS rn FROM counter_samples WHERE sampled_at >= ?2) "
-                "WHERE rn = 1 AND sampled_at >= ?1 AND prev IS NOT NULL AND value > prev"},
+                "WHERE rn = 1 AND sampled_at >= ?1 AND prev IS NOT NULL AND value > prev",
+       true},
       {"switch", "SELECT nn.node, nn.device, nn.port, nn.switch_guid, nn.switch_port, nn.switch_description, "
                  "s.at, s.counters AS counters_json FROM node_neighbours nn JOIN fabric_port_samples s "
                  "ON s.guid = nn.switch_guid AND s.port = nn.switch_port AND s.at IN (SELECT at FROM "
@@ -40,7 +40,7 @@ Result<json> Store::DiagnosisFacts(int64_t since_ms, int64_t counters_from_ms) {
     auto q = Q(p.sql);
     if (!q.ok()) return q.status();
     q.value()->Bind(1, since_ms);
-    if (std::string_view(p.sql).find("?2") != std::string_view::npos) q.value()->Bind(2, counters_from_ms);
+    if (p.counters_from) q.value()->Bind(2, counters_from_ms);
     auto rows = Rows(*q.value());
     if (!rows.ok()) return rows;
     out[p.name] = std::move(rows).value();
