@@ -111,7 +111,7 @@ Result<QpPtr> CreateQp(ibv_pd* pd, ibv_cq* send_cq, ibv_cq* recv_cq, ibv_qp_type
   attr.cap.max_recv_wr = max_recv_wr;
   attr.cap.max_send_sge = 1;
   attr.cap.max_recv_sge = 1;
-  attr.sq_sig_all = 1;
+  attr.sq_sig_all = 0;  // only sends posted with IBV_SEND_SIGNALED (and failed ones) complete
   errno = 0;
   ibv_qp* qp = ibv_create_qp(pd, &attr);
   if (qp == nullptr) return ErrnoStatus("ibv_create_qp", ErrnoOr(ENOMEM));

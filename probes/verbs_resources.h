@@ -72,6 +72,8 @@ Result<AhPtr> CreateAh(ibv_pd* pd, ibv_ah_attr* attr);
 Status PostRecvSlot(ibv_qp* qp, const Buffer& buf, uint32_t slot, size_t slot_bytes, const std::string& who = "");
 
 // Creates a QP with send and receive completions on `send_cq` / `recv_cq`.
+// A send completes only when posted with IBV_SEND_SIGNALED or when it fails
+// (not sq_sig_all): callers signal every Nth send (send_signal.h).
 Result<QpPtr> CreateQp(ibv_pd* pd, ibv_cq* send_cq, ibv_cq* recv_cq, ibv_qp_type type,
                        uint32_t max_send_wr, uint32_t max_recv_wr);
 
