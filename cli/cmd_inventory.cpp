@@ -73,14 +73,6 @@ const Command kCounters{"counters",
 
 }  // namespace
 
-bool WantsHelp(const std::vector<std::string>& args) {
-  for (const std::string& a : args) {
-    if (a == "--") break;
-    if (a == "-h" || a == "--help") return true;
-  }
-  return false;
-}
-
 int RunDevices(const GlobalOptions& g, const std::vector<std::string>& args) { return Run(kDevices, g, args); }
 int RunPorts(const GlobalOptions& g, const std::vector<std::string>& args) { return Run(kPorts, g, args); }
 int RunCounters(const GlobalOptions& g, const std::vector<std::string>& args) { return Run(kCounters, g, args); }

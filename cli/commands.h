@@ -26,4 +26,12 @@ int RunDiagnose(const GlobalOptions& g, const std::vector<std::string>& args);
 // True when args holds -h or --help.
 bool WantsHelp(const std::vector<std::string>& args);
 
+// Runs `command` and returns its exit code, or -1 when no such command exists.
+// `argv` is the process's own (argc entries and a null), for a hand-off.
+// Two definitions, one per executable: dispatch_full.cpp runs every command;
+// dispatch_front.cpp (the `rdmactl` users run) runs `fabric` itself and hands
+// every other command, argv unchanged, to rdmactl-full (see rdmactl_front.h).
+int RunCommand(const std::string& command, const GlobalOptions& g, const std::vector<std::string>& args,
+               char** argv);
+
 }  // namespace rdmascope::cli

@@ -1,4 +1,6 @@
-// rdmactl: on-demand RDMA checks on this node.
+// rdmactl: on-demand RDMA checks on this node. Options and help; the
+// commands run through RunCommand (commands.h), which differs between the
+// front `rdmactl` and rdmactl-full.
 //
 // Global options may stand anywhere before a "--": --sysfs-root DIR, --json.
 // Exit codes follow monitoring plugins: 0 ok, 1 warning, 2 critical or error.
@@ -82,15 +84,8 @@ int main(int argc, char** argv) {
     std::fputs(kUsage, stderr);
     return 2;
   }
-  if (command == "devices") return RunDevices(g, rest);
-  if (command == "ports") return RunPorts(g, rest);
-  if (command == "counters") return RunCounters(g, rest);
-  if (command == "health") return RunHealth(g, rest);
-  if (command == "explain") return RunExplain(g, rest);
-  if (command == "probe") return RunProbe(g, rest);
-  if (command == "status") return RunStatus(g, rest);
-  if (command == "fabric") return RunFabric(g, rest);
-  if (command == "diagnose") return RunDiagnose(g, rest);
+  const int code = RunCommand(command, g, rest, argv);
+  if (code >= 0) return code;
   std::fprintf(stderr, "rdmactl: unknown command \"%s\"\n\n%s", command.c_str(), kUsage);
   return 2;
 }

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include <sys/stat.h>
 #include <unistd.h>
 #include <stdlib.h>
 
@@ -168,6 +169,40 @@ TEST(Rdmactl, HelpAndBadUsage) {
   EXPECT_EQ(Rdmactl("frobnicate").exit_code, 2);
   EXPECT_EQ(Rdmactl(Root("mlx5_ib") + " ports nosuchdev").exit_code, 2);
   EXPECT_EQ(Rdmactl(Root("mlx5_ib") + " ports --bogus").exit_code, 2);
+}
+
+// The front `rdmactl` loads only the MAD libraries; other commands run in
+// rdmactl-full beside it, and without it they fail saying where it looked.
+TEST(Rdmactl, FrontLinksOnlyTheMadLibraries) {
+  auto r = rdmascope::testsupport::RunCommand({"readelf", "-d", RDMACTL_PATH}, 30000);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("libibumad"), std::string::npos) << r.out;
+  for (const char* heavy : {"libibverbs", "libssl", "libcrypto", "httplib", "libnl"})
+    EXPECT_EQ(r.out.find(heavy), std::string::npos) << heavy << " is loaded by the front rdmactl:\n" << r.out;
+}
+
+TEST(Rdmactl, FrontWithoutRdmactlFullNamesWhereItLooked) {
+  char dir[] = "/tmp/rdmactl_front_XXXXXX";
+  ASSERT_NE(mkdtemp(dir), nullptr);
+  const std::string alone = std::string(dir) + "/rdmactl";
+  {
+    std::ifstream in(RDMACTL_PATH, std::ios::binary);
+    std::ofstream out(alone, std::ios::binary);
+    out << in.rdbuf();
+  }
+  ASSERT_EQ(chmod(alone.c_str(), 0755), 0);
+  auto r = rdmascope::testsupport::RunCommand({alone, "explain", "12"}, 30000);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("rdmactl explain: cannot run rdmactl-full"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(std::string(dir) + "/rdmactl-full: No such file"), std::string::npos) << r.err;
+  auto v = rdmascope::testsupport::RunCommand({alone, "--version"}, 30000);
+  EXPECT_EQ(v.exit_code, 0) << v.err;  // the front's own answers need nothing else
+  unlink(alone.c_str());
+  rmdir(dir);
+  // Beside its rdmactl-full, the front hands the command over with its options.
+  CmdRun e = Rdmactl("--json explain 12");
+  EXPECT_EQ(e.exit_code, 0) << e.err;
+  EXPECT_TRUE(nlohmann::json::accept(e.out)) << e.out;
 }
 
 }  // namespace
