@@ -1,5 +1,8 @@
 #include "fabric/fabric_json.h"
 
+#include <charconv>
+#include <string_view>
+
 namespace rdmascope::fabric {
 namespace {
 
@@ -123,9 +126,24 @@ namespace {
 class Writer {
  public:
   explicit Writer(std::string* out) : out_(*out) {}
-  void Str(const std::string& s) { out_ += nlohmann::json(s).dump(); }
-  void Num(uint64_t v) { out_ += std::to_string(v); }
-  void NumSigned(int64_t v) { out_ += std::to_string(v); }
+  // Printable ASCII without '"' or '\\' goes out as it is (names, GUIDs,
+  // almost every description); anything else takes nlohmann's escaping, so
+  // the text is the same as dump()'s either way.
+  void Str(std::string_view s) {
+    for (char c : s) {
+      if (c < 0x20 || c > 0x7e || c == '"' || c == '\\') {
+        out_ += nlohmann::json(std::string(s)).dump();
+        return;
+      }
+    }
+    out_ += '"';
+    out_ += s;
+    out_ += '"';
+  }
+  void Num(uint64_t v) {
+    char buf[24];
+    out_.append(buf, std::to_chars(buf, buf + sizeof buf, v).ptr);
+  }
   void Key(const char* k) {
     Sep();
     out_ += '"';
@@ -146,7 +164,7 @@ class Writer {
     if (!first_) out_ += ',';
     first_ = false;
   }
-  void Value(const std::string& s) {
+  void Value(std::string_view s) {
     Sep();
     Str(s);
   }
@@ -192,7 +210,7 @@ void WritePort(Writer& w, const FabricPort& p, bool with_counters) {
   w.Key("lid");
   w.Value(static_cast<uint64_t>(p.lid));
   w.Key("phys_state");
-  w.Value(std::string(PhysStateName(p.phys_state)));
+  w.Value(PhysStateName(p.phys_state));
   w.Key("port");
   w.Value(static_cast<uint64_t>(p.number));
   w.Key("remote");
@@ -213,7 +231,7 @@ void WritePort(Writer& w, const FabricPort& p, bool with_counters) {
   w.Key("speed_supported");
   w.Value(BestSpeed(p.speed_supported, p.speed_ext_supported));
   w.Key("state");
-  w.Value(std::string(PortStateName(p.state)));
+  w.Value(PortStateName(p.state));
   w.Key("width");
   w.Value(WidthName(p.width_active));
   w.Key("width_supported");
@@ -248,7 +266,7 @@ std::string FabricJsonText(const Fabric& f, bool with_counters) {
     for (const FabricPort& p : n.ports) WritePort(w, p, with_counters);
     w.Close(']');
     w.Key("type");
-    w.Value(std::string(NodeTypeName(n.type)));
+    w.Value(NodeTypeName(n.type));
     w.Close('}');
   }
   w.Close(']');

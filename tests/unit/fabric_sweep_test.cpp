@@ -189,6 +189,7 @@ TEST(FabricJson, TextWriterWritesTheSameDocumentAsTheTree) {
   Result<Fabric> f = SweepSubnet(s, o);
   ASSERT_TRUE(f.ok());
   f.value().nodes[0].description = "quote \" and \\ and \n";
+  f.value().nodes[1].description = "caf\xc3\xa9 \x7f";  // UTF-8 and DEL: not the plain-ASCII path
   for (bool counters : {false, true}) {
     std::string text = FabricJsonText(f.value(), counters);
     EXPECT_EQ(text, FabricToJson(f.value(), counters).dump()) << counters;
