@@ -34,6 +34,8 @@ MadEngine::MadEngine(MadTransport& transport, EngineOptions options)
   options_.window = std::max(1, options_.window);
   options_.timeout_ms = std::max(1, options_.timeout_ms);
   options_.retries = std::max(0, options_.retries);
+  in_flight_tids_.reserve(static_cast<size_t>(options_.window));
+  in_flight_.reserve(static_cast<size_t>(options_.window));
 }
 
 void MadEngine::Submit(const OutgoingMad& mad, std::string what, MadCallback done) {
@@ -50,9 +52,27 @@ Status MadEngine::SendOne(Request req) {
   ++stats_.mads_sent;
   Clock::time_point deadline = Clock::now() + std::chrono::milliseconds(options_.timeout_ms);
   deadlines_.emplace_back(deadline, tid);
-  in_flight_.emplace(tid, InFlight{std::move(req), deadline});
+  in_flight_tids_.push_back(tid);
+  in_flight_.push_back(InFlight{std::move(req), deadline});
   stats_.max_in_flight = std::max(stats_.max_in_flight, static_cast<int>(in_flight_.size()));
   return Status::Ok();
+}
+
+int MadEngine::FindInFlight(uint32_t tid) const {
+  for (size_t i = 0; i < in_flight_tids_.size(); ++i)
+    if (in_flight_tids_[i] == tid) return static_cast<int>(i);
+  return -1;
+}
+
+MadEngine::Request MadEngine::TakeInFlight(int i) {
+  Request req = std::move(in_flight_[i].req);
+  if (static_cast<size_t>(i) + 1 != in_flight_.size()) {
+    in_flight_[i] = std::move(in_flight_.back());
+    in_flight_tids_[i] = in_flight_tids_.back();
+  }
+  in_flight_.pop_back();
+  in_flight_tids_.pop_back();
+  return req;
 }
 
 void MadEngine::AttemptFailed(Request req, const char* why) {
@@ -72,11 +92,9 @@ void MadEngine::Expire(Clock::time_point now) {
   while (!deadlines_.empty() && deadlines_.front().first <= now) {
     uint32_t tid = deadlines_.front().second;
     deadlines_.pop_front();
-    auto it = in_flight_.find(tid);
-    if (it == in_flight_.end()) continue;  // answered already
-    Request req = std::move(it->second.req);
-    in_flight_.erase(it);
-    AttemptFailed(std::move(req), "no answer");
+    const int i = FindInFlight(tid);
+    if (i < 0) continue;  // answered already
+    AttemptFailed(TakeInFlight(i), "no answer");
   }
 }
 
@@ -101,10 +119,9 @@ Status MadEngine::Run() {
     Result<bool> got = transport_.Receive(&in, wait_ms);
     if (!got.ok()) return got.status();
     if (got.value()) {
-      auto it = in_flight_.find(GetTid(in.mad));
-      if (it != in_flight_.end()) {
-        Request req = std::move(it->second.req);
-        in_flight_.erase(it);
+      const int i = FindInFlight(GetTid(in.mad));
+      if (i >= 0) {
+        Request req = TakeInFlight(i);
         if (in.status != 0) {
           AttemptFailed(std::move(req), in.status == ETIMEDOUT ? "timed out" : std::strerror(in.status));
         } else {

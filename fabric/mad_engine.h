@@ -16,8 +16,8 @@
 #include <chrono>
 #include <cstdint>
 #include <deque>
+#include <vector>
 #include <functional>
-#include <map>
 #include <string>
 
 #include "fabric/fabric_model.h"
@@ -62,13 +62,21 @@ class MadEngine {
   };
 
   Status SendOne(Request req);
+  // Index of the MAD in flight with transaction id `tid`, or -1.
+  int FindInFlight(uint32_t tid) const;
+  // Removes in-flight entry i (the last one moves into its place).
+  Request TakeInFlight(int i);
   void Expire(Clock::time_point now);
   void AttemptFailed(Request req, const char* why);
 
   MadTransport& transport_;
   EngineOptions options_;
   std::deque<Request> pending_;
-  std::map<uint32_t, InFlight> in_flight_;             // by transaction id (low 32 bits)
+  // MADs in flight, at most `window`, unordered: in_flight_tids_[i] is the
+  // transaction id (low 32 bits) of in_flight_[i]. A scan of a few dozen
+  // integers finds an answer's entry without a node allocation per MAD.
+  std::vector<uint32_t> in_flight_tids_;
+  std::vector<InFlight> in_flight_;
   std::deque<std::pair<Clock::time_point, uint32_t>> deadlines_;  // send order = deadline order
   SweepStats stats_;
 };
