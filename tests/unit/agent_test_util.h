@@ -125,7 +125,10 @@ class FakeCollector {
       auth_ = req.get_header_value("Authorization");
       res.status = status_;
       res.set_content(body_, "application/json");
-      if (status_ >= 200 && status_ < 300) accepted_.push_back(id);
+      if (status_ >= 200 && status_ < 300) {
+        accepted_.push_back(id);
+        accepted_at_.push_back(std::chrono::steady_clock::now());
+      }
       cv_.notify_all();
     });
     if (port == 0) {
@@ -154,6 +157,11 @@ class FakeCollector {
     std::lock_guard<std::mutex> lock(mu_);
     status_ = status;
     body_ = std::move(body);
+  }
+  // When each accepted request arrived, in the order of accepted().
+  std::vector<std::chrono::steady_clock::time_point> accepted_at() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return accepted_at_;
   }
   std::vector<std::string> accepted() const {
     std::lock_guard<std::mutex> lock(mu_);
@@ -191,6 +199,7 @@ class FakeCollector {
   int status_ = 200;
   std::string body_ = "{}";
   std::vector<std::string> accepted_;
+  std::vector<std::chrono::steady_clock::time_point> accepted_at_;
   std::vector<std::string> seen_;
   std::vector<nlohmann::json> bodies_;
   std::string auth_;
