@@ -30,7 +30,7 @@ bool WantsHelp(const std::vector<std::string>& args);
 // `argv` is the process's own (argc entries and a null), for a hand-off.
 // Two definitions, one per executable: dispatch_full.cpp runs every command;
 // dispatch_front.cpp (the `rdmactl` users run) runs `fabric` itself and hands
-// every other command, argv unchanged, to rdmactl-full (see rdmactl_front.h).
+// every other command, argv unchanged, to rdmactl-full (see rdmactl_handoff.h).
 int RunCommand(const std::string& command, const GlobalOptions& g, const std::vector<std::string>& args,
                char** argv);
 
