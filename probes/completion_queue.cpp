@@ -7,16 +7,10 @@
 
 #include "probes/probe_clock.h"
 #include "probes/probe_timing.h"
+#include "probes/spin_clock.h"
 #include "probes/verbs_error.h"
 
 namespace rdmascope::probes {
-
-namespace {
-// Empty polls between two looks at the clock while spinning. An empty poll is
-// a few reads of shared memory (tens of ns on hardware, well under a
-// microsecond emulated), so a spin overshoots its budget by a few µs at most.
-constexpr uint32_t kPollsPerClockRead = 16;
-}  // namespace
 
 Result<std::unique_ptr<CompletionQueue>> CompletionQueue::Create(ibv_context* ctx, int cqe) {
   std::unique_ptr<CompletionQueue> q(new CompletionQueue());
@@ -173,14 +167,25 @@ Result<int> CompletionQueue::Wait(std::vector<Completion>& out, int max, uint64_
                                   int extra_fd, bool* extra_ready) {
   if (extra_ready) *extra_ready = false;
   found_without_event_ = false;
-  // Bounded busy poll: at most spin_ns (checked every kPollsPerClockRead
-  // empty polls, so the spin is mostly polls, not clock reads).
+  // Bounded busy poll: at most spin_ns on the spin clock (spin_clock.h, no
+  // system call), read only every stride_.polls() empty polls
+  // (spin_clock_stride.h), so the spin is polls, not clock reads.
   if (spin_ns != 0) {
-    const uint64_t spin_until = std::min(deadline_ns, NowNs() + spin_ns);
+    // The spin clock is not the deadline's clock: only a length crosses over.
+    const uint64_t now0 = NowNs();
+    const uint64_t spin_len = deadline_ns > now0 ? std::min(spin_ns, deadline_ns - now0) : 0;
+    uint64_t last = SpinClockNs();
+    const uint64_t spin_until = last + spin_len;
+    const uint64_t target = SpinClockStride::TargetNs(spin_ns);
     for (uint32_t i = 1;; ++i) {
       auto n = Poll(out, max);
       if (!n.ok() || *n > 0) return n;
-      if (i % kPollsPerClockRead == 0 && NowNs() >= spin_until) break;
+      if (i < stride_.polls()) continue;
+      i = 0;
+      const uint64_t now = SpinClockNs();
+      stride_.Adjust(now - last, target);
+      last = now;
+      if (now >= spin_until) break;
     }
   }
   // Blocking phase. Poll before (re-)arming: after a wake-up the completion

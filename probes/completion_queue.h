@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "common/status.h"
+#include "probes/spin_clock_stride.h"
 
 namespace rdmascope::probes {
 
@@ -87,6 +88,7 @@ class CompletionQueue {
   bool armed_ = false;
   bool solicited_only_ = false;
   bool found_without_event_ = false;
+  SpinClockStride stride_;        // empty polls between clock reads while spinning
   ibv_context* ctx_ = nullptr;
   uint64_t ts_mask_ = 0;          // completion_timestamp_mask
   uint64_t ref_ticks_ = 0;        // device raw clock ...

@@ -42,8 +42,8 @@ struct ProberOptions {
   uint64_t timeout_ms = 1000;     // per-probe deadline
   uint64_t max_duration_ms = 600000;
   // Busy-poll budget before sleeping on the completion channel: each wait
-  // spins 3 x EWMA RTT if that fits in spin_ns, else none; the first probe
-  // spins all of it (adaptive_spin.h, ProberSpin).
+  // spins 3 x the typical RTT, at most spin_ns, and none when that RTT is over
+  // spin_ns; the first probe spins all of it (adaptive_spin.h, ProberSpin).
   uint64_t spin_ns = 2000000;
   RcTuning tuning;
   std::string control_secret;     // set: authenticate on the control port (probes/control_auth.h)

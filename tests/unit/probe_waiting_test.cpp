@@ -9,27 +9,48 @@
 #include "probes/lru_cache.h"
 #include "probes/probe_timing.h"
 #include "probes/send_signal.h"
+#include "probes/spin_clock.h"
+#include "probes/spin_clock_stride.h"
+#include "probes/probe_clock.h"
 
 namespace rdmascope::probes {
 namespace {
 
-TEST(AdaptiveSpin, ProberSpinsThreeTimesEwmaOrNotAtAll) {
+TEST(AdaptiveSpin, ProberSpinsThreeTimesTypicalRttCappedOrNotAtAll) {
   AdaptiveSpin s = ProberSpin(2000000);
   EXPECT_EQ(s.Budget(), 2000000u);  // the first probe calibrates
   s.Observe(400000);
   EXPECT_EQ(s.Budget(), 1200000u);  // 3 x 400 us
   s.Observe(600000);
-  EXPECT_EQ(s.Budget(), 3 * 425000u);  // EWMA 400 + (600 - 400) / 8 = 425 us
+  EXPECT_EQ(s.Budget(), 3 * 425000u);  // up 1/16: 400 + 25 us
   for (int i = 0; i < 200; ++i) s.Observe(1000000);
-  EXPECT_EQ(s.Budget(), 0u);  // 3 x ~1 ms does not fit in 2 ms: sleep at once
+  EXPECT_EQ(s.Budget(), 2000000u);  // 3 x ~1 ms is over the cap: the cap, which still covers the RTT
+  for (int i = 0; i < 200; ++i) s.Observe(2500000);
+  EXPECT_EQ(s.Budget(), 0u);  // the RTT itself is over the cap: sleep at once
   EXPECT_EQ(ProberSpin(0).Budget(), 0u);  // cap 0: never spin
 }
 
-TEST(AdaptiveSpin, EwmaWeightsNewObservationsOneEighth) {
-  AdaptiveSpin s(1, 0, 1u << 30, 0, false);
+TEST(AdaptiveSpin, RareStallsDoNotStopTheSpin) {
+  // One probe in ten stalls 20 ms (an emulated machine's hiccup): a mean
+  // would sit over the 2 ms cap and turn the spin off for every probe; the
+  // typical RTT stays near the common 600 us.
+  AdaptiveSpin s = ProberSpin(2000000);
+  for (int i = 0; i < 500; ++i) s.Observe(i % 10 == 9 ? 20000000 : 600000);
+  EXPECT_GE(s.typical_ns(), 550000u);
+  EXPECT_LE(s.typical_ns(), 700000u);
+  EXPECT_GE(s.Budget(), 3 * 550000u);  // still spinning: 3 x typical
+}
+
+TEST(AdaptiveSpin, TypicalFollowsALastingChange) {
+  AdaptiveSpin s(1, 0, 1u << 30, 0, 0);
   s.Observe(800);
+  EXPECT_EQ(s.typical_ns(), 800u);
   s.Observe(1600);
-  EXPECT_EQ(s.ewma_ns(), 900u);  // 800 - 100 + 200
+  EXPECT_EQ(s.typical_ns(), 850u);  // 800 + 800 / 16
+  for (int i = 0; i < 60; ++i) s.Observe(8000);
+  EXPECT_GE(s.typical_ns(), 7500u);  // 10x more delay, followed within 60 observations
+  for (int i = 0; i < 60; ++i) s.Observe(800);
+  EXPECT_LE(s.typical_ns(), 850u);
 }
 
 TEST(AdaptiveSpin, ResponderHotWindowClampsAndSleepsForSparseTraffic) {
@@ -46,6 +67,19 @@ TEST(AdaptiveSpin, ResponderHotWindowClampsAndSleepsForSparseTraffic) {
   EXPECT_EQ(sparse.Budget(), 200000u);
   ResponderSpin off{200000, 0};
   EXPECT_EQ(off.Make().Budget(), 0u);
+}
+
+TEST(SpinClock, AdvancesWithRealTime) {
+  EXPECT_EQ(CyclesToNs(3000, 1000, 500, 0.5), 1500u);  // 2000 cycles at 0.5 ns from t0 = 500
+  EXPECT_EQ(CyclesToNs(900, 1000, 500, 0.5), 500u);    // before the calibration point: t0
+  // Each spin clock read is bracketed by real-time reads, so a preemption
+  // between them widens the bracket instead of failing the test.
+  const uint64_t n0a = NowNs(), s0 = SpinClockNs(), n0b = NowNs();
+  for (uint64_t s = s0; SpinClockNs() == s;) {}  // it moves
+  while (NowNs() - n0b < 20000000) {}            // 20 ms of real time
+  const uint64_t n1a = NowNs(), s1 = SpinClockNs(), n1b = NowNs();
+  EXPECT_GE(double(s1 - s0), 0.8 * double(n1a - n0b));
+  EXPECT_LE(double(s1 - s0), 1.25 * double(n1b - n0a));
 }
 
 TEST(SendSignaler, SignalsEveryNthAndRetiresInOrder) {
