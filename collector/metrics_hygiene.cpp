@@ -45,7 +45,8 @@ void ApplyNodeStaleness(json& snapshot, int64_t now_ms, int64_t stale_after_ms, 
   EraseRowsOf(snapshot["ports"], "node", dropped);
   EraseRowsOf(snapshot["counters"], "node", dropped);
   EraseRowsOf(snapshot["wc_totals"], "node", dropped);
-  EraseRowsOf(snapshot["pairs"], "src", dropped);
+  EraseRowsOf(snapshot["probe_nodes"], "src", dropped);
+  EraseRowsOf(snapshot["worst_pairs"], "src", dropped);
 }
 
 }  // namespace rdmascope::collector

@@ -99,63 +99,38 @@ void Ports(const json& snap, Families* f) {
 }
 
 void Probes(const json& snap, Families* f) {
-  struct Agg {
-    double q50 = -1, q90 = -1, q99 = -1;
-    double sent = 0, lost = 0;
-    uint64_t rtt_count = 0;
-    double rtt_sum_us = 0;
-  };
-  std::map<std::pair<std::string, std::string>, Agg> per_node;
-  std::vector<const json*> with_p99;
-  for (const json& p : snap["pairs"]) {
-    Agg& a = per_node[{Str(p["src"]), Str(p["transport"])}];
-    if (p["rtt_p50"].is_number()) a.q50 = std::max(a.q50, p["rtt_p50"].get<double>());
-    if (p["rtt_p90"].is_number()) a.q90 = std::max(a.q90, p["rtt_p90"].get<double>());
-    if (p["rtt_p99"].is_number()) {
-      a.q99 = std::max(a.q99, p["rtt_p99"].get<double>());
-      with_p99.push_back(&p);
-    }
-    if (p["rtt_count"].is_number() && p["rtt_avg"].is_number()) {
-      a.rtt_count += p["rtt_count"].get<uint64_t>();
-      a.rtt_sum_us += p["rtt_count"].get<double>() * p["rtt_avg"].get<double>();
-    }
-    a.sent += p["sent"].get<double>();
-    a.lost += p["lost"].get<double>();
-  }
   // Plain gauges, one family per quantile: each is the worst target's value
   // in the node's newest interval per target (a max over targets cannot be
   // a Summary, whose quantiles must come from one stream of observations).
-  for (const auto& [key, a] : per_node) {
-    const std::vector<ClientMetric::Label> labels = {{"node", key.first}, {"transport", key.second}};
+  for (const json& a : snap["probe_nodes"]) {
+    const std::vector<ClientMetric::Label> labels = {{"node", Str(a["src"])}, {"transport", Str(a["transport"])}};
     const struct {
       const char* name;
       const char* help;
-      double us;
+      const char* field;
     } quantiles[] = {
-        {"rdmascope_probe_rtt_p50_seconds", "Probe RTT p50 of the node's worst target (newest interval per target), seconds.", a.q50},
-        {"rdmascope_probe_rtt_p90_seconds", "Probe RTT p90 of the node's worst target (newest interval per target), seconds.", a.q90},
-        {"rdmascope_probe_rtt_p99_seconds", "Probe RTT p99 of the node's worst target (newest interval per target), seconds.", a.q99},
+        {"rdmascope_probe_rtt_p50_seconds", "Probe RTT p50 of the node's worst target (newest interval per target), seconds.", "rtt_p50_max"},
+        {"rdmascope_probe_rtt_p90_seconds", "Probe RTT p90 of the node's worst target (newest interval per target), seconds.", "rtt_p90_max"},
+        {"rdmascope_probe_rtt_p99_seconds", "Probe RTT p99 of the node's worst target (newest interval per target), seconds.", "rtt_p99_max"},
     };
     for (const auto& q : quantiles)
-      if (q.us >= 0) f->Add(q.name, q.help, MetricType::Gauge, labels, q.us / 1e6);
-    if (a.rtt_count > 0)
+      if (a[q.field].is_number()) f->Add(q.name, q.help, MetricType::Gauge, labels, a[q.field].get<double>() / 1e6);
+    if (a["rtt_count"].get<double>() > 0)
       f->Add("rdmascope_probe_rtt_mean_seconds",
              "Mean probe RTT over every probe answered in the node's newest interval per target, seconds.",
-             MetricType::Gauge, labels, a.rtt_sum_us / static_cast<double>(a.rtt_count) / 1e6);
-    if (a.sent > 0)
+             MetricType::Gauge, labels, a["rtt_sum_us"].get<double>() / a["rtt_count"].get<double>() / 1e6);
+    if (a["sent"].get<double>() > 0)
       f->Add("rdmascope_probe_loss_ratio", "Probes lost over probes sent in the node's newest interval per target.",
-             MetricType::Gauge, labels, a.lost / a.sent);
+             MetricType::Gauge, labels, a["lost"].get<double>() / a["sent"].get<double>());
   }
-  std::sort(with_p99.begin(), with_p99.end(), [](const json* a, const json* b) {
-    return (*a)["rtt_p99"].get<double>() > (*b)["rtt_p99"].get<double>();
-  });
   size_t n = static_cast<size_t>(std::max(0, snap.value("worst_pairs_limit", 20)));
-  if (with_p99.size() > n) with_p99.resize(n);
-  for (const json* p : with_p99)
+  for (const json& p : snap["worst_pairs"]) {
+    if (n-- == 0) break;
     f->Add("rdmascope_probe_pair_rtt_p99_seconds",
            "p99 probe round-trip time of the worst pairs (bounded worst-N), seconds.", MetricType::Gauge,
-           {{"src", Str((*p)["src"])}, {"dst", Str((*p)["dst"])}, {"transport", Str((*p)["transport"])}},
-           (*p)["rtt_p99"].get<double>() / 1e6);
+           {{"src", Str(p["src"])}, {"dst", Str(p["dst"])}, {"transport", Str(p["transport"])}},
+           p["rtt_p99"].get<double>() / 1e6);
+  }
 }
 
 void NodesAndEvents(const json& snap, Families* f) {

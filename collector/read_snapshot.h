@@ -115,7 +115,15 @@ class ReadSnapshot {
 nlohmann::json SnapshotMatrix(const ReadSnapshot::View& v, int64_t since_ms, int max_rows,
                               const std::optional<std::string>& rail);
 nlohmann::json SnapshotWorstPairs(const ReadSnapshot::View& v, int64_t since_ms, int limit);
-// Everything of Store::MetricsSnapshot but "thresholds" and "worst_pairs_limit".
-nlohmann::json SnapshotMetricsRows(const ReadSnapshot::View& v, int64_t probes_since_ms);
+// Everything of Store::MetricsSnapshot but "thresholds", "worst_pairs_limit"
+// and "diagnoses_open": ports, counters, nodes, wc_totals, events_open, the
+// fabric parts; "probe_nodes", one row per (src, transport) aggregating each
+// pair's newest row ending at or after probes_since_ms (rtt_p50_max,
+// rtt_p90_max, rtt_p99_max: the worst pair's, null when none has one;
+// rtt_count and rtt_sum_us over rows with both rtt_count and rtt_avg; sent,
+// lost), ordered by src, transport; and "worst_pairs", the worst_pairs rows
+// with the highest rtt_p99 (src, dst, transport, rtt_p99), ties in (src,
+// transport, dst) order.
+nlohmann::json SnapshotMetricsRows(const ReadSnapshot::View& v, int64_t probes_since_ms, int worst_pairs);
 
 }  // namespace rdmascope::collector

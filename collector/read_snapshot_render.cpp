@@ -15,7 +15,6 @@ using nlohmann::json;
 namespace {
 
 json Real(double v) { return std::isnan(v) ? json(nullptr) : json(v); }
-json Int(int64_t v) { return v == ProbeRow::kNullInt ? json(nullptr) : json(v); }
 
 // Every pair's newest row ending at or after since_ms, with its source node.
 std::vector<const ProbeRow*> NewestSince(const ReadSnapshot::View& v, int64_t since_ms) {
@@ -96,9 +95,9 @@ json SnapshotWorstPairs(const ReadSnapshot::View& v, int64_t since_ms, int limit
   return json{{"pairs", std::move(pairs)}};
 }
 
-json SnapshotMetricsRows(const ReadSnapshot::View& v, int64_t probes_since_ms) {
+json SnapshotMetricsRows(const ReadSnapshot::View& v, int64_t probes_since_ms, int worst_pairs) {
   json out = {{"ports", json::array()}, {"counters", json::array()}, {"nodes", json::array()},
-              {"wc_totals", json::array()}, {"pairs", json::array()}};
+              {"wc_totals", json::array()}, {"probe_nodes", json::array()}, {"worst_pairs", json::array()}};
   for (const auto& n : v.nodes) {
     static const std::pair<const char*, json NodeState::*> kParts[] = {
         {"ports", &NodeState::ports}, {"counters", &NodeState::counters}, {"wc_totals", &NodeState::wc_totals}};
@@ -109,15 +108,47 @@ json SnapshotMetricsRows(const ReadSnapshot::View& v, int64_t probes_since_ms) {
   out["events_open"] = *v.events_open;
   for (const auto& [k, part] : v.fabric->items()) out[k] = part;
 
-  std::vector<const ProbeRow*> rows = NewestSince(v, probes_since_ms);
-  std::sort(rows.begin(), rows.end(), [](const ProbeRow* a, const ProbeRow* b) {
+  // Per (src, transport), over each pair's newest row in the window: the
+  // worst target's quantiles, the RTT count and sum, probes sent and lost.
+  // Built from the rows themselves: a fleet has hundreds of thousands of
+  // pairs, and a JSON object per pair cost seconds per scrape.
+  struct Agg {
+    double q50 = NAN, q90 = NAN, q99 = NAN, rtt_sum_us = 0;
+    int64_t rtt_count = 0, sent = 0, lost = 0;
+  };
+  auto worse_of = [](double have, double v) { return std::isnan(v) ? have : (std::isnan(have) ? v : std::max(have, v)); };
+  std::map<std::pair<std::string, std::string>, Agg> per_node;
+  std::vector<const ProbeRow*> with_p99;
+  for (const ProbeRow* r : NewestSince(v, probes_since_ms)) {
+    Agg& a = per_node[{*r->src, *r->transport}];
+    a.q50 = worse_of(a.q50, r->rtt_p50);
+    a.q90 = worse_of(a.q90, r->rtt_p90);
+    a.q99 = worse_of(a.q99, r->rtt_p99);
+    if (r->rtt_count != ProbeRow::kNullInt && !std::isnan(r->rtt_avg)) {
+      a.rtt_count += r->rtt_count;
+      a.rtt_sum_us += static_cast<double>(r->rtt_count) * r->rtt_avg;
+    }
+    a.sent += r->sent;
+    a.lost += r->lost;
+    if (!std::isnan(r->rtt_p99)) with_p99.push_back(r);
+  }
+  json& nodes = out["probe_nodes"];
+  for (const auto& [key, a] : per_node)
+    nodes.push_back({{"src", key.first}, {"transport", key.second}, {"rtt_p50_max", Real(a.q50)},
+                     {"rtt_p90_max", Real(a.q90)}, {"rtt_p99_max", Real(a.q99)}, {"rtt_count", a.rtt_count},
+                     {"rtt_sum_us", a.rtt_sum_us}, {"sent", a.sent}, {"lost", a.lost}});
+  // The worst pairs by p99, ties in (src, transport, dst) order; only these are ordered.
+  auto worse = [](const ProbeRow* a, const ProbeRow* b) {
+    if (a->rtt_p99 != b->rtt_p99) return a->rtt_p99 > b->rtt_p99;
     return std::tie(*a->src, *a->transport, *a->dst) < std::tie(*b->src, *b->transport, *b->dst);
-  });
-  json& pairs = out["pairs"];
-  for (const ProbeRow* r : rows)
-    pairs.push_back({{"src", *r->src}, {"dst", *r->dst}, {"transport", *r->transport}, {"sent", r->sent},
-                     {"lost", r->lost}, {"rtt_count", Int(r->rtt_count)}, {"rtt_avg", Real(r->rtt_avg)},
-                     {"rtt_p50", Real(r->rtt_p50)}, {"rtt_p90", Real(r->rtt_p90)}, {"rtt_p99", Real(r->rtt_p99)}});
+  };
+  const size_t n = std::min(with_p99.size(), static_cast<size_t>(std::max(worst_pairs, 0)));
+  std::partial_sort(with_p99.begin(), with_p99.begin() + static_cast<std::ptrdiff_t>(n), with_p99.end(), worse);
+  json& worst = out["worst_pairs"];
+  for (size_t i = 0; i < n; ++i) {
+    const ProbeRow& r = *with_p99[i];
+    worst.push_back({{"src", *r.src}, {"dst", *r.dst}, {"transport", *r.transport}, {"rtt_p99", r.rtt_p99}});
+  }
   return out;
 }
 

@@ -142,7 +142,9 @@ class Store {
   // include_closed also closed ones after them.
   Result<nlohmann::json> Diagnoses(bool include_closed, int limit);
 
-  // Everything /metrics exports from the database, as plain rows (see metrics_collect.cpp).
+  // Everything /metrics exports, as plain rows: SnapshotMetricsRows
+  // (read_snapshot.h) with worst_pairs rows, plus "diagnoses_open",
+  // "worst_pairs_limit" and "thresholds".
   Result<nlohmann::json> MetricsSnapshot(int64_t probes_since_ms, int worst_pairs);
 
   // Deletes at most policy.batch_rows rows from each table past its age;

@@ -8,7 +8,7 @@ namespace rdmascope::collector {
 using nlohmann::json;
 
 Result<json> Store::MetricsSnapshot(int64_t probes_since_ms, int worst_pairs) {
-  json out = SnapshotMetricsRows(snapshot_.Take(), probes_since_ms);
+  json out = SnapshotMetricsRows(snapshot_.Take(), probes_since_ms, worst_pairs);
   {
     // Open diagnoses by scope and kind: a handful of rows, read from the
     // database (they are not part of the in-memory snapshot).

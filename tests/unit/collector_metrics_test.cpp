@@ -146,7 +146,8 @@ TEST(MetricsHygiene, SilentNodesAreMarkedThenDropped) {
       {"ports", {{{"node", "fresh"}}, {{"node", "gone"}}}},
       {"counters", {{{"node", "gone"}}}},
       {"wc_totals", {{{"node", "quiet"}}, {{"node", "gone"}}}},
-      {"pairs", {{{"src", "gone"}, {"dst", "fresh"}}, {{"src", "fresh"}, {"dst", "gone"}}}},
+      {"probe_nodes", {{{"src", "gone"}}, {{"src", "fresh"}}}},
+      {"worst_pairs", {{{"src", "gone"}, {"dst", "fresh"}}, {{"src", "fresh"}, {"dst", "gone"}}}},
   };
   ApplyNodeStaleness(snap, now, 120'000, 3'600'000);
   ASSERT_EQ(snap["nodes"].size(), 2u);
@@ -155,8 +156,10 @@ TEST(MetricsHygiene, SilentNodesAreMarkedThenDropped) {
   EXPECT_EQ(snap["ports"].size(), 1u);
   EXPECT_EQ(snap["counters"].size(), 0u);
   EXPECT_EQ(snap["wc_totals"].size(), 1u);
-  ASSERT_EQ(snap["pairs"].size(), 1u) << "a live node's probes toward a gone node stay (they show the loss)";
-  EXPECT_EQ(snap["pairs"][0]["src"], "fresh");
+  ASSERT_EQ(snap["worst_pairs"].size(), 1u) << "a live node's probes toward a gone node stay (they show the loss)";
+  EXPECT_EQ(snap["worst_pairs"][0]["src"], "fresh");
+  ASSERT_EQ(snap["probe_nodes"].size(), 1u);
+  EXPECT_EQ(snap["probe_nodes"][0]["src"], "fresh");
   json keep = {{"nodes", {{{"name", "gone"}, {"last_report_at", 0}}}}};
   ApplyNodeStaleness(keep, now, 120'000, 0);
   EXPECT_EQ(keep["nodes"].size(), 1u) << "drop_after 0 keeps every node";

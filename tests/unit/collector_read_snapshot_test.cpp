@@ -34,11 +34,20 @@ constexpr char kOracleWorst[] =
     "transport AS l_transport, MAX(interval_end) AS l_end FROM probe_summaries WHERE interval_end >= ?1 "
     "GROUP BY src, dst, transport) ON src = l_src AND dst = l_dst AND transport = l_transport AND interval_end = l_end "
     "ORDER BY (error_count > 0) DESC, COALESCE(loss_ratio, 0) DESC, COALESCE(rtt_p99, 0) DESC, src, dst LIMIT ?2";
-constexpr char kOracleMetricsPairs[] =
-    "SELECT src, dst, transport, sent, lost, rtt_count, rtt_avg, rtt_p50, rtt_p90, rtt_p99 FROM probe_summaries "
-    "JOIN (SELECT src AS l_src, dst AS l_dst, transport AS l_transport, MAX(interval_end) AS l_end "
-    "FROM probe_summaries WHERE interval_end >= ?1 GROUP BY src, dst, transport) "
-    "ON src = l_src AND dst = l_dst AND transport = l_transport AND interval_end = l_end ORDER BY src, transport, dst";
+// Each pair's newest row in the window (one rail in these tests).
+#define NEWEST_PAIRS                                                                                       \
+  "(SELECT * FROM probe_summaries JOIN (SELECT src AS l_src, dst AS l_dst, transport AS l_transport, "    \
+  "MAX(interval_end) AS l_end FROM probe_summaries WHERE interval_end >= ?1 GROUP BY src, dst, transport) " \
+  "ON src = l_src AND dst = l_dst AND transport = l_transport AND interval_end = l_end)"
+constexpr char kOracleMetricsNodes[] =
+    "SELECT src, transport, MAX(rtt_p50) AS rtt_p50_max, MAX(rtt_p90) AS rtt_p90_max, MAX(rtt_p99) AS rtt_p99_max, "
+    "COALESCE(SUM(CASE WHEN rtt_avg IS NOT NULL THEN rtt_count END), 0) AS rtt_count, "
+    "COALESCE(SUM(rtt_count * rtt_avg), 0.0) AS rtt_sum_us, SUM(sent) AS sent, SUM(lost) AS lost "
+    "FROM " NEWEST_PAIRS " GROUP BY src, transport ORDER BY src, transport";
+constexpr char kOracleMetricsWorst[] =
+    "SELECT src, dst, transport, rtt_p99 FROM " NEWEST_PAIRS
+    " WHERE rtt_p99 IS NOT NULL ORDER BY rtt_p99 DESC, src, transport, dst LIMIT ?2";
+#undef NEWEST_PAIRS
 
 class ReadSnapshotTest : public ::testing::Test {
  protected:
@@ -124,7 +133,8 @@ TEST_F(ReadSnapshotTest, FollowsEachCommitAndKeepsTheNewestPerPair) {
   ASSERT_TRUE(snap.ok());
   EXPECT_EQ(snap.value()["ports"].size(), 1u);
   EXPECT_EQ(snap.value()["counters"].size(), 7u);  // VL15_dropped is null: left out
-  EXPECT_EQ(snap.value()["pairs"].size(), 1u);
+  EXPECT_EQ(snap.value()["probe_nodes"].size(), 1u);
+  EXPECT_EQ(snap.value()["worst_pairs"].size(), 1u);
 }
 
 TEST_F(ReadSnapshotTest, GroupCommitsPublishEveryReport) {
@@ -155,8 +165,10 @@ TEST_F(ReadSnapshotTest, WindowsLeaveStalePairsOut) {
   EXPECT_EQ(m["nodes"][m["rows"][0][0].get<int>()]["name"], "node-b");
   EXPECT_EQ(Matrix(0)["rows"].size(), 2u);
   EXPECT_EQ(store_->WorstPairs(kT0 + 1, 10).value()["pairs"].size(), 1u);
-  EXPECT_EQ(store_->MetricsSnapshot(kT0 + 1, 5).value()["pairs"].size(), 1u);
-  EXPECT_EQ(store_->MetricsSnapshot(kT0, 5).value()["pairs"].size(), 2u);
+  EXPECT_EQ(store_->MetricsSnapshot(kT0 + 1, 5).value()["worst_pairs"].size(), 1u);
+  EXPECT_EQ(store_->MetricsSnapshot(kT0, 5).value()["worst_pairs"].size(), 2u);
+  EXPECT_EQ(store_->MetricsSnapshot(kT0 + 1, 5).value()["probe_nodes"].size(), 1u);
+  EXPECT_EQ(store_->MetricsSnapshot(kT0, 5).value()["probe_nodes"].size(), 2u);
 }
 
 TEST_F(ReadSnapshotTest, NotRunSummariesStayOutOfTheMatrixOnly) {
@@ -201,7 +213,10 @@ TEST_F(ReadSnapshotTest, AgreesWithTheSqlItReplaced) {
   }
   for (int64_t since : {int64_t{0}, kT0 + 15000}) {
     EXPECT_EQ(store_->WorstPairs(since, 7).value()["pairs"], Oracle(kOracleWorst, since, 7)) << since;
-    EXPECT_EQ(store_->MetricsSnapshot(since, 5).value()["pairs"], Oracle(kOracleMetricsPairs, since)) << since;
+    const json metrics = store_->MetricsSnapshot(since, 5).value();
+    EXPECT_EQ(metrics["probe_nodes"], Oracle(kOracleMetricsNodes, since)) << since;
+    EXPECT_EQ(metrics["worst_pairs"], Oracle(kOracleMetricsWorst, since, 5)) << since;
+    EXPECT_EQ(metrics["worst_pairs"].size(), 5u);
   }
 }
 
