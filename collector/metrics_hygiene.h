@@ -8,9 +8,10 @@
 //    hostile or buggy agent cannot mint label values.
 //  - ApplyNodeStaleness, on a Store::MetricsSnapshot(): marks each node
 //    "stale" (silent longer than stale_after_ms) and removes every row of a
-//    node silent longer than drop_after_ms (its ports, counters, WC totals and
-//    the probe aggregates and worst pairs it is the source of), so a decommissioned node leaves /metrics
-//    instead of being exported for ever. drop_after_ms <= 0 drops nothing.
+//    node silent longer than drop_after_ms (its ports, counters, WC totals,
+//    and the probe aggregates and worst pairs it is the source of), so a
+//    decommissioned node leaves /metrics instead of being exported for ever.
+//    drop_after_ms <= 0 drops nothing.
 #include <cstdint>
 #include <string>
 
