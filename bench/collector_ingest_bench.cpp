@@ -1,8 +1,15 @@
-// collector_ingest_bench: how fast the collector stores probe summaries
-// through its real HTTP path (loopback, in-process server, validation, one
-// transaction per report), beside the raw SQLite insert rate of the same rows
-// (one prepared statement, one transaction) on the same machine in the same
-// run. Prints; asserts nothing. Bounded by --reports and --seconds.
+// collector_ingest_bench: how fast the collector stores reports through its
+// real HTTP path (loopback, in-process server, validation, group commit,
+// synchronous=FULL by default) beside a raw SQLite write of the very same rows:
+// after the HTTP run, every row the collector stored (all tables but the
+// schema version) is read into memory, then inserted into a fresh database
+// with the same schema — one prepared INSERT per table, one transaction —
+// and only that insert is timed. The ratio is raw time / HTTP time, i.e. the
+// share of the raw rate the HTTP path reaches for identical stored rows.
+// Tables the collector upserts (nodes, ports, counters_latest, ...) hold
+// their final rows on both sides; the HTTP path paid an update per report
+// for them, the raw side one insert. Prints; asserts nothing. Bounded by
+// --reports and --seconds.
 #include <filesystem>
 #include <system_error>
 #include <stdlib.h>
@@ -28,12 +35,13 @@ namespace {
 
 using namespace rdmascope::collector;
 using nlohmann::json;
+using rdmascope::Status;
 using Clock = std::chrono::steady_clock;
 
 struct Args {
   int reports = 2000;
   int probes = 20;
-  int threads = 4;
+  int threads = 32;
   int seconds = 30;
   bool sync_full = true;
 };
@@ -61,32 +69,95 @@ json Report(int n, int probes) {
   return r;
 }
 
-// Raw ceiling: the same number of probe_summaries rows, one prepared INSERT, one transaction.
-double RawRowsPerSecond(const std::string& path, int64_t rows, bool sync_full) {
+// One stored row, every column as SQLite typed it.
+struct Cell {
+  int type = SQLITE_NULL;
+  int64_t i = 0;
+  double d = 0;
+  std::string text;  // TEXT or BLOB bytes
+};
+struct TableRows {
+  std::string name;
+  int columns = 0;
+  std::vector<std::vector<Cell>> rows;
+};
+
+// Every row of every table the collector wrote (not schema_version), read from `path`.
+bool ReadStoredRows(const std::string& path, std::vector<TableRows>* out, std::string* err) {
   auto db = Db::Open(path);
-  if (!db.ok()) return 0;
+  if (!db.ok()) return *err = db.status().message(), false;
+  auto names = db.value().Prepare(
+      "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name <> 'schema_version' "
+      "ORDER BY name");
+  if (!names.ok()) return *err = names.status().message(), false;
+  for (;;) {
+    auto more = names.value().Step();
+    if (!more.ok()) return *err = more.status().message(), false;
+    if (!more.value()) break;
+    out->push_back(TableRows{names.value().Text(0), 0, {}});
+  }
+  for (TableRows& t : *out) {
+    auto q = db.value().Prepare("SELECT * FROM \"" + t.name + "\"");
+    if (!q.ok()) return *err = q.status().message(), false;
+    sqlite3_stmt* s = q.value().raw();
+    t.columns = sqlite3_column_count(s);
+    for (;;) {
+      auto more = q.value().Step();
+      if (!more.ok()) return *err = more.status().message(), false;
+      if (!more.value()) break;
+      std::vector<Cell> row(t.columns);
+      for (int c = 0; c < t.columns; ++c) {
+        Cell& cell = row[c];
+        cell.type = sqlite3_column_type(s, c);
+        if (cell.type == SQLITE_INTEGER) cell.i = sqlite3_column_int64(s, c);
+        else if (cell.type == SQLITE_FLOAT) cell.d = sqlite3_column_double(s, c);
+        else if (cell.type == SQLITE_TEXT || cell.type == SQLITE_BLOB)
+          cell.text.assign(static_cast<const char*>(sqlite3_column_blob(s, c)), sqlite3_column_bytes(s, c));
+      }
+      t.rows.push_back(std::move(row));
+    }
+  }
+  return true;
+}
+
+// Raw ceiling: the same rows into a fresh database with the same schema, one
+// prepared INSERT per table, one transaction. Returns seconds (< 0: failed).
+double RawInsertSeconds(const std::string& path, const std::vector<TableRows>& tables, bool sync_full,
+                        std::string* err) {
+  auto db = Db::Open(path);
+  if (!db.ok()) return *err = db.status().message(), -1;
   Db& d = db.value();
   (void)d.Exec("PRAGMA journal_mode=WAL");
   (void)d.Exec(sync_full ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=NORMAL");
-  if (!ApplyMigrations(d, BuiltinMigrations()).ok()) return 0;
-  auto ins = d.Prepare(
-      "INSERT INTO probe_summaries(report_id, src, dst, transport, local_device, local_port, remote_host, "
-      "interval_start, interval_end, sent, received, lost, loss_ratio, rtt_count, rtt_min, rtt_avg, rtt_p50, rtt_p90, "
-      "rtt_p99, rtt_p999, rtt_max, error_count, errors_by_status) VALUES (?1, ?2, ?3, 'rc', 'rxe0', 1, '192.0.2.2', "
-      "?4, ?5, 100, 100, 0, 0.0, 100, 20.1, 31.0, 30.2, 40.0, 55.0, 60.0, 61.0, 0, '{}')");
-  if (!ins.ok()) return 0;
+  if (auto m = ApplyMigrations(d, BuiltinMigrations()); !m.ok()) return *err = m.status().message(), -1;
+  std::vector<Stmt> inserts;
+  for (const TableRows& t : tables) {
+    std::string sql = "INSERT INTO \"" + t.name + "\" VALUES (";
+    for (int c = 0; c < t.columns; ++c) sql += c ? ",?" : "?";
+    auto ins = d.Prepare(sql + ")");
+    if (!ins.ok()) return *err = ins.status().message(), -1;
+    inserts.push_back(std::move(ins.value()));
+  }
   auto t0 = Clock::now();
   Transaction tx(d);
-  if (!tx.Begin().ok()) return 0;
-  for (int64_t i = 0; i < rows; ++i) {
-    int64_t t = 1700000000000 + i;
-    ins.value().Bind(1, "raw-" + std::to_string(i / 20)).Bind(2, "node-" + std::to_string(i % 64));
-    ins.value().Bind(3, "peer-" + std::to_string(i % 20)).Bind(4, t - 10000).Bind(5, t);
-    if (!ins.value().Run().ok()) return 0;
+  if (Status s = tx.Begin(); !s.ok()) return *err = s.message(), -1;
+  for (size_t k = 0; k < tables.size(); ++k) {
+    Stmt& ins = inserts[k];
+    for (const std::vector<Cell>& row : tables[k].rows) {
+      for (int c = 0; c < tables[k].columns; ++c) {
+        const Cell& cell = row[c];
+        if (cell.type == SQLITE_INTEGER) ins.Bind(c + 1, cell.i);
+        else if (cell.type == SQLITE_FLOAT) ins.Bind(c + 1, cell.d);
+        else if (cell.type == SQLITE_TEXT) ins.Bind(c + 1, std::string_view(cell.text));
+        else if (cell.type == SQLITE_BLOB)
+          sqlite3_bind_blob(ins.raw(), c + 1, cell.text.data(), static_cast<int>(cell.text.size()), SQLITE_STATIC);
+        else ins.BindNull(c + 1);
+      }
+      if (Status s = ins.Run(); !s.ok()) return *err = tables[k].name + ": " + s.message(), -1;
+    }
   }
-  if (!tx.Commit().ok()) return 0;
-  double s = std::chrono::duration<double>(Clock::now() - t0).count();
-  return static_cast<double>(rows) / s;
+  if (Status s = tx.Commit(); !s.ok()) return *err = s.message(), -1;
+  return std::chrono::duration<double>(Clock::now() - t0).count();
 }
 
 }  // namespace
@@ -95,7 +166,7 @@ int main(int argc, char** argv) {
   Args a;
   if (!ParseArgs(argc, argv, &a)) {
     std::fprintf(stderr,
-                 "usage: collector_ingest_bench [--reports N (2000)] [--probes K per report (20)] [--threads T (4)]\n"
+                 "usage: collector_ingest_bench [--reports N (2000)] [--probes K per report (20)] [--threads T concurrent clients (32)]\n"
                  "                              [--seconds S max (30)] [--synchronous full|normal (full)]\n");
     return 2;
   }
@@ -144,18 +215,33 @@ int main(int argc, char** argv) {
   server.Stop();
   serving.join();
 
-  const int64_t rows = static_cast<int64_t>(ok.load()) * a.probes;
-  double http_rate = rows / http_s;
-  double raw_rate = RawRowsPerSecond(dir + "/raw.db", rows, a.sync_full);
-  std::printf("collector_ingest_bench: %d reports x %d probe summaries, %d client threads, synchronous=%s\n",
+  store.value().reset();  // closes the database: every acknowledged row is in http.db
+
+  std::vector<TableRows> tables;
+  std::string err;
+  if (!ReadStoredRows(dir + "/http.db", &tables, &err)) {
+    std::fprintf(stderr, "collector_ingest_bench: reading the stored rows failed: %s\n", err.c_str());
+    return 1;
+  }
+  int64_t rows = 0;
+  std::string per_table;
+  for (const TableRows& t : tables) {
+    rows += static_cast<int64_t>(t.rows.size());
+    if (!t.rows.empty()) per_table += " " + t.name + "=" + std::to_string(t.rows.size());
+  }
+  const double raw_s = RawInsertSeconds(dir + "/raw.db", tables, a.sync_full, &err);
+  if (raw_s < 0) {
+    std::fprintf(stderr, "collector_ingest_bench: raw insert failed: %s\n", err.c_str());
+    return 1;
+  }
+  std::printf("collector_ingest_bench: %d reports x %d probe summaries, %d concurrent clients, synchronous=%s\n",
               a.reports, a.probes, a.threads, a.sync_full ? "FULL" : "NORMAL");
-  std::printf("  HTTP path : %d reports stored (%d failed) in %.2f s = %.0f reports/s, %.0f summaries/s\n", ok.load(),
-              failed.load(), http_s, ok.load() / http_s, http_rate);
-  std::printf("  raw insert: %lld summaries, one prepared statement, one transaction = %.0f rows/s\n",
-              static_cast<long long>(rows), raw_rate);
-  std::printf("  ratio     : HTTP path achieves %.1f%% of the raw insert rate\n",
-              raw_rate > 0 ? 100.0 * http_rate / raw_rate : 0.0);
-  store.value().reset();
+  std::printf("  HTTP path : %d reports stored (%d failed) in %.2f s = %.0f reports/s, %.0f stored rows/s\n", ok.load(),
+              failed.load(), http_s, ok.load() / http_s, rows / http_s);
+  std::printf("  raw insert: the same %lld rows (%s), one prepared INSERT per table, one transaction, in %.2f s = %.0f rows/s\n",
+              static_cast<long long>(rows), per_table.c_str() + (per_table.empty() ? 0 : 1), raw_s, rows / raw_s);
+  std::printf("  ratio     : HTTP path achieves %.2f of the raw insert rate (target >= 0.50: %s)\n", raw_s / http_s,
+              raw_s / http_s >= 0.5 ? "met" : "NOT met");
   { std::error_code ec; std::filesystem::remove_all(dir, ec); }
-  return 0;
+  return failed.load() == 0 ? 0 : 1;
 }
