@@ -36,10 +36,10 @@ void ApiServer::GetMatrix(const httplib::Request& req, httplib::Response& res) {
     if (!ok) return SendError(res, 400, "invalid query", {{"param", "rail"}, {"problem", "expected a rail name"}});
     rail = v;
   }
-  auto r = store_.Matrix(since, kMaxMatrixRows, rail);
+  auto r = store_.MatrixText(since, kMaxMatrixRows, rail);
   if (!r.ok()) return SendError(res, 500, "store query failed", r.status().message());
   res.status = 200;
-  res.set_content(r.value().dump(), "application/json; charset=utf-8");
+  res.set_content(std::move(r).value(), "application/json; charset=utf-8");
 }
 
 }  // namespace rdmascope::collector

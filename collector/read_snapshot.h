@@ -112,8 +112,9 @@ class ReadSnapshot {
 
 // Answers built from a view (read_snapshot_render.cpp); contracts as the
 // Store methods of the same name.
-nlohmann::json SnapshotMatrix(const ReadSnapshot::View& v, int64_t since_ms, int max_rows,
-                              const std::optional<std::string>& rail);
+// Store::MatrixText's JSON text.
+std::string SnapshotMatrixText(const ReadSnapshot::View& v, int64_t since_ms, int max_rows,
+                               const std::optional<std::string>& rail);
 nlohmann::json SnapshotWorstPairs(const ReadSnapshot::View& v, int64_t since_ms, int limit);
 // Everything of Store::MetricsSnapshot but "thresholds", "worst_pairs_limit"
 // and "diagnoses_open": ports, counters, nodes, wc_totals, events_open, the

@@ -121,6 +121,8 @@ class Store {
   // rail set: only summaries of that rail. Not-run summaries (a local port
   // down) are left out: they measured nothing.
   Result<nlohmann::json> Matrix(int64_t since_ms, int max_rows, const std::optional<std::string>& rail = std::nullopt);
+  // The same answer as JSON text, written without building it as a value (GET /api/v1/matrix).
+  Result<std::string> MatrixText(int64_t since_ms, int max_rows, const std::optional<std::string>& rail = std::nullopt);
 
   // Diagnoses (store_diagnoses.cpp).
   // What the analysis reads, as rows (diagnosis_input.cpp turns them into its

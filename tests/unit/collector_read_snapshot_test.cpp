@@ -238,5 +238,45 @@ TEST_F(ReadSnapshotTest, ARestartReloadsTheSameAnswers) {
   EXPECT_EQ(store_->NodeInfos().value().size(), 2u);
 }
 
+// The matrix is written as text: rows in (src, dst, transport) order with
+// node indexes, absent latencies as null, whole numbers as reals, the
+// error map as an object, and max_rows honoured with "truncated".
+TEST_F(ReadSnapshotTest, MatrixTextIsOrderedTypedAndTruncated) {
+  json b = MakeReport("b-1", "node-b", kT0);
+  b["probes"].push_back(MakeProbe("node-a", kT0, 0, 100, "ud", 70.0));
+  b["probes"].push_back(MakeProbe("node-a", kT0, 3, 0, "rc"));  // every probe lost: no RTT
+  Ingest(b);
+  json a = MakeReport("a-1", "node-a", kT0);
+  a["probes"].push_back(MakeProbe("node-c", kT0, 0, 100, "rc", 12.5));
+  a["probes"].push_back(MakeProbe("node-b", kT0, 0, 100, "rc"));
+  Ingest(a);
+
+  json m = Matrix(0);
+  ASSERT_EQ(m["rows"].size(), 4u);
+  std::vector<std::string> names;
+  for (const json& n : m["nodes"]) names.push_back(n["name"]);
+  EXPECT_EQ(names, (std::vector<std::string>{"node-a", "node-b", "node-c"}));
+  std::vector<std::string> order;
+  for (const json& r : m["rows"])
+    order.push_back(names[r[0].get<int>()] + ">" + names[r[1].get<int>()] + "/" + r[2].get<std::string>());
+  EXPECT_EQ(order, (std::vector<std::string>{"node-a>node-b/rc", "node-a>node-c/rc", "node-b>node-a/rc",
+                                             "node-b>node-a/ud"}));
+  EXPECT_EQ(m["rows"][1][5], 12.5);
+  EXPECT_TRUE(m["rows"][3][5].is_number_float());  // 70 is written 70.0
+  EXPECT_EQ(m["rows"][3][5], 70.0);
+  EXPECT_TRUE(m["rows"][2][4].is_null());  // all lost: no p50
+  EXPECT_EQ(m["rows"][2][6], 1.0);
+  EXPECT_EQ(m["rows"][2][7], 3);
+  EXPECT_EQ(m["rows"][2][8], json({{"RETRY_EXC_ERR", 3}}));
+  EXPECT_EQ(m["rows"][0][8], json::object());
+  EXPECT_EQ(m["truncated"], false);
+  EXPECT_EQ(m["since_ms"], 0);
+
+  auto two = store_->Matrix(0, 2);
+  ASSERT_TRUE(two.ok());
+  EXPECT_EQ(two.value()["rows"].size(), 2u);
+  EXPECT_EQ(two.value()["truncated"], true);
+}
+
 }  // namespace
 }  // namespace rdmascope::collector
