@@ -78,23 +78,38 @@ void Ports(const json& snap, Families* f) {
     f->Add("rdmascope_port_up", "1 when the port state is ACTIVE, else 0 (also when the state is unknown).",
            MetricType::Gauge, id, (!p["state"].is_null() && p["state"].get<int>() == 4) ? 1 : 0);
   }
+  // The family of each (kind, counter name), looked up once per name, not
+  // once per series (a fleet has hundreds of thousands of counter series).
+  struct Target {
+    MetricFamily* family;
+    bool labelled;  // the counter's name goes into a "counter" label
+  };
+  std::map<std::pair<std::string, std::string>, Target, std::less<>> targets;
   for (const json& c : snap["counters"]) {
+    const std::string& kind = c["kind"].get_ref<const std::string&>();
+    const std::string& sysfs = c["name"].get_ref<const std::string&>();
+    auto it = targets.find(std::make_pair(kind, sysfs));
+    if (it == targets.end()) {
+      std::string name = kind == "counters" ? PortCounterMetricName(sysfs) : "";
+      Target t;
+      if (!name.empty()) {
+        t = {&f->Get(name, "Port counter " + sysfs + " (sysfs ports/N/counters), as last reported.",
+                     MetricType::Counter),
+             false};
+      } else {
+        bool hw = kind == "hw_counters";
+        t = {&f->Get(hw ? "rdmascope_port_hw_stat_total" : "rdmascope_port_stat_total",
+                     hw ? "Port hw_counters (driver-specific), as last reported."
+                        : "Port counters without a dedicated metric name, as last reported.",
+                     MetricType::Counter),
+             true};
+      }
+      it = targets.emplace(std::make_pair(kind, sysfs), t).first;
+    }
     std::vector<ClientMetric::Label> id = {{"node", Str(c["node"])}, {"device", Str(c["device"])},
                                            {"port", Str(c["port"])}};
-    const std::string sysfs = c["name"].get<std::string>();
-    double value = c["value"].get<double>();
-    std::string name = c["kind"] == "counters" ? PortCounterMetricName(sysfs) : "";
-    if (!name.empty()) {
-      f->Add(name, "Port counter " + sysfs + " (sysfs ports/N/counters), as last reported.", MetricType::Counter, id,
-             value);
-    } else {
-      id.push_back({"counter", sysfs});
-      bool hw = c["kind"] == "hw_counters";
-      f->Add(hw ? "rdmascope_port_hw_stat_total" : "rdmascope_port_stat_total",
-             hw ? "Port hw_counters (driver-specific), as last reported."
-                : "Port counters without a dedicated metric name, as last reported.",
-             MetricType::Counter, id, value);
-    }
+    if (it->second.labelled) id.push_back({"counter", sysfs});
+    it->second.family->metric.push_back(Metric(std::move(id), MetricType::Counter, c["value"].get<double>()));
   }
 }
 

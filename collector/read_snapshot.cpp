@@ -113,6 +113,7 @@ ReadSnapshot::View ReadSnapshot::Take() const {
   for (const auto& [name, n] : nodes_) v.nodes.push_back(n);
   v.events_open = events_open_;
   v.fabric = fabric_;
+  v.diagnoses_open = diagnoses_open_;
   return v;
 }
 
@@ -132,6 +133,12 @@ void ReadSnapshot::SetEventsOpen(json rows) {
   auto p = std::make_shared<const json>(std::move(rows));
   std::lock_guard<std::mutex> lock(mu_);
   events_open_ = std::move(p);
+}
+
+void ReadSnapshot::SetDiagnosesOpen(json rows) {
+  auto p = std::make_shared<const json>(std::move(rows));
+  std::lock_guard<std::mutex> lock(mu_);
+  diagnoses_open_ = std::move(p);
 }
 
 void ReadSnapshot::SetFabric(json parts) {

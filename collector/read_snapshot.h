@@ -93,6 +93,7 @@ class ReadSnapshot {
     std::vector<std::shared_ptr<const NodeState>> nodes;  // by name
     std::shared_ptr<const nlohmann::json> events_open;    // [{"kind","n"}]
     std::shared_ptr<const nlohmann::json> fabric;         // {"fabric_links","fabric_nodes","fabric_ports"}
+    std::shared_ptr<const nlohmann::json> diagnoses_open; // [{"scope","kind","n"}]
   };
 
   View Take() const;
@@ -101,6 +102,7 @@ class ReadSnapshot {
   void PutNode(std::shared_ptr<const NodeState> node);
   void SetEventsOpen(nlohmann::json rows);
   void SetFabric(nlohmann::json parts);
+  void SetDiagnosesOpen(nlohmann::json rows);
   void Clear();
 
  private:
@@ -108,6 +110,7 @@ class ReadSnapshot {
   std::map<std::string, std::shared_ptr<const NodeState>> nodes_;
   std::shared_ptr<const nlohmann::json> events_open_ = std::make_shared<nlohmann::json>(nlohmann::json::array());
   std::shared_ptr<const nlohmann::json> fabric_ = std::make_shared<nlohmann::json>(nlohmann::json::object());
+  std::shared_ptr<const nlohmann::json> diagnoses_open_ = std::make_shared<nlohmann::json>(nlohmann::json::array());
 };
 
 // Answers built from a view (read_snapshot_render.cpp); contracts as the

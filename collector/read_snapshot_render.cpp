@@ -176,12 +176,18 @@ json SnapshotWorstPairs(const ReadSnapshot::View& v, int64_t since_ms, int limit
 json SnapshotMetricsRows(const ReadSnapshot::View& v, int64_t probes_since_ms, int worst_pairs) {
   json out = {{"ports", json::array()}, {"counters", json::array()}, {"nodes", json::array()},
               {"wc_totals", json::array()}, {"probe_nodes", json::array()}, {"worst_pairs", json::array()}};
-  for (const auto& n : v.nodes) {
-    static const std::pair<const char*, json NodeState::*> kParts[] = {
-        {"ports", &NodeState::ports}, {"counters", &NodeState::counters}, {"wc_totals", &NodeState::wc_totals}};
-    for (const auto& [part, member] : kParts)
-      for (const json& r : (*n).*member) out[part].push_back(r);
-    out["nodes"].push_back({{"name", n->name}, {"last_report_at", n->last_report_at}});
+  {
+    json* ports = &out["ports"];
+    json* counters = &out["counters"];
+    json* wc_totals = &out["wc_totals"];
+    json* nodes = &out["nodes"];
+    const std::pair<json*, json NodeState::*> parts[] = {
+        {ports, &NodeState::ports}, {counters, &NodeState::counters}, {wc_totals, &NodeState::wc_totals}};
+    for (const auto& n : v.nodes) {
+      for (const auto& [part, member] : parts)
+        for (const json& r : (*n).*member) part->push_back(r);
+      nodes->push_back({{"name", n->name}, {"last_report_at", n->last_report_at}});
+    }
   }
   out["events_open"] = *v.events_open;
   for (const auto& [k, part] : v.fabric->items()) out[k] = part;
@@ -195,10 +201,16 @@ json SnapshotMetricsRows(const ReadSnapshot::View& v, int64_t probes_since_ms, i
     int64_t rtt_count = 0, sent = 0, lost = 0;
   };
   auto worse_of = [](double have, double v) { return std::isnan(v) ? have : (std::isnan(have) ? v : std::max(have, v)); };
-  std::map<std::pair<std::string, std::string>, Agg> per_node;
+  // Keyed by the interned (src, transport) pointers; ordered by name at the end.
+  struct PtrPairHash {
+    size_t operator()(const std::pair<const std::string*, const std::string*>& k) const {
+      return std::hash<const void*>()(k.first) ^ (std::hash<const void*>()(k.second) * 31);
+    }
+  };
+  std::unordered_map<std::pair<const std::string*, const std::string*>, Agg, PtrPairHash> per_node;
   std::vector<const ProbeRow*> with_p99;
   for (const ProbeRow* r : NewestSince(v, probes_since_ms)) {
-    Agg& a = per_node[{*r->src, *r->transport}];
+    Agg& a = per_node[{r->src, r->transport}];
     a.q50 = worse_of(a.q50, r->rtt_p50);
     a.q90 = worse_of(a.q90, r->rtt_p90);
     a.q99 = worse_of(a.q99, r->rtt_p99);
@@ -210,11 +222,19 @@ json SnapshotMetricsRows(const ReadSnapshot::View& v, int64_t probes_since_ms, i
     a.lost += r->lost;
     if (!std::isnan(r->rtt_p99)) with_p99.push_back(r);
   }
+  std::vector<std::pair<std::pair<const std::string*, const std::string*>, const Agg*>> ordered;
+  ordered.reserve(per_node.size());
+  for (const auto& [key, a] : per_node) ordered.push_back({key, &a});
+  std::sort(ordered.begin(), ordered.end(), [](const auto& x, const auto& y) {
+    return std::tie(*x.first.first, *x.first.second) < std::tie(*y.first.first, *y.first.second);
+  });
   json& nodes = out["probe_nodes"];
-  for (const auto& [key, a] : per_node)
-    nodes.push_back({{"src", key.first}, {"transport", key.second}, {"rtt_p50_max", Real(a.q50)},
+  for (const auto& [key, ap] : ordered) {
+    const Agg& a = *ap;
+    nodes.push_back({{"src", *key.first}, {"transport", *key.second}, {"rtt_p50_max", Real(a.q50)},
                      {"rtt_p90_max", Real(a.q90)}, {"rtt_p99_max", Real(a.q99)}, {"rtt_count", a.rtt_count},
                      {"rtt_sum_us", a.rtt_sum_us}, {"sent", a.sent}, {"lost", a.lost}});
+  }
   // The worst pairs by p99, ties in (src, transport, dst) order; only these are ordered.
   auto worse = [](const ProbeRow* a, const ProbeRow* b) {
     if (a->rtt_p99 != b->rtt_p99) return a->rtt_p99 > b->rtt_p99;

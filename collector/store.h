@@ -177,6 +177,7 @@ class Store {
   Result<std::shared_ptr<NodeState>> LoadNodeState(const std::string& name, const NodeState* old);
   Result<std::string> LeafSwitch(const std::string& name);
   Status LoadEventsOpen();
+  Status LoadDiagnosesOpen();  // open diagnoses by scope and kind, for /metrics
   Status LoadFabricParts();
   ReadSnapshot snapshot_;
   bool snapshot_dirty_ = false;  // a refresh failed: the next one reloads everything

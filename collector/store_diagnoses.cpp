@@ -90,7 +90,11 @@ Status Store::ApplyDiagnoses(const std::vector<diagnosis::Verdict>& upsert, cons
     q.value()->Bind(1, key).Bind(2, now_ms);
     if (Status st = q.value()->Run(); !st.ok()) return st;
   }
-  return tx.Commit();
+  if (Status st = tx.Commit(); !st.ok()) return st;
+  // /metrics counts open diagnoses from the read snapshot, without this
+  // mutex; when that reload fails, the next commit reloads the whole snapshot.
+  if (!LoadDiagnosesOpen().ok()) snapshot_dirty_ = true;
+  return Status::Ok();
 }
 
 Result<json> Store::Diagnoses(bool include_closed, int limit) {

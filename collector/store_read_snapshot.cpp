@@ -117,6 +117,15 @@ Status Store::LoadEventsOpen() {
   return Status::Ok();
 }
 
+Status Store::LoadDiagnosesOpen() {
+  auto q = Q("SELECT scope, kind, COUNT(*) AS n FROM diagnoses WHERE closed_at IS NULL GROUP BY scope, kind");
+  if (!q.ok()) return q.status();
+  auto rows = Rows(*q.value());
+  if (!rows.ok()) return rows.status();
+  snapshot_.SetDiagnosesOpen(std::move(rows).value());
+  return Status::Ok();
+}
+
 Status Store::LoadFabricParts() {
   struct Part {
     const char* name;
@@ -180,6 +189,7 @@ Status Store::LoadSnapshot() {
     if (!st.ok()) return st;
   }
   if (Status s = LoadEventsOpen(); !s.ok()) return s;
+  if (Status s = LoadDiagnosesOpen(); !s.ok()) return s;
   if (Status s = LoadFabricParts(); !s.ok()) return s;
   snapshot_.Clear();
   for (auto& [name, st] : states) snapshot_.PutNode(std::move(st));
