@@ -167,6 +167,7 @@ class Store {
  private:
   Store(Db db, StoreOptions options);
   Result<Stmt*> Q(const char* sql);  // cached prepared statement
+  Result<nlohmann::json> SelectRows(const char* sql);  // every row of a cached statement, as objects
   Status Fault(const char* step);
 
   // Read snapshot upkeep (store_read_snapshot.cpp), under mu_.

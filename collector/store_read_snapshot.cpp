@@ -108,19 +108,21 @@ Result<std::shared_ptr<NodeState>> Store::LoadNodeState(const std::string& name,
   return st;
 }
 
-Status Store::LoadEventsOpen() {
-  auto q = Q("SELECT kind, COUNT(*) AS n FROM events WHERE ended_at IS NULL GROUP BY kind");
+Result<json> Store::SelectRows(const char* sql) {
+  auto q = Q(sql);
   if (!q.ok()) return q.status();
-  auto rows = Rows(*q.value());
+  return Rows(*q.value());
+}
+
+Status Store::LoadEventsOpen() {
+  auto rows = SelectRows("SELECT kind, COUNT(*) AS n FROM events WHERE ended_at IS NULL GROUP BY kind");
   if (!rows.ok()) return rows.status();
   snapshot_.SetEventsOpen(std::move(rows).value());
   return Status::Ok();
 }
 
 Status Store::LoadDiagnosesOpen() {
-  auto q = Q("SELECT scope, kind, COUNT(*) AS n FROM diagnoses WHERE closed_at IS NULL GROUP BY scope, kind");
-  if (!q.ok()) return q.status();
-  auto rows = Rows(*q.value());
+  auto rows = SelectRows("SELECT scope, kind, COUNT(*) AS n FROM diagnoses WHERE closed_at IS NULL GROUP BY scope, kind");
   if (!rows.ok()) return rows.status();
   snapshot_.SetDiagnosesOpen(std::move(rows).value());
   return Status::Ok();
