@@ -58,6 +58,7 @@ Result<std::unique_ptr<Store>> Store::Open(const StoreOptions& options) {
     if (Status s = store->LoadSnapshot(); !s.ok())
       return Result<std::unique_ptr<Store>>::Error("database " + options.path +
                                                    ": cannot load the newest state: " + s.message());
+    store->LoadOpenEventKeys();
   }
   return store;
 }

@@ -30,6 +30,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "collector/open_event_keys.h"
 #include "collector/read_snapshot.h"
 #include "collector/store_db.h"
 #include "collector/thresholds.h"
@@ -218,6 +219,11 @@ class Store {
                           const std::string& status, const std::string& detail, int64_t count, int64_t at);
   Status CloseEventByKey(const std::string& key, int64_t at);
   Status CloseWcEvents(const std::string& src, const std::string& dst, const std::string& transport, int64_t at);
+  // Reloads open_events_ from the database (after opening it, and after a
+  // commit that closed events); a failure leaves it invalid: every close runs.
+  void LoadOpenEventKeys();
+  OpenEventKeys open_events_;     // under mu_
+  bool closed_events_ = false;    // this transaction closed an event (under mu_)
 
   mutable std::mutex mu_;
   Db db_;

@@ -42,12 +42,14 @@ Result<IngestResult> Store::Ingest(const json& report, int64_t received_at_ms, s
   if (!floor.ok()) return floor.status();
   Transaction tx(db_);
   if (Status s = tx.Begin(); !s.ok()) return s;
+  closed_events_ = false;
   IngestResult out;
   if (Status s = IngestLocked(report, received_at_ms, &out); !s.ok()) return s;  // tx rolls back
   if (out.duplicate) return out;                                                  // nothing written; rolls back
   if (Status s = IngestClockSkew(report["node"].get<std::string>(), clock_skew_ms, received_at_ms); !s.ok()) return s;
   if (Status s = Fault("commit"); !s.ok()) return s;
   if (Status s = tx.Commit(); !s.ok()) return s;
+  if (closed_events_) LoadOpenEventKeys();
   RefreshSnapshot({report["node"].get<std::string>()}, floor.value(), HasFabric(report));
   return out;
 }
@@ -102,6 +104,7 @@ void Store::IngestBatch(std::vector<BatchItem>& items) {
   if (!floor.ok()) return fail_all(floor.status());
   Transaction tx(db_);
   if (Status s = tx.Begin(); !s.ok()) return fail_all(s);
+  closed_events_ = false;
   for (BatchItem& it : items) {
     if (Status s = db_.Exec("SAVEPOINT report"); !s.ok()) {
       it.status = s;
@@ -127,6 +130,7 @@ void Store::IngestBatch(std::vector<BatchItem>& items) {
   }
   if (Status s = Fault("commit"); !s.ok()) return fail_all(s);
   if (Status s = tx.Commit(); !s.ok()) return fail_all(s);
+  if (closed_events_) LoadOpenEventKeys();
   std::set<std::string> nodes;
   bool fabric = false;
   for (const BatchItem& it : items)

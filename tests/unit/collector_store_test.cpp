@@ -32,7 +32,9 @@ class TempDir : public testsupport::ScratchDir {
 
 class StoreTest : public ::testing::Test {
  protected:
-  void SetUp() override {
+  void SetUp() override { OpenStore(); }
+  // Opens (or reopens, after store_.reset()) the test's database.
+  void OpenStore() {
     StoreOptions o;
     o.path = dir_.File("store.db");
     o.synchronous_full = false;
@@ -221,6 +223,65 @@ TEST_F(StoreTest, WcErrorEventOpensOnceAndClosesOnCleanInterval) {
   Ingest(r6);
   EXPECT_EQ(OpenEvents("wc_error").size(), 1u);
   EXPECT_EQ(Rows("events"), 2);
+}
+
+// The ingest skips closing statements where nothing is open (open_event_keys.h):
+// an event opened before a restart, or earlier in the same group commit, or
+// by a report whose savepoint rolled back, must still close on clean evidence.
+TEST_F(StoreTest, EventsOpenedBeforeARestartOrInTheSameBatchStillClose) {
+  json r1 = MakeReport("a-1", "node-a", kT0);
+  r1["probes"].push_back(MakeProbe("node-b", kT0, 2));
+  Ingest(r1);
+  ASSERT_EQ(OpenEvents("wc_error").size(), 1u);
+  store_.reset();
+  OpenStore();
+  ASSERT_TRUE(store_);
+  json r2 = MakeReport("a-2", "node-a", kT0 + 10000);
+  r2["probes"].push_back(MakeProbe("node-b", kT0 + 10000));
+  Ingest(r2, kT0 + 10000);
+  EXPECT_EQ(OpenEvents("wc_error").size(), 0u) << "opened before the restart, closed after it";
+
+  // One batch: node-c's error opens an event that the next report closes;
+  // node-d's error is in a report that fails and rolls back, then a clean
+  // report for node-d closes nothing and breaks nothing.
+  json r3 = MakeReport("a-3", "node-a", kT0 + 20000), r4 = MakeReport("a-4", "node-a", kT0 + 30000);
+  r3["probes"].push_back(MakeProbe("node-c", kT0 + 20000, 1));
+  r4["probes"].push_back(MakeProbe("node-c", kT0 + 30000));
+  json e1 = MakeReport("e-1", "node-e", kT0 + 20000), e2 = MakeReport("e-2", "node-e", kT0 + 30000);
+  e1["probes"].push_back(MakeProbe("node-d", kT0 + 20000, 1));
+  e1["probes"].push_back(MakeProbe("node-x", kT0 + 20000));
+  e2["probes"].push_back(MakeProbe("node-d", kT0 + 30000));
+  int probe_steps = 0;
+  store_->SetIngestFaultHook([&](const std::string& at) {
+    // Step 3 is e-1's second probe: its first one has opened node-d's event.
+    if (at == "probe" && ++probe_steps == 3) return Status::Error("injected failure after the event");
+    return Status::Ok();
+  });
+  std::vector<Store::BatchItem> items(4);
+  const json* reports[] = {&r3, &e1, &r4, &e2};
+  for (int i = 0; i < 4; ++i) {
+    items[i].report = reports[i];
+    items[i].received_at_ms = kT0 + 30000;
+  }
+  store_->IngestBatch(items);
+  store_->SetIngestFaultHook(nullptr);
+  EXPECT_TRUE(items[0].status.ok());
+  EXPECT_FALSE(items[1].status.ok());
+  EXPECT_TRUE(items[2].status.ok());
+  EXPECT_TRUE(items[3].status.ok());
+  EXPECT_EQ(OpenEvents("wc_error").size(), 0u) << "node-c's event closed within the batch; node-d's never stored";
+  auto all = store_->Events(false, std::string("wc_error"), std::nullopt, 10);
+  ASSERT_TRUE(all.ok());
+  EXPECT_EQ(all.value()["events"].size(), 2u);  // node-b's and node-c's, both closed
+
+  // After the reload that followed those closes, a new error opens and closes again.
+  json r5 = MakeReport("a-5", "node-a", kT0 + 40000), r6 = MakeReport("a-6", "node-a", kT0 + 50000);
+  r5["probes"].push_back(MakeProbe("node-b", kT0 + 40000, 1));
+  r6["probes"].push_back(MakeProbe("node-b", kT0 + 50000));
+  Ingest(r5, kT0 + 40000);
+  EXPECT_EQ(OpenEvents("wc_error").size(), 1u);
+  Ingest(r6, kT0 + 50000);
+  EXPECT_EQ(OpenEvents("wc_error").size(), 0u);
 }
 
 TEST_F(StoreTest, CleanSummaryBesideAFailingOneInTheSameReportClosesNothing) {
