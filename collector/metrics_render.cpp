@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <map>
+#include <string_view>
 #include <utility>
 
 namespace rdmascope::collector {
@@ -84,11 +85,13 @@ void Ports(const json& snap, Families* f) {
     MetricFamily* family;
     bool labelled;  // the counter's name goes into a "counter" label
   };
-  std::map<std::pair<std::string, std::string>, Target, std::less<>> targets;
+  // Keys view the snapshot's own strings, which outlive this loop.
+  std::map<std::pair<std::string_view, std::string_view>, Target> targets;
   for (const json& c : snap["counters"]) {
     const std::string& kind = c["kind"].get_ref<const std::string&>();
     const std::string& sysfs = c["name"].get_ref<const std::string&>();
-    auto it = targets.find(std::make_pair(kind, sysfs));
+    const std::pair<std::string_view, std::string_view> key(kind, sysfs);
+    auto it = targets.find(key);
     if (it == targets.end()) {
       std::string name = kind == "counters" ? PortCounterMetricName(sysfs) : "";
       Target t;
@@ -104,7 +107,7 @@ void Ports(const json& snap, Families* f) {
                      MetricType::Counter),
              true};
       }
-      it = targets.emplace(std::make_pair(kind, sysfs), t).first;
+      it = targets.emplace(key, t).first;
     }
     std::vector<ClientMetric::Label> id = {{"node", Str(c["node"])}, {"device", Str(c["device"])},
                                            {"port", Str(c["port"])}};

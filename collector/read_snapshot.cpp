@@ -95,10 +95,12 @@ json ProbeRowJson(const ProbeRow& r) {
               {"not_run", text(r.not_run)}};
 }
 
-size_t PairKeyHash::operator()(const PairKey& k) const {
+size_t HashInterned(const std::string* a, const std::string* b, const std::string* c) {
   std::hash<const void*> h;
-  return h(k.dst) * 31 * 31 + h(k.rail) * 31 + h(k.transport);
+  return h(a) * 31 * 31 + h(b) * 31 + h(c);
 }
+
+size_t PairKeyHash::operator()(const PairKey& k) const { return HashInterned(k.dst, k.rail, k.transport); }
 
 void NodeState::Apply(std::shared_ptr<const ProbeRow> row) {
   PairEntry& e = pairs[PairKey{row->dst, row->rail, row->transport}];

@@ -59,6 +59,8 @@ nlohmann::json ProbeRowJson(const ProbeRow& r);
 
 // An interned copy of s: equal strings give the same pointer.
 const std::string* Intern(std::string_view s);
+// A hash of up to three interned strings by identity (null counts as a value).
+size_t HashInterned(const std::string* a, const std::string* b, const std::string* c = nullptr);
 
 struct PairKey {
   const std::string *dst, *rail, *transport;  // interned; rail may be nullptr

@@ -69,10 +69,7 @@ std::string SnapshotMatrixText(const ReadSnapshot::View& v, int64_t since_ms, in
     bool operator==(const Key& o) const { return src == o.src && dst == o.dst && transport == o.transport; }
   };
   struct KeyHash {
-    size_t operator()(const Key& k) const {
-      std::hash<const void*> h;
-      return h(k.src) ^ (h(k.dst) * 31) ^ (h(k.transport) * 1000003);
-    }
+    size_t operator()(const Key& k) const { return HashInterned(k.src, k.dst, k.transport); }
   };
   auto by_name = [](const ProbeRow* a, const ProbeRow* b) {
     return std::tie(*a->src, *a->dst, *a->transport) < std::tie(*b->src, *b->dst, *b->transport);
@@ -176,18 +173,14 @@ json SnapshotWorstPairs(const ReadSnapshot::View& v, int64_t since_ms, int limit
 json SnapshotMetricsRows(const ReadSnapshot::View& v, int64_t probes_since_ms, int worst_pairs) {
   json out = {{"ports", json::array()}, {"counters", json::array()}, {"nodes", json::array()},
               {"wc_totals", json::array()}, {"probe_nodes", json::array()}, {"worst_pairs", json::array()}};
-  {
-    json* ports = &out["ports"];
-    json* counters = &out["counters"];
-    json* wc_totals = &out["wc_totals"];
-    json* nodes = &out["nodes"];
-    const std::pair<json*, json NodeState::*> parts[] = {
-        {ports, &NodeState::ports}, {counters, &NodeState::counters}, {wc_totals, &NodeState::wc_totals}};
-    for (const auto& n : v.nodes) {
-      for (const auto& [part, member] : parts)
-        for (const json& r : (*n).*member) part->push_back(r);
-      nodes->push_back({{"name", n->name}, {"last_report_at", n->last_report_at}});
-    }
+  const std::pair<json*, json NodeState::*> parts[] = {{&out["ports"], &NodeState::ports},
+                                                        {&out["counters"], &NodeState::counters},
+                                                        {&out["wc_totals"], &NodeState::wc_totals}};
+  json& node_rows = out["nodes"];
+  for (const auto& n : v.nodes) {
+    for (const auto& [part, member] : parts)
+      for (const json& r : (*n).*member) part->push_back(r);
+    node_rows.push_back({{"name", n->name}, {"last_report_at", n->last_report_at}});
   }
   out["events_open"] = *v.events_open;
   for (const auto& [k, part] : v.fabric->items()) out[k] = part;
@@ -204,7 +197,7 @@ json SnapshotMetricsRows(const ReadSnapshot::View& v, int64_t probes_since_ms, i
   // Keyed by the interned (src, transport) pointers; ordered by name at the end.
   struct PtrPairHash {
     size_t operator()(const std::pair<const std::string*, const std::string*>& k) const {
-      return std::hash<const void*>()(k.first) ^ (std::hash<const void*>()(k.second) * 31);
+      return HashInterned(k.first, k.second);
     }
   };
   std::unordered_map<std::pair<const std::string*, const std::string*>, Agg, PtrPairHash> per_node;
