@@ -15,10 +15,18 @@ void ApiServer::GetHealth(const httplib::Request&, httplib::Response& res) {
 }
 
 void ApiServer::GetMetrics(const httplib::Request&, httplib::Response& res) {
-  auto snap = store_.MetricsSnapshot(Now() - options_.metrics_probe_window_ms, options_.metrics_worst_pairs);
+  auto snap = store_.MetricsSnapshotParts(Now() - options_.metrics_probe_window_ms, options_.metrics_worst_pairs);
   if (!snap.ok()) return SendError(res, 500, "store query failed", snap.status().message());
-  ApplyNodeStaleness(snap.value(), Now(), options_.stale_after_ms, options_.metrics_drop_after_ms);
-  res.set_content(RenderMetrics(snap.value(), metrics_, store_.SizeBytes()), "text/plain; version=0.0.4");
+  Store::MetricsParts& parts = snap.value();
+  const std::set<std::string> dropped =
+      ApplyNodeStaleness(parts.rows, Now(), options_.stale_after_ms, options_.metrics_drop_after_ms);
+  PortRowSets port_rows;
+  for (const auto& node : parts.nodes) {
+    if (dropped.count(node->name)) continue;
+    port_rows.ports.push_back(&node->ports);
+    port_rows.counters.push_back(&node->counters);
+  }
+  res.set_content(RenderMetrics(parts.rows, port_rows, metrics_, store_.SizeBytes()), "text/plain; version=0.0.4");
 }
 
 }  // namespace rdmascope::collector

@@ -16,7 +16,9 @@ std::string BoundedWcStatus(const std::string& status) {
 
 namespace {
 
-void EraseRowsOf(json& rows, const char* node_key, const std::set<std::string>& dropped) {
+void EraseRowsOf(json& snapshot, const char* part, const char* node_key, const std::set<std::string>& dropped) {
+  if (!snapshot.contains(part)) return;
+  json& rows = snapshot[part];
   if (!rows.is_array()) return;
   json kept = json::array();
   for (json& r : rows)
@@ -27,8 +29,8 @@ void EraseRowsOf(json& rows, const char* node_key, const std::set<std::string>& 
 
 }  // namespace
 
-void ApplyNodeStaleness(json& snapshot, int64_t now_ms, int64_t stale_after_ms, int64_t drop_after_ms) {
-  if (!snapshot.contains("nodes") || !snapshot["nodes"].is_array()) return;
+std::set<std::string> ApplyNodeStaleness(json& snapshot, int64_t now_ms, int64_t stale_after_ms, int64_t drop_after_ms) {
+  if (!snapshot.contains("nodes") || !snapshot["nodes"].is_array()) return {};
   std::set<std::string> dropped;
   json kept = json::array();
   for (json& n : snapshot["nodes"]) {
@@ -41,12 +43,13 @@ void ApplyNodeStaleness(json& snapshot, int64_t now_ms, int64_t stale_after_ms, 
     kept.push_back(std::move(n));
   }
   snapshot["nodes"] = std::move(kept);
-  if (dropped.empty()) return;
-  EraseRowsOf(snapshot["ports"], "node", dropped);
-  EraseRowsOf(snapshot["counters"], "node", dropped);
-  EraseRowsOf(snapshot["wc_totals"], "node", dropped);
-  EraseRowsOf(snapshot["probe_nodes"], "src", dropped);
-  EraseRowsOf(snapshot["worst_pairs"], "src", dropped);
+  if (dropped.empty()) return dropped;
+  EraseRowsOf(snapshot, "ports", "node", dropped);
+  EraseRowsOf(snapshot, "counters", "node", dropped);
+  EraseRowsOf(snapshot, "wc_totals", "node", dropped);
+  EraseRowsOf(snapshot, "probe_nodes", "src", dropped);
+  EraseRowsOf(snapshot, "worst_pairs", "src", dropped);
+  return dropped;
 }
 
 }  // namespace rdmascope::collector

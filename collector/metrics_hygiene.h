@@ -11,8 +11,11 @@
 //    node silent longer than drop_after_ms (its ports, counters, WC totals,
 //    and the probe aggregates and worst pairs it is the source of), so a
 //    decommissioned node leaves /metrics instead of being exported for ever.
-//    drop_after_ms <= 0 drops nothing.
+//    Returns the names of the nodes dropped (rows kept elsewhere, such as
+//    per-node port rows, are the caller's to leave out). drop_after_ms <= 0
+//    drops nothing.
 #include <cstdint>
+#include <set>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -21,6 +24,6 @@ namespace rdmascope::collector {
 
 std::string BoundedWcStatus(const std::string& status);
 
-void ApplyNodeStaleness(nlohmann::json& snapshot, int64_t now_ms, int64_t stale_after_ms, int64_t drop_after_ms);
+std::set<std::string> ApplyNodeStaleness(nlohmann::json& snapshot, int64_t now_ms, int64_t stale_after_ms, int64_t drop_after_ms);
 
 }  // namespace rdmascope::collector

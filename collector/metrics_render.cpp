@@ -2,6 +2,7 @@
 
 #include "collector/event_kinds.h"
 #include "collector/metrics_hygiene.h"
+#include "collector/metrics_port_text.h"
 
 #include <prometheus/text_serializer.h>
 
@@ -20,16 +21,7 @@ using prometheus::ClientMetric;
 using prometheus::MetricFamily;
 using prometheus::MetricType;
 
-std::string Str(const json& v) {
-  if (v.is_null()) return "";
-  if (v.is_string()) return v.get<std::string>();
-  if (v.is_number_float()) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%g", v.get<double>());
-    return buf;
-  }
-  return v.dump();
-}
+std::string Str(const json& v) { return MetricLabelText(v); }
 
 ClientMetric Metric(std::vector<ClientMetric::Label> labels, MetricType type, double value) {
   ClientMetric m;
@@ -57,64 +49,6 @@ struct Families {
     Get(name, help, type).metric.push_back(Metric(std::move(labels), type, value));
   }
 };
-
-void Ports(const json& snap, Families* f) {
-  for (const json& p : snap["ports"]) {
-    std::vector<ClientMetric::Label> id = {{"node", Str(p["node"])}, {"device", Str(p["device"])},
-                                           {"port", Str(p["port"])}};
-    std::string gid;
-    if (p["gids"].is_array() && !p["gids"].empty() && p["gids"][0].is_object())
-      gid = Str(p["gids"][0].value("gid", json()));
-    auto info = id;
-    info.push_back({"link_layer", Str(p["link_layer"])});
-    info.push_back({"lid", Str(p["lid"])});
-    info.push_back({"gid", gid});
-    info.push_back({"mtu", Str(p["active_mtu"])});
-    info.push_back({"rate", Str(p["rate_gbps"])});
-    f->Add("rdmascope_port_info", "Port identity: link layer, LID, first GID, active MTU (bytes), rate (Gb/s); always 1.",
-           MetricType::Gauge, info, 1);
-    if (!p["state"].is_null())
-      f->Add("rdmascope_port_state", "Port logical state number (1 DOWN, 2 INIT, 3 ARMED, 4 ACTIVE, 5 ACTIVE_DEFER).",
-             MetricType::Gauge, id, p["state"].get<double>());
-    f->Add("rdmascope_port_up", "1 when the port state is ACTIVE, else 0 (also when the state is unknown).",
-           MetricType::Gauge, id, (!p["state"].is_null() && p["state"].get<int>() == 4) ? 1 : 0);
-  }
-  // The family of each (kind, counter name), looked up once per name, not
-  // once per series (a fleet has hundreds of thousands of counter series).
-  struct Target {
-    MetricFamily* family;
-    bool labelled;  // the counter's name goes into a "counter" label
-  };
-  // Keys view the snapshot's own strings, which outlive this loop.
-  std::map<std::pair<std::string_view, std::string_view>, Target> targets;
-  for (const json& c : snap["counters"]) {
-    const std::string& kind = c["kind"].get_ref<const std::string&>();
-    const std::string& sysfs = c["name"].get_ref<const std::string&>();
-    const std::pair<std::string_view, std::string_view> key(kind, sysfs);
-    auto it = targets.find(key);
-    if (it == targets.end()) {
-      std::string name = kind == "counters" ? PortCounterMetricName(sysfs) : "";
-      Target t;
-      if (!name.empty()) {
-        t = {&f->Get(name, "Port counter " + sysfs + " (sysfs ports/N/counters), as last reported.",
-                     MetricType::Counter),
-             false};
-      } else {
-        bool hw = kind == "hw_counters";
-        t = {&f->Get(hw ? "rdmascope_port_hw_stat_total" : "rdmascope_port_stat_total",
-                     hw ? "Port hw_counters (driver-specific), as last reported."
-                        : "Port counters without a dedicated metric name, as last reported.",
-                     MetricType::Counter),
-             true};
-      }
-      it = targets.emplace(key, t).first;
-    }
-    std::vector<ClientMetric::Label> id = {{"node", Str(c["node"])}, {"device", Str(c["device"])},
-                                           {"port", Str(c["port"])}};
-    if (it->second.labelled) id.push_back({"counter", sysfs});
-    it->second.family->metric.push_back(Metric(std::move(id), MetricType::Counter, c["value"].get<double>()));
-  }
-}
 
 void Probes(const json& snap, Families* f) {
   // Plain gauges, one family per quantile: each is the worst target's value
@@ -224,37 +158,9 @@ void Fabric(const json& snap, Families* f) {
 
 }  // namespace
 
-std::string PortCounterMetricName(const std::string& sysfs_name) {
-  static const std::map<std::string, std::string> kNames = {
-      {"symbol_error", "symbol_error_total"},
-      {"link_error_recovery", "link_error_recovery_total"},
-      {"link_downed", "link_downed_total"},
-      {"port_rcv_errors", "receive_errors_total"},
-      {"port_rcv_remote_physical_errors", "receive_remote_physical_errors_total"},
-      {"port_rcv_switch_relay_errors", "receive_switch_relay_errors_total"},
-      {"port_xmit_discards", "discards_transmitted_total"},
-      {"port_xmit_constraint_errors", "constraint_errors_transmitted_total"},
-      {"port_rcv_constraint_errors", "constraint_errors_received_total"},
-      {"local_link_integrity_errors", "local_link_integrity_errors_total"},
-      {"excessive_buffer_overrun_errors", "excessive_buffer_overrun_errors_total"},
-      {"VL15_dropped", "vl15_dropped_total"},
-      {"port_xmit_wait", "transmit_wait_total"},
-      {"port_xmit_data_bytes", "data_transmitted_bytes_total"},
-      {"port_rcv_data_bytes", "data_received_bytes_total"},
-      {"port_xmit_packets", "packets_transmitted_total"},
-      {"port_rcv_packets", "packets_received_total"},
-      {"unicast_xmit_packets", "unicast_packets_transmitted_total"},
-      {"unicast_rcv_packets", "unicast_packets_received_total"},
-      {"multicast_xmit_packets", "multicast_packets_transmitted_total"},
-      {"multicast_rcv_packets", "multicast_packets_received_total"},
-  };
-  auto it = kNames.find(sysfs_name);
-  return it == kNames.end() ? "" : "rdmascope_port_" + it->second;
-}
-
-std::string RenderMetrics(const json& snapshot, const CollectorMetrics& self, int64_t db_size_bytes) {
+std::string RenderMetrics(const json& snapshot, const PortRowSets& port_rows, const CollectorMetrics& self,
+                          int64_t db_size_bytes) {
   Families f;
-  Ports(snapshot, &f);
   Probes(snapshot, &f);
   NodesAndEvents(snapshot, &f);
   Fabric(snapshot, &f);
@@ -263,7 +169,17 @@ std::string RenderMetrics(const json& snapshot, const CollectorMetrics& self, in
   std::vector<MetricFamily> all;
   for (auto& [name, fam] : f.by_name) all.push_back(std::move(fam));
   for (MetricFamily& fam : self.Collect()) all.push_back(std::move(fam));
-  return prometheus::TextSerializer().Serialize(all);
+  std::string text;
+  AppendPortFamiliesText(port_rows, &text);
+  text += prometheus::TextSerializer().Serialize(all);
+  return text;
+}
+
+std::string RenderMetrics(const json& snapshot, const CollectorMetrics& self, int64_t db_size_bytes) {
+  PortRowSets rows;
+  if (snapshot.contains("ports")) rows.ports.push_back(&snapshot["ports"]);
+  if (snapshot.contains("counters")) rows.counters.push_back(&snapshot["counters"]);
+  return RenderMetrics(snapshot, rows, self, db_size_bytes);
 }
 
 }  // namespace rdmascope::collector

@@ -12,13 +12,16 @@
 #include <nlohmann/json.hpp>
 
 #include "collector/collector_metrics.h"
+#include "collector/metrics_port_text.h"
 
 namespace rdmascope::collector {
 
-// snapshot: Store::MetricsSnapshot(). Text exposition format 0.0.4.
+// snapshot: Store::MetricsSnapshot(); its "ports" and "counters" rows are
+// not read: port_rows names them (metrics_port_text.h). Text exposition
+// format 0.0.4.
+std::string RenderMetrics(const nlohmann::json& snapshot, const PortRowSets& port_rows, const CollectorMetrics& self,
+                          int64_t db_size_bytes);
+// The same with the port rows taken from snapshot["ports"] and snapshot["counters"].
 std::string RenderMetrics(const nlohmann::json& snapshot, const CollectorMetrics& self, int64_t db_size_bytes);
-
-// The metric name a sysfs port counter is exported under, or "" when it has none.
-std::string PortCounterMetricName(const std::string& sysfs_name);
 
 }  // namespace rdmascope::collector

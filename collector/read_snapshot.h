@@ -121,8 +121,8 @@ class ReadSnapshot {
 std::string SnapshotMatrixText(const ReadSnapshot::View& v, int64_t since_ms, int max_rows,
                                const std::optional<std::string>& rail);
 nlohmann::json SnapshotWorstPairs(const ReadSnapshot::View& v, int64_t since_ms, int limit);
-// Everything of Store::MetricsSnapshot but "thresholds", "worst_pairs_limit"
-// and "diagnoses_open": ports, counters, nodes, wc_totals, events_open, the
+// Everything of Store::MetricsSnapshot but "thresholds", "worst_pairs_limit",
+// "diagnoses_open" and the per-node "ports" and "counters": nodes, wc_totals, events_open, the
 // fabric parts; "probe_nodes", one row per (src, transport) aggregating each
 // pair's newest row ending at or after probes_since_ms (rtt_p50_max,
 // rtt_p90_max, rtt_p99_max: the worst pair's, null when none has one;

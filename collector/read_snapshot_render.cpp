@@ -171,15 +171,12 @@ json SnapshotWorstPairs(const ReadSnapshot::View& v, int64_t since_ms, int limit
 }
 
 json SnapshotMetricsRows(const ReadSnapshot::View& v, int64_t probes_since_ms, int worst_pairs) {
-  json out = {{"ports", json::array()}, {"counters", json::array()}, {"nodes", json::array()},
-              {"wc_totals", json::array()}, {"probe_nodes", json::array()}, {"worst_pairs", json::array()}};
-  const std::pair<json*, json NodeState::*> parts[] = {{&out["ports"], &NodeState::ports},
-                                                        {&out["counters"], &NodeState::counters},
-                                                        {&out["wc_totals"], &NodeState::wc_totals}};
+  json out = {{"nodes", json::array()}, {"wc_totals", json::array()}, {"probe_nodes", json::array()},
+              {"worst_pairs", json::array()}};
   json& node_rows = out["nodes"];
+  json& wc_totals = out["wc_totals"];
   for (const auto& n : v.nodes) {
-    for (const auto& [part, member] : parts)
-      for (const json& r : (*n).*member) part->push_back(r);
+    for (const json& r : n->wc_totals) wc_totals.push_back(r);
     node_rows.push_back({{"name", n->name}, {"last_report_at", n->last_report_at}});
   }
   out["events_open"] = *v.events_open;

@@ -149,6 +149,14 @@ class Store {
   // (read_snapshot.h) with worst_pairs rows, plus "diagnoses_open",
   // "worst_pairs_limit" and "thresholds".
   Result<nlohmann::json> MetricsSnapshot(int64_t probes_since_ms, int worst_pairs);
+  // The same without "ports" and "counters", which stay in the nodes' own
+  // rows (NodeState::ports, ::counters, by node name), so a scrape of a
+  // large fleet copies none of them.
+  struct MetricsParts {
+    nlohmann::json rows;
+    std::vector<std::shared_ptr<const NodeState>> nodes;
+  };
+  Result<MetricsParts> MetricsSnapshotParts(int64_t probes_since_ms, int worst_pairs);
 
   // Deletes at most policy.batch_rows rows from each table past its age;
   // returns how many rows it deleted (0: nothing left to delete).

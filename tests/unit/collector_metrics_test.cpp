@@ -4,13 +4,18 @@
 #include <httplib.h>
 #include <stdlib.h>
 
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <cstdio>
 #include <fstream>
+#include <map>
+
+#include <prometheus/text_serializer.h>
 
 #include "collector/metrics_hygiene.h"
+#include "collector/metrics_port_text.h"
 #include "collector/metrics_render.h"
 #include "tests/collector/test_reports.h"
 #include "tests/collector/test_server.h"
@@ -128,6 +133,34 @@ TEST_F(MetricsTest, FreshNodesAreMarkedNotStale) {
   EXPECT_TRUE(Has("rdmascope_node_stale{node=\"node-a\"} 0")) << text_;
 }
 
+// End to end: the port rows of a node silent past the drop time leave the
+// text with the node (they are rendered from the node's own rows).
+TEST(MetricsHygiene, ADroppedNodesPortsLeaveTheText) {
+  std::atomic<int64_t> now{NowMs()};
+  ApiOptions o;
+  o.now_ms = [&now] { return now.load(); };
+  o.metrics_drop_after_ms = 3600LL * 1000;
+  TestCollector c(o);
+  httplib::Client cli("127.0.0.1", c.port());
+  const httplib::Headers auth = {{"Authorization", std::string("Bearer ") + kTestToken}};
+  auto post = [&](const json& r) {
+    auto res = cli.Post("/api/v1/reports", auth, r.dump(), "application/json");
+    ASSERT_TRUE(res);
+    ASSERT_EQ(res->status, 200) << res->body;
+  };
+  auto metrics = [&] {
+    auto res = cli.Get("/metrics", auth);
+    return res && res->status == 200 ? res->body : std::string("no answer");
+  };
+  post(MakeReport("gone-1", "node-gone", now.load()));
+  EXPECT_NE(metrics().find("rdmascope_port_up{node=\"node-gone\""), std::string::npos);
+  now += 2 * 3600LL * 1000;
+  post(MakeReport("live-1", "node-live", now.load()));
+  const std::string text = metrics();
+  EXPECT_NE(text.find("rdmascope_port_up{node=\"node-live\""), std::string::npos) << text;
+  EXPECT_EQ(text.find("node=\"node-gone\""), std::string::npos) << text;
+}
+
 TEST(MetricsHygiene, StatusLabelTakesOnlyKnownValues) {
   EXPECT_EQ(BoundedWcStatus("RETRY_EXC_ERR"), "RETRY_EXC_ERR");
   EXPECT_EQ(BoundedWcStatus("IBV_WC_RNR_RETRY_EXC_ERR"), "RNR_RETRY_EXC_ERR");
@@ -171,6 +204,81 @@ TEST(MetricsNames, NodeExporterStyleCounterNames) {
             "rdmascope_port_excessive_buffer_overrun_errors_total");
   EXPECT_EQ(PortCounterMetricName("port_rcv_data_bytes"), "rdmascope_port_data_received_bytes_total");
   EXPECT_EQ(PortCounterMetricName("no_such_counter"), "");
+}
+
+// The port families are written without prometheus-cpp (metrics_port_text.h):
+// their text must be what its serializer writes for the same samples.
+TEST(MetricsPortText, MatchesTheLibrarySerializer) {
+  const json ports = json::parse(R"([
+    {"node": "node-a", "device": "mlx5_0", "port": 1, "state": 4, "link_layer": "InfiniBand", "lid": 7,
+     "gids": [{"index": 0, "gid": "fe80::1"}], "active_mtu": 4096, "rate_gbps": 12.5},
+    {"node": "we\\ird \"node\"\nx", "device": "rxe0", "port": 2, "state": null, "link_layer": "Ethernet",
+     "lid": null, "gids": [], "active_mtu": null, "rate_gbps": 100.0},
+    {"node": "node-b", "device": "mlx5_1", "port": 1, "state": 1, "link_layer": null, "lid": 0, "gids": null,
+     "active_mtu": 1024, "rate_gbps": 0.000123456789}
+  ])");
+  const json counters = json::parse(R"([
+    {"node": "node-a", "device": "mlx5_0", "port": 1, "kind": "counters", "name": "symbol_error", "value": 0},
+    {"node": "node-a", "device": "mlx5_0", "port": 1, "kind": "counters", "name": "port_xmit_data_bytes",
+     "value": 123456789012345678},
+    {"node": "node-a", "device": "mlx5_0", "port": 1, "kind": "counters", "name": "odd_one", "value": 3},
+    {"node": "node-a", "device": "mlx5_0", "port": 1, "kind": "hw_counters", "name": "rnr_nak_retry_err",
+     "value": 9007199254740993},
+    {"node": "node-b", "device": "mlx5_1", "port": 1, "kind": "counters", "name": "symbol_error", "value": 17},
+    {"node": "node-b", "device": "mlx5_1", "port": 1, "kind": "hw_counters", "name": "q\"uote", "value": 1}
+  ])");
+  const json sets[] = {ports, counters};
+  PortRowSets rows;
+  rows.ports = {&sets[0]};
+  rows.counters = {&sets[1]};
+  std::string ours;
+  AppendPortFamiliesText(rows, &ours);
+
+  std::map<std::string, prometheus::MetricFamily> families;
+  auto add = [&](const std::string& name, const std::string& help, prometheus::MetricType type, const json& row,
+                 std::vector<prometheus::ClientMetric::Label> extra, double value) {
+    prometheus::MetricFamily& f = families[name];
+    f.name = name;
+    f.help = help;
+    f.type = type;
+    prometheus::ClientMetric m;
+    m.label = {{"node", MetricLabelText(row["node"])}, {"device", MetricLabelText(row["device"])},
+               {"port", MetricLabelText(row["port"])}};
+    m.label.insert(m.label.end(), extra.begin(), extra.end());
+    (type == prometheus::MetricType::Counter ? m.counter.value : m.gauge.value) = value;
+    f.metric.push_back(m);
+  };
+  const auto gauge = prometheus::MetricType::Gauge, counter = prometheus::MetricType::Counter;
+  for (const json& p : ports) {
+    std::string gid = p["gids"].is_array() && !p["gids"].empty() ? MetricLabelText(p["gids"][0]["gid"]) : "";
+    add("rdmascope_port_info", "Port identity: link layer, LID, first GID, active MTU (bytes), rate (Gb/s); always 1.",
+        gauge, p,
+        {{"link_layer", MetricLabelText(p["link_layer"])}, {"lid", MetricLabelText(p["lid"])}, {"gid", gid},
+         {"mtu", MetricLabelText(p["active_mtu"])}, {"rate", MetricLabelText(p["rate_gbps"])}},
+        1);
+    if (!p["state"].is_null())
+      add("rdmascope_port_state", "Port logical state number (1 DOWN, 2 INIT, 3 ARMED, 4 ACTIVE, 5 ACTIVE_DEFER).",
+          gauge, p, {}, p["state"].get<double>());
+    add("rdmascope_port_up", "1 when the port state is ACTIVE, else 0 (also when the state is unknown).", gauge, p, {},
+        p["state"] == 4 ? 1 : 0);
+  }
+  for (const json& c : counters) {
+    const std::string name = c["name"];
+    const double v = c["value"].get<double>();
+    if (c["kind"] == "counters" && !PortCounterMetricName(name).empty())
+      add(PortCounterMetricName(name), "Port counter " + name + " (sysfs ports/N/counters), as last reported.",
+          counter, c, {}, v);
+    else if (c["kind"] == "hw_counters")
+      add("rdmascope_port_hw_stat_total", "Port hw_counters (driver-specific), as last reported.", counter, c,
+          {{"counter", name}}, v);
+    else
+      add("rdmascope_port_stat_total", "Port counters without a dedicated metric name, as last reported.", counter, c,
+          {{"counter", name}}, v);
+  }
+  std::vector<prometheus::MetricFamily> all;
+  for (auto& [name, f] : families) all.push_back(f);
+  EXPECT_EQ(ours, prometheus::TextSerializer().Serialize(all));
+  EXPECT_NE(ours.find("node=\"we\\\\ird \\\"node\\\"\\nx\""), std::string::npos) << ours;
 }
 
 }  // namespace
