@@ -4,13 +4,22 @@
 #include "collector/bounded_task_queue.h"
 #include "collector/request_guard.h"
 
+#include <sys/socket.h>
+
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <thread>
 
 namespace rdmascope::collector {
 
 using nlohmann::json;
+
+namespace {
+// Connections the kernel queues for accept (capped by net.core.somaxconn).
+constexpr int kListenBacklog = 1024;
+}  // namespace
 
 void SendError(httplib::Response& res, int status, const std::string& error, const json& detail) {
   res.status = status;
@@ -48,6 +57,10 @@ ApiServer::ApiServer(Store& store, ApiOptions options)
   // body as the next request line, and it buffers a line without bound. A
   // report every few seconds per node does not need keep-alive.
   server_->set_keep_alive_max_count(1);
+  server_->set_socket_options([this](socket_t sock) {
+    httplib::default_socket_options(sock);
+    listen_fd_ = sock;
+  });
   Routes();
 }
 
@@ -64,6 +77,13 @@ Result<int> ApiServer::Bind(const std::string& host, int port) {
   if (bound <= 0)
     return Result<int>::Error("cannot listen on " + host + ":" + std::to_string(port) +
                               " (address in use, or not an address of this host?)");
+  // Every report is a connection of its own (keep-alive is off), so a fleet
+  // connects in bursts: with the library's backlog of 5 the kernel dropped
+  // handshakes, which cost the client a 1 s SYN retransmission or a reset
+  // connection (no answer at all). listen() again only resizes the queue.
+  if (::listen(listen_fd_.load(), kListenBacklog) != 0)
+    options_.log("warning: cannot raise the listen backlog to " + std::to_string(kListenBacklog) + ": " +
+                 std::strerror(errno) + "; bursts of connections may be refused");
   return bound;
 }
 

@@ -25,6 +25,7 @@
 //  - Handlers never throw out to the server; a failure becomes a 500.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -108,6 +109,9 @@ class ApiServer {
   CollectorMetrics metrics_;
   StorageHealth storage_health_;  // the newest report write's storage fault, for 503s and /healthz
   std::unique_ptr<httplib::Server> server_;
+  // The listening socket, seen by the library's socket-options hook when it
+  // is created; Bind() raises its backlog (the library's own is 5).
+  std::atomic<int> listen_fd_{-1};
 };
 
 // Writes {"error": error, "detail": detail} with `status`.

@@ -11,6 +11,7 @@
 #include <condition_variable>
 #include <future>
 #include <mutex>
+#include <sstream>
 #include <string>
 
 #include "collector/bounded_task_queue.h"
@@ -20,6 +21,8 @@
 #include "tests/collector/test_reports.h"
 #include "tests/collector/test_server.h"
 #include "tests/support/raw_http.h"
+#include "tests/support/required_tool.h"
+#include "tests/support/run_command.h"
 
 namespace rdmascope::collector {
 namespace {
@@ -56,6 +59,22 @@ class HardeningTest : public ::testing::Test {
   TestCollector c_{Options()};
   const std::string auth_ = std::string("Authorization: Bearer ") + kTestToken + "\r\n";
 };
+
+// Every report is a connection of its own, so a fleet connects in bursts:
+// the accept queue must hold them (the HTTP library listens with a backlog
+// of 5, and an overflow costs a client a 1 s SYN retransmission or a reset).
+TEST_F(HardeningTest, ListenQueueHoldsABurstOfConnections) {
+  auto ss = rdmascope::testsupport::FindTool("ss");
+  if (!ss) RDMASCOPE_TOOL_MISSING("ss", "iproute2", "reading the listen backlog");
+  auto r = rdmascope::testsupport::RunCommand({*ss, "-Hltn", "sport = :" + std::to_string(c_.port())}, 10000);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::istringstream line(r.out);  // "LISTEN  0  1024  127.0.0.1:PORT  0.0.0.0:*"
+  std::string state;
+  long queued = -1, backlog = -1;
+  line >> state >> queued >> backlog;
+  EXPECT_EQ(state, "LISTEN") << r.out;
+  EXPECT_GE(backlog, 1024) << r.out;
+}
 
 TEST_F(HardeningTest, ChunkedPostToAnyPathIsRefused) {
   EXPECT_EQ(RawRequest(c_.port(), "POST /anything HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n", 4 << 20),
