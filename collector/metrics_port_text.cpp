@@ -21,6 +21,10 @@ struct TextFamily {
 };
 
 void AppendEscaped(std::string* out, std::string_view v, bool quotes) {
+  if (v.find_first_of(quotes ? "\\\n\"" : "\\\n") == std::string_view::npos) {
+    out->append(v);
+    return;
+  }
   for (char c : v) {
     if (c == '\\')
       *out += "\\\\";
@@ -47,7 +51,11 @@ void AppendLabelValue(std::string* out, const json& v) {
 
 // A sample value as the text serializer writes a double (16 significant digits).
 void AppendValue(std::string* out, double v) {
-  if (std::isnan(v)) {
+  if (v == std::trunc(v) && std::fabs(v) < 1e15 && !(v == 0 && std::signbit(v))) {  // whole: the same digits, without printf
+    char buf[24];
+    auto r = std::to_chars(buf, buf + sizeof buf, static_cast<int64_t>(v));
+    out->append(buf, r.ptr);
+  } else if (std::isnan(v)) {
     *out += "Nan";
   } else if (std::isinf(v)) {
     *out += v < 0 ? "-Inf" : "+Inf";

@@ -225,6 +225,10 @@ TEST(MetricsPortText, MatchesTheLibrarySerializer) {
     {"node": "node-a", "device": "mlx5_0", "port": 1, "kind": "hw_counters", "name": "rnr_nak_retry_err",
      "value": 9007199254740993},
     {"node": "node-b", "device": "mlx5_1", "port": 1, "kind": "counters", "name": "symbol_error", "value": 17},
+    {"node": "node-b", "device": "mlx5_1", "port": 1, "kind": "counters", "name": "link_downed", "value": 999999999999999},
+    {"node": "node-b", "device": "mlx5_1", "port": 1, "kind": "counters", "name": "port_rcv_errors", "value": -5},
+    {"node": "node-b", "device": "mlx5_1", "port": 1, "kind": "counters", "name": "port_xmit_wait", "value": 2.5},
+    {"node": "node-b", "device": "mlx5_1", "port": 1, "kind": "counters", "name": "VL15_dropped", "value": -0.0},
     {"node": "node-b", "device": "mlx5_1", "port": 1, "kind": "hw_counters", "name": "q\"uote", "value": 1}
   ])");
   const json sets[] = {ports, counters};
