@@ -125,7 +125,8 @@ std::shared_ptr<const NodeState> ReadSnapshot::Node(const std::string& name) con
   return it == nodes_.end() ? nullptr : it->second;
 }
 
-void ReadSnapshot::PutNode(std::shared_ptr<const NodeState> node) {
+void ReadSnapshot::PutNode(std::shared_ptr<NodeState> node) {
+  node->SummariseForMetrics(kMetricsHorizonMs);
   std::lock_guard<std::mutex> lock(mu_);
   const std::string name = node->name;
   nodes_[name] = std::move(node);

@@ -7,7 +7,8 @@
 //    switch, the /metrics rows of its ports, latest counters and WC totals,
 //    and per (dst, rail, transport) the newest probe summary it sent and the
 //    newest one that ran (not_run NULL) — "newest" by interval_end; on a tie
-//    the one stored later wins.
+//    the one stored later wins; and a summary of those pairs for /metrics,
+//    made when the node is published (MetricsSummary).
 //  - Fleet-wide: open events counted by kind and the fabric parts of
 //    /metrics, each replaced whole.
 //  - Only the store's writer publishes (Store::RefreshSnapshot, after each
@@ -74,6 +75,35 @@ struct PairEntry {
   std::shared_ptr<const ProbeRow> newest_run;  // newest with not_run NULL; may be null
 };
 
+// The /metrics aggregate of probe rows (per node and transport): the worst
+// quantiles (NaN: none had one), RTT count and sum over rows with both a
+// count and an average, probes sent and lost.
+struct ProbeAgg {
+  double q50, q90, q99, rtt_sum_us = 0;
+  int64_t rtt_count = 0, sent = 0, lost = 0;
+  ProbeAgg();
+  void Add(const ProbeRow& r);
+  void Merge(const ProbeAgg& o);
+};
+// The order of /metrics' worst pairs: higher rtt_p99 first, ties in (src, transport, dst) order.
+bool WorseForMetrics(const ProbeRow* a, const ProbeRow* b);
+
+// What /metrics needs from one node's pairs, computed when the node is
+// published. "Included": the pairs whose newest row ends at or after
+// newest_end - horizon_ms. Covers(since) is true exactly when the included
+// pairs are the pairs a scrape with window start `since` reads; then their
+// aggregates and worst rows stand for the pairs, else the scrape reads them.
+struct MetricsSummary {
+  static constexpr size_t kWorstKept = 64;
+  int64_t horizon_ms = 0, newest_end = INT64_MIN, oldest_included_end = INT64_MAX;
+  const std::string* src = nullptr;                                   // interned; null without pairs
+  std::vector<std::pair<const std::string*, ProbeAgg>> by_transport;  // interned transport, by name
+  std::vector<const ProbeRow*> worst;  // included rows with an rtt_p99, worst first, at most kWorstKept
+  bool Covers(int64_t since) const {
+    return newest_end == INT64_MIN || (oldest_included_end >= since && newest_end - horizon_ms <= since);
+  }
+};
+
 struct NodeState {
   std::string name;
   nlohmann::json labels = nlohmann::json::object();  // parsed nodes.labels (null when it did not parse to an object)
@@ -85,8 +115,12 @@ struct NodeState {
   nlohmann::json wc_totals = nlohmann::json::array();
   std::unordered_map<PairKey, PairEntry, PairKeyHash> pairs;
 
+  MetricsSummary metrics;  // of `pairs`, as of the node's publishing
+
   // Keeps row when it is at least as new as what the pair holds.
   void Apply(std::shared_ptr<const ProbeRow> row);
+  // Recomputes `metrics` from `pairs` (read_snapshot_metrics.cpp).
+  void SummariseForMetrics(int64_t horizon_ms);
 };
 
 class ReadSnapshot {
@@ -101,13 +135,17 @@ class ReadSnapshot {
   View Take() const;
   std::shared_ptr<const NodeState> Node(const std::string& name) const;  // null when unknown
 
-  void PutNode(std::shared_ptr<const NodeState> node);
+  // Publishes node, first summarising its pairs for /metrics.
+  void PutNode(std::shared_ptr<NodeState> node);
   void SetEventsOpen(nlohmann::json rows);
   void SetFabric(nlohmann::json parts);
   void SetDiagnosesOpen(nlohmann::json rows);
   void Clear();
 
  private:
+  // The default /metrics window (ApiOptions::metrics_probe_window_ms): a
+  // scrape with another window is as right, only slower.
+  static constexpr int64_t kMetricsHorizonMs = 15LL * 60 * 1000;
   mutable std::mutex mu_;
   std::map<std::string, std::shared_ptr<const NodeState>> nodes_;
   std::shared_ptr<const nlohmann::json> events_open_ = std::make_shared<nlohmann::json>(nlohmann::json::array());

@@ -183,36 +183,35 @@ json SnapshotMetricsRows(const ReadSnapshot::View& v, int64_t probes_since_ms, i
   for (const auto& [k, part] : v.fabric->items()) out[k] = part;
 
   // Per (src, transport), over each pair's newest row in the window: the
-  // worst target's quantiles, the RTT count and sum, probes sent and lost.
-  // Built from the rows themselves: a fleet has hundreds of thousands of
-  // pairs, and a JSON object per pair cost seconds per scrape.
-  struct Agg {
-    double q50 = NAN, q90 = NAN, q99 = NAN, rtt_sum_us = 0;
-    int64_t rtt_count = 0, sent = 0, lost = 0;
-  };
-  auto worse_of = [](double have, double v) { return std::isnan(v) ? have : (std::isnan(have) ? v : std::max(have, v)); };
-  // Keyed by the interned (src, transport) pointers; ordered by name at the end.
+  // worst target's quantiles, the RTT count and sum, probes sent and lost;
+  // and the candidates for the worst pairs. A node whose summary covers the
+  // window gives its summary (read_snapshot_metrics.cpp); another is read
+  // pair by pair.
   struct PtrPairHash {
     size_t operator()(const std::pair<const std::string*, const std::string*>& k) const {
       return HashInterned(k.first, k.second);
     }
   };
-  std::unordered_map<std::pair<const std::string*, const std::string*>, Agg, PtrPairHash> per_node;
+  std::unordered_map<std::pair<const std::string*, const std::string*>, ProbeAgg, PtrPairHash> per_node;
   std::vector<const ProbeRow*> with_p99;
-  for (const ProbeRow* r : NewestSince(v, probes_since_ms)) {
-    Agg& a = per_node[{r->src, r->transport}];
-    a.q50 = worse_of(a.q50, r->rtt_p50);
-    a.q90 = worse_of(a.q90, r->rtt_p90);
-    a.q99 = worse_of(a.q99, r->rtt_p99);
-    if (r->rtt_count != ProbeRow::kNullInt && !std::isnan(r->rtt_avg)) {
-      a.rtt_count += r->rtt_count;
-      a.rtt_sum_us += static_cast<double>(r->rtt_count) * r->rtt_avg;
+  const size_t n_worst = static_cast<size_t>(std::max(worst_pairs, 0));
+  for (const auto& node : v.nodes) {
+    const MetricsSummary& m = node->metrics;
+    if (m.Covers(probes_since_ms)) {
+      for (const auto& [transport, agg] : m.by_transport) per_node[{m.src, transport}].Merge(agg);
+      if (n_worst <= MetricsSummary::kWorstKept) {
+        with_p99.insert(with_p99.end(), m.worst.begin(), m.worst.begin() + std::min(m.worst.size(), n_worst));
+        continue;
+      }
     }
-    a.sent += r->sent;
-    a.lost += r->lost;
-    if (!std::isnan(r->rtt_p99)) with_p99.push_back(r);
+    for (const auto& [key, e] : node->pairs) {
+      const ProbeRow* r = e.newest.get();
+      if (!r || r->interval_end < probes_since_ms) continue;
+      if (!m.Covers(probes_since_ms)) per_node[{r->src, r->transport}].Add(*r);
+      if (!std::isnan(r->rtt_p99)) with_p99.push_back(r);
+    }
   }
-  std::vector<std::pair<std::pair<const std::string*, const std::string*>, const Agg*>> ordered;
+  std::vector<std::pair<std::pair<const std::string*, const std::string*>, const ProbeAgg*>> ordered;
   ordered.reserve(per_node.size());
   for (const auto& [key, a] : per_node) ordered.push_back({key, &a});
   std::sort(ordered.begin(), ordered.end(), [](const auto& x, const auto& y) {
@@ -220,18 +219,15 @@ json SnapshotMetricsRows(const ReadSnapshot::View& v, int64_t probes_since_ms, i
   });
   json& nodes = out["probe_nodes"];
   for (const auto& [key, ap] : ordered) {
-    const Agg& a = *ap;
+    const ProbeAgg& a = *ap;
     nodes.push_back({{"src", *key.first}, {"transport", *key.second}, {"rtt_p50_max", Real(a.q50)},
                      {"rtt_p90_max", Real(a.q90)}, {"rtt_p99_max", Real(a.q99)}, {"rtt_count", a.rtt_count},
                      {"rtt_sum_us", a.rtt_sum_us}, {"sent", a.sent}, {"lost", a.lost}});
   }
   // The worst pairs by p99, ties in (src, transport, dst) order; only these are ordered.
-  auto worse = [](const ProbeRow* a, const ProbeRow* b) {
-    if (a->rtt_p99 != b->rtt_p99) return a->rtt_p99 > b->rtt_p99;
-    return std::tie(*a->src, *a->transport, *a->dst) < std::tie(*b->src, *b->transport, *b->dst);
-  };
-  const size_t n = std::min(with_p99.size(), static_cast<size_t>(std::max(worst_pairs, 0)));
-  std::partial_sort(with_p99.begin(), with_p99.begin() + static_cast<std::ptrdiff_t>(n), with_p99.end(), worse);
+  const size_t n = std::min(with_p99.size(), n_worst);
+  std::partial_sort(with_p99.begin(), with_p99.begin() + static_cast<std::ptrdiff_t>(n), with_p99.end(),
+                    WorseForMetrics);
   json& worst = out["worst_pairs"];
   for (size_t i = 0; i < n; ++i) {
     const ProbeRow& r = *with_p99[i];

@@ -211,12 +211,18 @@ TEST_F(ReadSnapshotTest, AgreesWithTheSqlItReplaced) {
       Ingest(r, t);
     }
   }
-  for (int64_t since : {int64_t{0}, kT0 + 15000}) {
+  // kT0: every pair is in the window and the newest is within the nodes'
+  // summary horizon, so /metrics reads the per-node summaries; the other
+  // windows make it read the pairs.
+  for (int64_t since : {int64_t{0}, kT0, kT0 + 15000}) {
     EXPECT_EQ(store_->WorstPairs(since, 7).value()["pairs"], Oracle(kOracleWorst, since, 7)) << since;
     const json metrics = store_->MetricsSnapshot(since, 5).value();
     EXPECT_EQ(metrics["probe_nodes"], Oracle(kOracleMetricsNodes, since)) << since;
     EXPECT_EQ(metrics["worst_pairs"], Oracle(kOracleMetricsWorst, since, 5)) << since;
     EXPECT_EQ(metrics["worst_pairs"].size(), 5u);
+    const int more = static_cast<int>(MetricsSummary::kWorstKept) + 1;  // beyond what a summary keeps
+    EXPECT_EQ(store_->MetricsSnapshot(since, more).value()["worst_pairs"], Oracle(kOracleMetricsWorst, since, more))
+        << since;
   }
 }
 
