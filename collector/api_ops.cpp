@@ -20,13 +20,10 @@ void ApiServer::GetMetrics(const httplib::Request&, httplib::Response& res) {
   Store::MetricsParts& parts = snap.value();
   const std::set<std::string> dropped =
       ApplyNodeStaleness(parts.rows, Now(), options_.stale_after_ms, options_.metrics_drop_after_ms);
-  PortRowSets port_rows;
-  for (const auto& node : parts.nodes) {
-    if (dropped.count(node->name)) continue;
-    port_rows.ports.push_back(&node->ports);
-    port_rows.counters.push_back(&node->counters);
-  }
-  res.set_content(RenderMetrics(parts.rows, port_rows, metrics_, store_.SizeBytes()), "text/plain; version=0.0.4");
+  std::vector<const PortFamilies*> port_text;
+  for (const auto& node : parts.nodes)
+    if (!dropped.count(node->name)) port_text.push_back(&node->port_text);
+  res.set_content(RenderMetrics(parts.rows, port_text, metrics_, store_.SizeBytes()), "text/plain; version=0.0.4");
 }
 
 }  // namespace rdmascope::collector

@@ -14,12 +14,6 @@ using nlohmann::json;
 
 namespace {
 
-// One family being written: its header and its sample lines so far.
-struct TextFamily {
-  std::string name, help, type;
-  std::string body;
-};
-
 void AppendEscaped(std::string* out, std::string_view v, bool quotes) {
   if (v.find_first_of(quotes ? "\\\n\"" : "\\\n") == std::string_view::npos) {
     out->append(v);
@@ -92,8 +86,8 @@ void EndSample(std::string* out, double v) {
   out->push_back('\n');
 }
 
-void AppendFamily(const TextFamily& f, std::string* out) {
-  if (f.body.empty()) return;
+// The HELP and TYPE lines of f.
+void AppendFamilyHeader(const TextFamily& f, std::string* out) {
   *out += "# HELP ";
   *out += f.name;
   out->push_back(' ');
@@ -103,10 +97,9 @@ void AppendFamily(const TextFamily& f, std::string* out) {
   out->push_back(' ');
   *out += f.type;
   out->push_back('\n');
-  *out += f.body;
 }
 
-void PortFamilies(const std::vector<const json*>& sets, std::vector<TextFamily>* families) {
+void PortSampleFamilies(const std::vector<const json*>& sets, PortFamilies* families) {
   TextFamily info{"rdmascope_port_info",
                   "Port identity: link layer, LID, first GID, active MTU (bytes), rate (Gb/s); always 1.", "gauge", {}};
   TextFamily state{"rdmascope_port_state",
@@ -141,7 +134,7 @@ void PortFamilies(const std::vector<const json*>& sets, std::vector<TextFamily>*
   families->push_back(std::move(up));
 }
 
-void CounterFamilies(const std::vector<const json*>& sets, std::vector<TextFamily>* families) {
+void CounterFamilies(const std::vector<const json*>& sets, PortFamilies* families) {
   // The family of each (kind, counter name), looked up once per name, not
   // once per series; keys view the rows' own strings, which outlive this.
   struct Target {
@@ -195,15 +188,36 @@ std::string MetricLabelText(const json& v) {
   return v.dump();
 }
 
-void AppendPortFamiliesText(const PortRowSets& rows, std::string* out) {
-  std::vector<TextFamily> families;
-  PortFamilies(rows.ports, &families);
+PortFamilies RenderPortFamilies(const PortRowSets& rows) {
+  PortFamilies families;
+  PortSampleFamilies(rows.ports, &families);
   CounterFamilies(rows.counters, &families);
   std::sort(families.begin(), families.end(), [](const TextFamily& a, const TextFamily& b) { return a.name < b.name; });
+  families.erase(std::remove_if(families.begin(), families.end(), [](const TextFamily& f) { return f.body.empty(); }),
+                 families.end());
+  return families;
+}
+
+void AppendPortFamiliesText(const std::vector<const PortFamilies*>& parts, std::string* out) {
+  // Family name -> its header (from the first part that has it) and every part's samples, in part order.
+  struct Merged {
+    const TextFamily* first = nullptr;
+    std::vector<const std::string*> bodies;
+  };
+  std::map<std::string_view, Merged> merged;
   size_t bytes = 0;
-  for (const TextFamily& f : families) bytes += f.body.size() + f.name.size() * 2 + f.help.size() + 32;
-  out->reserve(out->size() + bytes);
-  for (const TextFamily& f : families) AppendFamily(f, out);
+  for (const PortFamilies* part : parts)
+    for (const TextFamily& f : *part) {
+      Merged& m = merged[f.name];
+      if (!m.first) m.first = &f;
+      m.bodies.push_back(&f.body);
+      bytes += f.body.size();
+    }
+  out->reserve(out->size() + bytes + merged.size() * 256);
+  for (const auto& [name, m] : merged) {
+    AppendFamilyHeader(*m.first, out);
+    for (const std::string* body : m.bodies) *out += *body;
+  }
 }
 
 std::string PortCounterMetricName(const std::string& sysfs_name) {

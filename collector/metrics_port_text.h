@@ -30,8 +30,18 @@ struct PortRowSets {
   std::vector<const nlohmann::json*> counters;
 };
 
-// Appends the families to *out.
-void AppendPortFamiliesText(const PortRowSets& rows, std::string* out);
+// One family's header and its sample lines (the body, "" when none).
+struct TextFamily {
+  std::string name, help, type, body;
+};
+using PortFamilies = std::vector<TextFamily>;  // by name, none empty
+
+// The families of the rows, rendered once (the read snapshot keeps each
+// node's, made when the node is published).
+PortFamilies RenderPortFamilies(const PortRowSets& rows);
+// Appends the families of every part to *out, each family once: its HELP
+// and TYPE, then its samples part by part (parts in the order given).
+void AppendPortFamiliesText(const std::vector<const PortFamilies*>& parts, std::string* out);
 
 // A label value as /metrics has always written it: strings as they are,
 // floats with %g, null as "", anything else as its JSON text.

@@ -158,8 +158,8 @@ void Fabric(const json& snap, Families* f) {
 
 }  // namespace
 
-std::string RenderMetrics(const json& snapshot, const PortRowSets& port_rows, const CollectorMetrics& self,
-                          int64_t db_size_bytes) {
+std::string RenderMetrics(const json& snapshot, const std::vector<const PortFamilies*>& port_text,
+                          const CollectorMetrics& self, int64_t db_size_bytes) {
   Families f;
   Probes(snapshot, &f);
   NodesAndEvents(snapshot, &f);
@@ -170,7 +170,7 @@ std::string RenderMetrics(const json& snapshot, const PortRowSets& port_rows, co
   for (auto& [name, fam] : f.by_name) all.push_back(std::move(fam));
   for (MetricFamily& fam : self.Collect()) all.push_back(std::move(fam));
   std::string text;
-  AppendPortFamiliesText(port_rows, &text);
+  AppendPortFamiliesText(port_text, &text);
   text += prometheus::TextSerializer().Serialize(all);
   return text;
 }
@@ -179,7 +179,8 @@ std::string RenderMetrics(const json& snapshot, const CollectorMetrics& self, in
   PortRowSets rows;
   if (snapshot.contains("ports")) rows.ports.push_back(&snapshot["ports"]);
   if (snapshot.contains("counters")) rows.counters.push_back(&snapshot["counters"]);
-  return RenderMetrics(snapshot, rows, self, db_size_bytes);
+  const PortFamilies families = RenderPortFamilies(rows);
+  return RenderMetrics(snapshot, {&families}, self, db_size_bytes);
 }
 
 }  // namespace rdmascope::collector

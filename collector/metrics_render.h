@@ -17,10 +17,10 @@
 namespace rdmascope::collector {
 
 // snapshot: Store::MetricsSnapshot(); its "ports" and "counters" rows are
-// not read: port_rows names them (metrics_port_text.h). Text exposition
-// format 0.0.4.
-std::string RenderMetrics(const nlohmann::json& snapshot, const PortRowSets& port_rows, const CollectorMetrics& self,
-                          int64_t db_size_bytes);
+// not read: port_text holds their families, rendered (metrics_port_text.h).
+// Text exposition format 0.0.4.
+std::string RenderMetrics(const nlohmann::json& snapshot, const std::vector<const PortFamilies*>& port_text,
+                          const CollectorMetrics& self, int64_t db_size_bytes);
 // The same with the port rows taken from snapshot["ports"] and snapshot["counters"].
 std::string RenderMetrics(const nlohmann::json& snapshot, const CollectorMetrics& self, int64_t db_size_bytes);
 

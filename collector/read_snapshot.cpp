@@ -127,6 +127,10 @@ std::shared_ptr<const NodeState> ReadSnapshot::Node(const std::string& name) con
 
 void ReadSnapshot::PutNode(std::shared_ptr<NodeState> node) {
   node->SummariseForMetrics(kMetricsHorizonMs);
+  PortRowSets rows;
+  rows.ports = {&node->ports};
+  rows.counters = {&node->counters};
+  node->port_text = RenderPortFamilies(rows);
   std::lock_guard<std::mutex> lock(mu_);
   const std::string name = node->name;
   nodes_[name] = std::move(node);

@@ -7,8 +7,8 @@
 //    switch, the /metrics rows of its ports, latest counters and WC totals,
 //    and per (dst, rail, transport) the newest probe summary it sent and the
 //    newest one that ran (not_run NULL) — "newest" by interval_end; on a tie
-//    the one stored later wins; and a summary of those pairs for /metrics,
-//    made when the node is published (MetricsSummary).
+//    the one stored later wins; and, made when the node is published, a
+//    summary of those pairs and the text of its port families for /metrics.
 //  - Fleet-wide: open events counted by kind and the fabric parts of
 //    /metrics, each replaced whole.
 //  - Only the store's writer publishes (Store::RefreshSnapshot, after each
@@ -30,6 +30,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "collector/metrics_port_text.h"
 #include "collector/store_db.h"
 
 namespace rdmascope::collector {
@@ -116,6 +117,7 @@ struct NodeState {
   std::unordered_map<PairKey, PairEntry, PairKeyHash> pairs;
 
   MetricsSummary metrics;  // of `pairs`, as of the node's publishing
+  PortFamilies port_text;  // /metrics families of `ports` and `counters`, as of the node's publishing
 
   // Keeps row when it is at least as new as what the pair holds.
   void Apply(std::shared_ptr<const ProbeRow> row);
@@ -135,7 +137,8 @@ class ReadSnapshot {
   View Take() const;
   std::shared_ptr<const NodeState> Node(const std::string& name) const;  // null when unknown
 
-  // Publishes node, first summarising its pairs for /metrics.
+  // Publishes node, first summarising its pairs and rendering its port
+  // families for /metrics.
   void PutNode(std::shared_ptr<NodeState> node);
   void SetEventsOpen(nlohmann::json rows);
   void SetFabric(nlohmann::json parts);

@@ -150,8 +150,8 @@ class Store {
   // "worst_pairs_limit" and "thresholds".
   Result<nlohmann::json> MetricsSnapshot(int64_t probes_since_ms, int worst_pairs);
   // The same without "ports" and "counters", which stay in the nodes' own
-  // rows (NodeState::ports, ::counters, by node name), so a scrape of a
-  // large fleet copies none of them.
+  // rows (NodeState::ports, ::counters, and their rendered families
+  // NodeState::port_text, by node name), so a scrape copies none of them.
   struct MetricsParts {
     nlohmann::json rows;
     std::vector<std::shared_ptr<const NodeState>> nodes;

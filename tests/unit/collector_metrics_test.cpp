@@ -236,7 +236,8 @@ TEST(MetricsPortText, MatchesTheLibrarySerializer) {
   rows.ports = {&sets[0]};
   rows.counters = {&sets[1]};
   std::string ours;
-  AppendPortFamiliesText(rows, &ours);
+  const PortFamilies whole = RenderPortFamilies(rows);
+  AppendPortFamiliesText({&whole}, &ours);
 
   std::map<std::string, prometheus::MetricFamily> families;
   auto add = [&](const std::string& name, const std::string& help, prometheus::MetricType type, const json& row,
@@ -283,6 +284,22 @@ TEST(MetricsPortText, MatchesTheLibrarySerializer) {
   for (auto& [name, f] : families) all.push_back(f);
   EXPECT_EQ(ours, prometheus::TextSerializer().Serialize(all));
   EXPECT_NE(ours.find("node=\"we\\\\ird \\\"node\\\"\\nx\""), std::string::npos) << ours;
+
+  // Rendered per node and merged (as /metrics does from the read snapshot):
+  // the same text as the rows rendered at once, when each node's rows are
+  // contiguous in the whole.
+  const json node_a_ports = json::array({ports[0]}), rest_ports = json::array({ports[1], ports[2]});
+  json node_a_counters = json::array(), rest_counters = json::array();
+  for (const json& c : counters) (c["node"] == "node-a" ? node_a_counters : rest_counters).push_back(c);
+  PortRowSets a_rows, rest_rows;
+  a_rows.ports = {&node_a_ports};
+  a_rows.counters = {&node_a_counters};
+  rest_rows.ports = {&rest_ports};
+  rest_rows.counters = {&rest_counters};
+  const PortFamilies a = RenderPortFamilies(a_rows), rest = RenderPortFamilies(rest_rows);
+  std::string merged;
+  AppendPortFamiliesText({&a, &rest}, &merged);
+  EXPECT_EQ(merged, ours);
 }
 
 }  // namespace
