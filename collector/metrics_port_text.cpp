@@ -121,12 +121,12 @@ void PortSampleFamilies(const std::vector<const json*>& sets, PortFamilies* fami
       AppendLabel(&info.body, "rate", p["rate_gbps"]);
       EndSample(&info.body, 1);
       const json& st = p["state"];
-      if (!st.is_null()) {
+      if (st.is_number()) {
         AppendPortSeries(&state.body, state.name, p);
         EndSample(&state.body, st.get<double>());
       }
       AppendPortSeries(&up.body, up.name, p);
-      EndSample(&up.body, (!st.is_null() && st.get<int>() == 4) ? 1 : 0);
+      EndSample(&up.body, (st.is_number() && st.get<double>() == 4) ? 1 : 0);
     }
   }
   families->push_back(std::move(info));
@@ -150,6 +150,8 @@ void CounterFamilies(const std::vector<const json*>& sets, PortFamilies* familie
   };
   for (const json* set : sets) {
     for (const json& c : *set) {
+      // Rows come from the store's columns; anything else is left out rather than thrown on.
+      if (!c["kind"].is_string() || !c["name"].is_string() || !c["value"].is_number()) continue;
       const std::string& kind = c["kind"].get_ref<const std::string&>();
       const std::string& sysfs = c["name"].get_ref<const std::string&>();
       auto it = targets.find({kind, sysfs});

@@ -9,7 +9,9 @@
 // Contract:
 //  - ports: arrays of Store::MetricsSnapshot "ports" rows, counters: arrays of
 //    its "counters" rows (one array per node, or one for the whole fleet);
-//    rows are read in the order given.
+//    rows are read in the order given. A port state that is not a number is
+//    not exported; a counter row whose kind or name is not a string or
+//    whose value is not a number is left out.
 //  - Families: rdmascope_port_info, rdmascope_port_state, rdmascope_port_up;
 //    each counter under PortCounterMetricName when it has one, else under
 //    rdmascope_port_stat_total / rdmascope_port_hw_stat_total with a

@@ -302,5 +302,29 @@ TEST(MetricsPortText, MatchesTheLibrarySerializer) {
   EXPECT_EQ(merged, ours);
 }
 
+// The writer renders these when it publishes a node: a value of the wrong
+// type is left out, never thrown on.
+TEST(MetricsPortText, RowsOfTheWrongTypeAreLeftOutNotThrown) {
+  const json ports = json::parse(R"([{"node": "n", "device": "d", "port": 1, "state": "4", "link_layer": null,
+                                       "lid": null, "gids": "?", "active_mtu": null, "rate_gbps": null}])");
+  const json counters = json::parse(R"([
+    {"node": "n", "device": "d", "port": 1, "kind": "counters", "name": "symbol_error", "value": null},
+    {"node": "n", "device": "d", "port": 1, "kind": 7, "name": "symbol_error", "value": 1},
+    {"node": "n", "device": "d", "port": 1, "kind": "counters", "name": "link_downed", "value": 3}
+  ])");
+  PortRowSets rows;
+  rows.ports = {&ports};
+  rows.counters = {&counters};
+  PortFamilies families;
+  ASSERT_NO_THROW(families = RenderPortFamilies(rows));
+  std::string text;
+  AppendPortFamiliesText({&families}, &text);
+  EXPECT_EQ(text.find("rdmascope_port_state{"), std::string::npos) << text;
+  EXPECT_NE(text.find("rdmascope_port_up{node=\"n\",device=\"d\",port=\"1\"} 0\n"), std::string::npos) << text;
+  EXPECT_EQ(text.find("rdmascope_port_symbol_error_total"), std::string::npos) << text;
+  EXPECT_NE(text.find("rdmascope_port_link_downed_total{node=\"n\",device=\"d\",port=\"1\"} 3\n"), std::string::npos)
+      << text;
+}
+
 }  // namespace
 }  // namespace rdmascope::collector
