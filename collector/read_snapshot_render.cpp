@@ -197,7 +197,8 @@ json SnapshotMetricsRows(const ReadSnapshot::View& v, int64_t probes_since_ms, i
   const size_t n_worst = static_cast<size_t>(std::max(worst_pairs, 0));
   for (const auto& node : v.nodes) {
     const MetricsSummary& m = node->metrics;
-    if (m.Covers(probes_since_ms)) {
+    const bool covered = m.Covers(probes_since_ms);
+    if (covered) {
       for (const auto& [transport, agg] : m.by_transport) per_node[{m.src, transport}].Merge(agg);
       if (n_worst <= MetricsSummary::kWorstKept) {
         with_p99.insert(with_p99.end(), m.worst.begin(), m.worst.begin() + std::min(m.worst.size(), n_worst));
@@ -207,7 +208,7 @@ json SnapshotMetricsRows(const ReadSnapshot::View& v, int64_t probes_since_ms, i
     for (const auto& [key, e] : node->pairs) {
       const ProbeRow* r = e.newest.get();
       if (!r || r->interval_end < probes_since_ms) continue;
-      if (!m.Covers(probes_since_ms)) per_node[{r->src, r->transport}].Add(*r);
+      if (!covered) per_node[{r->src, r->transport}].Add(*r);
       if (!std::isnan(r->rtt_p99)) with_p99.push_back(r);
     }
   }
