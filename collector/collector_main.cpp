@@ -118,7 +118,8 @@ int main(int argc, char** argv) {
   if (!port.ok()) return Fail(port.status().message());
 
   RetentionPolicy policy;
-  policy.raw_max_age_ms = c.retention_days * 86400 * 1000;
+  policy.raw_max_age_ms = c.retention_days > 0 ? c.retention_days * 86400 * 1000 : c.raw_retention_minutes * 60 * 1000;
+  policy.minute_max_age_ms = c.minute_rollup_retention_days * 86400 * 1000;
   policy.rollup_max_age_ms = c.rollup_retention_days * 86400 * 1000;
   RetentionWorker retention(
       *store.value(), policy, c.retention_interval_s * 1000,

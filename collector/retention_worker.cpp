@@ -25,6 +25,11 @@ Result<int64_t> RetentionWorker::RunPass() {
   int64_t total = 0;
   const int64_t now = now_ms_();
   while (!thread_.Stopping()) {
+    auto n = store_.RollupStep(now, policy_);
+    if (!n.ok()) return Result<int64_t>::Error("rollup of probe summaries failed: " + n.status().message());
+    if (n.value() == 0) break;
+  }
+  while (!thread_.Stopping()) {
     auto n = store_.RetentionStep(now, policy_);
     if (!n.ok()) return n.status();
     total += n.value();

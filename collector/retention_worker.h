@@ -1,8 +1,9 @@
-// Background retention: deletes old rows in small batches on a timer.
+// Background rollups and retention on a timer.
 //
-// Contract: each pass calls Store::RetentionStep until it deletes nothing,
-// so the store lock is held for one small batch at a time and ingest never
-// waits behind a large delete. Stop() wakes the worker and joins it; it
+// Contract: each pass first calls Store::RollupStep until no closed slice is
+// left, then Store::RetentionStep until it deletes nothing, so the store lock
+// is held for one slice or one small batch at a time and ingest never waits
+// behind a large rollup or delete. Stop() wakes the worker and joins it; it
 // returns within one batch.
 #pragma once
 

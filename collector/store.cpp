@@ -59,6 +59,9 @@ Result<std::unique_ptr<Store>> Store::Open(const StoreOptions& options) {
       return Result<std::unique_ptr<Store>>::Error("database " + options.path +
                                                    ": cannot load the newest state: " + s.message());
     store->LoadOpenEventKeys();
+    if (Status s = store->LoadRollupMark(); !s.ok())
+      return Result<std::unique_ptr<Store>>::Error("database " + options.path +
+                                                   ": cannot read how far the rollups reach: " + s.message());
   }
   return store;
 }
@@ -112,7 +115,7 @@ Status Store::Ping() {
 
 Result<int64_t> Store::CountRows(const std::string& table) {
   static const std::set<std::string> kTables = {"reports",   "nodes",           "ports",        "counter_samples",
-                                                "counters_latest", "probe_summaries", "probe_hourly", "wc_errors",
+                                                "counters_latest", "probe_summaries", "probe_hourly", "probe_minute", "wc_errors",
                                                 "wc_error_totals", "events",          "schema_version",
                                                 "fabric_nodes", "fabric_ports", "fabric_links", "fabric_port_samples",
                                                 "node_neighbours", "diagnoses"};

@@ -55,10 +55,24 @@ struct IngestResult {
   int probe_summaries = 0;
 };
 
+// How long rows are kept, and how rollups are built. The defaults keep a node
+// with 8 rails x 20 targets x 2 transports every 10 s under 50 MB (measured by
+// bench/collector_fleet_load; collector/README.md, Retention).
 struct RetentionPolicy {
-  int64_t raw_max_age_ms = 7LL * 86400 * 1000;      // probe summaries, counter samples, wc errors, reports
-  int64_t rollup_max_age_ms = 90LL * 86400 * 1000;  // hourly rollups and closed events
-  int batch_rows = 500;                              // rows deleted per step and table
+  int64_t raw_max_age_ms = 3600LL * 1000;             // probe summaries, counter samples, wc errors, reports
+  int64_t minute_max_age_ms = 2LL * 86400 * 1000;     // per-minute probe rollups
+  int64_t rollup_max_age_ms = 90LL * 86400 * 1000;    // hourly rollups and closed events
+  int batch_rows = 500;                                // rows deleted per step and table
+  // A slice of raw time is rolled up once it ended this long ago; summaries
+  // for it that arrive later are added to the rollups as they are stored.
+  int64_t rollup_grace_ms = 2LL * 60 * 1000;
+  int64_t rollup_slice_ms = 10LL * 1000;  // raw time one RollupStep covers (divides a minute)
+};
+
+// The rollup fields of one summary that arrived after its slice was rolled.
+struct LateSummary {
+  int64_t sent = 0, received = 0, lost = 0, error_count = 0;
+  std::optional<double> rtt_p50, rtt_p99, rtt_max;
 };
 
 // What a node last told about itself, for pinglists.
@@ -159,8 +173,16 @@ class Store {
   Result<MetricsParts> MetricsSnapshotParts(int64_t probes_since_ms, int worst_pairs);
 
   // Deletes at most policy.batch_rows rows from each table past its age;
-  // returns how many rows it deleted (0: nothing left to delete).
+  // returns how many rows it deleted (0: nothing left to delete). Raw probe
+  // summaries not yet rolled up (RollupThroughMs) are kept whatever their age.
   Result<int64_t> RetentionStep(int64_t now_ms, const RetentionPolicy& policy);
+  // Rolls the oldest closed slice of raw summaries (policy.rollup_slice_ms,
+  // closed policy.rollup_grace_ms before now_ms) into probe_minute, and every
+  // minute that completes into probe_hourly, in one transaction; returns 1, or
+  // 0 when no closed slice is left. Stretches without summaries are skipped.
+  Result<int64_t> RollupStep(int64_t now_ms, const RetentionPolicy& policy);
+  // Raw summaries with interval_end below this are counted in the rollups.
+  int64_t RollupThroughMs();
 
   // Database file plus WAL size in bytes (0 for an in-memory database).
   int64_t SizeBytes() const;
@@ -191,6 +213,12 @@ class Store {
   Status LoadFabricParts();
   ReadSnapshot snapshot_;
   bool snapshot_dirty_ = false;  // a refresh failed: the next one reloads everything
+
+  // Rollups (store_rollup.cpp), under mu_.
+  Status LoadRollupMark();
+  Status AddLateSummaryToRollups(const std::string& src, const std::string& dst, const std::string& transport,
+                                 int64_t end, const LateSummary& s);
+  int64_t rollup_through_ms_ = 0;
 
   Status IngestClockSkew(const std::string& node, std::optional<int64_t> skew_ms, int64_t received_at);
   Status IngestLocked(const nlohmann::json& r, int64_t received_at, IngestResult* out);

@@ -7,6 +7,7 @@
 #include "common/counter_rules.h"
 #include "collector/storage_fault.h"
 #include "collector/store.h"
+#include "collector/store_status_macros.h"
 
 namespace rdmascope::collector {
 namespace {
@@ -14,21 +15,9 @@ namespace {
 using nlohmann::json;
 
 constexpr int64_t kPortActive = 4;
-constexpr int64_t kHourMs = 3600LL * 1000;
 // A counter delta spanning more than this many report intervals (reports lost
 // to an outage) is not judged against per-report thresholds.
 constexpr int64_t kMaxDeltaIntervals = 5;
-
-#define RETURN_IF_ERROR(expr)          \
-  do {                                 \
-    ::rdmascope::Status s_ = (expr);   \
-    if (!s_.ok()) return s_;           \
-  } while (0)
-
-#define ASSIGN_STMT(var, expr)         \
-  auto var##_r = (expr);               \
-  if (!var##_r.ok()) return var##_r.status(); \
-  Stmt& var = *var##_r.value()
 
 // True when the report carries InfiniBand sections, which can move any
 // node's leaf switch and the fabric counts.
@@ -404,22 +393,12 @@ Status Store::IngestProbe(const std::string& node, const json& p, int64_t receiv
     ins.Bind(32, remote ? OptInt(*remote, "port") : std::nullopt).Bind(33, OptText(p, "not_run"));
     RETURN_IF_ERROR(ins.Run());
   }
-  {
-    ASSIGN_STMT(up, Q("INSERT INTO probe_hourly(src, dst, transport, hour, intervals, sent, received, lost, error_count, "
-                      "rtt_p50_sum, rtt_p50_n, rtt_p99_max, rtt_max) VALUES (?1, ?2, ?3, ?4, 1, ?5, ?6, ?7, ?8, ?9, "
-                      "?10, ?11, ?12) ON CONFLICT(src, dst, transport, hour) DO UPDATE SET intervals = intervals + 1, "
-                      "sent = sent + excluded.sent, received = received + excluded.received, "
-                      "lost = lost + excluded.lost, error_count = error_count + excluded.error_count, "
-                      "rtt_p50_sum = rtt_p50_sum + excluded.rtt_p50_sum, rtt_p50_n = rtt_p50_n + excluded.rtt_p50_n, "
-                      "rtt_p99_max = MAX(COALESCE(rtt_p99_max, excluded.rtt_p99_max), "
-                      "  COALESCE(excluded.rtt_p99_max, rtt_p99_max)), "
-                      "rtt_max = MAX(COALESCE(rtt_max, excluded.rtt_max), COALESCE(excluded.rtt_max, rtt_max))"));
-    auto p50 = q(rtt, "p50");
-    up.Bind(1, node).Bind(2, dst).Bind(3, transport).Bind(4, end / kHourMs * kHourMs);
-    up.Bind(5, *OptInt(s, "sent")).Bind(6, *OptInt(s, "received")).Bind(7, *OptInt(s, "lost")).Bind(8, error_count);
-    up.Bind(9, p50.value_or(0.0)).Bind(10, static_cast<int64_t>(p50 ? 1 : 0));
-    up.Bind(11, q(rtt, "p99")).Bind(12, q(rtt, "max"));
-    RETURN_IF_ERROR(up.Run());
+  // Rollups are built per closed slice (store_rollup.cpp); a summary for a
+  // slice already rolled is added to them here.
+  if (end < rollup_through_ms_) {
+    LateSummary late{*OptInt(s, "sent"), *OptInt(s, "received"), *OptInt(s, "lost"), error_count,
+                     q(rtt, "p50"), q(rtt, "p99"), q(rtt, "max")};
+    RETURN_IF_ERROR(AddLateSummaryToRollups(node, dst, transport, end, late));
   }
   if (errors) {
     for (const json& e : *errors) {

@@ -1,0 +1,225 @@
+// Probe rollups: built per closed slice from the raw summaries, late summaries
+// added as they are stored, and raw rows kept until they are rolled up.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <ostream>
+#include <map>
+#include <string>
+#include <tuple>
+
+#include "collector/store.h"
+#include "collector/store_db.h"
+#include "collector/store_migrate.h"
+#include "tests/collector/test_reports.h"
+#include "tests/support/scratch_dir.h"
+
+namespace rdmascope::collector {
+namespace {
+
+using nlohmann::json;
+using testing::MakeProbe;
+using testing::MakeReport;
+
+constexpr int64_t kT0 = 1700000000000;  // 20 s past a minute, 800 s past an hour
+constexpr int64_t kMinute = 60000, kHour = 3600000;
+
+// One rollup row's measures.
+struct Agg {
+  int64_t intervals = 0, sent = 0, received = 0, lost = 0, errors = 0, p50_n = 0;
+  double p50_sum = 0, p99_max = -1, max = -1;  // -1: no value
+  bool operator==(const Agg& o) const {
+    return std::tie(intervals, sent, received, lost, errors, p50_n) ==
+               std::tie(o.intervals, o.sent, o.received, o.lost, o.errors, o.p50_n) &&
+           std::abs(p50_sum - o.p50_sum) < 1e-9 && p99_max == o.p99_max && max == o.max;
+  }
+};
+std::ostream& operator<<(std::ostream& os, const Agg& a) {
+  return os << "{intervals " << a.intervals << ", sent " << a.sent << ", received " << a.received << ", lost " << a.lost
+            << ", errors " << a.errors << ", p50 " << a.p50_sum << "/" << a.p50_n << ", p99 max " << a.p99_max
+            << ", max " << a.max << "}";
+}
+using Key = std::tuple<std::string, std::string, std::string, int64_t>;  // src, dst, transport, period start
+
+// True for a step that did something; a failed step fails the test and stops the loop.
+bool Positive(const Result<int64_t>& n) {
+  EXPECT_TRUE(n.ok()) << n.status().message();
+  return n.ok() && n.value() > 0;
+}
+
+// What one probe made by MakeProbe adds to a rollup.
+void Add(Agg* a, int errors, int received, double p99) {
+  ++a->intervals;
+  a->sent += 100;
+  a->received += received;
+  a->lost += 100 - received;
+  a->errors += errors;
+  if (received > 0) {
+    a->p50_sum += 30.2;
+    ++a->p50_n;
+    a->p99_max = std::max(a->p99_max, p99);
+    a->max = std::max(a->max, p99 + 6);
+  }
+}
+
+class RollupTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    StoreOptions o;
+    o.path = dir_.File("store.db");
+    o.synchronous_full = false;
+    auto s = Store::Open(o);
+    ASSERT_TRUE(s.ok()) << s.status().message();
+    store_ = std::move(s).value();
+  }
+  // node-a reports every 10 s, interval ends kT0 + 10 s * i: to node-b over rc
+  // (errors on every 4th, p99 rising) and to node-c over ud (every 5th lost whole).
+  void Report(int i, const std::string& id_prefix = "r") {
+    const int64_t end = kT0 + 10000LL * i;
+    json r = MakeReport(id_prefix + std::to_string(i), "node-a", end);
+    const int errors = i % 4 == 0 ? 2 : 0;
+    const int received_c = i % 5 == 0 ? 0 : 100;
+    r["probes"].push_back(MakeProbe("node-b", end, errors, 100, "rc", 50.0 + i));
+    r["probes"].push_back(MakeProbe("node-c", end, 0, received_c, "ud", 40.0));
+    auto res = store_->Ingest(r, end);
+    ASSERT_TRUE(res.ok()) << res.status().message();
+    Add(&want_minute_[{"node-a", "node-b", "rc", end / kMinute * kMinute}], errors, 100, 50.0 + i);
+    Add(&want_minute_[{"node-a", "node-c", "ud", end / kMinute * kMinute}], 0, received_c, 40.0);
+    Add(&want_hour_[{"node-a", "node-b", "rc", end / kHour * kHour}], errors, 100, 50.0 + i);
+    Add(&want_hour_[{"node-a", "node-c", "ud", end / kHour * kHour}], 0, received_c, 40.0);
+  }
+  int RollAll(int64_t now) {
+    int steps = 0;
+    for (;;) {
+      auto n = store_->RollupStep(now, policy_);
+      EXPECT_TRUE(n.ok()) << n.status().message();
+      if (!n.ok() || n.value() == 0) return steps;
+      if (++steps > 100000) return steps;
+    }
+  }
+  std::map<Key, Agg> Read(const char* table, const char* period) {
+    auto db = Db::Open(dir_.File("store.db"));
+    EXPECT_TRUE(db.ok());
+    std::map<Key, Agg> out;
+    if (!db.ok()) return out;
+    auto q = db.value().Prepare(std::string("SELECT src, dst, transport, ") + period +
+                                ", intervals, sent, received, lost, error_count, rtt_p50_sum, rtt_p50_n, "
+                                "COALESCE(rtt_p99_max, -1), COALESCE(rtt_max, -1) FROM " + table);
+    EXPECT_TRUE(q.ok());
+    if (!q.ok()) return out;
+    for (auto row = q.value().Step(); row.ok() && row.value(); row = q.value().Step()) {
+      Stmt& s = q.value();
+      out[{s.Text(0), s.Text(1), s.Text(2), s.Int(3)}] =
+          Agg{s.Int(4), s.Int(5), s.Int(6), s.Int(7), s.Int(8), s.Int(10), s.Real(9), s.Real(11), s.Real(12)};
+    }
+    return out;
+  }
+  int64_t Rows(const char* table) {
+    auto n = store_->CountRows(table);
+    return n.ok() ? n.value() : -1;
+  }
+
+  testsupport::ScratchDir dir_{"collector_rollup_test"};
+  std::unique_ptr<Store> store_;
+  RetentionPolicy policy_;
+  std::map<Key, Agg> want_minute_, want_hour_;
+};
+
+TEST_F(RollupTest, ClosedSlicesAddUpToTheRawSummaries) {
+  for (int i = 0; i < 30; ++i) Report(i);  // five minutes, starting mid-minute
+  const int64_t last_end = kT0 + 290000;
+  EXPECT_GT(RollAll(last_end + policy_.rollup_grace_ms + 60000), 0);
+  EXPECT_EQ(Read("probe_minute", "minute"), want_minute_);
+  EXPECT_EQ(Read("probe_hourly", "hour"), want_hour_);
+  EXPECT_GT(store_->RollupThroughMs(), last_end);
+  EXPECT_EQ(RollAll(last_end + policy_.rollup_grace_ms + 60000), 0) << "a slice is rolled once";
+}
+
+TEST_F(RollupTest, NothingIsRolledBeforeItsSliceHasClosed) {
+  for (int i = 0; i < 3; ++i) Report(i);
+  // The slice holding the last end closes grace after it ends.
+  const int64_t slice_end = (kT0 + 20000) / policy_.rollup_slice_ms * policy_.rollup_slice_ms + policy_.rollup_slice_ms;
+  RollAll(slice_end + policy_.rollup_grace_ms - 1);
+  auto minute = Read("probe_minute", "minute");
+  int64_t intervals = 0;
+  for (const auto& [k, a] : minute) intervals += a.intervals;
+  EXPECT_EQ(intervals, 4) << "two intervals per pair rolled, the third's slice is still open";
+  EXPECT_TRUE(Read("probe_hourly", "hour").empty()) << "no minute has completed";
+  RollAll(slice_end + policy_.rollup_grace_ms);
+  EXPECT_EQ(Read("probe_minute", "minute"), want_minute_);
+}
+
+TEST_F(RollupTest, ALateSummaryIsAddedAsItIsStoredAndCountedOnce) {
+  for (int i = 0; i < 12; ++i) Report(i);
+  RollAll(kT0 + 10 * kMinute);
+  ASSERT_EQ(Read("probe_minute", "minute"), want_minute_);
+  // Replayed from an agent's spool: intervals inside minutes rolled long ago,
+  // one of them in a minute whose hour row already holds it.
+  Report(3, "late-");
+  Report(7, "late-");
+  EXPECT_EQ(Read("probe_minute", "minute"), want_minute_);
+  EXPECT_EQ(Read("probe_hourly", "hour"), want_hour_);
+  RollAll(kT0 + 20 * kMinute);
+  EXPECT_EQ(Read("probe_minute", "minute"), want_minute_) << "a late summary is not rolled again";
+  EXPECT_EQ(Read("probe_hourly", "hour"), want_hour_);
+}
+
+TEST_F(RollupTest, RawSummariesAreKeptUntilRolledThenAgeOut) {
+  for (int i = 0; i < 12; ++i) Report(i);
+  policy_.raw_max_age_ms = kMinute;
+  const int64_t now = kT0 + kHour;
+  while (Positive(store_->RetentionStep(now, policy_))) {
+  }
+  EXPECT_EQ(Rows("probe_summaries"), 24) << "not rolled up yet: kept whatever their age";
+  RollAll(now);
+  while (Positive(store_->RetentionStep(now, policy_))) {
+  }
+  EXPECT_EQ(Rows("probe_summaries"), 0);
+  EXPECT_EQ(Read("probe_minute", "minute"), want_minute_) << "the rollups outlive the raw rows";
+  EXPECT_EQ(Read("probe_hourly", "hour"), want_hour_);
+  policy_.minute_max_age_ms = kHour - 5 * kMinute;  // every minute rolled is older
+  while (Positive(store_->RetentionStep(now + kMinute, policy_))) {
+  }
+  EXPECT_EQ(Rows("probe_minute"), 0) << "minute rollups age out after their own time";
+  EXPECT_EQ(Read("probe_hourly", "hour"), want_hour_);
+}
+
+TEST_F(RollupTest, TheMarkSurvivesAReopen) {
+  for (int i = 0; i < 12; ++i) Report(i);
+  RollAll(kT0 + 10 * kMinute);
+  const int64_t mark = store_->RollupThroughMs();
+  ASSERT_GT(mark, kT0 + 110000);
+  store_.reset();
+  SetUp();
+  EXPECT_EQ(store_->RollupThroughMs(), mark);
+  EXPECT_EQ(RollAll(kT0 + 10 * kMinute), 0);
+  EXPECT_EQ(Read("probe_minute", "minute"), want_minute_);
+}
+
+TEST(RollupMigration, HourlyRollupsWrittenBeforeItCountAsRolled) {
+  // A database of version 5 held hourly rollups written per summary.
+  testsupport::ScratchDir dir("collector_rollup_migration");
+  const std::string path = dir.File("old.db");
+  {
+    auto db = Db::Open(path);
+    ASSERT_TRUE(db.ok());
+    std::vector<EmbeddedMigration> old;
+    for (const EmbeddedMigration& m : BuiltinMigrations())
+      if (m.version <= 5) old.push_back(m);
+    ASSERT_TRUE(ApplyMigrations(db.value(), old).ok());
+    ASSERT_TRUE(db.value()
+                    .Exec("INSERT INTO probe_hourly VALUES ('a', 'b', 'rc', 7200000, 1, 100, 100, 0, 0, 30, 1, 50, 56), "
+                          "('a', 'b', 'rc', 10800000, 1, 100, 100, 0, 0, 30, 1, 50, 56)")
+                    .ok());
+  }
+  StoreOptions o;
+  o.path = path;
+  o.synchronous_full = false;
+  auto store = Store::Open(o);
+  ASSERT_TRUE(store.ok()) << store.status().message();
+  EXPECT_EQ(store.value()->RollupThroughMs(), 14400000) << "the newest hour seen is whole from now on";
+}
+
+}  // namespace
+}  // namespace rdmascope::collector
