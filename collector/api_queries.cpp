@@ -96,6 +96,22 @@ void ApiServer::GetProbes(const httplib::Request& req, httplib::Response& res) {
   Reply(res, store_.Probes(src, dst, since, until, static_cast<int>(limit)));
 }
 
+// GET /api/v1/probes/rollup?resolution=minute|hour: the history beyond the raw
+// summaries' retention. since defaults to a day ago (minute) or a week ago (hour).
+void ApiServer::GetProbeRollups(const httplib::Request& req, httplib::Response& res) {
+  const std::string resolution = req.has_param("resolution") ? req.get_param_value("resolution") : "minute";
+  if (resolution != "minute" && resolution != "hour") return (void)Bad(res, "resolution", "expected minute or hour");
+  const bool hourly = resolution == "hour";
+  std::optional<std::string> src, dst;
+  int64_t now = Now(), since = now - (hourly ? 7 * 24 : 24) * kHourMs, until = INT64_MAX / 2, limit = 10000;
+  if (!NameParam(req, res, "src", &src) || !NameParam(req, res, "dst", &dst) ||
+      !IntParam(req, res, "since", 0, INT64_MAX / 2, &since) || !IntParam(req, res, "until", 0, INT64_MAX / 2, &until) ||
+      !IntParam(req, res, "limit", 1, 100000, &limit))
+    return;
+  if (until < since) return (void)Bad(res, "until", "must not be before since");
+  Reply(res, store_.ProbeRollups(hourly, src, dst, since, until, static_cast<int>(limit)));
+}
+
 void ApiServer::GetWorstPairs(const httplib::Request& req, httplib::Response& res) {
   int64_t since = Now() - options_.metrics_probe_window_ms, limit = 20;
   if (!IntParam(req, res, "since", 0, INT64_MAX / 2, &since) || !IntParam(req, res, "limit", 1, 1000, &limit)) return;

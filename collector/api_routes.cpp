@@ -42,6 +42,7 @@ void ApiServer::Routes() {
   s.Get("/api/v1/counters", [this](R q, W w) { GetCounters(q, w); });
   s.Get("/api/v1/probes", [this](R q, W w) { GetProbes(q, w); });
   s.Get("/api/v1/probes/worst", [this](R q, W w) { GetWorstPairs(q, w); });
+  s.Get("/api/v1/probes/rollup", [this](R q, W w) { GetProbeRollups(q, w); });
   s.Get("/api/v1/events", [this](R q, W w) { GetEvents(q, w); });
   s.Get("/api/v1/pinglist", [this](R q, W w) { GetPinglist(q, w); });
   s.Get("/api/v1/diagnoses", [this](R q, W w) { GetDiagnoses(q, w); });

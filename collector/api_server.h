@@ -89,6 +89,7 @@ class ApiServer {
   void GetPorts(const httplib::Request& req, httplib::Response& res);
   void GetCounters(const httplib::Request& req, httplib::Response& res);
   void GetProbes(const httplib::Request& req, httplib::Response& res);
+  void GetProbeRollups(const httplib::Request& req, httplib::Response& res);
   void GetWorstPairs(const httplib::Request& req, httplib::Response& res);
   void GetEvents(const httplib::Request& req, httplib::Response& res);
   void GetPinglist(const httplib::Request& req, httplib::Response& res);

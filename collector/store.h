@@ -118,6 +118,11 @@ class Store {
   Result<nlohmann::json> Counters(const std::optional<std::string>& node, int64_t since_ms, int limit);
   Result<nlohmann::json> Probes(const std::optional<std::string>& src, const std::optional<std::string>& dst,
                                 int64_t since_ms, int64_t until_ms, int limit);
+  // Rollup rows of probe_minute (hourly = false) or probe_hourly whose period
+  // starts in [since_ms, until_ms], oldest first: {"rollups":[...]}.
+  Result<nlohmann::json> ProbeRollups(bool hourly, const std::optional<std::string>& src,
+                                      const std::optional<std::string>& dst, int64_t since_ms, int64_t until_ms,
+                                      int limit);
   // The newest summary of every pair ending at or after since_ms, worst first: pairs with
   // errors, then by loss ratio, then by p99 RTT.
   Result<nlohmann::json> WorstPairs(int64_t since_ms, int limit);

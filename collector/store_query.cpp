@@ -129,6 +129,28 @@ Result<json> Store::Probes(const std::optional<std::string>& src, const std::opt
   return json{{"probes", std::move(rows).value()}};
 }
 
+Result<json> Store::ProbeRollups(bool hourly, const std::optional<std::string>& src,
+                                 const std::optional<std::string>& dst, int64_t since_ms, int64_t until_ms, int limit) {
+#define ROLLUP_COLUMNS(period)                                                                                     \
+  "SELECT src, dst, transport, " period " AS start_ms, intervals, sent, received, lost, "                          \
+  "CASE WHEN sent > 0 THEN CAST(lost AS REAL) / sent END AS loss_ratio, error_count, "                            \
+  "CASE WHEN rtt_p50_n > 0 THEN rtt_p50_sum / rtt_p50_n END AS rtt_p50_mean_us, rtt_p99_max AS rtt_p99_max_us, "   \
+  "rtt_max AS rtt_max_us "
+  std::lock_guard<std::mutex> lock(mu_);
+  auto q = hourly ? Q(ROLLUP_COLUMNS("hour") "FROM probe_hourly WHERE (?1 IS NULL OR src = ?1) AND "
+                                             "(?2 IS NULL OR dst = ?2) AND hour >= ?3 AND hour <= ?4 "
+                                             "ORDER BY hour, src, dst, transport LIMIT ?5")
+                  : Q(ROLLUP_COLUMNS("minute") "FROM probe_minute WHERE (?1 IS NULL OR src = ?1) AND "
+                                               "(?2 IS NULL OR dst = ?2) AND minute >= ?3 AND minute <= ?4 "
+                                               "ORDER BY minute, src, dst, transport LIMIT ?5");
+#undef ROLLUP_COLUMNS
+  if (!q.ok()) return q.status();
+  q.value()->Bind(1, src).Bind(2, dst).Bind(3, since_ms).Bind(4, until_ms).Bind(5, static_cast<int64_t>(limit));
+  auto rows = Rows(*q.value());
+  if (!rows.ok()) return rows;
+  return json{{"resolution", hourly ? "hour" : "minute"}, {"rollups", std::move(rows).value()}};
+}
+
 Result<json> Store::WorstPairs(int64_t since_ms, int limit) {
   return SnapshotWorstPairs(snapshot_.Take(), since_ms, limit);  // no SQL, no store mutex
 }

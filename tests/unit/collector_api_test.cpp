@@ -45,6 +45,40 @@ class ApiTest : public ::testing::Test {
   }
 };
 
+TEST_F(ApiTest, ProbeRollupsAnswerBeyondTheRawSummaries) {
+  const int64_t now = NowMs();
+  const int64_t hour = now / 3600000 * 3600000 - 2 * 3600000;  // two hours ago, a whole hour
+  for (int i = 0; i < 6; ++i) {
+    const int64_t end = hour + 60000 + 10000 * i;  // one minute of intervals
+    json r = MakeReport("old-" + std::to_string(i), "node-a", now);
+    r["probes"].push_back(MakeProbe("node-b", end, i == 0 ? 3 : 0, 100, "rc", 50.0 + i));
+    ASSERT_EQ(Post(r)->status, 200);
+  }
+  RetentionPolicy policy;
+  for (auto n = c_.store().RollupStep(now, policy); n.ok() && n.value() > 0; n = c_.store().RollupStep(now, policy)) {
+  }
+  const std::string range = "&since=" + std::to_string(hour - 1) + "&until=" + std::to_string(now);
+  auto minute = Body(cli_.Get(("/api/v1/probes/rollup?src=node-a" + range).c_str()));
+  EXPECT_EQ(minute["resolution"], "minute");
+  ASSERT_EQ(minute["rollups"].size(), 1u) << minute.dump();
+  const json& m = minute["rollups"][0];
+  EXPECT_EQ(m["start_ms"], hour + 60000);
+  EXPECT_EQ(m["intervals"], 6);
+  EXPECT_EQ(m["sent"], 600);
+  EXPECT_EQ(m["error_count"], 3);
+  EXPECT_DOUBLE_EQ(m["rtt_p50_mean_us"].get<double>(), 30.2);
+  EXPECT_DOUBLE_EQ(m["rtt_p99_max_us"].get<double>(), 55.0);
+  auto hourly = Body(cli_.Get(("/api/v1/probes/rollup?resolution=hour&dst=node-b" + range).c_str()));
+  ASSERT_EQ(hourly["rollups"].size(), 1u) << hourly.dump();
+  EXPECT_EQ(hourly["rollups"][0]["start_ms"], hour);
+  EXPECT_EQ(hourly["rollups"][0]["intervals"], 6);
+  EXPECT_EQ(Body(cli_.Get(("/api/v1/probes/rollup?src=node-z" + range).c_str()))["rollups"].size(), 0u);
+  auto bad = cli_.Get("/api/v1/probes/rollup?resolution=second");
+  ASSERT_TRUE(bad);
+  EXPECT_EQ(bad->status, 400);
+  EXPECT_EQ(Body(bad)["detail"]["param"], "resolution");
+}
+
 TEST_F(ApiTest, StoresAReport) {
   json r = MakeReport("a-1", "node-a", NowMs());
   r["probes"].push_back(MakeProbe("node-b", NowMs()));
