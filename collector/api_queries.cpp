@@ -44,10 +44,14 @@ bool NameParam(const httplib::Request& req, httplib::Response& res, const char* 
   return true;
 }
 
+// A history query stopped at its deadline is 503 (ask again, narrower);
+// anything else that failed in the store is 500.
 template <typename T>
 void Reply(httplib::Response& res, const Result<T>& r) {
   if (r.ok())
     SendJson(res, r.value());
+  else if (r.status().message().rfind(kHistoryDeadlineError, 0) == 0)
+    SendError(res, 503, "query too long", r.status().message());
   else
     SendError(res, 500, "store query failed", r.status().message());
 }

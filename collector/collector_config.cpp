@@ -38,6 +38,8 @@ const char kCollectorUsage[] =
     "                              (per pair and transport) N days (default 2)\n"
     "  --rollup-retention-days N   [rollup_retention_days] keep hourly rollups, closed events and\n"
     "                              closed diagnoses N days (default 90)\n"
+    "  --query-deadline-ms N       [query_deadline_ms] a history query (probes, rollups, counters,\n"
+    "                              events) stops after N ms and answers 503 (default 5000)\n"
     "  --retention-interval-s N    [retention_interval_s] seconds between retention passes (default 60)\n"
     "  --diagnosis-interval-s N    [diagnosis_interval_s] seconds between diagnosis runs (where a fault\n"
     "                              is, GET /api/v1/diagnoses); 0 = half the longest report interval\n"
@@ -106,6 +108,7 @@ Status SetCollectorKey(CollectorConfig* c, const std::string& key, const std::st
   };
   const IntKey ints[] = {
       {"raw_retention_minutes", &c->raw_retention_minutes, 10, 60LL * 24 * 36500},
+      {"query_deadline_ms", &c->query_deadline_ms, 10, 600000},
       {"retention_days", &c->retention_days, 1, 36500},
       {"minute_rollup_retention_days", &c->minute_rollup_retention_days, 1, 36500},
       {"rollup_retention_days", &c->rollup_retention_days, 1, 36500},

@@ -27,6 +27,7 @@ struct CollectorConfig {
   bool no_auth = false;
   std::string web_dir;
   int64_t raw_retention_minutes = 60;
+  int64_t query_deadline_ms = 5000;
   int64_t retention_days = 0;  // raw retention in days; 0: raw_retention_minutes decides
   int64_t minute_rollup_retention_days = 2;
   int64_t rollup_retention_days = 90;

@@ -110,6 +110,7 @@ int main(int argc, char** argv) {
   so.path = c.db;
   so.synchronous_full = c.db_synchronous_full;
   so.max_bytes = c.db_max_bytes;
+  so.query_deadline_ms = c.query_deadline_ms;
   auto store = Store::Open(so);
   if (!store.ok()) return Fail(store.status().message());
 

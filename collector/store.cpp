@@ -66,7 +66,16 @@ Result<std::unique_ptr<Store>> Store::Open(const StoreOptions& options) {
   return store;
 }
 
-Store::Store(Db db, StoreOptions options) : db_(std::move(db)), options_(std::move(options)) {}
+Store::Store(Db db, StoreOptions options) : db_(std::move(db)), options_(std::move(options)) {
+  if (options_.path != ":memory:")
+    history_ = std::make_unique<HistoryReader>(options_.path, options_.query_deadline_ms, options_.busy_timeout_ms);
+}
+
+Result<nlohmann::json> Store::History(const std::function<Result<nlohmann::json>(Db&)>& fn) {
+  if (history_) return history_->Query(fn);
+  std::lock_guard<std::mutex> lock(mu_);
+  return fn(db_);
+}
 
 Store::~Store() {
   std::lock_guard<std::mutex> lock(mu_);

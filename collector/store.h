@@ -32,6 +32,7 @@
 
 #include "collector/open_event_keys.h"
 #include "collector/read_snapshot.h"
+#include "collector/history_reader.h"
 #include "collector/store_db.h"
 #include "collector/thresholds.h"
 #include "common/status.h"
@@ -47,6 +48,7 @@ struct StoreOptions {
   int busy_timeout_ms = 5000;
   bool synchronous_full = true;  // FULL: an acknowledged report survives power loss; false: NORMAL
   int64_t max_bytes = 0;         // the database file grows no larger (writes then fail "full"); 0: no cap
+  int64_t query_deadline_ms = 5000;  // history queries (Probes, Counters, ProbeRollups, Events) stop after this
   CounterThresholds thresholds = DefaultCounterThresholds();
 };
 
@@ -203,6 +205,10 @@ class Store {
  private:
   Store(Db db, StoreOptions options);
   Result<Stmt*> Q(const char* sql);  // cached prepared statement
+  // Runs a history query on a read-only connection (HistoryReader), or, for
+  // an in-memory database, on the store's own under mu_.
+  Result<nlohmann::json> History(const std::function<Result<nlohmann::json>(Db&)>& fn);
+  std::unique_ptr<HistoryReader> history_;
   Result<nlohmann::json> SelectRows(const char* sql);  // every row of a cached statement, as objects
   Status Fault(const char* step);
 

@@ -87,6 +87,17 @@ Result<Db> Db::Open(const std::string& path) {
   return Db(raw);
 }
 
+Result<Db> Db::OpenReadOnly(const std::string& path) {
+  sqlite3* raw = nullptr;
+  int rc = sqlite3_open_v2(path.c_str(), &raw, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, nullptr);
+  if (rc != SQLITE_OK) {
+    std::string msg = raw ? sqlite3_errmsg(raw) : sqlite3_errstr(rc);
+    if (raw) sqlite3_close(raw);
+    return Result<Db>::Error("cannot open database " + path + " to read: " + msg + " (check it exists and is readable)");
+  }
+  return Db(raw);
+}
+
 void Db::Close() {
   if (db_) {
     sqlite3_close_v2(db_);

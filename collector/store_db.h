@@ -68,6 +68,7 @@ class Db {
 
   // Opens (creating) the file; path ":memory:" is an in-memory database.
   static Result<Db> Open(const std::string& path);
+  static Result<Db> OpenReadOnly(const std::string& path);  // an existing file, no writes
   void Close();
 
   Status Exec(const std::string& sql);

@@ -106,27 +106,29 @@ Result<json> Store::Ports(const std::optional<std::string>& node) {
 }
 
 Result<json> Store::Counters(const std::optional<std::string>& node, int64_t since_ms, int limit) {
-  std::lock_guard<std::mutex> lock(mu_);
-  auto q = Q("SELECT node, device, port, kind, name, value, sampled_at AS sampled_at_ms, report_id "
-             "FROM counter_samples WHERE (?1 IS NULL OR node = ?1) AND sampled_at >= ?2 "
-             "ORDER BY sampled_at, id LIMIT ?3");
-  if (!q.ok()) return q.status();
-  q.value()->Bind(1, node).Bind(2, since_ms).Bind(3, static_cast<int64_t>(limit));
-  auto rows = Rows(*q.value());
-  if (!rows.ok()) return rows;
-  return json{{"samples", std::move(rows).value()}};
+  return History([&](Db& db) -> Result<json> {
+    auto q = db.Prepare("SELECT node, device, port, kind, name, value, sampled_at AS sampled_at_ms, report_id "
+                        "FROM counter_samples WHERE (?1 IS NULL OR node = ?1) AND sampled_at >= ?2 "
+                        "ORDER BY sampled_at, id LIMIT ?3");
+    if (!q.ok()) return q.status();
+    q.value().Bind(1, node).Bind(2, since_ms).Bind(3, static_cast<int64_t>(limit));
+    auto rows = Rows(q.value());
+    if (!rows.ok()) return rows;
+    return json{{"samples", std::move(rows).value()}};
+  });
 }
 
 Result<json> Store::Probes(const std::optional<std::string>& src, const std::optional<std::string>& dst,
                            int64_t since_ms, int64_t until_ms, int limit) {
-  std::lock_guard<std::mutex> lock(mu_);
-  auto q = Q(PROBE_COLUMNS "FROM probe_summaries WHERE (?1 IS NULL OR src = ?1) AND (?2 IS NULL OR dst = ?2) "
-                           "AND interval_end >= ?3 AND interval_end <= ?4 ORDER BY interval_end, id LIMIT ?5");
-  if (!q.ok()) return q.status();
-  q.value()->Bind(1, src).Bind(2, dst).Bind(3, since_ms).Bind(4, until_ms).Bind(5, static_cast<int64_t>(limit));
-  auto rows = Rows(*q.value());
-  if (!rows.ok()) return rows;
-  return json{{"probes", std::move(rows).value()}};
+  return History([&](Db& db) -> Result<json> {
+    auto q = db.Prepare(PROBE_COLUMNS "FROM probe_summaries WHERE (?1 IS NULL OR src = ?1) AND (?2 IS NULL OR dst = ?2) "
+                                      "AND interval_end >= ?3 AND interval_end <= ?4 ORDER BY interval_end, id LIMIT ?5");
+    if (!q.ok()) return q.status();
+    q.value().Bind(1, src).Bind(2, dst).Bind(3, since_ms).Bind(4, until_ms).Bind(5, static_cast<int64_t>(limit));
+    auto rows = Rows(q.value());
+    if (!rows.ok()) return rows;
+    return json{{"probes", std::move(rows).value()}};
+  });
 }
 
 Result<json> Store::ProbeRollups(bool hourly, const std::optional<std::string>& src,
@@ -136,19 +138,21 @@ Result<json> Store::ProbeRollups(bool hourly, const std::optional<std::string>& 
   "CASE WHEN sent > 0 THEN CAST(lost AS REAL) / sent END AS loss_ratio, error_count, "                            \
   "CASE WHEN rtt_p50_n > 0 THEN rtt_p50_sum / rtt_p50_n END AS rtt_p50_mean_us, rtt_p99_max AS rtt_p99_max_us, "   \
   "rtt_max AS rtt_max_us "
-  std::lock_guard<std::mutex> lock(mu_);
-  auto q = hourly ? Q(ROLLUP_COLUMNS("hour") "FROM probe_hourly WHERE (?1 IS NULL OR src = ?1) AND "
-                                             "(?2 IS NULL OR dst = ?2) AND hour >= ?3 AND hour <= ?4 "
-                                             "ORDER BY hour, src, dst, transport LIMIT ?5")
-                  : Q(ROLLUP_COLUMNS("minute") "FROM probe_minute WHERE (?1 IS NULL OR src = ?1) AND "
-                                               "(?2 IS NULL OR dst = ?2) AND minute >= ?3 AND minute <= ?4 "
-                                               "ORDER BY minute, src, dst, transport LIMIT ?5");
+  static constexpr char kHourly[] = ROLLUP_COLUMNS("hour") "FROM probe_hourly WHERE (?1 IS NULL OR src = ?1) AND "
+                                                           "(?2 IS NULL OR dst = ?2) AND hour >= ?3 AND hour <= ?4 "
+                                                           "ORDER BY hour, src, dst, transport LIMIT ?5";
+  static constexpr char kMinute[] = ROLLUP_COLUMNS("minute") "FROM probe_minute WHERE (?1 IS NULL OR src = ?1) AND "
+                                                             "(?2 IS NULL OR dst = ?2) AND minute >= ?3 AND "
+                                                             "minute <= ?4 ORDER BY minute, src, dst, transport LIMIT ?5";
 #undef ROLLUP_COLUMNS
-  if (!q.ok()) return q.status();
-  q.value()->Bind(1, src).Bind(2, dst).Bind(3, since_ms).Bind(4, until_ms).Bind(5, static_cast<int64_t>(limit));
-  auto rows = Rows(*q.value());
-  if (!rows.ok()) return rows;
-  return json{{"resolution", hourly ? "hour" : "minute"}, {"rollups", std::move(rows).value()}};
+  return History([&](Db& db) -> Result<json> {
+    auto q = db.Prepare(hourly ? kHourly : kMinute);
+    if (!q.ok()) return q.status();
+    q.value().Bind(1, src).Bind(2, dst).Bind(3, since_ms).Bind(4, until_ms).Bind(5, static_cast<int64_t>(limit));
+    auto rows = Rows(q.value());
+    if (!rows.ok()) return rows;
+    return json{{"resolution", hourly ? "hour" : "minute"}, {"rollups", std::move(rows).value()}};
+  });
 }
 
 Result<json> Store::WorstPairs(int64_t since_ms, int limit) {
@@ -157,17 +161,19 @@ Result<json> Store::WorstPairs(int64_t since_ms, int limit) {
 
 Result<json> Store::Events(bool open_only, const std::optional<std::string>& kind,
                            const std::optional<std::string>& node, int limit) {
-  std::lock_guard<std::mutex> lock(mu_);
-  auto q = Q(EVENT_COLUMNS "WHERE (?1 = 0 OR ended_at IS NULL) AND (?2 IS NULL OR kind = ?2) "
-                           "AND (?3 IS NULL OR node = ?3 OR peer = ?3) ORDER BY started_at DESC, id DESC LIMIT ?4");
-  if (!q.ok()) return q.status();
-  q.value()->Bind(1, static_cast<int64_t>(open_only ? 1 : 0)).Bind(2, kind).Bind(3, node);
-  q.value()->Bind(4, static_cast<int64_t>(limit));
-  auto rows = Rows(*q.value());
-  if (!rows.ok()) return rows;
-  json events = std::move(rows).value();
-  AddOpen(&events);
-  return json{{"events", events}};
+  return History([&](Db& db) -> Result<json> {
+    auto q = db.Prepare(EVENT_COLUMNS "WHERE (?1 = 0 OR ended_at IS NULL) AND (?2 IS NULL OR kind = ?2) "
+                                      "AND (?3 IS NULL OR node = ?3 OR peer = ?3) ORDER BY started_at DESC, id DESC "
+                                      "LIMIT ?4");
+    if (!q.ok()) return q.status();
+    q.value().Bind(1, static_cast<int64_t>(open_only ? 1 : 0)).Bind(2, kind).Bind(3, node);
+    q.value().Bind(4, static_cast<int64_t>(limit));
+    auto rows = Rows(q.value());
+    if (!rows.ok()) return rows;
+    json events = std::move(rows).value();
+    AddOpen(&events);
+    return json{{"events", events}};
+  });
 }
 
 Result<std::vector<NodeInfo>> Store::NodeInfos() {
