@@ -13,7 +13,11 @@
 // T <= 256), --clients <= 256, and --seconds of wall time for each history
 // phase (a phase cut short says how much history it reached). Exit 1 when a
 // report or a read failed, or a read's row count is not what the fleet implies.
+#include <unistd.h>
+
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <system_error>
 #include <stdlib.h>
 
@@ -31,6 +35,7 @@
 #include "bench/bench_server.h"
 #include "bench/fleet_storage.h"
 #include "collector/api_server.h"
+#include "collector/group_commit.h"
 #include "collector/retention_worker.h"
 #include "collector/store.h"
 #include "common/http_date.h"
@@ -148,9 +153,32 @@ Template MakeTemplate(int node, const Args& a) {
   return t;
 }
 
+// CPU seconds the collector's writer thread has used so far (-1: not found).
+double WriterCpuSeconds() {
+  std::error_code ec;
+  for (const auto& task : std::filesystem::directory_iterator("/proc/self/task", ec)) {
+    std::ifstream comm(task.path() / "comm");
+    std::string name;
+    std::getline(comm, name);
+    if (name != kWriterThreadName) continue;
+    std::ifstream stat(task.path() / "stat");
+    std::string line;
+    std::getline(stat, line);
+    std::istringstream rest(line.substr(line.rfind(')') + 2));  // fields from 3 (state) on
+    std::string field;
+    long long utime = 0, stime = 0;
+    for (int i = 3; i <= 15 && rest >> field; ++i) {
+      if (i == 14) utime = std::stoll(field);
+      if (i == 15) stime = std::stoll(field);
+    }
+    return static_cast<double>(utime + stime) / static_cast<double>(sysconf(_SC_CLK_TCK));
+  }
+  return -1;
+}
+
 struct Phase {
   int64_t ok = 0, failed = 0, rounds_done = 0;
-  double wall_s = 0;
+  double wall_s = 0, writer_cpu_s = -1;
   std::vector<double> latencies_ms;
 };
 
@@ -163,6 +191,7 @@ Phase RunRounds(int port, const std::vector<Template>& templates, const Args& a,
   std::vector<std::vector<double>> lat(a.clients);
   const auto deadline = Clock::now() + std::chrono::seconds(a.seconds);
   const auto t0 = Clock::now();
+  const double writer0 = WriterCpuSeconds();
   std::vector<std::thread> clients;
   for (int c = 0; c < a.clients; ++c)
     clients.emplace_back([&, c] {
@@ -196,6 +225,8 @@ Phase RunRounds(int port, const std::vector<Template>& templates, const Args& a,
   for (std::thread& t : clients) t.join();
   Phase p;
   p.wall_s = std::chrono::duration<double>(Clock::now() - t0).count();
+  const double writer1 = WriterCpuSeconds();
+  if (writer0 >= 0 && writer1 >= 0) p.writer_cpu_s = writer1 - writer0;
   p.ok = ok.load();
   p.failed = failed.load();
   p.rounds_done = (p.ok + p.failed) / a.nodes;
@@ -274,6 +305,10 @@ bool PrintPhase(const char* name, const Phase& p, const Args& a, int rounds_want
               rate * a.rails * a.targets * 2, need, rate >= need ? "keeps up" : "FALLS BEHIND");
   std::printf("  ack latency p50 %.1f ms, p99 %.1f ms (target 100), max %.1f ms\n", Quantile(p.latencies_ms, 0.5),
               Quantile(p.latencies_ms, 0.99), p.latencies_ms.empty() ? 0.0 : p.latencies_ms.back());
+  if (p.writer_cpu_s >= 0 && p.ok > 0)
+    std::printf("  writer thread: %.2f ms CPU per report, busy %.0f %% of the phase (the limit is 100 %%: %.0f reports/s)\n",
+                p.writer_cpu_s * 1000 / static_cast<double>(p.ok), 100 * p.writer_cpu_s / p.wall_s,
+                static_cast<double>(p.ok) / p.writer_cpu_s);
   return p.failed == 0;
 }
 

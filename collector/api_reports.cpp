@@ -78,7 +78,8 @@ void ApiServer::PostReport(const httplib::Request& req, httplib::Response& res) 
     options_.log("report from node " + node + ": agent clock off by " + std::to_string(*skew / 1000) +
                  " s; stored at the collector's time");
   }
-  auto stored = committer_->Submit(report, now, skew);
+  const std::vector<ProbeInput> probes = ExtractProbes(report);  // here, in parallel, not on the writer
+  auto stored = committer_->Submit(report, now, skew, &probes);
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const std::string id = report["report_id"].get<std::string>();
   storage_health_.Note(stored.ok() ? Status::Ok() : stored.status());

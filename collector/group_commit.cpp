@@ -1,5 +1,7 @@
 #include "collector/group_commit.h"
 
+#include <pthread.h>
+
 #include <vector>
 
 namespace rdmascope::collector {
@@ -17,9 +19,11 @@ GroupCommitter::~GroupCommitter() {
 }
 
 Result<IngestResult> GroupCommitter::Submit(const nlohmann::json& report, int64_t received_at_ms,
-                                            std::optional<int64_t> clock_skew_ms) {
+                                            std::optional<int64_t> clock_skew_ms,
+                                            const std::vector<ProbeInput>* probes) {
   Pending p;
   p.item.report = &report;
+  p.item.probes = probes;
   p.item.received_at_ms = received_at_ms;
   p.item.clock_skew_ms = clock_skew_ms;
   std::unique_lock<std::mutex> lock(mu_);
@@ -42,6 +46,7 @@ uint64_t GroupCommitter::reports() const {
 }
 
 void GroupCommitter::Run() {
+  pthread_setname_np(pthread_self(), kWriterThreadName);  // shows in top -H and /proc/PID/task/*/comm
   std::vector<Pending*> batch;
   std::vector<Store::BatchItem> items;
   for (;;) {

@@ -23,6 +23,9 @@
 
 namespace rdmascope::collector {
 
+// The writer thread's name (at most 15 characters).
+inline constexpr char kWriterThreadName[] = "rdms-writer";
+
 class GroupCommitter {
  public:
   explicit GroupCommitter(Store& store, size_t max_batch = 64);
@@ -30,8 +33,10 @@ class GroupCommitter {
   GroupCommitter(const GroupCommitter&) = delete;
   GroupCommitter& operator=(const GroupCommitter&) = delete;
 
+  // probes: ExtractProbes(report), made by the caller so the writer need not;
+  // nullptr: the writer extracts them.
   Result<IngestResult> Submit(const nlohmann::json& report, int64_t received_at_ms,
-                              std::optional<int64_t> clock_skew_ms);
+                              std::optional<int64_t> clock_skew_ms, const std::vector<ProbeInput>* probes = nullptr);
 
   // Transactions committed so far and reports in them (for the benchmark and metrics).
   uint64_t batches() const;

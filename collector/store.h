@@ -31,6 +31,7 @@
 #include <nlohmann/json.hpp>
 
 #include "collector/open_event_keys.h"
+#include "collector/probe_input.h"
 #include "collector/read_snapshot.h"
 #include "collector/history_reader.h"
 #include "collector/store_db.h"
@@ -100,6 +101,7 @@ class Store {
   // One item of a group commit: a validated report and what Ingest takes.
   struct BatchItem {
     const nlohmann::json* report = nullptr;
+    const std::vector<ProbeInput>* probes = nullptr;  // ExtractProbes(*report), made off the writer; or nullptr
     int64_t received_at_ms = 0;
     std::optional<int64_t> clock_skew_ms;
     Status status = Status::Error("not ingested");  // the item's outcome; out is valid when ok
@@ -232,7 +234,9 @@ class Store {
   int64_t rollup_through_ms_ = 0;
 
   Status IngestClockSkew(const std::string& node, std::optional<int64_t> skew_ms, int64_t received_at);
-  Status IngestLocked(const nlohmann::json& r, int64_t received_at, IngestResult* out);
+  // probes: the report's probes as ExtractProbes() gives them; nullptr: extract here.
+  Status IngestLocked(const nlohmann::json& r, int64_t received_at, const std::vector<ProbeInput>* probes,
+                      IngestResult* out);
   // The report being ingested (set by IngestLocked, under mu_): its boot id
   // ("" when absent) and interval, for the counter rules.
   std::string ingest_boot_id_;
@@ -248,7 +252,7 @@ class Store {
                       const std::string& name, std::optional<int64_t> v, int64_t at);
   // failing: "dst|transport" of every summary in this report with errors; a
   // clean summary of such a pair (another local port) closes nothing.
-  Status IngestProbe(const std::string& node, const nlohmann::json& probe, int64_t received_at,
+  Status IngestProbe(const std::string& node, const ProbeInput& probe, int64_t received_at,
                      const std::string& report_id, const std::set<std::string>& failing);
 
   // InfiniBand sections: neighbours and sweeps (store_fabric.cpp).

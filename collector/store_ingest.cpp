@@ -4,6 +4,7 @@
 #include <set>
 
 #include "collector/json_get.h"
+#include "collector/probe_input.h"
 #include "common/counter_rules.h"
 #include "collector/storage_fault.h"
 #include "collector/store.h"
@@ -33,7 +34,7 @@ Result<IngestResult> Store::Ingest(const json& report, int64_t received_at_ms, s
   if (Status s = tx.Begin(); !s.ok()) return s;
   closed_events_ = false;
   IngestResult out;
-  if (Status s = IngestLocked(report, received_at_ms, &out); !s.ok()) return s;  // tx rolls back
+  if (Status s = IngestLocked(report, received_at_ms, nullptr, &out); !s.ok()) return s;  // tx rolls back
   if (out.duplicate) return out;                                                  // nothing written; rolls back
   if (Status s = IngestClockSkew(report["node"].get<std::string>(), clock_skew_ms, received_at_ms); !s.ok()) return s;
   if (Status s = Fault("commit"); !s.ok()) return s;
@@ -43,7 +44,8 @@ Result<IngestResult> Store::Ingest(const json& report, int64_t received_at_ms, s
   return out;
 }
 
-Status Store::IngestLocked(const json& r, int64_t received_at, IngestResult* out) {
+Status Store::IngestLocked(const json& r, int64_t received_at, const std::vector<ProbeInput>* probes,
+                           IngestResult* out) {
   RETURN_IF_ERROR(Fault("report"));
   const std::string id = r["report_id"].get<std::string>();
   ingest_boot_id_ = OptText(r, "boot_id").value_or("");
@@ -66,20 +68,17 @@ Status Store::IngestLocked(const json& r, int64_t received_at, IngestResult* out
   RETURN_IF_ERROR(IngestInventory(r, received_at));
   RETURN_IF_ERROR(IngestFabric(r, received_at));
   const std::string node = r["node"].get<std::string>();
-  if (const json* probes = Field(r, "probes")) {
-    std::set<std::string> failing;
-    for (const json& p : *probes) {
-      const json* errors = Field(p, "errors");
-      const json* by_status = Field(p["summary"], "errors_by_status");
-      bool any = errors && !errors->empty();
-      if (by_status)
-        for (const auto& [k, v] : by_status->items()) any = any || v.get<int64_t>() > 0;
-      if (any) failing.insert(p["target"].get<std::string>() + "|" + p["transport"].get<std::string>());
-    }
-    for (const json& p : *probes) {
-      RETURN_IF_ERROR(IngestProbe(node, p, received_at, id, failing));
-      ++out->probe_summaries;
-    }
+  std::vector<ProbeInput> extracted;
+  if (!probes) {
+    extracted = ExtractProbes(r);
+    probes = &extracted;
+  }
+  std::set<std::string> failing;
+  for (const ProbeInput& p : *probes)
+    if (p.has_errors) failing.insert(p.target + "|" + p.transport);
+  for (const ProbeInput& p : *probes) {
+    RETURN_IF_ERROR(IngestProbe(node, p, received_at, id, failing));
+    ++out->probe_summaries;
   }
   return Status::Ok();
 }
@@ -100,7 +99,7 @@ void Store::IngestBatch(std::vector<BatchItem>& items) {
       continue;
     }
     it.out = IngestResult{};
-    Status s = IngestLocked(*it.report, it.received_at_ms, &it.out);
+    Status s = IngestLocked(*it.report, it.received_at_ms, it.probes, &it.out);
     if (s.ok() && !it.out.duplicate)
       s = IngestClockSkew((*it.report)["node"].get<std::string>(), it.clock_skew_ms, it.received_at_ms);
     if (!s.ok()) {
@@ -331,44 +330,13 @@ Status Store::JudgeCounter(const std::string& node, const std::string& device, i
   return CloseEventByKey(key, at);
 }
 
-Status Store::IngestProbe(const std::string& node, const json& p, int64_t received_at, const std::string& report_id,
-                          const std::set<std::string>& failing) {
+Status Store::IngestProbe(const std::string& node, const ProbeInput& p, int64_t received_at,
+                          const std::string& report_id, const std::set<std::string>& failing) {
   RETURN_IF_ERROR(Fault("probe"));
-  const std::string dst = p["target"].get<std::string>();
-  const std::string transport = p["transport"].get<std::string>();
-  const json& s = p["summary"];
-  const int64_t start = *OptInt(p, "interval_start_ms");
-  const int64_t end = *OptInt(p, "interval_end_ms");
-  const json* rtt = Field(s, "rtt_us");
-  const json* net = Field(s, "network_us");
-  const json* resp = Field(s, "responder_us");
-  const json* read = Field(s, "read_us");
-  const json* local = Field(p, "local");
-  const json* remote = Field(p, "remote");
-  const json* errors = Field(p, "errors");
-  const json* by_status = Field(s, "errors_by_status");
-
-  // Error counts by status name: the summary's map when present (it counts
-  // every error), else the recorded error list.
-  std::map<std::string, int64_t> counts;
-  std::map<std::string, std::string> first_explanation;
-  if (errors)
-    for (const json& e : *errors) {
-      std::string name = ProbeErrorStatusName(e);
-      if (!by_status || by_status->empty()) ++counts[name];
-      if (!first_explanation.count(name)) first_explanation[name] = OptText(e, "explanation").value_or("");
-    }
-  if (by_status)
-    for (const auto& [k, v] : by_status->items()) counts[StatusKeyName(k)] += v.get<int64_t>();
-  int64_t error_count = 0;
-  for (const auto& [name, n] : counts) error_count += n;
-
-  // A latency object with count 0 measured nothing (every probe lost): its
-  // zeros are stored as absent, never as a 0 µs RTT.
-  auto q = [](const json* stats, const char* k) -> std::optional<double> {
-    if (!stats || OptInt(*stats, "count").value_or(1) == 0) return std::nullopt;
-    return OptReal(*stats, k);
-  };
+  const std::string& dst = p.target;
+  const std::string& transport = p.transport;
+  const int64_t start = p.interval_start;
+  const int64_t end = p.interval_end;
   {
     ASSIGN_STMT(ins, Q("INSERT INTO probe_summaries(report_id, src, dst, transport, local_device, local_port, "
                        "remote_host, interval_start, interval_end, sent, received, lost, loss_ratio, rtt_count, rtt_min, "
@@ -378,42 +346,37 @@ Status Store::IngestProbe(const std::string& node, const json& p, int64_t receiv
                        "?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, "
                        "?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33)"));
     ins.Bind(1, report_id).Bind(2, node).Bind(3, dst).Bind(4, transport);
-    ins.Bind(5, local ? OptText(*local, "device") : std::nullopt).Bind(6, local ? OptInt(*local, "port") : std::nullopt);
-    ins.Bind(7, remote ? OptText(*remote, "host") : std::nullopt).Bind(8, start).Bind(9, end);
-    ins.Bind(10, *OptInt(s, "sent")).Bind(11, *OptInt(s, "received")).Bind(12, *OptInt(s, "lost"));
-    ins.Bind(13, OptReal(s, "loss_ratio")).Bind(14, rtt ? OptInt(*rtt, "count") : std::nullopt);
-    ins.Bind(15, q(rtt, "min")).Bind(16, q(rtt, "avg")).Bind(17, q(rtt, "p50")).Bind(18, q(rtt, "p90"));
-    ins.Bind(19, q(rtt, "p99")).Bind(20, q(rtt, "p999")).Bind(21, q(rtt, "max"));
-    ins.Bind(22, q(net, "p50")).Bind(23, q(net, "p99")).Bind(24, q(resp, "p50")).Bind(25, q(resp, "p99"));
-    ins.Bind(26, q(read, "p50")).Bind(27, q(read, "p99")).Bind(28, error_count);
-    json counts_json = json::object();
-    for (const auto& [name, n] : counts) counts_json[name] = n;
-    ins.Bind(29, counts_json.dump());
-    ins.Bind(30, OptText(p, "rail")).Bind(31, remote ? OptText(*remote, "device") : std::nullopt);
-    ins.Bind(32, remote ? OptInt(*remote, "port") : std::nullopt).Bind(33, OptText(p, "not_run"));
+    ins.Bind(5, p.local_device).Bind(6, p.local_port);
+    ins.Bind(7, p.remote_host).Bind(8, start).Bind(9, end);
+    ins.Bind(10, p.sent).Bind(11, p.received).Bind(12, p.lost);
+    ins.Bind(13, p.loss_ratio).Bind(14, p.rtt_count);
+    ins.Bind(15, p.rtt_min).Bind(16, p.rtt_avg).Bind(17, p.rtt_p50).Bind(18, p.rtt_p90);
+    ins.Bind(19, p.rtt_p99).Bind(20, p.rtt_p999).Bind(21, p.rtt_max);
+    ins.Bind(22, p.network_p50).Bind(23, p.network_p99).Bind(24, p.responder_p50).Bind(25, p.responder_p99);
+    ins.Bind(26, p.read_p50).Bind(27, p.read_p99).Bind(28, p.error_count);
+    ins.Bind(29, p.errors_by_status_json);
+    ins.Bind(30, p.rail).Bind(31, p.remote_device);
+    ins.Bind(32, p.remote_port).Bind(33, p.not_run);
     RETURN_IF_ERROR(ins.Run());
   }
   // Rollups are built per closed slice (store_rollup.cpp); a summary for a
   // slice already rolled is added to them here.
   if (end < rollup_through_ms_) {
-    LateSummary late{*OptInt(s, "sent"), *OptInt(s, "received"), *OptInt(s, "lost"), error_count,
-                     q(rtt, "p50"), q(rtt, "p99"), q(rtt, "max")};
+    LateSummary late{p.sent, p.received, p.lost, p.error_count, p.rtt_p50, p.rtt_p99, p.rtt_max};
     RETURN_IF_ERROR(AddLateSummaryToRollups(node, dst, transport, end, late));
   }
-  if (errors) {
-    for (const json& e : *errors) {
-      RETURN_IF_ERROR(Fault("wc_error"));
-      ASSIGN_STMT(ins, Q("INSERT INTO wc_errors(report_id, src, dst, transport, status, status_name, vendor_err, opcode, "
-                         "wall_ms, after_ms, explanation, received_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, "
-                         "?11, ?12)"));
-      ins.Bind(1, report_id).Bind(2, node).Bind(3, dst).Bind(4, transport).Bind(5, *OptInt(e, "status"));
-      ins.Bind(6, ProbeErrorStatusName(e)).Bind(7, OptInt(e, "vendor_err")).Bind(8, OptText(e, "opcode"));
-      ins.Bind(9, OptReal(e, "wall_ms")).Bind(10, OptReal(e, "after_ms")).Bind(11, OptText(e, "explanation"));
-      ins.Bind(12, received_at);
-      RETURN_IF_ERROR(ins.Run());
-    }
+  for (const WcErrorInput& e : p.errors) {
+    RETURN_IF_ERROR(Fault("wc_error"));
+    ASSIGN_STMT(ins, Q("INSERT INTO wc_errors(report_id, src, dst, transport, status, status_name, vendor_err, opcode, "
+                       "wall_ms, after_ms, explanation, received_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, "
+                       "?11, ?12)"));
+    ins.Bind(1, report_id).Bind(2, node).Bind(3, dst).Bind(4, transport).Bind(5, e.status);
+    ins.Bind(6, e.status_name).Bind(7, e.vendor_err).Bind(8, e.opcode);
+    ins.Bind(9, e.wall_ms).Bind(10, e.after_ms).Bind(11, e.explanation);
+    ins.Bind(12, received_at);
+    RETURN_IF_ERROR(ins.Run());
   }
-  for (const auto& [name, n] : counts) {
+  for (const auto& [name, n] : p.error_counts) {
     if (n == 0) continue;
     {
       ASSIGN_STMT(up, Q("INSERT INTO wc_error_totals(node, status, count) VALUES (?1, ?2, ?3) "
@@ -423,11 +386,12 @@ Status Store::IngestProbe(const std::string& node, const json& p, int64_t receiv
     }
     const std::string key = "wc_error|" + node + "|" + dst + "|" + transport + "|" + name;
     std::string detail = std::to_string(n) + " failed completion(s) to " + dst + " over " + transport;
-    if (!first_explanation[name].empty()) detail += ": " + first_explanation[name];
+    auto explanation = p.first_explanation.find(name);
+    if (explanation != p.first_explanation.end() && !explanation->second.empty()) detail += ": " + explanation->second;
     RETURN_IF_ERROR(OpenOrTouchEvent("wc_error", key, node, dst, transport, std::nullopt, std::nullopt, name, detail,
                                      n, start));
   }
-  if (error_count == 0 && *OptInt(s, "received") > 0 && !failing.count(dst + "|" + transport))
+  if (p.error_count == 0 && p.received > 0 && !failing.count(dst + "|" + transport))
     RETURN_IF_ERROR(CloseWcEvents(node, dst, transport, end));
   return Status::Ok();
 }
