@@ -201,7 +201,9 @@ Phase RunRounds(int port, const std::vector<Template>& templates, const Args& a,
       cli.set_read_timeout(60, 0);
       for (int64_t n; (n = next++) < total && Clock::now() < deadline;) {
         const int round = first + static_cast<int>(n / a.nodes), node = static_cast<int>(n % a.nodes);
-        const int64_t end = kT0 + round * interval_ms;
+        // Nodes' intervals end spread over the interval, as agents started at
+        // different times do.
+        const int64_t end = kT0 + round * interval_ms + node * interval_ms / a.nodes;
         int64_t seen = sim_now->load();
         while (end > seen && !sim_now->compare_exchange_weak(seen, end)) {
         }
@@ -393,8 +395,8 @@ int main(int argc, char** argv) {
       if (n.value() == 0) break;
       ++slices, total_ms += ms, longest_ms = std::max(longest_ms, ms);
     }
-    std::printf("rollup of the last %d slices (%lld s each, %d nodes): %.0f ms, longest %.0f ms under the store lock\n",
-                slices, static_cast<long long>(policy.rollup_slice_ms / 1000), a.nodes, total_ms, longest_ms);
+    std::printf("rollup of the last %d slices (%lld ms each, %d nodes): %.0f ms, longest %.0f ms under the store lock\n",
+                slices, static_cast<long long>(policy.rollup_slice_ms), a.nodes, total_ms, longest_ms);
   }
   const double sim_s = static_cast<double>(one.rounds_done + two.rounds_done) * a.interval_s;
   std::printf("database: %.1f MB after %.1f simulated min\n", static_cast<double>(store.value()->SizeBytes()) / 1048576.0,

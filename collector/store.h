@@ -69,7 +69,10 @@ struct RetentionPolicy {
   // A slice of raw time is rolled up once it ended this long ago; summaries
   // for it that arrive later are added to the rollups as they are stored.
   int64_t rollup_grace_ms = 2LL * 60 * 1000;
-  int64_t rollup_slice_ms = 10LL * 1000;  // raw time one RollupStep covers (divides a minute)
+  // Raw time one RollupStep covers (divides a minute): the store lock is held
+  // for one slice, about 150 ms per slice at 2,000 nodes x 320 summaries
+  // every 10 s when the nodes' intervals are spread over the 10 s.
+  int64_t rollup_slice_ms = 1000;
 };
 
 // The rollup fields of one summary that arrived after its slice was rolled.
