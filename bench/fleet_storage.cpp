@@ -12,8 +12,9 @@ namespace {
 // Tables (with their indexes) that retention keeps for the raw age.
 const std::set<std::string> kRaw = {"probe_summaries", "probe_summaries_pair_time", "probe_summaries_time",
                                     "counter_samples", "counter_samples_node_time", "counter_samples_time",
-                                    "wc_errors",       "reports",                   "reports_received",
-                                    "reports_received_seq"};
+                                    "wc_errors"};
+// Report ids are kept as long as the minute rollups (duplicates of replays).
+const std::set<std::string> kIds = {"reports", "reports_received", "reports_received_seq"};
 const std::set<std::string> kMinute = {"probe_minute", "probe_minute_minute"};
 const std::set<std::string> kHour = {"probe_hourly", "probe_hourly_hour"};
 
@@ -37,8 +38,11 @@ FleetStorage MeasureFleetStorage(const std::string& db_path, int nodes, double s
   for (auto row = pages.value().Step(); row.ok() && row.value(); row = pages.value().Step()) {
     const std::string name = pages.value().Text(0);
     const double bytes = static_cast<double>(pages.value().Int(1));
-    (kRaw.count(name) ? s.raw_bytes : kMinute.count(name) ? s.minute_bytes : kHour.count(name) ? s.hour_bytes
-                                                                                              : s.other_bytes) += bytes;
+    (kRaw.count(name)      ? s.raw_bytes
+     : kIds.count(name)    ? s.ids_bytes
+     : kMinute.count(name) ? s.minute_bytes
+     : kHour.count(name)   ? s.hour_bytes
+                           : s.other_bytes) += bytes;
   }
   auto periods = db.value().Prepare(
       "SELECT (SELECT COUNT(DISTINCT minute) FROM probe_minute), (SELECT COUNT(DISTINCT hour) FROM probe_hourly)");
@@ -55,9 +59,11 @@ FleetStorage MeasureFleetStorage(const std::string& db_path, int nodes, double s
     return s;
   }
   s.raw_per_node_hour = s.raw_bytes / nodes / (simulated_s / 3600.0);
+  s.ids_per_node_hour = s.ids_bytes / nodes / (simulated_s / 3600.0);
   s.minute_per_node_minute = s.minute_bytes / nodes / static_cast<double>(s.minutes);
   s.hour_per_node_hour = s.hour_bytes / nodes / static_cast<double>(s.hours);
   s.steady_per_node = s.raw_per_node_hour * static_cast<double>(policy.raw_max_age_ms) / 3600000.0 +
+                      s.ids_per_node_hour * static_cast<double>(policy.minute_max_age_ms) / 3600000.0 +
                       s.minute_per_node_minute * static_cast<double>(policy.minute_max_age_ms) / 60000.0 +
                       s.hour_per_node_hour * static_cast<double>(policy.rollup_max_age_ms) / 3600000.0;
   s.ok = true;
@@ -72,19 +78,21 @@ void PrintFleetStorage(const FleetStorage& s, const collector::RetentionPolicy& 
   const double raw_h = static_cast<double>(policy.raw_max_age_ms) / 3600000.0;
   const double minute_d = static_cast<double>(policy.minute_max_age_ms) / 86400000.0;
   const double hour_d = static_cast<double>(policy.rollup_max_age_ms) / 86400000.0;
-  std::printf("storage per node, measured: raw %.2f MB per hour (%.1f MB per day if all kept raw), "
-              "minute rollups %.1f kB per minute, hourly rollups %.1f kB per hour\n",
-              s.raw_per_node_hour / kMB, s.raw_per_node_hour * 24 / kMB, s.minute_per_node_minute / 1024,
-              s.hour_per_node_hour / 1024);
-  std::printf("  (database: raw %.1f MB, minute rollups %.1f MB over %lld min, hourly %.2f MB over %lld h, other %.1f MB)\n",
-              s.raw_bytes / kMB, s.minute_bytes / kMB, static_cast<long long>(s.minutes), s.hour_bytes / kMB,
-              static_cast<long long>(s.hours), s.other_bytes / kMB);
+  std::printf("storage per node, measured: raw %.2f MB per hour (%.1f MB per day if all kept raw), report ids "
+              "%.1f kB per hour, minute rollups %.1f kB per minute, hourly rollups %.1f kB per hour\n",
+              s.raw_per_node_hour / kMB, s.raw_per_node_hour * 24 / kMB, s.ids_per_node_hour / 1024,
+              s.minute_per_node_minute / 1024, s.hour_per_node_hour / 1024);
+  std::printf("  (database: raw %.1f MB, report ids %.1f MB, minute rollups %.1f MB over %lld min, hourly %.2f MB over "
+              "%lld h, other %.1f MB)\n",
+              s.raw_bytes / kMB, s.ids_bytes / kMB, s.minute_bytes / kMB, static_cast<long long>(s.minutes),
+              s.hour_bytes / kMB, static_cast<long long>(s.hours), s.other_bytes / kMB);
   const double raw_part = s.raw_per_node_hour * raw_h;
-  const double minute_part = s.minute_per_node_minute * minute_d * 1440;
+  const double minute_part =
+      s.minute_per_node_minute * minute_d * 1440 + s.ids_per_node_hour * minute_d * 24;  // rollups and report ids
   const double hour_part = s.hour_per_node_hour * hour_d * 24;
   std::printf("bytes per node per day at default retention (raw %.0f h, minute rollups %.0f d, hourly %.0f d): "
-              "%.1f MB = raw %.1f + minute %.1f + hourly %.1f; the whole retained history, so every day of it "
-              "costs no more (budget %.0f MB): %s\n",
+              "%.1f MB = raw %.1f + minute rollups and report ids %.1f + hourly %.1f; the whole retained "
+              "history, so every day of it costs no more (budget %.0f MB): %s\n",
               raw_h, minute_d, hour_d, s.steady_per_node / kMB, raw_part / kMB, minute_part / kMB, hour_part / kMB,
               budget_bytes / kMB, s.steady_per_node <= budget_bytes ? "within" : "OVER");
 }

@@ -5,8 +5,8 @@
 // figures are bytes of pages, indexes included, free pages excluded. The raw
 // tables' bytes are divided by the simulated time they cover; the rollups' by
 // the periods they hold, so the steady-state footprint per node is
-//   raw/node/h x raw hours + minute rollup/node/min x minutes kept
-//   + hourly rollup/node/h x hours kept.
+//   raw/node/h x raw hours + report ids/node/h x minute-rollup hours
+//   + minute rollup/node/min x minutes kept + hourly rollup/node/h x hours kept.
 #pragma once
 
 #include <cstdint>
@@ -19,9 +19,9 @@ namespace rdmascope::collector::bench {
 struct FleetStorage {
   bool ok = false;
   std::string error;
-  double raw_bytes = 0, minute_bytes = 0, hour_bytes = 0, other_bytes = 0;
+  double raw_bytes = 0, ids_bytes = 0, minute_bytes = 0, hour_bytes = 0, other_bytes = 0;
   int64_t minutes = 0, hours = 0;  // distinct periods the rollups hold
-  double raw_per_node_hour = 0, minute_per_node_minute = 0, hour_per_node_hour = 0;
+  double raw_per_node_hour = 0, ids_per_node_hour = 0, minute_per_node_minute = 0, hour_per_node_hour = 0;
   double steady_per_node = 0;  // at the policy's ages
 };
 

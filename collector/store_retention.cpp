@@ -17,7 +17,9 @@ Result<int64_t> Store::RetentionStep(int64_t now_ms, const RetentionPolicy& poli
       {"DELETE FROM counter_samples WHERE id IN (SELECT id FROM counter_samples WHERE sampled_at < ?1 LIMIT ?2)",
        kRaw},
       {"DELETE FROM wc_errors WHERE id IN (SELECT id FROM wc_errors WHERE received_at < ?1 LIMIT ?2)", kRaw},
-      {"DELETE FROM reports WHERE id IN (SELECT id FROM reports WHERE received_at < ?1 LIMIT ?2)", kRaw},
+      // Report ids outlive the raw rows: a replay of a report stored before
+      // (its acknowledgement lost) must stay a duplicate, not count twice in the rollups.
+      {"DELETE FROM reports WHERE id IN (SELECT id FROM reports WHERE received_at < ?1 LIMIT ?2)", kMinute},
       {"DELETE FROM probe_minute WHERE (src, dst, transport, minute) IN "
        "(SELECT src, dst, transport, minute FROM probe_minute WHERE minute < ?1 LIMIT ?2)", kMinute},
       {"DELETE FROM probe_hourly WHERE (src, dst, transport, hour) IN "

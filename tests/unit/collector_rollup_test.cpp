@@ -178,6 +178,15 @@ TEST_F(RollupTest, RawSummariesAreKeptUntilRolledThenAgeOut) {
   EXPECT_EQ(Rows("probe_summaries"), 0);
   EXPECT_EQ(Read("probe_minute", "minute"), want_minute_) << "the rollups outlive the raw rows";
   EXPECT_EQ(Read("probe_hourly", "hour"), want_hour_);
+  EXPECT_EQ(Rows("reports"), 12) << "report ids outlive the raw rows";
+  {
+    json replay = MakeReport("r3", "node-a", kT0 + 30000);  // its acknowledgement was lost
+    replay["probes"].push_back(MakeProbe("node-b", kT0 + 30000, 0, 100, "rc", 53.0));
+    auto res = store_->Ingest(replay, now);
+    ASSERT_TRUE(res.ok()) << res.status().message();
+    EXPECT_TRUE(res.value().duplicate);
+  }
+  EXPECT_EQ(Read("probe_minute", "minute"), want_minute_) << "a replay is not counted twice";
   policy_.minute_max_age_ms = kHour - 5 * kMinute;  // every minute rolled is older
   while (Positive(store_->RetentionStep(now + kMinute, policy_))) {
   }
