@@ -182,6 +182,15 @@ struct Phase {
   std::vector<double> latencies_ms;
 };
 
+// A report id shaped as an agent makes it (NODE-GENERATED_MS-BOOT_HEX-SEQ), so
+// the ids cost in the database what real ones do.
+std::string ReportId(int node, int round, int64_t generated_ms) {
+  char tail[64];
+  std::snprintf(tail, sizeof tail, "-%lld-%08x-%06d", static_cast<long long>(generated_ms),
+                static_cast<unsigned>(node) * 2654435761u, round + 1);
+  return NodeName(node) + tail;
+}
+
 // Posts rounds [first, last) of every node, as fast as the collector takes them.
 Phase RunRounds(int port, const std::vector<Template>& templates, const Args& a, int first, int last,
                 std::atomic<int64_t>* sim_now) {
@@ -208,7 +217,7 @@ Phase RunRounds(int port, const std::vector<Template>& templates, const Args& a,
         while (end > seen && !sim_now->compare_exchange_weak(seen, end)) {
         }
         const std::string body =
-            templates[node].Fill(NodeName(node) + "-" + std::to_string(round), end, end - interval_ms, end);
+            templates[node].Fill(ReportId(node, round, end), end, end - interval_ms, end);
         const auto s = Clock::now();
         auto res = cli.Post("/api/v1/reports",
                             {{"Authorization", std::string("Bearer ") + kToken}, {"Date", rdmascope::FormatHttpDate(end)}},

@@ -29,7 +29,7 @@ struct CollectorConfig {
   int64_t raw_retention_minutes = 60;
   int64_t query_deadline_ms = 5000;
   int64_t retention_days = 0;  // raw retention in days; 0: raw_retention_minutes decides
-  int64_t minute_rollup_retention_days = 2;
+  int64_t minute_rollup_retention_days = 1;
   int64_t rollup_retention_days = 90;
   int64_t retention_interval_s = 60;
   int64_t diagnosis_interval_s = 0;  // 0: half the longest report interval, at least 1 s

@@ -63,7 +63,7 @@ struct IngestResult {
 // bench/collector_fleet_load; collector/README.md, Retention).
 struct RetentionPolicy {
   int64_t raw_max_age_ms = 3600LL * 1000;             // probe summaries, counter samples, wc errors
-  int64_t minute_max_age_ms = 2LL * 86400 * 1000;     // per-minute probe rollups, report ids (dedupe)
+  int64_t minute_max_age_ms = 1LL * 86400 * 1000;     // per-minute probe rollups, report ids (dedupe)
   int64_t rollup_max_age_ms = 90LL * 86400 * 1000;    // hourly rollups and closed events
   int batch_rows = 500;                                // rows deleted per step and table
   // A slice of raw time is rolled up once it ended this long ago; summaries

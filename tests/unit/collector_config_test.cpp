@@ -30,7 +30,7 @@ TEST(CollectorConfig, Defaults) {
   EXPECT_EQ(c.value().max_body_bytes, 4 << 20);
   EXPECT_EQ(c.value().raw_retention_minutes, 60);
   EXPECT_EQ(c.value().retention_days, 0) << "unset: the minutes decide";
-  EXPECT_EQ(c.value().minute_rollup_retention_days, 2);
+  EXPECT_EQ(c.value().minute_rollup_retention_days, 1);
   EXPECT_FALSE(c.value().no_auth);
 }
 
