@@ -75,11 +75,6 @@ struct RetentionPolicy {
   int64_t rollup_slice_ms = 1000;
 };
 
-// The rollup fields of one summary that arrived after its slice was rolled.
-struct LateSummary {
-  int64_t sent = 0, received = 0, lost = 0, error_count = 0;
-  std::optional<double> rtt_p50, rtt_p99, rtt_max;
-};
 
 // What a node last told about itself, for pinglists.
 struct NodeInfo {
@@ -232,8 +227,8 @@ class Store {
 
   // Rollups (store_rollup.cpp), under mu_.
   Status LoadRollupMark();
-  Status AddLateSummaryToRollups(const std::string& src, const std::string& dst, const std::string& transport,
-                                 int64_t end, const LateSummary& s);
+  // Adds one summary from src that arrived after its slice was rolled.
+  Status AddLateSummaryToRollups(const std::string& src, const ProbeInput& s);
   int64_t rollup_through_ms_ = 0;
 
   Status IngestClockSkew(const std::string& node, std::optional<int64_t> skew_ms, int64_t received_at);

@@ -361,10 +361,7 @@ Status Store::IngestProbe(const std::string& node, const ProbeInput& p, int64_t 
   }
   // Rollups are built per closed slice (store_rollup.cpp); a summary for a
   // slice already rolled is added to them here.
-  if (end < rollup_through_ms_) {
-    LateSummary late{p.sent, p.received, p.lost, p.error_count, p.rtt_p50, p.rtt_p99, p.rtt_max};
-    RETURN_IF_ERROR(AddLateSummaryToRollups(node, dst, transport, end, late));
-  }
+  if (end < rollup_through_ms_) RETURN_IF_ERROR(AddLateSummaryToRollups(node, p));
   for (const WcErrorInput& e : p.errors) {
     RETURN_IF_ERROR(Fault("wc_error"));
     ASSIGN_STMT(ins, Q("INSERT INTO wc_errors(report_id, src, dst, transport, status, status_name, vendor_err, opcode, "

@@ -92,11 +92,11 @@ Result<int64_t> Store::RollupStep(int64_t now_ms, const RetentionPolicy& policy)
   return int64_t{1};
 }
 
-Status Store::AddLateSummaryToRollups(const std::string& src, const std::string& dst, const std::string& transport,
-                                      int64_t end, const LateSummary& s) {
+Status Store::AddLateSummaryToRollups(const std::string& src, const ProbeInput& s) {
+  const int64_t end = s.interval_end;
   const int64_t minute = FloorTo(end, kMinuteMs);
   auto bind = [&](Stmt& st, int64_t period) {
-    st.Bind(1, src).Bind(2, dst).Bind(3, transport).Bind(4, period).Bind(5, s.sent).Bind(6, s.received);
+    st.Bind(1, src).Bind(2, s.target).Bind(3, s.transport).Bind(4, period).Bind(5, s.sent).Bind(6, s.received);
     st.Bind(7, s.lost).Bind(8, s.error_count).Bind(9, s.rtt_p50.value_or(0.0));
     st.Bind(10, static_cast<int64_t>(s.rtt_p50 ? 1 : 0)).Bind(11, s.rtt_p99).Bind(12, s.rtt_max);
   };
