@@ -218,6 +218,7 @@ export function mount(root, ctx) {
         x: r.left + geo.margin + di * geo.cell + geo.cell / 2, y: r.top + geo.margin + si * geo.cell + geo.cell / 2,
         rgb: geo.colour.get(k) || GREY, measured: !!c,
         bad: !!c && (c.error_count > 0 || geo.scale.isBad(geo.value(c))),
+        error_count: c ? c.error_count : null, value: c ? geo.value(c) : null,
       };
     },
   };
