@@ -62,10 +62,13 @@ FleetStorage MeasureFleetStorage(const std::string& db_path, int nodes, double s
   s.ids_per_node_hour = s.ids_bytes / nodes / (simulated_s / 3600.0);
   s.minute_per_node_minute = s.minute_bytes / nodes / static_cast<double>(s.minutes);
   s.hour_per_node_hour = s.hour_bytes / nodes / static_cast<double>(s.hours);
-  s.steady_per_node = s.raw_per_node_hour * static_cast<double>(policy.raw_max_age_ms) / 3600000.0 +
-                      s.ids_per_node_hour * static_cast<double>(policy.minute_max_age_ms) / 3600000.0 +
-                      s.minute_per_node_minute * static_cast<double>(policy.minute_max_age_ms) / 60000.0 +
-                      s.hour_per_node_hour * static_cast<double>(policy.rollup_max_age_ms) / 3600000.0;
+  const double raw_h = static_cast<double>(policy.raw_max_age_ms) / 3600000.0;
+  const double minute_h = static_cast<double>(policy.minute_max_age_ms) / 3600000.0;
+  const double hour_h = static_cast<double>(policy.rollup_max_age_ms) / 3600000.0;
+  s.raw_part = s.raw_per_node_hour * raw_h;
+  s.minute_part = s.minute_per_node_minute * minute_h * 60 + s.ids_per_node_hour * minute_h;
+  s.hour_part = s.hour_per_node_hour * hour_h;
+  s.steady_per_node = s.raw_part + s.minute_part + s.hour_part;
   s.ok = true;
   return s;
 }
@@ -86,14 +89,10 @@ void PrintFleetStorage(const FleetStorage& s, const collector::RetentionPolicy& 
               "%lld h, other %.1f MB)\n",
               s.raw_bytes / kMB, s.ids_bytes / kMB, s.minute_bytes / kMB, static_cast<long long>(s.minutes),
               s.hour_bytes / kMB, static_cast<long long>(s.hours), s.other_bytes / kMB);
-  const double raw_part = s.raw_per_node_hour * raw_h;
-  const double minute_part =
-      s.minute_per_node_minute * minute_d * 1440 + s.ids_per_node_hour * minute_d * 24;  // rollups and report ids
-  const double hour_part = s.hour_per_node_hour * hour_d * 24;
   std::printf("bytes per node per day at default retention (raw %.0f h, minute rollups %.0f d, hourly %.0f d): "
               "%.1f MB = raw %.1f + minute rollups and report ids %.1f + hourly %.1f; the whole retained "
               "history, so every day of it costs no more (budget %.0f MB): %s\n",
-              raw_h, minute_d, hour_d, s.steady_per_node / kMB, raw_part / kMB, minute_part / kMB, hour_part / kMB,
+              raw_h, minute_d, hour_d, s.steady_per_node / kMB, s.raw_part / kMB, s.minute_part / kMB, s.hour_part / kMB,
               budget_bytes / kMB, s.steady_per_node <= budget_bytes ? "within" : "OVER");
 }
 

@@ -22,7 +22,9 @@ struct FleetStorage {
   double raw_bytes = 0, ids_bytes = 0, minute_bytes = 0, hour_bytes = 0, other_bytes = 0;
   int64_t minutes = 0, hours = 0;  // distinct periods the rollups hold
   double raw_per_node_hour = 0, ids_per_node_hour = 0, minute_per_node_minute = 0, hour_per_node_hour = 0;
-  double steady_per_node = 0;  // at the policy's ages
+  // At the policy's ages: raw rows, minute rollups with report ids, hourly
+  // rollups, and their sum.
+  double raw_part = 0, minute_part = 0, hour_part = 0, steady_per_node = 0;
 };
 
 FleetStorage MeasureFleetStorage(const std::string& db_path, int nodes, double simulated_s,

@@ -75,7 +75,6 @@ struct RetentionPolicy {
   int64_t rollup_slice_ms = 1000;
 };
 
-
 // What a node last told about itself, for pinglists.
 struct NodeInfo {
   std::string name;
