@@ -78,7 +78,9 @@ TEST(MadEngine, SilentTargetFailsAfterEveryRetryWithinTimeoutTimesTries) {
 
 TEST(MadEngine, LateAnswerToAnAbandonedAttemptIsDropped) {
   FakeSubnet s = SmallSubnet();
-  s.answer_delays_ms = {60, 0};  // the first try answers after its timeout, the retry at once
+  // The first try answers long after its 20 ms timeout (a thread descheduled
+  // for under 180 ms still sees the timeout first), the retry at once.
+  s.answer_delays_ms = {200, 0};
   MadEngine e(s, EngineOptions{64, 20, 2});
   int calls_a = 0;
   e.Submit(DirectedGet(kAttrNodeInfo, 0, {}), "NodeInfo A", [&](const MadAnswer& a) { calls_a += a.ok ? 1 : 100; });
@@ -88,9 +90,9 @@ TEST(MadEngine, LateAnswerToAnAbandonedAttemptIsDropped) {
   EXPECT_EQ(e.stats().mads_timed_out, 1u);
   // The first try's answer turns up during the next sweep on the same transport:
   // it must not be taken for B's (transaction ids are unique per process).
-  s.answer_delays_ms = {100};
+  s.answer_delays_ms = {400};  // B's answer comes after the first try's late one
   std::string b_desc;
-  MadEngine next(s, EngineOptions{64, 500, 0});
+  MadEngine next(s, EngineOptions{64, 1000, 0});
   next.Submit(DirectedGet(kAttrNodeDesc, 0, {1}), "NodeDescription B", [&](const MadAnswer& a) {
     b_desc = a.ok ? ParseNodeDescription(*a.mad) : a.error;
   });
