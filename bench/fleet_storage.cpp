@@ -11,7 +11,8 @@ namespace {
 
 // Tables (with their indexes) that retention keeps for the raw age.
 const std::set<std::string> kRaw = {"probe_summaries", "probe_summaries_pair_time", "probe_summaries_time",
-                                    "counter_samples", "counter_samples_node_time", "counter_samples_time",
+                                    "counter_port_samples", "counter_port_samples_node_time",
+                                    "counter_port_samples_time",
                                     "wc_errors"};
 // Report ids are kept as long as the minute rollups (duplicates of replays).
 const std::set<std::string> kIds = {"reports", "reports_received", "reports_received_seq"};

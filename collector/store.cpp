@@ -130,7 +130,7 @@ Status Store::Ping() {
 }
 
 Result<int64_t> Store::CountRows(const std::string& table) {
-  static const std::set<std::string> kTables = {"reports",   "nodes",           "ports",        "counter_samples",
+  static const std::set<std::string> kTables = {"reports",   "nodes",           "ports",        "counter_port_samples",
                                                 "counters_latest", "probe_summaries", "probe_hourly", "probe_minute", "wc_errors",
                                                 "wc_error_totals", "events",          "schema_version",
                                                 "fabric_nodes", "fabric_ports", "fabric_links", "fabric_port_samples",

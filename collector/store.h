@@ -242,8 +242,10 @@ class Store {
   Status IngestInventory(const nlohmann::json& r, int64_t received_at);
   Status IngestPort(const std::string& node, const nlohmann::json& dev, const nlohmann::json& port, int64_t at,
                     const std::string& report_id);
+  // Judges and keeps the newest of one kind's counters (when newer) and puts
+  // them, as stored, into *sample: {name: integer or null}.
   Status IngestCounters(const std::string& node, const std::string& device, int64_t port, const char* kind,
-                        const nlohmann::json& map, int64_t at, const std::string& report_id, bool newer);
+                        const nlohmann::json& map, int64_t at, bool newer, nlohmann::json* sample);
   Status JudgePcie(const std::string& node, const nlohmann::json& dev, int64_t at);
   Status JudgeCounter(const std::string& node, const std::string& device, int64_t port, const char* kind,
                       const std::string& name, std::optional<int64_t> v, int64_t at);

@@ -26,7 +26,9 @@ Result<json> Store::DiagnosisFacts(int64_t since_ms, int64_t counters_from_ms) {
                 " SELECT node, device, port, kind, name, value, sampled_at, "
                 "  LAG(value) OVER (PARTITION BY node, device, port, kind, name ORDER BY sampled_at, id) AS prev, "
                 "  ROW_NUMBER() OVER (PARTITION BY node, device, port, kind, name ORDER BY sampled_at DESC, id DESC) "
-                "   AS rn FROM counter_samples WHERE sampled_at >= ?2) "
+                "   AS rn FROM (SELECT s.id, s.node, s.device, s.port, k.key AS kind, c.key AS name, c.value AS value, "
+                "    s.sampled_at FROM counter_port_samples s, json_each(s.counters) k, json_each(k.value) c "
+                "    WHERE s.sampled_at >= ?2)) "
                 "WHERE rn = 1 AND sampled_at >= ?1 AND prev IS NOT NULL AND value > prev",
        true},
       {"switch", "SELECT nn.node, nn.device, nn.port, nn.switch_guid, nn.switch_port, nn.switch_description, "

@@ -251,26 +251,25 @@ Status Store::IngestPort(const std::string& node, const json& dev, const json& p
       }
     }
   }
-  if (const json* c = Field(port, "counters"))
-    RETURN_IF_ERROR(IngestCounters(node, device, number, "counters", *c, at, report_id, newer));
-  if (const json* c = Field(port, "hw_counters"))
-    RETURN_IF_ERROR(IngestCounters(node, device, number, "hw_counters", *c, at, report_id, newer));
-  return Status::Ok();
+  json sample = json::object();
+  for (const char* kind : {"counters", "hw_counters"})
+    if (const json* c = Field(port, kind))
+      RETURN_IF_ERROR(IngestCounters(node, device, number, kind, *c, at, newer, &sample[kind]));
+  if (sample.empty()) return Status::Ok();
+  ASSIGN_STMT(ins, Q("INSERT INTO counter_port_samples(report_id, node, device, port, sampled_at, counters) "
+                     "VALUES (?1, ?2, ?3, ?4, ?5, ?6)"));
+  ins.Bind(1, report_id).Bind(2, node).Bind(3, device).Bind(4, number).Bind(5, at).Bind(6, sample.dump());
+  return ins.Run();
 }
 
 Status Store::IngestCounters(const std::string& node, const std::string& device, int64_t port, const char* kind,
-                             const json& map, int64_t at, const std::string& report_id, bool newer) {
+                             const json& map, int64_t at, bool newer, json* sample) {
   RETURN_IF_ERROR(Fault("counters"));
+  *sample = json::object();
   for (const auto& [name, value] : map.items()) {
     std::optional<int64_t> v;
     if (value.is_number()) v = value.is_number_float() ? static_cast<int64_t>(value.get<double>()) : value.get<int64_t>();
-    {
-      ASSIGN_STMT(ins, Q("INSERT INTO counter_samples(report_id, node, device, port, kind, name, value, sampled_at) "
-                         "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"));
-      ins.Bind(1, report_id).Bind(2, node).Bind(3, device).Bind(4, port).Bind(5, kind).Bind(6, name).Bind(7, v);
-      ins.Bind(8, at);
-      RETURN_IF_ERROR(ins.Run());
-    }
+    (*sample)[name] = v ? json(*v) : json(nullptr);
     if (!newer) continue;
     RETURN_IF_ERROR(JudgeCounter(node, device, port, kind, name, v, at));
     ASSIGN_STMT(up, Q("INSERT INTO counters_latest(node, device, port, kind, name, value, sampled_at, boot_id) "

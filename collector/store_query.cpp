@@ -107,9 +107,12 @@ Result<json> Store::Ports(const std::optional<std::string>& node) {
 
 Result<json> Store::Counters(const std::optional<std::string>& node, int64_t since_ms, int limit) {
   return History([&](Db& db) -> Result<json> {
-    auto q = db.Prepare("SELECT node, device, port, kind, name, value, sampled_at AS sampled_at_ms, report_id "
-                        "FROM counter_samples WHERE (?1 IS NULL OR node = ?1) AND sampled_at >= ?2 "
-                        "ORDER BY sampled_at, id LIMIT ?3");
+    // One row per counter, expanded from the port samples (0007_counter_port_samples.sql).
+    auto q = db.Prepare("SELECT s.node, s.device, s.port, k.key AS kind, c.key AS name, c.value AS value, "
+                        "s.sampled_at AS sampled_at_ms, s.report_id "
+                        "FROM counter_port_samples s, json_each(s.counters) k, json_each(k.value) c "
+                        "WHERE (?1 IS NULL OR s.node = ?1) AND s.sampled_at >= ?2 "
+                        "ORDER BY s.sampled_at, s.id, k.id, c.id LIMIT ?3");
     if (!q.ok()) return q.status();
     q.value().Bind(1, node).Bind(2, since_ms).Bind(3, static_cast<int64_t>(limit));
     auto rows = Rows(q.value());

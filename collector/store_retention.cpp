@@ -14,7 +14,8 @@ Result<int64_t> Store::RetentionStep(int64_t now_ms, const RetentionPolicy& poli
   static const Rule kRules[] = {
       {"DELETE FROM probe_summaries WHERE id IN (SELECT id FROM probe_summaries WHERE interval_end < ?1 LIMIT ?2)",
        kRawRolled},
-      {"DELETE FROM counter_samples WHERE id IN (SELECT id FROM counter_samples WHERE sampled_at < ?1 LIMIT ?2)",
+      {"DELETE FROM counter_port_samples WHERE id IN "
+       "(SELECT id FROM counter_port_samples WHERE sampled_at < ?1 LIMIT ?2)",
        kRaw},
       {"DELETE FROM wc_errors WHERE id IN (SELECT id FROM wc_errors WHERE received_at < ?1 LIMIT ?2)", kRaw},
       // Report ids outlive the raw rows: a replay of a report stored before

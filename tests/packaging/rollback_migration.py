@@ -5,10 +5,11 @@ For the package test's upgrade check (package_runtime.sh).
 
 Without --check: puts the collector database DB back to the schema before
 MIGRATION (the newest one, NNNN_name.sql): drops the tables that migration
-creates and removes its row from schema_version, so DB is what a release
-without that migration left behind. Fails when the migration creates no
-table (this check would then need another way back), or when DB is not at
-that version.
+creates, creates again (empty, with their indexes, as the earlier migration
+in the same directory that made them wrote them) the tables it drops, and
+removes its row from schema_version, so DB has the schema a release without
+that migration left behind. Fails when the migration creates no table (this
+check would then need another way back), or when DB is not at that version.
 
 With --check: passes when DB is at MIGRATION's version again and every table
 it creates exists (the collector migrated the database on start).
@@ -21,6 +22,23 @@ import sqlite3
 import sys
 
 
+def earlier_definition(migration, version, table):
+    """The CREATE TABLE and CREATE INDEX statements of table in the newest
+    migration before version (same directory) that creates it."""
+    folder = os.path.dirname(os.path.abspath(migration))
+    for name in sorted(os.listdir(folder), reverse=True):
+        m = re.match(r"(\d+)_.*\.sql$", name)
+        if not m or int(m.group(1)) >= version:
+            continue
+        with open(os.path.join(folder, name)) as f:
+            text = f.read()
+        create = re.search(rf"CREATE TABLE\s+{table}\s*\(.*?\n\)[^;]*;", text, re.S | re.I)
+        if create:
+            indexes = re.findall(rf"CREATE (?:UNIQUE )?INDEX\s+\w+\s+ON\s+{table}\s*\([^;]*\);", text, re.I)
+            return [create.group(0)] + indexes
+    raise SystemExit(f"{migration} drops {table}, which no earlier migration creates")
+
+
 def main(argv):
     check = argv[:1] == ["--check"]
     if check:
@@ -31,7 +49,9 @@ def main(argv):
     db_path, migration = argv
     version = int(re.match(r"(\d+)_", os.path.basename(migration)).group(1))
     with open(migration) as f:
-        tables = re.findall(r"CREATE TABLE\s+(?:IF NOT EXISTS\s+)?(\w+)", f.read(), re.I)
+        text = f.read()
+    tables = re.findall(r"CREATE TABLE\s+(?:IF NOT EXISTS\s+)?(\w+)", text, re.I)
+    dropped = re.findall(r"DROP TABLE\s+(?:IF EXISTS\s+)?(\w+)", text, re.I)
     if not tables:
         print(f"{migration} creates no table: the upgrade check cannot roll it back", file=sys.stderr)
         return 1
@@ -48,9 +68,12 @@ def main(argv):
     if newest != version:
         print(f"expected schema version {version}, found {newest}", file=sys.stderr)
         return 1
+    restore = [sql for t in dropped for sql in earlier_definition(migration, version, t)]
     with db:
         for t in tables:
             db.execute(f"DROP TABLE {t}")
+        for sql in restore:
+            db.execute(sql)
         db.execute("DELETE FROM schema_version WHERE version = ?", (version,))
     newest = db.execute("SELECT MAX(version) FROM schema_version").fetchone()[0]
     db.close()

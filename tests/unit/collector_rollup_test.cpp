@@ -12,6 +12,7 @@
 #include "collector/store.h"
 #include "collector/store_db.h"
 #include "collector/store_migrate.h"
+#include "tests/collector/old_database.h"
 #include "tests/collector/test_reports.h"
 #include "tests/support/scratch_dir.h"
 
@@ -210,22 +211,12 @@ TEST(RollupMigration, HourlyRollupsWrittenBeforeItCountAsRolled) {
   // A database of version 5 held hourly rollups written per summary.
   testsupport::ScratchDir dir("collector_rollup_migration");
   const std::string path = dir.File("old.db");
-  {
-    auto db = Db::Open(path);
-    ASSERT_TRUE(db.ok());
-    std::vector<EmbeddedMigration> old;
-    for (const EmbeddedMigration& m : BuiltinMigrations())
-      if (m.version <= 5) old.push_back(m);
-    ASSERT_TRUE(ApplyMigrations(db.value(), old).ok());
-    ASSERT_TRUE(db.value()
-                    .Exec("INSERT INTO probe_hourly VALUES ('a', 'b', 'rc', 7200000, 1, 100, 100, 0, 0, 30, 1, 50, 56), "
-                          "('a', 'b', 'rc', 10800000, 1, 100, 100, 0, 0, 30, 1, 50, 56)")
-                    .ok());
-  }
-  StoreOptions o;
-  o.path = path;
-  o.synchronous_full = false;
-  auto store = Store::Open(o);
+  Status made = testing::MakeDatabaseAtVersion(
+      path, 5,
+      "INSERT INTO probe_hourly VALUES ('a', 'b', 'rc', 7200000, 1, 100, 100, 0, 0, 30, 1, 50, 56), "
+      "('a', 'b', 'rc', 10800000, 1, 100, 100, 0, 0, 30, 1, 50, 56)");
+  ASSERT_TRUE(made.ok()) << made.message();
+  auto store = testing::OpenCurrentStore(path);
   ASSERT_TRUE(store.ok()) << store.status().message();
   EXPECT_EQ(store.value()->RollupThroughMs(), 14400000) << "the newest hour seen is whole from now on";
 }

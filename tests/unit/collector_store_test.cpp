@@ -13,6 +13,7 @@
 #include "collector/retention_worker.h"
 #include "collector/store.h"
 #include "collector/store_migrate.h"
+#include "tests/collector/old_database.h"
 #include "tests/collector/test_reports.h"
 #include "tests/support/scratch_dir.h"
 
@@ -124,10 +125,70 @@ TEST_F(StoreTest, StoresEveryPartOfAReport) {
   EXPECT_EQ(Rows("reports"), 1);
   EXPECT_EQ(Rows("nodes"), 1);
   EXPECT_EQ(Rows("ports"), 1);
-  EXPECT_EQ(Rows("counter_samples"), 8);  // 7 counters (one null) + 1 hw counter
+  EXPECT_EQ(Rows("counter_port_samples"), 1);  // one port: its 7 counters (one null) + 1 hw counter
   EXPECT_EQ(Rows("probe_summaries"), 2);
   EXPECT_EQ(Rows("wc_errors"), 2);
   EXPECT_EQ(Rows("probe_hourly"), 0) << "rollups are built when their period closes";
+}
+
+TEST_F(StoreTest, CounterHistoryComesBackOneRowPerCounter) {
+  Ingest(MakeReport("a-1", "node-a", kT0, 4, /*symbol_error=*/3));
+  Ingest(MakeReport("a-2", "node-a", kT0 + 10000, 4, /*symbol_error=*/5), kT0 + 10000);
+  EXPECT_EQ(Rows("counter_port_samples"), 2) << "one row per port per report";
+  auto got = store_->Counters(std::string("node-a"), kT0, 100);
+  ASSERT_TRUE(got.ok()) << got.status().message();
+  const json& rows = got.value()["samples"];
+  ASSERT_EQ(rows.size(), 16u) << rows.dump();
+  // Report order, then kind, then name, as the report's maps are ordered.
+  EXPECT_EQ(rows[0]["report_id"], "a-1");
+  EXPECT_EQ(rows[0]["kind"], "counters");
+  EXPECT_EQ(rows[0]["name"], "VL15_dropped");
+  EXPECT_TRUE(rows[0]["value"].is_null()) << "present without a number stays null, not 0";
+  EXPECT_EQ(rows[6]["name"], "symbol_error");
+  EXPECT_EQ(rows[6]["value"], 3);
+  EXPECT_EQ(rows[7]["kind"], "hw_counters");
+  EXPECT_EQ(rows[7]["name"], "local_ack_timeout_err");
+  EXPECT_EQ(rows[7]["device"], "mlx5_0");
+  EXPECT_EQ(rows[7]["port"], 1);
+  EXPECT_EQ(rows[7]["sampled_at_ms"], kT0);
+  EXPECT_EQ(rows[14]["report_id"], "a-2");
+  EXPECT_EQ(rows[14]["value"], 5);
+  auto limited = store_->Counters(std::nullopt, kT0 + 1, 3);
+  ASSERT_TRUE(limited.ok());
+  ASSERT_EQ(limited.value()["samples"].size(), 3u) << "the limit counts counters, not port samples";
+  EXPECT_EQ(limited.value()["samples"][0]["report_id"], "a-2");
+}
+
+TEST(CounterMigration, CounterRowsOfVersion6ComeBackTheSame) {
+  testsupport::ScratchDir dir("collector_counter_migration");
+  const std::string path = dir.File("old.db");
+  Status made = testing::MakeDatabaseAtVersion(
+      path, 6,
+      "INSERT INTO counter_samples(report_id, node, device, port, kind, name, value, sampled_at) "
+      "VALUES ('r1', 'n', 'mlx5_0', 1, 'counters', 'link_downed', 0, 1000), "
+      "('r1', 'n', 'mlx5_0', 1, 'counters', 'symbol_error', 7, 1000), "
+      "('r1', 'n', 'mlx5_0', 1, 'hw_counters', 'out_of_buffer', NULL, 1000), "
+      "('r1', 'n', 'mlx5_1', 1, 'counters', 'link_downed', 2, 1000), "
+      "('r2', 'n', 'mlx5_0', 1, 'counters', 'link_downed', 1, 2000)");
+  ASSERT_TRUE(made.ok()) << made.message();
+  auto store = testing::OpenCurrentStore(path);
+  ASSERT_TRUE(store.ok()) << store.status().message();
+  auto n = store.value()->CountRows("counter_port_samples");
+  ASSERT_TRUE(n.ok());
+  EXPECT_EQ(n.value(), 3) << "one row per report, device and port";
+  auto got = store.value()->Counters(std::string("n"), 0, 100);
+  ASSERT_TRUE(got.ok()) << got.status().message();
+  const json want = json::parse(R"([
+    {"report_id": "r1", "device": "mlx5_0", "kind": "counters", "name": "link_downed", "value": 0},
+    {"report_id": "r1", "device": "mlx5_0", "kind": "counters", "name": "symbol_error", "value": 7},
+    {"report_id": "r1", "device": "mlx5_0", "kind": "hw_counters", "name": "out_of_buffer", "value": null},
+    {"report_id": "r1", "device": "mlx5_1", "kind": "counters", "name": "link_downed", "value": 2},
+    {"report_id": "r2", "device": "mlx5_0", "kind": "counters", "name": "link_downed", "value": 1}])");
+  json have = json::array();
+  for (const json& r : got.value()["samples"])
+    have.push_back({{"report_id", r["report_id"]}, {"device", r["device"]}, {"kind", r["kind"]},
+                    {"name", r["name"]}, {"value", r["value"]}});
+  EXPECT_EQ(have, want);
 }
 
 TEST_F(StoreTest, DuplicateReportStoredOnce) {
@@ -139,7 +200,7 @@ TEST_F(StoreTest, DuplicateReportStoredOnce) {
   EXPECT_EQ(Rows("reports"), 1);
   EXPECT_EQ(Rows("probe_summaries"), 1);
   EXPECT_EQ(Rows("wc_errors"), 1);
-  EXPECT_EQ(Rows("counter_samples"), 8);
+  EXPECT_EQ(Rows("counter_port_samples"), 1);
   auto open = OpenEvents("wc_error");
   ASSERT_EQ(open.size(), 1u);
   EXPECT_EQ(open[0]["count"], 1);
@@ -147,7 +208,7 @@ TEST_F(StoreTest, DuplicateReportStoredOnce) {
 
 TEST_F(StoreTest, FailureMidReportStoresNothingOfIt) {
   Ingest(MakeReport("a-0", "node-a", kT0 - 10000));
-  const int64_t reports = Rows("reports"), samples = Rows("counter_samples"), probes = Rows("probe_summaries");
+  const int64_t reports = Rows("reports"), samples = Rows("counter_port_samples"), probes = Rows("probe_summaries");
   for (const char* step : {"node", "port", "counters", "probe", "wc_error", "commit"}) {
     int probe_calls = 0;
     store_->SetIngestFaultHook([&, step](const std::string& at) {
@@ -163,7 +224,7 @@ TEST_F(StoreTest, FailureMidReportStoresNothingOfIt) {
     ASSERT_FALSE(res.ok()) << "step " << step;
     EXPECT_NE(res.status().message().find(step), std::string::npos);
     EXPECT_EQ(Rows("reports"), reports) << step;
-    EXPECT_EQ(Rows("counter_samples"), samples) << step;
+    EXPECT_EQ(Rows("counter_port_samples"), samples) << step;
     EXPECT_EQ(Rows("probe_summaries"), probes) << step;
     EXPECT_EQ(Rows("wc_errors"), 0) << step;
     EXPECT_EQ(Rows("wc_error_totals"), 0) << step;
@@ -456,7 +517,7 @@ TEST_F(StoreTest, RetentionWorkerPassDeletesEverythingOldInBatches) {
   auto n = w.RunPass();
   ASSERT_TRUE(n.ok()) << n.status().message();
   EXPECT_EQ(Rows("probe_summaries"), 0);
-  EXPECT_EQ(Rows("counter_samples"), 0);
+  EXPECT_EQ(Rows("counter_port_samples"), 0);
   EXPECT_EQ(Rows("reports"), 0);
   EXPECT_EQ(Rows("nodes"), 1) << "the node's latest state stays";
   EXPECT_EQ(Rows("ports"), 1);

@@ -1,0 +1,35 @@
+// Databases as an earlier collector left them, for migration tests.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "collector/store.h"
+#include "collector/store_db.h"
+#include "collector/store_migrate.h"
+
+namespace rdmascope::collector::testing {
+
+// Creates the database at path with the built-in migrations up to and
+// including `version`, then runs `rows` (SQL) in it: what a collector of that
+// schema version stored. Returns the first failure.
+inline Status MakeDatabaseAtVersion(const std::string& path, int version, const std::string& rows) {
+  auto db = Db::Open(path);
+  if (!db.ok()) return db.status();
+  std::vector<EmbeddedMigration> old;
+  for (const EmbeddedMigration& m : BuiltinMigrations())
+    if (m.version <= version) old.push_back(m);
+  if (auto applied = ApplyMigrations(db.value(), old); !applied.ok()) return applied.status();
+  return db.value().Exec(rows);
+}
+
+// Opens path with the current store (every migration applied), as a test
+// collector does: synchronous=NORMAL.
+inline Result<std::unique_ptr<Store>> OpenCurrentStore(const std::string& path) {
+  StoreOptions o;
+  o.path = path;
+  o.synchronous_full = false;
+  return Store::Open(o);
+}
+
+}  // namespace rdmascope::collector::testing
