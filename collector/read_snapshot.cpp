@@ -55,6 +55,28 @@ ProbeRow ProbeRowFromStmt(const Stmt& s, const std::shared_ptr<const std::string
   return r;
 }
 
+ProbeRow ProbeRowFromInput(const std::string& src, const ProbeInput& p,
+                           const std::shared_ptr<const std::string>& report_id) {
+  ProbeRow r;
+  auto text = [](const std::optional<std::string>& v) { return v ? Intern(*v) : nullptr; };
+  auto integer = [](const std::optional<int64_t>& v) { return v ? *v : ProbeRow::kNullInt; };
+  auto real = [](const std::optional<double>& v) { return v ? *v : kNullReal; };
+  r.src = Intern(src), r.dst = Intern(p.target), r.transport = Intern(p.transport);
+  r.local_device = text(p.local_device), r.local_port = integer(p.local_port), r.remote_host = text(p.remote_host);
+  r.interval_start = p.interval_start, r.interval_end = p.interval_end;
+  r.sent = p.sent, r.received = p.received, r.lost = p.lost, r.loss_ratio = real(p.loss_ratio);
+  r.rtt_count = integer(p.rtt_count);
+  r.rtt_min = real(p.rtt_min), r.rtt_avg = real(p.rtt_avg), r.rtt_p50 = real(p.rtt_p50), r.rtt_p90 = real(p.rtt_p90);
+  r.rtt_p99 = real(p.rtt_p99), r.rtt_p999 = real(p.rtt_p999), r.rtt_max = real(p.rtt_max);
+  r.network_p50 = real(p.network_p50), r.network_p99 = real(p.network_p99);
+  r.responder_p50 = real(p.responder_p50), r.responder_p99 = real(p.responder_p99);
+  r.read_p50 = real(p.read_p50), r.read_p99 = real(p.read_p99);
+  r.error_count = p.error_count, r.errors_by_status = p.errors_by_status_json, r.report_id = report_id;
+  r.rail = text(p.rail), r.remote_device = text(p.remote_device), r.remote_port = integer(p.remote_port);
+  r.not_run = text(p.not_run);
+  return r;
+}
+
 json ProbeRowJson(const ProbeRow& r) {
   auto text = [](const std::string* p) { return p ? json(*p) : json(nullptr); };
   auto integer = [](int64_t v) { return v == ProbeRow::kNullInt ? json(nullptr) : json(v); };

@@ -31,6 +31,7 @@
 #include <nlohmann/json.hpp>
 
 #include "collector/metrics_port_text.h"
+#include "collector/probe_input.h"
 #include "collector/store_db.h"
 
 namespace rdmascope::collector {
@@ -56,6 +57,10 @@ struct ProbeRow {
 extern const char kProbeRowColumns[];
 // Reads the current row of a statement selecting kProbeRowColumns first.
 ProbeRow ProbeRowFromStmt(const Stmt& s, const std::shared_ptr<const std::string>& report_id_hint);
+// The row IngestProbe stores for p, reported by src: what ProbeRowFromStmt
+// reads back from that row, without reading it.
+ProbeRow ProbeRowFromInput(const std::string& src, const ProbeInput& p,
+                           const std::shared_ptr<const std::string>& report_id);
 // The row as Store::Probes shows it (every column, "_us" names, parsed errors_by_status).
 nlohmann::json ProbeRowJson(const ProbeRow& r);
 

@@ -213,9 +213,9 @@ class Store {
 
   // Read snapshot upkeep (store_read_snapshot.cpp), under mu_.
   Status LoadSnapshot();
-  // After a commit: the state of `nodes` and the summaries with id > probe_id_floor.
-  void RefreshSnapshot(const std::set<std::string>& nodes, int64_t probe_id_floor, bool fabric_changed);
-  Result<int64_t> MaxProbeId();
+  // After a commit: the state of `nodes` and the probe rows in pending_rows_
+  // (then emptied).
+  void RefreshSnapshot(const std::set<std::string>& nodes, bool fabric_changed);
   Result<std::shared_ptr<NodeState>> LoadNodeState(const std::string& name, const NodeState* old);
   Result<std::string> LeafSwitch(const std::string& name);
   Status LoadEventsOpen();
@@ -238,6 +238,12 @@ class Store {
   // ("" when absent) and interval, for the counter rules.
   std::string ingest_boot_id_;
   int64_t ingest_interval_ms_ = 0;
+  std::shared_ptr<const std::string> ingest_report_id_;  // shared by its probe rows
+  // The probe rows the open transaction wrote, in the order written, as the
+  // snapshot holds them: applied to it after the commit (RefreshSnapshot)
+  // instead of being read back. A report rolled back to its savepoint takes
+  // its rows out again.
+  std::vector<std::shared_ptr<const ProbeRow>> pending_rows_;
   Status IngestNode(const nlohmann::json& r, int64_t received_at);
   Status IngestInventory(const nlohmann::json& r, int64_t received_at);
   Status IngestPort(const std::string& node, const nlohmann::json& dev, const nlohmann::json& port, int64_t at,

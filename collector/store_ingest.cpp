@@ -28,8 +28,7 @@ bool HasFabric(const json& r) { return r.contains("neighbours") || r.contains("f
 
 Result<IngestResult> Store::Ingest(const json& report, int64_t received_at_ms, std::optional<int64_t> clock_skew_ms) {
   std::lock_guard<std::mutex> lock(mu_);
-  auto floor = MaxProbeId();
-  if (!floor.ok()) return floor.status();
+  pending_rows_.clear();
   Transaction tx(db_);
   if (Status s = tx.Begin(); !s.ok()) return s;
   closed_events_ = false;
@@ -40,7 +39,7 @@ Result<IngestResult> Store::Ingest(const json& report, int64_t received_at_ms, s
   if (Status s = Fault("commit"); !s.ok()) return s;
   if (Status s = tx.Commit(); !s.ok()) return s;
   if (closed_events_) LoadOpenEventKeys();
-  RefreshSnapshot({report["node"].get<std::string>()}, floor.value(), HasFabric(report));
+  RefreshSnapshot({report["node"].get<std::string>()}, HasFabric(report));
   return out;
 }
 
@@ -48,6 +47,7 @@ Status Store::IngestLocked(const json& r, int64_t received_at, const std::vector
                            IngestResult* out) {
   RETURN_IF_ERROR(Fault("report"));
   const std::string id = r["report_id"].get<std::string>();
+  ingest_report_id_ = std::make_shared<const std::string>(id);
   ingest_boot_id_ = OptText(r, "boot_id").value_or("");
   ingest_interval_ms_ = static_cast<int64_t>(OptReal(r, "interval_s").value_or(0) * 1000);
   {
@@ -88,12 +88,12 @@ void Store::IngestBatch(std::vector<BatchItem>& items) {
   auto fail_all = [&](const Status& s) {
     for (BatchItem& it : items) it.status = s;
   };
-  auto floor = MaxProbeId();
-  if (!floor.ok()) return fail_all(floor.status());
+  pending_rows_.clear();
   Transaction tx(db_);
   if (Status s = tx.Begin(); !s.ok()) return fail_all(s);
   closed_events_ = false;
   for (BatchItem& it : items) {
+    const size_t rows_before = pending_rows_.size();
     if (Status s = db_.Exec("SAVEPOINT report"); !s.ok()) {
       it.status = s;
       continue;
@@ -110,6 +110,7 @@ void Store::IngestBatch(std::vector<BatchItem>& items) {
         return fail_all(s);
       (void)db_.Exec("ROLLBACK TO report");
       (void)db_.Exec("RELEASE report");
+      pending_rows_.resize(rows_before);
       it.status = s;
       continue;
     }
@@ -126,7 +127,7 @@ void Store::IngestBatch(std::vector<BatchItem>& items) {
       nodes.insert((*it.report)["node"].get<std::string>());
       fabric = fabric || HasFabric(*it.report);
     }
-  RefreshSnapshot(nodes, floor.value(), fabric);
+  RefreshSnapshot(nodes, fabric);
 }
 
 Status Store::IngestClockSkew(const std::string& node, std::optional<int64_t> skew_ms, int64_t received_at) {
@@ -357,6 +358,7 @@ Status Store::IngestProbe(const std::string& node, const ProbeInput& p, int64_t 
     ins.Bind(30, p.rail).Bind(31, p.remote_device);
     ins.Bind(32, p.remote_port).Bind(33, p.not_run);
     RETURN_IF_ERROR(ins.Run());
+    pending_rows_.push_back(std::make_shared<const ProbeRow>(ProbeRowFromInput(node, p, ingest_report_id_)));
   }
   // Rollups are built per closed slice (store_rollup.cpp); a summary for a
   // slice already rolled is added to them here.

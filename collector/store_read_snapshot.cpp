@@ -1,6 +1,6 @@
 // Store: upkeep of the read snapshot (read_snapshot.h). Runs on the writer's
-// side, under mu_: keyed lookups of what a commit touched, never a scan of
-// the history.
+// side, under mu_: the probe rows a commit wrote come from memory, the state
+// of the nodes it touched from keyed lookups; never a scan of the history.
 #include <functional>
 
 #include "collector/store.h"
@@ -35,16 +35,6 @@ Status ForEachProbeRow(Stmt& s, const std::function<Status(std::shared_ptr<const
   return out;
 }
 }  // namespace
-
-Result<int64_t> Store::MaxProbeId() {
-  auto q = Q("SELECT COALESCE(MAX(id), 0) FROM probe_summaries");
-  if (!q.ok()) return q.status();
-  auto r = q.value()->Step();
-  if (!r.ok()) return r.status();
-  int64_t id = q.value()->Int(0);
-  q.value()->Reset();
-  return id;
-}
 
 Result<std::string> Store::LeafSwitch(const std::string& name) {
   // The node's own neighbour report, else a sweep's switch port whose remote
@@ -199,7 +189,9 @@ Status Store::LoadSnapshot() {
   return Status::Ok();
 }
 
-void Store::RefreshSnapshot(const std::set<std::string>& nodes, int64_t probe_id_floor, bool fabric_changed) {
+void Store::RefreshSnapshot(const std::set<std::string>& nodes, bool fabric_changed) {
+  std::vector<std::shared_ptr<const ProbeRow>> rows = std::move(pending_rows_);
+  pending_rows_.clear();
   auto refresh = [&]() -> Status {
     if (snapshot_dirty_) return LoadSnapshot();
     std::map<std::string, std::shared_ptr<NodeState>> fresh;
@@ -214,19 +206,11 @@ void Store::RefreshSnapshot(const std::set<std::string>& nodes, int64_t probe_id
     };
     for (const std::string& name : nodes)
       if (auto st = state_of(name); !st.ok()) return st.status();
-    static const std::string kNew =
-        std::string("SELECT ") + kProbeRowColumns + " FROM probe_summaries WHERE id > ?1 ORDER BY id";
-    auto q = Q(kNew.c_str());
-    if (!q.ok()) return q.status();
-    Stmt& s = *q.value();
-    s.Bind(1, probe_id_floor);
-    Status applied = ForEachProbeRow(s, [&state_of](std::shared_ptr<const ProbeRow> row) {
+    for (std::shared_ptr<const ProbeRow>& row : rows) {
       auto st = state_of(*row->src);
       if (!st.ok()) return st.status();
       if (st.value()) st.value()->Apply(std::move(row));
-      return Status::Ok();
-    });
-    if (!applied.ok()) return applied;
+    }
     if (fabric_changed) {
       // A sweep can move any node's leaf switch.
       for (const auto& n : snapshot_.Take().nodes) {

@@ -10,6 +10,7 @@
 #include "collector/group_commit.h"
 #include "collector/store.h"
 #include "collector/store_rows.h"
+#include "tests/collector/test_batch.h"
 #include "tests/collector/test_reports.h"
 #include "tests/support/scratch_dir.h"
 
@@ -150,6 +151,41 @@ TEST_F(ReadSnapshotTest, GroupCommitsPublishEveryReport) {
   }
   EXPECT_EQ(Matrix()["rows"].size(), 6u);
   EXPECT_EQ(store_->NodeInfos().value().size(), 6u);
+}
+
+// The snapshot takes a commit's probe rows from memory: a report rolled back
+// to its savepoint inside a batch must leave none of them behind, and what
+// the others left must be what a reload from the database gives.
+TEST_F(ReadSnapshotTest, AReportRolledBackInABatchLeavesNoRows) {
+  json a = MakeReport("a-1", "node-a", kT0), b = MakeReport("b-1", "node-b", kT0), c = MakeReport("c-1", "node-c", kT0);
+  a["probes"].push_back(Probe("node-b", kT0, 11.0, "0"));
+  b["probes"].push_back(Probe("node-a", kT0, 12.0, "0"));
+  b["probes"].push_back(Probe("node-c", kT0, 13.0, "0"));
+  c["probes"].push_back(Probe("node-a", kT0, 14.0, "1", 2));
+  Ingest(MakeReport("b-0", "node-b", kT0 - 10000), kT0 - 10000);  // node-b is known before the batch
+  int probe_calls = 0;
+  store_->SetIngestFaultHook([&](const std::string& at) {
+    // b's second probe: its first row is already written when b fails.
+    if (at == "probe" && ++probe_calls == 3) return Status::Error("injected failure at probe");
+    return Status::Ok();
+  });
+  std::vector<Store::BatchItem> items = testing::BatchOf({&a, &b, &c}, kT0);
+  store_->IngestBatch(items);
+  store_->SetIngestFaultHook(nullptr);
+  ASSERT_TRUE(items[0].status.ok());
+  ASSERT_FALSE(items[1].status.ok());
+  ASSERT_TRUE(items[2].status.ok());
+  const json matrix = Matrix();
+  std::vector<std::string> pairs;
+  for (const json& r : matrix["rows"])
+    pairs.push_back(matrix["nodes"][r[0].get<int>()]["name"].get<std::string>() + ">" +
+                    matrix["nodes"][r[1].get<int>()]["name"].get<std::string>());
+  EXPECT_EQ(pairs, (std::vector<std::string>{"node-a>node-b", "node-c>node-a"})) << matrix.dump();
+  const json worst = store_->WorstPairs(0, 10).value(), metrics = store_->MetricsSnapshot(0, 5).value();
+  Reopen();
+  EXPECT_EQ(Matrix(), matrix);
+  EXPECT_EQ(store_->WorstPairs(0, 10).value(), worst);
+  EXPECT_EQ(store_->MetricsSnapshot(0, 5).value(), metrics);
 }
 
 TEST_F(ReadSnapshotTest, WindowsLeaveStalePairsOut) {

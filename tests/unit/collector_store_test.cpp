@@ -14,6 +14,7 @@
 #include "collector/store.h"
 #include "collector/store_migrate.h"
 #include "tests/collector/old_database.h"
+#include "tests/collector/test_batch.h"
 #include "tests/collector/test_reports.h"
 #include "tests/support/scratch_dir.h"
 
@@ -318,12 +319,7 @@ TEST_F(StoreTest, EventsOpenedBeforeARestartOrInTheSameBatchStillClose) {
     if (at == "probe" && ++probe_steps == 3) return Status::Error("injected failure after the event");
     return Status::Ok();
   });
-  std::vector<Store::BatchItem> items(4);
-  const json* reports[] = {&r3, &e1, &r4, &e2};
-  for (int i = 0; i < 4; ++i) {
-    items[i].report = reports[i];
-    items[i].received_at_ms = kT0 + 30000;
-  }
+  std::vector<Store::BatchItem> items = testing::BatchOf({&r3, &e1, &r4, &e2}, kT0 + 30000);
   store_->IngestBatch(items);
   store_->SetIngestFaultHook(nullptr);
   EXPECT_TRUE(items[0].status.ok());
@@ -535,12 +531,7 @@ TEST_F(StoreTest, BatchFailsOneItemAloneAndCommitsTheRest) {
     if (at == "node" && ++node_calls == 2) return Status::Error("injected failure at node");
     return Status::Ok();
   });
-  std::vector<Store::BatchItem> items(3);
-  const json* reports[] = {&a, &b, &c};
-  for (int i = 0; i < 3; ++i) {
-    items[i].report = reports[i];
-    items[i].received_at_ms = kT0;
-  }
+  std::vector<Store::BatchItem> items = testing::BatchOf({&a, &b, &c}, kT0);
   store_->IngestBatch(items);
   store_->SetIngestFaultHook(nullptr);
   EXPECT_TRUE(items[0].status.ok());
