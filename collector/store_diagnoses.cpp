@@ -1,4 +1,5 @@
 // Store side of the diagnosis: the facts it reads and the diagnoses it keeps.
+#include "collector/counter_rows_sql.h"
 #include "collector/diagnosis.h"
 #include "collector/store.h"
 #include "collector/store_rows.h"
@@ -26,8 +27,7 @@ Result<json> Store::DiagnosisFacts(int64_t since_ms, int64_t counters_from_ms) {
                 " SELECT node, device, port, kind, name, value, sampled_at, "
                 "  LAG(value) OVER (PARTITION BY node, device, port, kind, name ORDER BY sampled_at, id) AS prev, "
                 "  ROW_NUMBER() OVER (PARTITION BY node, device, port, kind, name ORDER BY sampled_at DESC, id DESC) "
-                "   AS rn FROM (SELECT s.id, s.node, s.device, s.port, k.key AS kind, c.key AS name, c.value AS value, "
-                "    s.sampled_at FROM counter_port_samples s, json_each(s.counters) k, json_each(k.value) c "
+                "   AS rn FROM (SELECT s.id, " COUNTER_ROW_COLUMNS ", s.sampled_at FROM " COUNTER_ROWS_FROM
                 "    WHERE s.sampled_at >= ?2)) "
                 "WHERE rn = 1 AND sampled_at >= ?1 AND prev IS NOT NULL AND value > prev",
        true},

@@ -1,5 +1,6 @@
 // Store queries for the API. Rows become JSON objects keyed by column name
 // (the SQL aliases are the API's field names); JSON-valued columns are parsed.
+#include "collector/counter_rows_sql.h"
 #include "collector/store.h"
 #include "collector/store_rows.h"
 
@@ -107,11 +108,8 @@ Result<json> Store::Ports(const std::optional<std::string>& node) {
 
 Result<json> Store::Counters(const std::optional<std::string>& node, int64_t since_ms, int limit) {
   return History([&](Db& db) -> Result<json> {
-    // One row per counter, expanded from the port samples (0007_counter_port_samples.sql).
-    auto q = db.Prepare("SELECT s.node, s.device, s.port, k.key AS kind, c.key AS name, c.value AS value, "
-                        "s.sampled_at AS sampled_at_ms, s.report_id "
-                        "FROM counter_port_samples s, json_each(s.counters) k, json_each(k.value) c "
-                        "WHERE (?1 IS NULL OR s.node = ?1) AND s.sampled_at >= ?2 "
+    auto q = db.Prepare("SELECT " COUNTER_ROW_COLUMNS ", s.sampled_at AS sampled_at_ms, s.report_id "
+                        "FROM " COUNTER_ROWS_FROM " WHERE (?1 IS NULL OR s.node = ?1) AND s.sampled_at >= ?2 "
                         "ORDER BY s.sampled_at, s.id, k.id, c.id LIMIT ?3");
     if (!q.ok()) return q.status();
     q.value().Bind(1, node).Bind(2, since_ms).Bind(3, static_cast<int64_t>(limit));
