@@ -6,8 +6,15 @@
 // Prints: reports/s sustained against what the fleet needs (N / interval),
 // acknowledgement latency p50/p99/max and errors; then the time of /metrics,
 // /api/v1/matrix and a pinglist with the row count behind each; the same
-// again after the history has doubled; and the database bytes per node per
-// day against the 50 MB budget.
+// again after the history has doubled; then a paced phase; and the database
+// bytes per node per day against the 50 MB budget.
+//
+// The two history phases send as fast as the collector acknowledges, with
+// --clients reports in flight: their latency is that queue's (by Little's
+// law, clients / rate), not what an agent sees. The paced phase sends every
+// report at its own time, in real time, at the fleet's rate (N / interval
+// per second), for --paced-seconds; its latency is counted from the time the
+// report was due, so a collector that falls behind shows it.
 //
 // Bounded: sizes (N <= 100000, R <= 64,
 // T <= 256), --clients <= 256, and --seconds of wall time for each history
@@ -53,6 +60,7 @@ constexpr double kBudgetBytesPerNodeDay = 50.0 * 1024 * 1024;
 
 struct Args {
   int nodes = 2000, rails = 8, targets = 20, interval_s = 10, minutes = 10, clients = 32, seconds = 600;
+  int paced_seconds = 60;
 };
 
 bool ParseArgs(int argc, char** argv, Args* a) {
@@ -67,11 +75,12 @@ bool ParseArgs(int argc, char** argv, Args* a) {
     else if (k == "--minutes") a->minutes = v;
     else if (k == "--clients") a->clients = v;
     else if (k == "--seconds") a->seconds = v;
+    else if (k == "--paced-seconds") a->paced_seconds = v;
     else return false;
   }
   return a->nodes >= 2 && a->nodes <= 100000 && a->rails >= 1 && a->rails <= 64 && a->targets >= 1 &&
          a->targets < a->nodes && a->targets <= 256 && a->interval_s >= 1 && a->minutes >= 1 && a->clients >= 1 &&
-         a->clients <= 256 && a->seconds >= 1;
+         a->clients <= 256 && a->seconds >= 1 && a->paced_seconds >= 0 && a->paced_seconds <= 3600;
 }
 
 std::string NodeName(int i) { return "node-" + std::to_string(i); }
@@ -191,9 +200,11 @@ std::string ReportId(int node, int round, int64_t generated_ms) {
   return NodeName(node) + tail;
 }
 
-// Posts rounds [first, last) of every node, as fast as the collector takes them.
+// Posts rounds [first, last) of every node: as fast as the collector takes
+// them, or (paced) each at its own time in real time, its latency counted
+// from then.
 Phase RunRounds(int port, const std::vector<Template>& templates, const Args& a, int first, int last,
-                std::atomic<int64_t>* sim_now) {
+                std::atomic<int64_t>* sim_now, bool paced = false) {
   const int64_t interval_ms = a.interval_s * 1000LL;
   const int64_t total = static_cast<int64_t>(last - first) * a.nodes;
   std::atomic<int64_t> next{0}, ok{0}, failed{0};
@@ -218,7 +229,11 @@ Phase RunRounds(int port, const std::vector<Template>& templates, const Args& a,
         }
         const std::string body =
             templates[node].Fill(ReportId(node, round, end), end, end - interval_ms, end);
-        const auto s = Clock::now();
+        auto s = Clock::now();
+        if (paced) {
+          s = t0 + std::chrono::milliseconds((round - first) * interval_ms + node * interval_ms / a.nodes);
+          std::this_thread::sleep_until(s);
+        }
         auto res = cli.Post("/api/v1/reports",
                             {{"Authorization", std::string("Bearer ") + kToken}, {"Date", rdmascope::FormatHttpDate(end)}},
                             body, "application/json");
@@ -306,7 +321,7 @@ bool MeasureReads(int port, Store& store, const Args& a, const char* when) {
   return good;
 }
 
-bool PrintPhase(const char* name, const Phase& p, const Args& a, int rounds_wanted) {
+bool PrintPhase(const char* name, const Phase& p, const Args& a, int rounds_wanted, bool paced = false) {
   const double rate = p.wall_s > 0 ? static_cast<double>(p.ok) / p.wall_s : 0;
   const double need = static_cast<double>(a.nodes) / a.interval_s;
   std::printf("%s: %lld reports (%lld failed) = %lld of %d rounds, %.1f simulated min, in %.1f s wall\n", name,
@@ -314,8 +329,10 @@ bool PrintPhase(const char* name, const Phase& p, const Args& a, int rounds_want
               rounds_wanted, p.rounds_done * a.interval_s / 60.0, p.wall_s);
   std::printf("  sustained %.0f reports/s (%.0f probe summaries/s) vs %.0f reports/s the fleet needs: %s\n", rate,
               rate * a.rails * a.targets * 2, need, rate >= need ? "keeps up" : "FALLS BEHIND");
-  std::printf("  ack latency p50 %.1f ms, p99 %.1f ms (target 100), max %.1f ms\n", Quantile(p.latencies_ms, 0.5),
-              Quantile(p.latencies_ms, 0.99), p.latencies_ms.empty() ? 0.0 : p.latencies_ms.back());
+  std::printf("  ack latency p50 %.1f ms, p99 %.1f ms (target 100), max %.1f ms; %s\n", Quantile(p.latencies_ms, 0.5),
+              Quantile(p.latencies_ms, 0.99), p.latencies_ms.empty() ? 0.0 : p.latencies_ms.back(),
+              paced ? "from each report's due time, at the fleet's own rate"
+                    : "as fast as acknowledged, so mostly the wait behind the other clients' reports");
   if (p.writer_cpu_s >= 0 && p.ok > 0)
     std::printf("  writer thread: %.2f ms CPU per report, busy %.0f %% of the phase (the limit is 100 %%: %.0f reports/s)\n",
                 p.writer_cpu_s * 1000 / static_cast<double>(p.ok), 100 * p.writer_cpu_s / p.wall_s,
@@ -332,7 +349,8 @@ int main(int argc, char** argv) {
     std::fprintf(stderr,
                  "usage: collector_fleet_load [--nodes N (2000)] [--rails R (8)] [--targets T (20)] [--interval-s S (10)]\n"
                  "                            [--minutes M of simulated history per phase (10)] [--clients C (32)]\n"
-                 "                            [--seconds wall-time cap per phase (600)]\n");
+                 "                            [--seconds wall-time cap per phase (600)]\n"
+                 "                            [--paced-seconds S of the phase at the fleet's own rate, in real time (60; 0: none)]\n");
     return 2;
   }
   char tmpl[] = "/tmp/collector_fleet_load.XXXXXX";
@@ -384,6 +402,15 @@ int main(int argc, char** argv) {
                         static_cast<int>(one.rounds_done) + rounds, &sim_now);
   good = PrintPhase("history 2 (doubles it)", two, a, rounds) && good;
   good = MeasureReads(port, *store.value(), a, "after history 2") && good;
+  Phase three;
+  const int paced_first = static_cast<int>(one.rounds_done + two.rounds_done);
+  const int paced_rounds = a.paced_seconds / a.interval_s;
+  if (paced_rounds > 0) {
+    three = RunRounds(port, templates, a, paced_first, paced_first + paced_rounds, &sim_now, /*paced=*/true);
+    char name[96];
+    std::snprintf(name, sizeof name, "paced (real time, %d s)", paced_rounds * a.interval_s);
+    good = PrintPhase(name, three, a, paced_rounds, /*paced=*/true) && good;
+  }
 
   retention.Stop();
   // Roll what is left as the worker will once the grace has passed, timing
@@ -410,7 +437,10 @@ int main(int argc, char** argv) {
   // Node-intervals stored: the second phase starts again at the first phase's
   // partial round, whose reports it repeats (same ids, stored once), so the
   // count is the first phase's whole rounds plus every report of the second.
-  const double node_intervals = static_cast<double>(one.rounds_done) * a.nodes + static_cast<double>(two.ok);
+  // The paced phase starts again at the second phase's partial round.
+  const double node_intervals =
+      paced_rounds > 0 ? static_cast<double>(one.rounds_done + two.rounds_done) * a.nodes + static_cast<double>(three.ok)
+                       : static_cast<double>(one.rounds_done) * a.nodes + static_cast<double>(two.ok);
   const double sim_s = node_intervals / a.nodes * a.interval_s;
   std::printf("database: %.1f MB after %.1f simulated min\n", static_cast<double>(store.value()->SizeBytes()) / 1048576.0,
               sim_s / 60.0);

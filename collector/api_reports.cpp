@@ -3,7 +3,7 @@
 
 #include "collector/api_server.h"
 #include "collector/clock_skew.h"
-#include "collector/report_validate.h"
+#include "collector/report_decode.h"
 #include "collector/request_guard.h"
 
 namespace rdmascope::collector {
@@ -28,23 +28,21 @@ void ApiServer::PostReport(const httplib::Request& req, httplib::Response& res) 
                  req.remote_addr);
     return;
   }
-  json report;
-  try {
-    report = json::parse(req.body);
-  } catch (const json::exception& e) {  // parse_error, or out_of_range for a number like 1e400
+  DecodedReport decoded = DecodeReport(req.body);
+  if (decoded.problem == DecodedReport::Problem::kSyntax) {
     metrics_.Count(ReportOutcome::kInvalid);
-    SendError(res, 400, "invalid JSON", {{"field", ""}, {"problem", e.what()}});
+    SendError(res, 400, "invalid JSON", {{"field", ""}, {"problem", decoded.error.problem}});
     options_.log("report rejected: invalid JSON from " + req.remote_addr);
     return;
   }
-  if (auto bad = ValidateReport(report)) {
+  json& report = decoded.report;
+  if (decoded.problem == DecodedReport::Problem::kInvalid) {
+    const ValidationError& bad = decoded.error;
     metrics_.Count(ReportOutcome::kInvalid);
-    SendError(res, 400, "invalid report", {{"field", bad->field}, {"problem", bad->problem}});
-    std::string node = report.is_object() && report.contains("node") && report["node"].is_string()
-                           ? report["node"].get<std::string>()
-                           : "?";
+    SendError(res, 400, "invalid report", {{"field", bad.field}, {"problem", bad.problem}});
+    std::string node = report.contains("node") ? report["node"].get<std::string>() : "?";
     options_.log("report rejected from " + req.remote_addr + " (node " + node.substr(0, 128) +
-                 "): " + (bad->field.empty() ? std::string("document") : bad->field) + " " + bad->problem);
+                 "): " + (bad.field.empty() ? std::string("document") : bad.field) + " " + bad.problem);
     return;
   }
   const std::string node = report["node"].get<std::string>();
@@ -75,11 +73,12 @@ void ApiServer::PostReport(const httplib::Request& req, httplib::Response& res) 
   }
   if (skew) {
     ShiftReportTimes(report, *skew);
+    ShiftProbeTimes(decoded.probes, *skew);
     options_.log("report from node " + node + ": agent clock off by " + std::to_string(*skew / 1000) +
                  " s; stored at the collector's time");
   }
-  const std::vector<ProbeInput> probes = ExtractProbes(report);  // here, in parallel, not on the writer
-  auto stored = committer_->Submit(report, now, skew, &probes);
+  // The probes were taken out here, in parallel, not on the writer.
+  auto stored = committer_->Submit(report, now, skew, &decoded.probes);
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const std::string id = report["report_id"].get<std::string>();
   storage_health_.Note(stored.ok() ? Status::Ok() : stored.status());

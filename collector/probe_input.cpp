@@ -1,13 +1,39 @@
 #include "collector/probe_input.h"
 
-#include "collector/json_get.h"
+#include "collector/json_view.h"
+#include "collector/probe_error_name.h"
+#include "collector/simd_view.h"
 #include "collector/store.h"
 
 namespace rdmascope::collector {
 
 namespace {
 
-using nlohmann::json;
+// Reads of a validated object through a json_view.h view: absent or null is nullopt.
+template <class V>
+V Present(const V& obj, const char* key) {
+  V v = obj.member(key);
+  return v.kind() == JsonKind::kNull ? V() : v;
+}
+
+template <class V>
+std::optional<int64_t> Int(const V& obj, const char* key) {
+  const V v = obj.member(key);
+  if (!IsNumber(v)) return std::nullopt;
+  return v.kind() == JsonKind::kFloat ? static_cast<int64_t>(v.f64()) : v.i64();
+}
+
+template <class V>
+std::optional<double> Real(const V& obj, const char* key) {
+  const V v = obj.member(key);
+  return IsNumber(v) ? std::optional<double>(v.f64()) : std::nullopt;
+}
+
+template <class V>
+std::optional<std::string> Text(const V& obj, const char* key) {
+  const V v = obj.member(key);
+  return v.kind() == JsonKind::kString ? std::optional<std::string>(std::string(v.str())) : std::nullopt;
+}
 
 struct Stats {
   std::optional<int64_t> count;
@@ -15,16 +41,16 @@ struct Stats {
 };
 
 // One pass over a latency object; a count of 0 leaves every quantile absent.
-Stats ReadStats(const json* o) {
+template <class V>
+Stats ReadStats(const V& o) {
   Stats s;
-  if (!o || !o->is_object()) return s;
-  for (const auto& [k, v] : o->items()) {
+  o.EachMember([&s](std::string_view k, const V& v) {
+    if (!IsNumber(v)) return true;
     if (k == "count") {
-      if (v.is_number()) s.count = v.is_number_float() ? static_cast<int64_t>(v.get<double>()) : v.get<int64_t>();
-      continue;
+      s.count = v.kind() == JsonKind::kFloat ? static_cast<int64_t>(v.f64()) : v.i64();
+      return true;
     }
-    if (!v.is_number()) continue;
-    const double d = v.get<double>();
+    const double d = v.f64();
     if (k == "min") s.min = d;
     else if (k == "avg") s.avg = d;
     else if (k == "p50") s.p50 = d;
@@ -32,87 +58,99 @@ Stats ReadStats(const json* o) {
     else if (k == "p99") s.p99 = d;
     else if (k == "p999") s.p999 = d;
     else if (k == "max") s.max = d;
-  }
+    return true;
+  });
   if (s.count && *s.count == 0) s = Stats{s.count, {}, {}, {}, {}, {}, {}, {}};
   return s;
 }
 
-ProbeInput Extract(const json& p) {
+template <class V>
+ProbeInput Extract(const V& p) {
   ProbeInput in;
-  in.target = p["target"].get<std::string>();
-  in.transport = p["transport"].get<std::string>();
-  in.interval_start = *OptInt(p, "interval_start_ms");
-  in.interval_end = *OptInt(p, "interval_end_ms");
-  if (const json* local = Field(p, "local")) {
-    in.local_device = OptText(*local, "device");
-    in.local_port = OptInt(*local, "port");
+  in.target = std::string(p.member("target").str());
+  in.transport = std::string(p.member("transport").str());
+  in.interval_start = *Int(p, "interval_start_ms");
+  in.interval_end = *Int(p, "interval_end_ms");
+  if (const V local = Present(p, "local"); local.kind() != JsonKind::kAbsent) {
+    in.local_device = Text(local, "device");
+    in.local_port = Int(local, "port");
   }
-  if (const json* remote = Field(p, "remote")) {
-    in.remote_host = OptText(*remote, "host");
-    in.remote_device = OptText(*remote, "device");
-    in.remote_port = OptInt(*remote, "port");
+  if (const V remote = Present(p, "remote"); remote.kind() != JsonKind::kAbsent) {
+    in.remote_host = Text(remote, "host");
+    in.remote_device = Text(remote, "device");
+    in.remote_port = Int(remote, "port");
   }
-  in.rail = OptText(p, "rail");
-  in.not_run = OptText(p, "not_run");
+  in.rail = Text(p, "rail");
+  in.not_run = Text(p, "not_run");
 
-  const json& s = p["summary"];
-  in.sent = *OptInt(s, "sent");
-  in.received = *OptInt(s, "received");
-  in.lost = *OptInt(s, "lost");
-  in.loss_ratio = OptReal(s, "loss_ratio");
-  const Stats rtt = ReadStats(Field(s, "rtt_us"));
+  const V s = p.member("summary");
+  in.sent = *Int(s, "sent");
+  in.received = *Int(s, "received");
+  in.lost = *Int(s, "lost");
+  in.loss_ratio = Real(s, "loss_ratio");
+  const Stats rtt = ReadStats(Present(s, "rtt_us"));
   in.rtt_count = rtt.count;
   in.rtt_min = rtt.min, in.rtt_avg = rtt.avg, in.rtt_p50 = rtt.p50, in.rtt_p90 = rtt.p90;
   in.rtt_p99 = rtt.p99, in.rtt_p999 = rtt.p999, in.rtt_max = rtt.max;
-  const Stats net = ReadStats(Field(s, "network_us"));
-  const Stats resp = ReadStats(Field(s, "responder_us"));
-  const Stats read = ReadStats(Field(s, "read_us"));
+  const Stats net = ReadStats(Present(s, "network_us"));
+  const Stats resp = ReadStats(Present(s, "responder_us"));
+  const Stats read = ReadStats(Present(s, "read_us"));
   in.network_p50 = net.p50, in.network_p99 = net.p99;
   in.responder_p50 = resp.p50, in.responder_p99 = resp.p99;
   in.read_p50 = read.p50, in.read_p99 = read.p99;
 
-  const json* errors = Field(p, "errors");
-  const json* by_status = Field(s, "errors_by_status");
-  const bool counted = by_status && !by_status->empty();
-  if (errors)
-    for (const json& e : *errors) {
-      WcErrorInput w;
-      w.status = *OptInt(e, "status");
-      w.status_name = ProbeErrorStatusName(e);
-      w.vendor_err = OptInt(e, "vendor_err");
-      w.opcode = OptText(e, "opcode");
-      w.wall_ms = OptReal(e, "wall_ms");
-      w.after_ms = OptReal(e, "after_ms");
-      w.explanation = OptText(e, "explanation");
-      if (!counted) ++in.error_counts[w.status_name];
-      if (!in.first_explanation.count(w.status_name)) in.first_explanation[w.status_name] = w.explanation.value_or("");
-      in.errors.push_back(std::move(w));
-    }
+  const V by_status = Present(s, "errors_by_status");
+  const bool counted = by_status.size() > 0;
+  Present(p, "errors").EachElement([&](const V& e) {
+    WcErrorInput w;
+    w.status = *Int(e, "status");
+    w.status_name = ProbeErrorStatusNameOf(e);
+    w.vendor_err = Int(e, "vendor_err");
+    w.opcode = Text(e, "opcode");
+    w.wall_ms = Real(e, "wall_ms");
+    w.after_ms = Real(e, "after_ms");
+    w.explanation = Text(e, "explanation");
+    if (!counted) ++in.error_counts[w.status_name];
+    if (!in.first_explanation.count(w.status_name)) in.first_explanation[w.status_name] = w.explanation.value_or("");
+    in.errors.push_back(std::move(w));
+    return true;
+  });
   in.has_errors = !in.errors.empty();
-  if (by_status)
-    for (const auto& [k, v] : by_status->items()) {
-      const int64_t n = v.get<int64_t>();
-      in.error_counts[StatusKeyName(k)] += n;
-      in.has_errors = in.has_errors || n > 0;
+  by_status.EachMember([&](std::string_view k, const V& v) {
+    const int64_t n = v.i64();
+    in.error_counts[StatusKeyName(std::string(k))] += n;
+    in.has_errors = in.has_errors || n > 0;
+    return true;
+  });
+  if (in.error_counts.empty()) {
+    in.errors_by_status_json = "{}";
+  } else {
+    nlohmann::json counts = nlohmann::json::object();
+    for (const auto& [name, n] : in.error_counts) {
+      in.error_count += n;
+      counts[name] = n;
     }
-  json counts = json::object();
-  for (const auto& [name, n] : in.error_counts) {
-    in.error_count += n;
-    counts[name] = n;
+    in.errors_by_status_json = counts.dump();
   }
-  in.errors_by_status_json = counts.dump();
   return in;
+}
+
+template <class V>
+std::vector<ProbeInput> ExtractAll(const V& report) {
+  std::vector<ProbeInput> out;
+  const V probes = Present(report, "probes");
+  out.reserve(probes.size());
+  probes.EachElement([&out](const V& p) {
+    out.push_back(Extract(p));
+    return true;
+  });
+  return out;
 }
 
 }  // namespace
 
-std::vector<ProbeInput> ExtractProbes(const json& report) {
-  std::vector<ProbeInput> out;
-  const json* probes = Field(report, "probes");
-  if (!probes) return out;
-  out.reserve(probes->size());
-  for (const json& p : *probes) out.push_back(Extract(p));
-  return out;
-}
+std::vector<ProbeInput> ExtractProbes(const nlohmann::json& report) { return ExtractAll(NlohmannView(report)); }
+
+std::vector<ProbeInput> ExtractProbesOfSimd(const SimdView& report) { return ExtractAll(report); }
 
 }  // namespace rdmascope::collector

@@ -47,5 +47,7 @@ struct ProbeInput {
 };
 
 std::vector<ProbeInput> ExtractProbes(const nlohmann::json& report);
+class SimdView;  // simd_view.h
+std::vector<ProbeInput> ExtractProbesOfSimd(const SimdView& report);  // the same, of a simdjson document
 
 }  // namespace rdmascope::collector

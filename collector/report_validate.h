@@ -13,6 +13,7 @@
 #include <cstddef>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
@@ -38,7 +39,13 @@ struct ReportLimits {
 
 std::optional<ValidationError> ValidateReport(const nlohmann::json& report, const ReportLimits& limits = {});
 
+class SimdView;  // simd_view.h
+// The same checks on a simdjson document, but for the InfiniBand sections
+// (ValidateFabricSections): the report decoder (report_decode.h) checks those
+// on the nlohmann form it builds of the rest of the report.
+std::optional<ValidationError> ValidateReportExceptFabric(const SimdView& report, const ReportLimits& limits = {});
+
 // Escapes one reference token for a JSON pointer ("~" -> "~0", "/" -> "~1").
-std::string JsonPointerToken(const std::string& key);
+std::string JsonPointerToken(std::string_view key);
 
 }  // namespace rdmascope::collector

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <set>
 
+#include "collector/probe_error_name.h"
 #include "collector/storage_fault.h"
 #include "collector/store_migrate.h"
 #include "common/wc_status.h"
@@ -150,17 +151,6 @@ std::string StatusKeyName(const std::string& key) {
   return key;
 }
 
-std::string ProbeErrorStatusName(const nlohmann::json& error) {
-  for (const char* k : {"status_name", "name"}) {
-    auto it = error.find(k);
-    if (it != error.end() && it->is_string() && !it->get_ref<const std::string&>().empty())
-      return it->get<std::string>();
-  }
-  int status = error.value("status", 0);
-  if (status == -1) return "PROBE_DEADLINE";
-  if (status == -2) return "CONNECT";
-  if (const WcStatusInfo* info = FindWcStatus(status)) return std::string(info->short_name);
-  return "STATUS_" + std::to_string(status);
-}
+std::string ProbeErrorStatusName(const nlohmann::json& error) { return ProbeErrorStatusNameOf(NlohmannView(error)); }
 
 }  // namespace rdmascope::collector

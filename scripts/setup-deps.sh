@@ -8,7 +8,7 @@ PACKAGES=(
   # build
   build-essential cmake pkg-config
   libibverbs-dev librdmacm-dev libibumad-dev libibmad-dev
-  libcpp-httplib-dev libssl-dev nlohmann-json3-dev prometheus-cpp-dev libsqlite3-dev zlib1g-dev
+  libcpp-httplib-dev libsimdjson-dev libssl-dev nlohmann-json3-dev prometheus-cpp-dev libsqlite3-dev zlib1g-dev
   libgtest-dev libgmock-dev
   # lab: Soft-RoCE in a qemu VM (tests/lab)
   qemu-system-x86 busybox-static cpio binutils

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <fstream>
 
+#include "collector/report_decode.h"
 #include "collector/report_validate.h"
 #include "tests/collector/test_reports.h"
 #include "tests/support/required_tool.h"
@@ -20,6 +21,23 @@ using nlohmann::json;
 using testing::MakeProbe;
 using testing::MakeReport;
 
+// ValidateReport on the document, checked to give what the report decoder
+// (simdjson, as the API parses a report) gives on its text: the same field
+// and problem, or both nothing.
+std::optional<ValidationError> ValidateBoth(const json& r, const ReportLimits& limits = {}) {
+  auto dom = ValidateReport(r, limits);
+  const DecodedReport decoded = DecodeReport(r.dump(), limits);
+  if (dom) {
+    EXPECT_EQ(decoded.problem, DecodedReport::Problem::kInvalid) << r.dump();
+    EXPECT_EQ(decoded.error.field, dom->field) << r.dump();
+    EXPECT_EQ(decoded.error.problem, dom->problem) << r.dump();
+  } else {
+    EXPECT_EQ(decoded.problem, DecodedReport::Problem::kNone)
+        << decoded.error.field << ": " << decoded.error.problem << " in " << r.dump();
+  }
+  return dom;
+}
+
 json Good() {
   json r = MakeReport("node-a-1700000000000-000042", "node-a", 1700000000000);
   r["probes"].push_back(MakeProbe("node-b", 1700000000000, 2));
@@ -27,26 +45,26 @@ json Good() {
 }
 
 ValidationError Bad(const json& r) {
-  auto e = ValidateReport(r);
+  auto e = ValidateBoth(r);
   EXPECT_TRUE(e.has_value()) << r.dump();
   return e.value_or(ValidationError{"<none>", ""});
 }
 
 TEST(CollectorValidate, GoodReportPasses) {
-  auto e = ValidateReport(Good());
+  auto e = ValidateBoth(Good());
   EXPECT_FALSE(e.has_value()) << e->field << ": " << e->problem;
 }
 
 TEST(CollectorValidate, MinimalReportPasses) {
   json r = {{"schema_version", 1}, {"report_id", "a:1"}, {"node", "a"}, {"generated_at_ms", 0}};
-  EXPECT_FALSE(ValidateReport(r).has_value());
+  EXPECT_FALSE(ValidateBoth(r).has_value());
 }
 
 TEST(CollectorValidate, UnknownPropertiesAreIgnored) {
   json r = Good();
   r["future_field"] = {{"x", 1}};
   r["probes"][0]["summary"]["network_rtt_us"] = nullptr;
-  EXPECT_FALSE(ValidateReport(r).has_value());
+  EXPECT_FALSE(ValidateBoth(r).has_value());
 }
 
 TEST(CollectorValidate, NotAnObject) { EXPECT_EQ(Bad(json::array()).field, ""); }
@@ -74,7 +92,7 @@ TEST(CollectorValidate, ReportIdCharsetAndLength) {
   r["report_id"] = "";
   EXPECT_EQ(Bad(r).field, "/report_id");
   r["report_id"] = std::string(128, 'a');
-  EXPECT_FALSE(ValidateReport(r).has_value());
+  EXPECT_FALSE(ValidateBoth(r).has_value());
 }
 
 TEST(CollectorValidate, NodeRejectsColon) {
@@ -113,7 +131,7 @@ TEST(CollectorValidate, NullLatencyAllowed) {
   json r = Good();
   r["probes"][0]["summary"]["rtt_us"]["p999"] = nullptr;
   r["probes"][0]["summary"]["rtt_us"] = nullptr;
-  EXPECT_FALSE(ValidateReport(r).has_value());
+  EXPECT_FALSE(ValidateBoth(r).has_value());
 }
 
 TEST(CollectorValidate, TransportEnum) {
@@ -149,7 +167,7 @@ TEST(CollectorValidate, ArraySizesBounded) {
   limits.max_probes = 2;
   r["probes"] = json::array();
   for (int i = 0; i < 3; ++i) r["probes"].push_back(MakeProbe("node-b", 1700000000000));
-  auto e = ValidateReport(r, limits);
+  auto e = ValidateBoth(r, limits);
   ASSERT_TRUE(e.has_value());
   EXPECT_EQ(e->field, "/probes");
 }
@@ -163,7 +181,7 @@ TEST(CollectorValidate, LabelsMustBeStrings) {
   EXPECT_EQ(Bad(r).field, "/labels/control_port");
   r["labels"]["control_port"] = "18610";
   r["labels"]["control_host"] = "10.0.0.2";
-  EXPECT_FALSE(ValidateReport(r).has_value());
+  EXPECT_FALSE(ValidateBoth(r).has_value());
 }
 
 TEST(CollectorValidate, ErrorStatusRange) {
@@ -171,7 +189,7 @@ TEST(CollectorValidate, ErrorStatusRange) {
   r["probes"][0]["errors"][0]["status"] = -3;
   EXPECT_EQ(Bad(r).field, "/probes/0/errors/0/status");
   r["probes"][0]["errors"][0]["status"] = -1;
-  EXPECT_FALSE(ValidateReport(r).has_value());
+  EXPECT_FALSE(ValidateBoth(r).has_value());
 }
 
 TEST(CollectorValidate, ErrorQpnsAndTimeSincePost) {
@@ -187,7 +205,7 @@ TEST(CollectorValidate, ErrorQpnsAndTimeSincePost) {
   EXPECT_EQ(Bad(r).field, "/probes/0/errors/0/since_post_us");
   r = Good();
   for (const char* k : {"local_qpn", "remote_qpn", "since_post_us"}) r["probes"][0]["errors"][0][k] = nullptr;
-  EXPECT_FALSE(ValidateReport(r).has_value());  // a CONNECT error has none of them
+  EXPECT_FALSE(ValidateBoth(r).has_value());  // a CONNECT error has none of them
 }
 
 TEST(CollectorValidate, PortStateShape) {
@@ -217,7 +235,7 @@ TEST(CollectorValidate, AgreesWithTheJsonSchema) {
   {
     std::ofstream out(tmpl);
     auto emit = [&out](const std::string& what, const json& doc) {
-      auto e = ValidateReport(doc);
+      auto e = ValidateBoth(doc);
       json line = {{"what", what}, {"doc", doc}, {"cpp_ok", !e.has_value()}};
       if (e) line["cpp_field"] = e->field + " " + e->problem;
       out << line.dump() << "\n";
