@@ -4,7 +4,9 @@
 #include <cmath>
 #include <functional>
 #include <limits>
-#include <unordered_set>
+#include <memory>
+#include <mutex>
+#include <unordered_map>
 
 namespace rdmascope::collector {
 
@@ -27,9 +29,15 @@ const char kProbeRowColumns[] =
 
 const std::string* Intern(std::string_view s) {
   static std::mutex mu;
-  static std::unordered_set<std::string> pool;  // node-based: element addresses are stable
+  // Keyed by a view of the owned string, so a lookup of a known one allocates nothing.
+  static std::unordered_map<std::string_view, std::unique_ptr<const std::string>> pool;
   std::lock_guard<std::mutex> lock(mu);
-  return &*pool.emplace(s).first;
+  auto it = pool.find(s);
+  if (it != pool.end()) return it->second.get();
+  auto owned = std::make_unique<const std::string>(s);
+  const std::string* out = owned.get();
+  pool.emplace(std::string_view(*out), std::move(owned));
+  return out;
 }
 
 ProbeRow ProbeRowFromStmt(const Stmt& s, const std::shared_ptr<const std::string>& report_id_hint) {
