@@ -26,6 +26,12 @@ void PeriodicThread::Stop() {
   if (thread_.joinable()) thread_.join();
 }
 
+bool PeriodicThread::Pause(int64_t ms) {
+  std::unique_lock<std::mutex> lock(mu_);
+  cv_.wait_for(lock, std::chrono::milliseconds(ms), [this] { return stop_; });
+  return !stop_;
+}
+
 bool PeriodicThread::Stopping() {
   std::lock_guard<std::mutex> lock(mu_);
   return stop_;

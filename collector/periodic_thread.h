@@ -2,7 +2,8 @@
 //
 // Contract: Start() runs tick() every wait_ms() milliseconds (asked anew before
 // each wait); Stop() wakes the thread and joins it, returning once the tick in
-// progress (if any) has ended; a long tick may poll Stopping() to end early.
+// progress (if any) has ended; a long tick may poll Stopping() to end early,
+// or Pause() between its steps (which Stop() also ends).
 // Destruction stops the thread.
 #pragma once
 
@@ -20,6 +21,8 @@ class PeriodicThread {
   void Start(std::function<int64_t()> wait_ms, std::function<void()> tick);
   void Stop();
   bool Stopping();
+  // Called from the tick: waits `ms`; false when Stop() was called.
+  bool Pause(int64_t ms);
 
  private:
   std::mutex mu_;

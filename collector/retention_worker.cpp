@@ -1,5 +1,7 @@
 #include "collector/retention_worker.h"
 
+#include <chrono>
+
 namespace rdmascope::collector {
 
 RetentionWorker::RetentionWorker(Store& store, RetentionPolicy policy, int64_t interval_ms,
@@ -13,7 +15,7 @@ RetentionWorker::RetentionWorker(Store& store, RetentionPolicy policy, int64_t i
 void RetentionWorker::Start() {
   thread_.Start([this] { return interval_ms_; },
                 [this] {
-                  auto n = RunPass();
+                  auto n = Pass(/*rest=*/true);
                   if (!n.ok())
                     log_("retention pass failed: " + n.status().message());
                   else if (n.value() > 0)
@@ -21,13 +23,16 @@ void RetentionWorker::Start() {
                 });
 }
 
-Result<int64_t> RetentionWorker::RunPass() {
+Result<int64_t> RetentionWorker::Pass(bool rest) {
   int64_t total = 0;
   const int64_t now = now_ms_();
   while (!thread_.Stopping()) {
+    const auto start = std::chrono::steady_clock::now();
     auto n = store_.RollupStep(now, policy_);
     if (!n.ok()) return Result<int64_t>::Error("rollup of probe summaries failed: " + n.status().message());
     if (n.value() == 0) break;
+    const auto held = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start);
+    if (rest && !thread_.Pause(2 * held.count())) break;
   }
   while (!thread_.Stopping()) {
     auto n = store_.RetentionStep(now, policy_);

@@ -3,8 +3,12 @@
 // Contract: each pass first calls Store::RollupStep until no closed slice is
 // left, then Store::RetentionStep until it deletes nothing, so the store lock
 // is held for one slice or one small batch at a time and ingest never waits
-// behind a large rollup or delete. Stop() wakes the worker and joins it; it
-// returns within one batch.
+// behind a large rollup or delete. On the timer, the pass rests after each
+// rollup slice for twice as long as the slice held the lock, so rollups take at
+// most a third of the store lock's time and a backlog of slices (after a
+// restart, or a burst of history) never starves ingest; the raw retention
+// (hours) leaves that catch-up ample time. Stop() wakes the worker and joins
+// it; it returns within one batch or one rest.
 #pragma once
 
 #include <cstdint>
@@ -23,10 +27,12 @@ class RetentionWorker {
   ~RetentionWorker() { Stop(); }
   void Start();
   void Stop() { thread_.Stop(); }
-  // One whole pass now (what the timer runs); returns rows deleted.
-  Result<int64_t> RunPass();
+  // One whole pass now, without rests; returns rows deleted.
+  Result<int64_t> RunPass() { return Pass(false); }
 
  private:
+  Result<int64_t> Pass(bool rest);
+
   Store& store_;
   RetentionPolicy policy_;
   int64_t interval_ms_;

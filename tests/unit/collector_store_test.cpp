@@ -3,12 +3,14 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdlib>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "collector/group_commit.h"
+#include "collector/periodic_thread.h"
 #include "collector/report_validate.h"
 #include "collector/retention_worker.h"
 #include "collector/store.h"
@@ -509,7 +511,7 @@ TEST_F(StoreTest, RetentionWorkerPassDeletesEverythingOldInBatches) {
   RetentionPolicy p;
   p.batch_rows = 100;
   const int64_t now = kT0 + 30LL * 86400 * 1000;
-  RetentionWorker w(*store_, p, 3600 * 1000, [now] { return now; }, [](const std::string&) {});
+  RetentionWorker w(*store_, p, 3600 * 1000, [=] { return now; }, [](const std::string&) {});
   auto n = w.RunPass();
   ASSERT_TRUE(n.ok()) << n.status().message();
   EXPECT_EQ(Rows("probe_summaries"), 0);
@@ -519,6 +521,26 @@ TEST_F(StoreTest, RetentionWorkerPassDeletesEverythingOldInBatches) {
   EXPECT_EQ(Rows("ports"), 1);
   w.Start();
   w.Stop();  // returns promptly although the interval is an hour
+}
+
+// The retention worker rests between rollup slices with Pause(): Stop() must
+// end a rest at once (else this test would wait an hour, past its timeout).
+TEST(PeriodicThreadTest, StopEndsAPauseInTheTick) {
+  PeriodicThread t;
+  std::atomic<int> ticks{0};
+  std::atomic<bool> pausing{false}, pause_result{true};
+  t.Start([&] { return ticks.load() == 0 ? int64_t{0} : int64_t{3600 * 1000}; },
+          [&] {
+            if (ticks++ > 0) return;
+            pausing = true;
+            pause_result = t.Pause(3600 * 1000);
+          });
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (!pausing && std::chrono::steady_clock::now() < deadline) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  ASSERT_TRUE(pausing.load()) << "the first tick did not run";
+  t.Stop();
+  EXPECT_FALSE(pause_result.load()) << "Pause() tells the tick that the thread is stopping";
+  EXPECT_EQ(ticks.load(), 1);
 }
 
 // A batch commits together; the item that fails (its node step faults) is
