@@ -157,6 +157,7 @@ std::shared_ptr<const NodeState> ReadSnapshot::Node(const std::string& name) con
 
 void ReadSnapshot::PutNode(std::shared_ptr<NodeState> node) {
   node->SummariseForMetrics(kMetricsHorizonMs);
+  node->SummariseForMatrix();
   PortRowSets rows;
   rows.ports = {&node->ports};
   rows.counters = {&node->counters};

@@ -110,6 +110,14 @@ struct MetricsSummary {
   }
 };
 
+// One cell of the matrix: a node's newest run row toward (dst, transport)
+// over its rails, its sort keys copied out of the row.
+struct MatrixCell {
+  const std::string *dst, *transport, *rail;  // interned; rail may be null
+  int64_t interval_end;
+  const ProbeRow* row;  // owned by the node's pairs
+};
+
 struct NodeState {
   std::string name;
   nlohmann::json labels = nlohmann::json::object();  // parsed nodes.labels (null when it did not parse to an object)
@@ -122,12 +130,17 @@ struct NodeState {
   std::unordered_map<PairKey, PairEntry, PairKeyHash> pairs;
 
   MetricsSummary metrics;  // of `pairs`, as of the node's publishing
+  // Of `pairs`, as of the node's publishing: per (dst, transport) the newest
+  // run row of any rail (on a tie the lowest rail), ordered by interned pointer.
+  std::vector<MatrixCell> matrix_cells;
   PortFamilies port_text;  // /metrics families of `ports` and `counters`, as of the node's publishing
 
   // Keeps row when it is at least as new as what the pair holds.
   void Apply(std::shared_ptr<const ProbeRow> row);
   // Recomputes `metrics` from `pairs` (read_snapshot_metrics.cpp).
   void SummariseForMetrics(int64_t horizon_ms);
+  // Recomputes `matrix_cells` from `pairs` (read_snapshot_matrix.cpp).
+  void SummariseForMatrix();
 };
 
 class ReadSnapshot {
@@ -142,8 +155,8 @@ class ReadSnapshot {
   View Take() const;
   std::shared_ptr<const NodeState> Node(const std::string& name) const;  // null when unknown
 
-  // Publishes node, first summarising its pairs and rendering its port
-  // families for /metrics.
+  // Publishes node, first summarising its pairs for /metrics and the
+  // matrix and rendering its port families for /metrics.
   void PutNode(std::shared_ptr<NodeState> node);
   void SetEventsOpen(nlohmann::json rows);
   void SetFabric(nlohmann::json parts);
@@ -161,8 +174,8 @@ class ReadSnapshot {
   std::shared_ptr<const nlohmann::json> diagnoses_open_ = std::make_shared<nlohmann::json>(nlohmann::json::array());
 };
 
-// Answers built from a view (read_snapshot_render.cpp); contracts as the
-// Store methods of the same name.
+// Answers built from a view (read_snapshot_render.cpp, read_snapshot_matrix.cpp);
+// contracts as the Store methods of the same name.
 // Store::MatrixText's JSON text.
 std::string SnapshotMatrixText(const ReadSnapshot::View& v, int64_t since_ms, int max_rows,
                                const std::optional<std::string>& rail);

@@ -1,11 +1,8 @@
 // Answers from a read snapshot view, shaped as the SQL they replace
-// (store_matrix.cpp, store_snapshot.cpp, store_query.cpp). Pairs are the
-// newest summary per (src, dst, rail, transport).
+// (store_snapshot.cpp, store_query.cpp). Pairs are the newest summary per
+// (src, dst, rail, transport). The matrix is read_snapshot_matrix.cpp.
 #include <algorithm>
-#include <charconv>
 #include <cmath>
-#include <map>
-#include <string_view>
 #include <tuple>
 #include <unordered_map>
 
@@ -19,26 +16,6 @@ namespace {
 
 json Real(double v) { return std::isnan(v) ? json(nullptr) : json(v); }
 
-void AppendJsonInt(std::string* out, int64_t v) {
-  char buf[24];
-  auto r = std::to_chars(buf, buf + sizeof buf, v);
-  out->append(buf, r.ptr);
-}
-
-// A double as JSON: shortest round-trip digits, ".0" on whole numbers (as
-// the JSON library writes them), null for NaN and infinities.
-void AppendJsonReal(std::string* out, double v) {
-  if (!std::isfinite(v)) {
-    *out += "null";
-    return;
-  }
-  char buf[32];
-  auto r = std::to_chars(buf, buf + sizeof buf, v);
-  const std::string_view digits(buf, static_cast<size_t>(r.ptr - buf));
-  out->append(digits);
-  if (digits.find_first_of(".e") == std::string_view::npos) *out += ".0";
-}
-
 // Every pair's newest row ending at or after since_ms, with its source node.
 std::vector<const ProbeRow*> NewestSince(const ReadSnapshot::View& v, int64_t since_ms) {
   std::vector<const ProbeRow*> out;
@@ -49,110 +26,6 @@ std::vector<const ProbeRow*> NewestSince(const ReadSnapshot::View& v, int64_t si
 }
 
 }  // namespace
-
-std::string SnapshotMatrixText(const ReadSnapshot::View& v, int64_t since_ms, int max_rows,
-                               const std::optional<std::string>& rail) {
-  int64_t newest = 0;
-  double longest = 0;
-  for (const auto& n : v.nodes) {
-    newest = std::max(newest, n->last_generated_at);
-    if (n->interval_s) longest = std::max(longest, *n->interval_s);
-  }
-  if (since_ms < 0) since_ms = newest - std::max<int64_t>(60000, static_cast<int64_t>(3 * longest * 1000));
-
-  // The newest run summary per (src, dst, transport) over the rails asked
-  // for, in (src, dst, transport) order: nodes come sorted by name and a
-  // node's pairs are its own (src), so each node's rows are sorted alone;
-  // interned strings make the pointers a key.
-  struct Key {
-    const std::string *src, *dst, *transport;
-    bool operator==(const Key& o) const { return src == o.src && dst == o.dst && transport == o.transport; }
-  };
-  struct KeyHash {
-    size_t operator()(const Key& k) const { return HashInterned(k.src, k.dst, k.transport); }
-  };
-  auto by_name = [](const ProbeRow* a, const ProbeRow* b) {
-    return std::tie(*a->src, *a->dst, *a->transport) < std::tie(*b->src, *b->dst, *b->transport);
-  };
-  std::vector<const ProbeRow*> best;
-  std::unordered_map<Key, const ProbeRow*, KeyHash> of_node;
-  for (const auto& n : v.nodes) {
-    of_node.clear();
-    for (const auto& [key, e] : n->pairs) {
-      const ProbeRow* r = e.newest_run.get();
-      if (!r || r->interval_end < since_ms) continue;
-      if (rail && (!r->rail || *r->rail != *rail)) continue;
-      const ProbeRow*& slot = of_node[{r->src, r->dst, r->transport}];
-      if (!slot || r->interval_end > slot->interval_end) slot = r;
-    }
-    const size_t first = best.size();
-    for (const auto& [key, r] : of_node) best.push_back(r);
-    std::sort(best.begin() + static_cast<std::ptrdiff_t>(first), best.end(), by_name);
-  }
-  if (!std::is_sorted(best.begin(), best.end(), by_name)) std::sort(best.begin(), best.end(), by_name);
-  const bool truncated = static_cast<int64_t>(best.size()) > max_rows;
-  if (truncated) best.resize(static_cast<size_t>(std::max(max_rows, 0)));
-
-  // Every node that reported, plus any target that never did, by name.
-  std::map<std::string_view, json> nodes;
-  for (const auto& n : v.nodes)
-    nodes.emplace_hint(nodes.end(), n->name,
-                       json{{"name", n->name},
-                            {"labels", n->labels.is_object() ? n->labels : json(nullptr)},
-                            {"interval_s", n->interval_s ? json(*n->interval_s) : json(nullptr)},
-                            {"last_generated_at_ms", n->last_generated_at}});
-  for (const ProbeRow* r : best)
-    for (const std::string* name : {r->src, r->dst})
-      if (!nodes.count(*name))
-        nodes[*name] = {{"name", *name}, {"labels", nullptr}, {"interval_s", nullptr}, {"last_generated_at_ms", nullptr}};
-  std::unordered_map<std::string_view, int> index;
-  index.reserve(nodes.size());
-  json node_list = json::array();
-  for (auto& [name, n] : nodes) {
-    index[name] = static_cast<int>(node_list.size());
-    node_list.push_back(std::move(n));
-  }
-
-  // The rows are written as text: one JSON value per row would cost more
-  // than everything above (80,000 rows at 2,000 nodes x 40 pairs).
-  std::string out = R"({"columns":["src","dst","transport","interval_end_ms","rtt_p50_us","rtt_p99_us",)"
-                    R"("loss_ratio","error_count","errors_by_status"],"nodes":)";
-  out += node_list.dump();
-  out += R"(,"rows":[)";
-  out.reserve(out.size() + best.size() * 64);
-  std::unordered_map<const std::string*, std::string> quoted;  // interned transport -> JSON string
-  for (size_t i = 0; i < best.size(); ++i) {
-    const ProbeRow& r = *best[i];
-    std::string& t = quoted[r.transport];
-    if (t.empty()) t = json(*r.transport).dump();
-    out += i ? ",[" : "[";
-    AppendJsonInt(&out, index[*r.src]);
-    out += ',';
-    AppendJsonInt(&out, index[*r.dst]);
-    out += ',';
-    out += t;
-    out += ',';
-    AppendJsonInt(&out, r.interval_end);
-    for (double x : {r.rtt_p50, r.rtt_p99, r.loss_ratio}) {
-      out += ',';
-      AppendJsonReal(&out, x);
-    }
-    out += ',';
-    AppendJsonInt(&out, r.error_count);
-    out += ',';
-    if (r.errors_by_status == "{}") {
-      out += "{}";
-    } else {
-      json by_status = json::parse(r.errors_by_status, nullptr, /*allow_exceptions=*/false);
-      out += by_status.is_object() ? by_status.dump() : "{}";
-    }
-    out += ']';
-  }
-  out += R"(],"since_ms":)";
-  AppendJsonInt(&out, since_ms);
-  out += truncated ? R"(,"truncated":true})" : R"(,"truncated":false})";
-  return out;
-}
 
 json SnapshotWorstPairs(const ReadSnapshot::View& v, int64_t since_ms, int limit) {
   std::vector<const ProbeRow*> rows = NewestSince(v, since_ms);

@@ -6,10 +6,11 @@
 //    sorted by name: [{"name", "labels" (object or null), "interval_s",
 //    "last_generated_at_ms"}].
 //  - "rows": the newest summary of each (src, dst, transport) whose newest
-//    interval ended at or after since_ms, values in "columns" order; src and dst
-//    are indexes into "nodes"; absent values are null. Served from the read
-//    snapshot (read_snapshot_render.cpp): no SQL, no store mutex; the rows
-//    are written as JSON text directly (MatrixText), Matrix parses that text.
+//    interval ended at or after since_ms (rails fold into one cell; on a tie
+//    the lowest rail), values in "columns" order; src and dst are indexes
+//    into "nodes"; absent values are null. Served from the read snapshot
+//    (read_snapshot_matrix.cpp): no SQL, no store mutex; the rows are
+//    written as JSON text directly (MatrixText), Matrix parses that text.
 //  - since_ms < 0 means "the last three report intervals": the newest
 //    generated_at of any node minus max(60 s, 3 x the longest interval_s).
 //  - At most max_rows rows; "truncated" tells when more matched.

@@ -280,6 +280,30 @@ TEST_F(ReadSnapshotTest, ARestartReloadsTheSameAnswers) {
   EXPECT_EQ(store_->NodeInfos().value().size(), 2u);
 }
 
+// Rails fold into one cell: the newest row of any rail, the lowest rail on a
+// tie whatever order they arrive in; asked for one rail, that rail's newest.
+TEST_F(ReadSnapshotTest, MatrixCellIsTheNewestRailOrTheRailAskedFor) {
+  json a = MakeReport("a-1", "node-a", kT0 + 10000);
+  a["probes"].push_back(Probe("node-b", kT0, 70.0, "1"));
+  a["probes"].push_back(Probe("node-b", kT0 + 10000, 50.0, "0"));
+  a["probes"].push_back(Probe("node-c", kT0, 33.0, "2"));
+  a["probes"].push_back(Probe("node-c", kT0, 31.0, "1"));
+  Ingest(a, kT0 + 10000);
+  json all = Matrix(0);
+  ASSERT_EQ(all["rows"].size(), 2u);
+  EXPECT_EQ(all["rows"][0][5], 50.0);  // node-b: rail 0, the newer
+  EXPECT_EQ(all["rows"][1][5], 31.0);  // node-c: a tie, rail 1 before rail 2
+  json one = Matrix(0, "1");
+  ASSERT_EQ(one["rows"].size(), 2u);
+  EXPECT_EQ(one["rows"][0][5], 70.0);
+  EXPECT_EQ(one["rows"][1][5], 31.0);
+  EXPECT_EQ(Matrix(0, "2")["rows"].size(), 1u);
+  json recent = Matrix(kT0 + 1);
+  ASSERT_EQ(recent["rows"].size(), 1u);
+  EXPECT_EQ(recent["rows"][0][5], 50.0);
+  EXPECT_TRUE(Matrix(kT0 + 1, "1")["rows"].empty());
+}
+
 // The matrix is written as text: rows in (src, dst, transport) order with
 // node indexes, absent latencies as null, whole numbers as reals, the
 // error map as an object, and max_rows honoured with "truncated".
