@@ -10,7 +10,7 @@ namespace rdmascope::collector::bench {
 namespace {
 
 // Tables (with their indexes) that retention keeps for the raw age.
-const std::set<std::string> kRaw = {"probe_summaries", "probe_summaries_pair_time", "probe_summaries_time",
+const std::set<std::string> kRaw = {"probe_summaries", "probe_summaries_src_time", "probe_summaries_time",
                                     "counter_port_samples", "counter_port_samples_node_time",
                                     "counter_port_samples_time",
                                     "wc_errors"};

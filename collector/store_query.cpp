@@ -121,9 +121,16 @@ Result<json> Store::Counters(const std::optional<std::string>& node, int64_t sin
 
 Result<json> Store::Probes(const std::optional<std::string>& src, const std::optional<std::string>& dst,
                            int64_t since_ms, int64_t until_ms, int limit) {
+  // With a source, its range of probe_summaries_src_time (the target is
+  // checked in the index); without one, the time range of all sources.
+  static constexpr char kOfSource[] = PROBE_COLUMNS
+      "FROM probe_summaries WHERE src = ?1 AND (?2 IS NULL OR dst = ?2) AND interval_end >= ?3 "
+      "AND interval_end <= ?4 ORDER BY interval_end, id LIMIT ?5";
+  static constexpr char kOfAll[] = PROBE_COLUMNS
+      "FROM probe_summaries WHERE ?1 IS NULL AND (?2 IS NULL OR dst = ?2) AND interval_end >= ?3 "
+      "AND interval_end <= ?4 ORDER BY interval_end, id LIMIT ?5";
   return History([&](Db& db) -> Result<json> {
-    auto q = db.Prepare(PROBE_COLUMNS "FROM probe_summaries WHERE (?1 IS NULL OR src = ?1) AND (?2 IS NULL OR dst = ?2) "
-                                      "AND interval_end >= ?3 AND interval_end <= ?4 ORDER BY interval_end, id LIMIT ?5");
+    auto q = db.Prepare(src ? kOfSource : kOfAll);
     if (!q.ok()) return q.status();
     q.value().Bind(1, src).Bind(2, dst).Bind(3, since_ms).Bind(4, until_ms).Bind(5, static_cast<int64_t>(limit));
     auto rows = Rows(q.value());
