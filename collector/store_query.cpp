@@ -146,15 +146,18 @@ Result<json> Store::ProbeRollups(bool hourly, const std::optional<std::string>& 
   "CASE WHEN sent > 0 THEN CAST(lost AS REAL) / sent END AS loss_ratio, error_count, "                            \
   "CASE WHEN rtt_p50_n > 0 THEN rtt_p50_sum / rtt_p50_n END AS rtt_p50_mean_us, rtt_p99_max AS rtt_p99_max_us, "   \
   "rtt_max AS rtt_max_us "
-  static constexpr char kHourly[] = ROLLUP_COLUMNS("hour") "FROM probe_hourly WHERE (?1 IS NULL OR src = ?1) AND "
-                                                           "(?2 IS NULL OR dst = ?2) AND hour >= ?3 AND hour <= ?4 "
-                                                           "ORDER BY hour, src, dst, transport LIMIT ?5";
-  static constexpr char kMinute[] = ROLLUP_COLUMNS("minute") "FROM probe_minute WHERE (?1 IS NULL OR src = ?1) AND "
-                                                             "(?2 IS NULL OR dst = ?2) AND minute >= ?3 AND "
-                                                             "minute <= ?4 ORDER BY minute, src, dst, transport LIMIT ?5";
+  // "src = ?1" when a source is given: then its range of the key (src, period, ...).
+#define ROLLUP_QUERY(table, period, source)                                                              \
+  ROLLUP_COLUMNS(period) "FROM " table " WHERE " source " AND (?2 IS NULL OR dst = ?2) AND " period " >= ?3 " \
+                         "AND " period " <= ?4 ORDER BY " period ", src, dst, transport LIMIT ?5"
+  static constexpr char kHourly[] = ROLLUP_QUERY("probe_hourly", "hour", "?1 IS NULL");
+  static constexpr char kHourlyOfSource[] = ROLLUP_QUERY("probe_hourly", "hour", "src = ?1");
+  static constexpr char kMinute[] = ROLLUP_QUERY("probe_minute", "minute", "?1 IS NULL");
+  static constexpr char kMinuteOfSource[] = ROLLUP_QUERY("probe_minute", "minute", "src = ?1");
+#undef ROLLUP_QUERY
 #undef ROLLUP_COLUMNS
   return History([&](Db& db) -> Result<json> {
-    auto q = db.Prepare(hourly ? kHourly : kMinute);
+    auto q = db.Prepare(hourly ? (src ? kHourlyOfSource : kHourly) : (src ? kMinuteOfSource : kMinute));
     if (!q.ok()) return q.status();
     q.value().Bind(1, src).Bind(2, dst).Bind(3, since_ms).Bind(4, until_ms).Bind(5, static_cast<int64_t>(limit));
     auto rows = Rows(q.value());

@@ -32,4 +32,11 @@ inline Result<std::unique_ptr<Store>> OpenCurrentStore(const std::string& path) 
   return Store::Open(o);
 }
 
+// Makes path at `version` with `rows`, then opens it with the current store:
+// the upgrade a collector of this version does.
+inline Result<std::unique_ptr<Store>> UpgradeFrom(const std::string& path, int version, const std::string& rows) {
+  if (Status made = MakeDatabaseAtVersion(path, version, rows); !made.ok()) return made;
+  return OpenCurrentStore(path);
+}
+
 }  // namespace rdmascope::collector::testing

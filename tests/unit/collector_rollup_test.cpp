@@ -12,6 +12,7 @@
 #include "collector/store.h"
 #include "collector/store_db.h"
 #include "collector/store_migrate.h"
+#include "collector/store_rows.h"
 #include "tests/collector/old_database.h"
 #include "tests/collector/test_reports.h"
 #include "tests/support/scratch_dir.h"
@@ -211,14 +212,51 @@ TEST(RollupMigration, HourlyRollupsWrittenBeforeItCountAsRolled) {
   // A database of version 5 held hourly rollups written per summary.
   testsupport::ScratchDir dir("collector_rollup_migration");
   const std::string path = dir.File("old.db");
-  Status made = testing::MakeDatabaseAtVersion(
-      path, 5,
-      "INSERT INTO probe_hourly VALUES ('a', 'b', 'rc', 7200000, 1, 100, 100, 0, 0, 30, 1, 50, 56), "
-      "('a', 'b', 'rc', 10800000, 1, 100, 100, 0, 0, 30, 1, 50, 56)");
-  ASSERT_TRUE(made.ok()) << made.message();
-  auto store = testing::OpenCurrentStore(path);
+  auto store = testing::UpgradeFrom(path, 5,
+                                    "INSERT INTO probe_hourly VALUES ('a', 'b', 'rc', 7200000, 1, 100, 100, 0, 0, 30, "
+                                    "1, 50, 56), ('a', 'b', 'rc', 10800000, 1, 100, 100, 0, 0, 30, 1, 50, 56)");
   ASSERT_TRUE(store.ok()) << store.status().message();
   EXPECT_EQ(store.value()->RollupThroughMs(), 14400000) << "the newest hour seen is whole from now on";
+}
+
+// Version 9 keys the rollups by (src, period, dst, transport): the rows of a
+// version-8 database are all there after the upgrade, a source's query
+// reads its own, and the upserts still merge into them.
+TEST(RollupMigration, RollupsKeyedBySourceThenPeriodKeepEveryRow) {
+  testsupport::ScratchDir dir("collector_rollup_migration");
+  const std::string path = dir.File("old.db");
+  auto opened = testing::UpgradeFrom(
+      path, 8,
+      "INSERT INTO probe_minute VALUES ('a', 'b', 'rc', 60000, 1, 100, 100, 0, 0, 30, 1, 50, 56), "
+      "('a', 'c', 'ud', 60000, 1, 100, 90, 10, 0, 30, 1, 50, 56), "
+      "('b', 'a', 'rc', 120000, 1, 100, 100, 0, 0, 30, 1, 50, 56); "
+      "INSERT INTO probe_hourly VALUES ('a', 'b', 'rc', 0, 1, 100, 100, 0, 0, 30, 1, 50, 56), "
+      "('b', 'a', 'rc', 3600000, 1, 100, 100, 0, 0, 30, 1, 50, 56)");
+  ASSERT_TRUE(opened.ok()) << opened.status().message();
+  Store& store = *opened.value();
+  EXPECT_EQ(store.CountRows("probe_minute").value(), 3);
+  EXPECT_EQ(store.CountRows("probe_hourly").value(), 2);
+  auto of_a = store.ProbeRollups(false, std::string("a"), std::nullopt, 0, 600000, 100);
+  ASSERT_TRUE(of_a.ok()) << of_a.status().message();
+  ASSERT_EQ(of_a.value()["rollups"].size(), 2u);
+  EXPECT_EQ(of_a.value()["rollups"][1]["lost"], 10);
+  auto hours = store.ProbeRollups(true, std::nullopt, std::string("a"), 0, 7200000, 100);
+  ASSERT_TRUE(hours.ok()) << hours.status().message();
+  ASSERT_EQ(hours.value()["rollups"].size(), 1u);
+  EXPECT_EQ(hours.value()["rollups"][0]["src"], "b");
+
+  auto db = Db::Open(path);
+  ASSERT_TRUE(db.ok());
+  auto keys = db.value().Prepare("SELECT sql FROM sqlite_master WHERE name IN ('probe_minute', 'probe_hourly') "
+                                 "ORDER BY name");
+  ASSERT_TRUE(keys.ok());
+  auto rows = Rows(keys.value());
+  ASSERT_TRUE(rows.ok());
+  ASSERT_EQ(rows.value().size(), 2u);
+  EXPECT_NE(rows.value()[0]["sql"].get<std::string>().find("PRIMARY KEY (src, hour, dst, transport)"),
+            std::string::npos);
+  EXPECT_NE(rows.value()[1]["sql"].get<std::string>().find("PRIMARY KEY (src, minute, dst, transport)"),
+            std::string::npos);
 }
 
 }  // namespace
