@@ -10,6 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "collector/json_view.h"
+
 namespace rdmascope::collector {
 
 inline const nlohmann::json* Field(const nlohmann::json& obj, const char* key) {
@@ -19,19 +21,15 @@ inline const nlohmann::json* Field(const nlohmann::json& obj, const char* key) {
 }
 
 inline std::optional<int64_t> OptInt(const nlohmann::json& obj, const char* key) {
-  const nlohmann::json* v = Field(obj, key);
-  if (!v || !v->is_number()) return std::nullopt;
-  return v->is_number_float() ? static_cast<int64_t>(v->get<double>()) : v->get<int64_t>();
+  return OptIntMember(NlohmannView(obj), key);
 }
 
 inline std::optional<double> OptReal(const nlohmann::json& obj, const char* key) {
-  const nlohmann::json* v = Field(obj, key);
-  return (v && v->is_number()) ? std::optional<double>(v->get<double>()) : std::nullopt;
+  return OptRealMember(NlohmannView(obj), key);
 }
 
 inline std::optional<std::string> OptText(const nlohmann::json& obj, const char* key) {
-  const nlohmann::json* v = Field(obj, key);
-  return (v && v->is_string()) ? std::optional<std::string>(v->get<std::string>()) : std::nullopt;
+  return OptTextMember(NlohmannView(obj), key);
 }
 
 }  // namespace rdmascope::collector

@@ -19,6 +19,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
+#include <string>
 #include <string_view>
 
 #include <nlohmann/json.hpp>
@@ -84,6 +86,34 @@ template <class V>
 bool IsNumber(const V& v) {
   const JsonKind k = v.kind();
   return k == JsonKind::kUnsigned || k == JsonKind::kSigned || k == JsonKind::kFloat;
+}
+
+// Optional reads of a member of a validated object: absent or null is
+// nullopt (PresentMember: an absent view), as is a value of another type.
+// An integer read of a float truncates it.
+template <class V>
+V PresentMember(const V& obj, const char* key) {
+  V v = obj.member(key);
+  return v.kind() == JsonKind::kNull ? V() : v;
+}
+
+template <class V>
+std::optional<int64_t> OptIntMember(const V& obj, const char* key) {
+  const V v = obj.member(key);
+  if (!IsNumber(v)) return std::nullopt;
+  return v.kind() == JsonKind::kFloat ? static_cast<int64_t>(v.f64()) : v.i64();
+}
+
+template <class V>
+std::optional<double> OptRealMember(const V& obj, const char* key) {
+  const V v = obj.member(key);
+  return IsNumber(v) ? std::optional<double>(v.f64()) : std::nullopt;
+}
+
+template <class V>
+std::optional<std::string> OptTextMember(const V& obj, const char* key) {
+  const V v = obj.member(key);
+  return v.kind() == JsonKind::kString ? std::optional<std::string>(std::string(v.str())) : std::nullopt;
 }
 
 }  // namespace rdmascope::collector

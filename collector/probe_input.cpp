@@ -9,32 +9,6 @@ namespace rdmascope::collector {
 
 namespace {
 
-// Reads of a validated object through a json_view.h view: absent or null is nullopt.
-template <class V>
-V Present(const V& obj, const char* key) {
-  V v = obj.member(key);
-  return v.kind() == JsonKind::kNull ? V() : v;
-}
-
-template <class V>
-std::optional<int64_t> Int(const V& obj, const char* key) {
-  const V v = obj.member(key);
-  if (!IsNumber(v)) return std::nullopt;
-  return v.kind() == JsonKind::kFloat ? static_cast<int64_t>(v.f64()) : v.i64();
-}
-
-template <class V>
-std::optional<double> Real(const V& obj, const char* key) {
-  const V v = obj.member(key);
-  return IsNumber(v) ? std::optional<double>(v.f64()) : std::nullopt;
-}
-
-template <class V>
-std::optional<std::string> Text(const V& obj, const char* key) {
-  const V v = obj.member(key);
-  return v.kind() == JsonKind::kString ? std::optional<std::string>(std::string(v.str())) : std::nullopt;
-}
-
 struct Stats {
   std::optional<int64_t> count;
   std::optional<double> min, avg, p50, p90, p99, p999, max;
@@ -69,47 +43,47 @@ ProbeInput Extract(const V& p) {
   ProbeInput in;
   in.target = std::string(p.member("target").str());
   in.transport = std::string(p.member("transport").str());
-  in.interval_start = *Int(p, "interval_start_ms");
-  in.interval_end = *Int(p, "interval_end_ms");
-  if (const V local = Present(p, "local"); local.kind() != JsonKind::kAbsent) {
-    in.local_device = Text(local, "device");
-    in.local_port = Int(local, "port");
+  in.interval_start = *OptIntMember(p, "interval_start_ms");
+  in.interval_end = *OptIntMember(p, "interval_end_ms");
+  if (const V local = PresentMember(p, "local"); local.kind() != JsonKind::kAbsent) {
+    in.local_device = OptTextMember(local, "device");
+    in.local_port = OptIntMember(local, "port");
   }
-  if (const V remote = Present(p, "remote"); remote.kind() != JsonKind::kAbsent) {
-    in.remote_host = Text(remote, "host");
-    in.remote_device = Text(remote, "device");
-    in.remote_port = Int(remote, "port");
+  if (const V remote = PresentMember(p, "remote"); remote.kind() != JsonKind::kAbsent) {
+    in.remote_host = OptTextMember(remote, "host");
+    in.remote_device = OptTextMember(remote, "device");
+    in.remote_port = OptIntMember(remote, "port");
   }
-  in.rail = Text(p, "rail");
-  in.not_run = Text(p, "not_run");
+  in.rail = OptTextMember(p, "rail");
+  in.not_run = OptTextMember(p, "not_run");
 
   const V s = p.member("summary");
-  in.sent = *Int(s, "sent");
-  in.received = *Int(s, "received");
-  in.lost = *Int(s, "lost");
-  in.loss_ratio = Real(s, "loss_ratio");
-  const Stats rtt = ReadStats(Present(s, "rtt_us"));
+  in.sent = *OptIntMember(s, "sent");
+  in.received = *OptIntMember(s, "received");
+  in.lost = *OptIntMember(s, "lost");
+  in.loss_ratio = OptRealMember(s, "loss_ratio");
+  const Stats rtt = ReadStats(PresentMember(s, "rtt_us"));
   in.rtt_count = rtt.count;
   in.rtt_min = rtt.min, in.rtt_avg = rtt.avg, in.rtt_p50 = rtt.p50, in.rtt_p90 = rtt.p90;
   in.rtt_p99 = rtt.p99, in.rtt_p999 = rtt.p999, in.rtt_max = rtt.max;
-  const Stats net = ReadStats(Present(s, "network_us"));
-  const Stats resp = ReadStats(Present(s, "responder_us"));
-  const Stats read = ReadStats(Present(s, "read_us"));
+  const Stats net = ReadStats(PresentMember(s, "network_us"));
+  const Stats resp = ReadStats(PresentMember(s, "responder_us"));
+  const Stats read = ReadStats(PresentMember(s, "read_us"));
   in.network_p50 = net.p50, in.network_p99 = net.p99;
   in.responder_p50 = resp.p50, in.responder_p99 = resp.p99;
   in.read_p50 = read.p50, in.read_p99 = read.p99;
 
-  const V by_status = Present(s, "errors_by_status");
+  const V by_status = PresentMember(s, "errors_by_status");
   const bool counted = by_status.size() > 0;
-  Present(p, "errors").EachElement([&](const V& e) {
+  PresentMember(p, "errors").EachElement([&](const V& e) {
     WcErrorInput w;
-    w.status = *Int(e, "status");
+    w.status = *OptIntMember(e, "status");
     w.status_name = ProbeErrorStatusNameOf(e);
-    w.vendor_err = Int(e, "vendor_err");
-    w.opcode = Text(e, "opcode");
-    w.wall_ms = Real(e, "wall_ms");
-    w.after_ms = Real(e, "after_ms");
-    w.explanation = Text(e, "explanation");
+    w.vendor_err = OptIntMember(e, "vendor_err");
+    w.opcode = OptTextMember(e, "opcode");
+    w.wall_ms = OptRealMember(e, "wall_ms");
+    w.after_ms = OptRealMember(e, "after_ms");
+    w.explanation = OptTextMember(e, "explanation");
     if (!counted) ++in.error_counts[w.status_name];
     if (!in.first_explanation.count(w.status_name)) in.first_explanation[w.status_name] = w.explanation.value_or("");
     in.errors.push_back(std::move(w));
@@ -138,7 +112,7 @@ ProbeInput Extract(const V& p) {
 template <class V>
 std::vector<ProbeInput> ExtractAll(const V& report) {
   std::vector<ProbeInput> out;
-  const V probes = Present(report, "probes");
+  const V probes = PresentMember(report, "probes");
   out.reserve(probes.size());
   probes.EachElement([&out](const V& p) {
     out.push_back(Extract(p));

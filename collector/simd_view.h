@@ -29,34 +29,9 @@ class SimdView {
     }
     return JsonKind::kNull;
   }
-  uint64_t u64() const {
-    switch (kind()) {
-      case JsonKind::kUnsigned:
-        return e_.is_uint64() ? Uint() : static_cast<uint64_t>(Int());
-      case JsonKind::kSigned: return static_cast<uint64_t>(Int());
-      case JsonKind::kFloat: return static_cast<uint64_t>(Double());
-      default: return 0;
-    }
-  }
-  int64_t i64() const {
-    switch (kind()) {
-      case JsonKind::kUnsigned:
-        return e_.is_uint64() ? static_cast<int64_t>(Uint()) : Int();
-      case JsonKind::kSigned: return Int();
-      case JsonKind::kFloat: return static_cast<int64_t>(Double());
-      default: return 0;
-    }
-  }
-  double f64() const {
-    switch (kind()) {
-      case JsonKind::kUnsigned:
-        return e_.is_uint64() ? static_cast<double>(Uint())
-                              : static_cast<double>(Int());
-      case JsonKind::kSigned: return static_cast<double>(Int());
-      case JsonKind::kFloat: return Double();
-      default: return 0;
-    }
-  }
+  uint64_t u64() const { return Number<uint64_t>(); }
+  int64_t i64() const { return Number<int64_t>(); }
+  double f64() const { return Number<double>(); }
   std::string_view str() const {
     std::string_view v;
     return present_ && e_.get(v) == simdjson::SUCCESS ? v : std::string_view();
@@ -93,6 +68,18 @@ class SimdView {
   }
 
  private:
+  // The number as T, converted from the type simdjson stored it as, as a
+  // static_cast would; 0 when it is not a number.
+  template <class T>
+  T Number() const {
+    if (!present_) return 0;
+    switch (e_.type()) {
+      case simdjson::dom::element_type::UINT64: return static_cast<T>(Uint());
+      case simdjson::dom::element_type::INT64: return static_cast<T>(Int());
+      case simdjson::dom::element_type::DOUBLE: return static_cast<T>(Double());
+      default: return 0;
+    }
+  }
   int64_t Int() const {
     int64_t v = 0;
     if (e_.get(v) != simdjson::SUCCESS) return 0;
