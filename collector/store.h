@@ -186,6 +186,8 @@ class Store {
   // closed policy.rollup_grace_ms before now_ms) into probe_minute, and every
   // minute that completes into probe_hourly, in one transaction; returns 1, or
   // 0 when no closed slice is left. Stretches without summaries are skipped.
+  // The slice is read and grouped on a history connection, without the
+  // store's lock; what is stored in it meanwhile is added under the lock.
   Result<int64_t> RollupStep(int64_t now_ms, const RetentionPolicy& policy);
   // Raw summaries with interval_end below this are counted in the rollups.
   int64_t RollupThroughMs();
@@ -200,6 +202,9 @@ class Store {
   // ("report", "node", "port", "counters", "probe", "wc_error", "commit");
   // an error aborts the ingest at that step.
   void SetIngestFaultHook(std::function<Status(const std::string& step)> hook);
+  // Test seam: called by RollupStep after it read a slice and before it
+  // takes the lock to write it.
+  void SetRollupReadHook(std::function<void()> hook);
 
  private:
   Store(Db db, StoreOptions options);
@@ -229,6 +234,7 @@ class Store {
   // Adds one summary from src that arrived after its slice was rolled.
   Status AddLateSummaryToRollups(const std::string& src, const ProbeInput& s);
   int64_t rollup_through_ms_ = 0;
+  std::function<void()> rollup_read_hook_;
 
   Status IngestClockSkew(const std::string& node, std::optional<int64_t> skew_ms, int64_t received_at);
   // probes: the report's probes as ExtractProbes() gives them; nullptr: extract here.

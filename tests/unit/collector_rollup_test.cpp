@@ -167,6 +167,22 @@ TEST_F(RollupTest, ALateSummaryIsAddedAsItIsStoredAndCountedOnce) {
   EXPECT_EQ(Read("probe_hourly", "hour"), want_hour_);
 }
 
+// A slice is read without the store's lock: a summary stored in it between
+// that read and the write is counted once, by the step (its slice was not
+// yet rolled, so it was not added as late).
+TEST_F(RollupTest, ASummaryStoredWhileItsSliceIsReadIsCountedOnce) {
+  for (int i = 0; i < 6; ++i) Report(i);
+  int stored = 0;
+  store_->SetRollupReadHook([&] {
+    if (stored++ == 0) Report(0, "meanwhile-");  // the first slice's interval, again
+  });
+  RollAll(kT0 + 10 * kMinute);
+  store_->SetRollupReadHook(nullptr);
+  EXPECT_GT(stored, 1);
+  EXPECT_EQ(Read("probe_minute", "minute"), want_minute_);
+  EXPECT_EQ(Read("probe_hourly", "hour"), want_hour_);
+}
+
 TEST_F(RollupTest, RawSummariesAreKeptUntilRolledThenAgeOut) {
   for (int i = 0; i < 12; ++i) Report(i);
   policy_.raw_max_age_ms = kMinute;
