@@ -414,7 +414,7 @@ int main(int argc, char** argv) {
 
   retention.Stop();
   // Roll what is left as the worker will once the grace has passed, timing
-  // each slice: the store lock is held that long.
+  // each step: its read runs without the store lock, its write holds it.
   {
     const int64_t later = sim_now.load() + policy.rollup_grace_ms + policy.rollup_slice_ms;
     int slices = 0;
@@ -431,7 +431,7 @@ int main(int argc, char** argv) {
       if (n.value() == 0) break;
       ++slices, total_ms += ms, longest_ms = std::max(longest_ms, ms);
     }
-    std::printf("rollup of the last %d slices (%lld ms each, %d nodes): %.0f ms, longest %.0f ms under the store lock\n",
+    std::printf("rollup of the last %d slices (%lld ms each, %d nodes): %.0f ms, longest step %.0f ms (read and write)\n",
                 slices, static_cast<long long>(policy.rollup_slice_ms), a.nodes, total_ms, longest_ms);
   }
   // Node-intervals stored: the second phase starts again at the first phase's

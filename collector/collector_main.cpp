@@ -22,6 +22,7 @@
 #include "collector/retention_worker.h"
 #include "collector/service_watchdog.h"
 #include "collector/store.h"
+#include "common/sd_notify.h"
 #include "common/version.h"
 
 namespace {
@@ -111,6 +112,14 @@ int main(int argc, char** argv) {
   so.synchronous_full = c.db_synchronous_full;
   so.max_bytes = c.db_max_bytes;
   so.query_deadline_ms = c.query_deadline_ms;
+  // Each beat gives the start another minute: a migration of a large
+  // database outlasts the service manager's start timeout otherwise.
+  so.migration_heartbeat.beat = [] {
+    static bool said = false;
+    if (!said) Log("migrating the database schema; this can take minutes on a large database");
+    said = true;
+    (void)rdmascope::SdNotify("EXTEND_TIMEOUT_USEC=60000000\nSTATUS=migrating the database schema");
+  };
   auto store = Store::Open(so);
   if (!store.ok()) return Fail(store.status().message());
 

@@ -29,12 +29,12 @@ Status PrepareDatabase(Db& d, const StoreOptions& options) {
   }
   if (Status s = d.Exec(options.synchronous_full ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=NORMAL"); !s.ok())
     return s;
-  // The writer's page cache. Each report lands on about one leaf of
-  // probe_summaries' pair index per target, spread over an index that holds
-  // the whole raw hour (a GiB at 2,000 nodes); SQLite's default 2 MiB cache
-  // reads most of them back from the OS on every report.
+  // The writer's page cache. Each report lands at the end of its source's
+  // run in probe_summaries_src_time and of its source's rollup rows, so the
+  // pages written are spread over every source (2,000 at the scale designed
+  // for); SQLite's default 2 MiB cache would read most back from the OS.
   if (Status s = d.Exec("PRAGMA cache_size=-" + std::to_string(kWriterCacheKiB)); !s.ok()) return s;
-  auto version = ApplyMigrations(d, BuiltinMigrations());
+  auto version = ApplyMigrations(d, BuiltinMigrations(), options.migration_heartbeat);
   if (!version.ok()) return version.status();
   if (options.max_bytes > 0) {
     auto page = d.Prepare("PRAGMA page_size");

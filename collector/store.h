@@ -35,6 +35,7 @@
 #include "collector/read_snapshot.h"
 #include "collector/history_reader.h"
 #include "collector/store_db.h"
+#include "collector/store_migrate.h"
 #include "collector/thresholds.h"
 #include "common/status.h"
 
@@ -51,6 +52,7 @@ struct StoreOptions {
   int64_t max_bytes = 0;         // the database file grows no larger (writes then fail "full"); 0: no cap
   int64_t query_deadline_ms = 5000;  // history queries (Probes, Counters, ProbeRollups, Events) stop after this
   CounterThresholds thresholds = DefaultCounterThresholds();
+  MigrationHeartbeat migration_heartbeat;  // while Open migrates the database
 };
 
 struct IngestResult {

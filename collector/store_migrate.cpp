@@ -3,7 +3,31 @@
 #include <algorithm>
 #include <string>
 
+#include <sqlite3.h>
+
 namespace rdmascope::collector {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct Beating {
+  const MigrationHeartbeat* heartbeat;
+  Clock::time_point next;
+};
+
+// sqlite3_progress_handler callback: beats when the interval has passed; never stops the statement.
+int Beat(void* arg) {
+  auto* b = static_cast<Beating*>(arg);
+  const Clock::time_point now = Clock::now();
+  if (now >= b->next) {
+    b->heartbeat->beat();
+    b->next = now + b->heartbeat->every;
+  }
+  return 0;
+}
+
+}  // namespace
 
 std::vector<EmbeddedMigration> BuiltinMigrations() {
   return std::vector<EmbeddedMigration>(std::begin(kEmbeddedMigrations), std::end(kEmbeddedMigrations));
@@ -22,7 +46,8 @@ Result<int> SchemaVersion(Db& db) {
   return static_cast<int>(q.value().Int(0));
 }
 
-Result<int> ApplyMigrations(Db& db, const std::vector<EmbeddedMigration>& migrations) {
+Result<int> ApplyMigrations(Db& db, const std::vector<EmbeddedMigration>& migrations,
+                            const MigrationHeartbeat& heartbeat) {
   std::vector<EmbeddedMigration> sorted = migrations;
   std::sort(sorted.begin(), sorted.end(),
             [](const EmbeddedMigration& a, const EmbeddedMigration& b) { return a.version < b.version; });
@@ -34,6 +59,12 @@ Result<int> ApplyMigrations(Db& db, const std::vector<EmbeddedMigration>& migrat
     return Result<int>::Error("database schema version " + std::to_string(version) +
                               " is newer than this collector knows (" + std::to_string(highest) +
                               "): run a newer rdmascope-collector or point --db at another file");
+  Beating beating{&heartbeat, Clock::now() + heartbeat.every};
+  struct Unregister {
+    sqlite3* db;
+    ~Unregister() { sqlite3_progress_handler(db, 0, nullptr, nullptr); }
+  } unregister{db.raw()};
+  if (heartbeat.beat) sqlite3_progress_handler(db.raw(), 10000, Beat, &beating);
   for (const EmbeddedMigration& m : sorted) {
     if (m.version <= version) continue;
     Transaction tx(db);

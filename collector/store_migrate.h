@@ -7,6 +7,8 @@
 // (a version above the highest known) is an error, not a silent downgrade.
 #pragma once
 
+#include <chrono>
+#include <functional>
 #include <vector>
 
 #include "collector/migrations_embedded.h"
@@ -17,8 +19,17 @@ namespace rdmascope::collector {
 // The migrations built into this binary (schemas/migrations/*.sql).
 std::vector<EmbeddedMigration> BuiltinMigrations();
 
+// Called about every `every` while a migration runs: a migration of a large
+// database (an index over hours of raw summaries) can take minutes, and a
+// service manager told nothing takes that for a hung start.
+struct MigrationHeartbeat {
+  std::chrono::milliseconds every{10000};
+  std::function<void()> beat;  // none: nothing is called
+};
+
 // Applies what is missing; returns the resulting schema version.
-Result<int> ApplyMigrations(Db& db, const std::vector<EmbeddedMigration>& migrations);
+Result<int> ApplyMigrations(Db& db, const std::vector<EmbeddedMigration>& migrations,
+                            const MigrationHeartbeat& heartbeat = {});
 
 // The highest version in schema_version, 0 for an empty database.
 Result<int> SchemaVersion(Db& db);
