@@ -5,8 +5,9 @@ For the package test's upgrade check (package_runtime.sh).
 
 Without --check: puts the collector database DB back to the schema before
 MIGRATION (the newest one, NNNN_name.sql): drops the tables that migration
-creates, creates again (empty, with their indexes, as the earlier migration
-in the same directory that made them wrote them) the tables it drops, and
+creates (under their final names, when it renames them), creates again
+(empty, with their indexes, as the earlier migration in the same directory
+that made them wrote them) the tables it drops, and
 removes its row from schema_version, so DB has the schema a release without
 that migration left behind. Fails when the migration creates no table (this
 check would then need another way back), or when DB is not at that version.
@@ -50,8 +51,13 @@ def main(argv):
     version = int(re.match(r"(\d+)_", os.path.basename(migration)).group(1))
     with open(migration) as f:
         text = f.read()
-    tables = re.findall(r"CREATE TABLE\s+(?:IF NOT EXISTS\s+)?(\w+)", text, re.I)
+    created = re.findall(r"CREATE TABLE\s+(?:IF NOT EXISTS\s+)?(\w+)", text, re.I)
     dropped = re.findall(r"DROP TABLE\s+(?:IF EXISTS\s+)?(\w+)", text, re.I)
+    # A table rebuilt under a new name and renamed back: the migration leaves
+    # the final name, which an earlier migration created.
+    renames = re.findall(r"ALTER TABLE\s+(\w+)\s+RENAME TO\s+(\w+)", text, re.I)
+    renamed = {old for old, _ in renames}
+    tables = [t for t in created if t not in renamed] + [new for _, new in renames]
     if not tables:
         print(f"{migration} creates no table: the upgrade check cannot roll it back", file=sys.stderr)
         return 1
