@@ -138,6 +138,17 @@ void NodeState::Apply(std::shared_ptr<const ProbeRow> row) {
   if (!e.newest || row->interval_end >= e.newest->interval_end) e.newest = std::move(row);
 }
 
+void NodeState::MergeOlder(const std::unordered_map<PairKey, PairEntry, PairKeyHash>& older) {
+  for (const auto& [key, o] : older) {
+    auto [it, added] = pairs.try_emplace(key, o);
+    if (added) continue;
+    PairEntry& e = it->second;  // rows applied since: a tie goes to them
+    if (o.newest_run && (!e.newest_run || o.newest_run->interval_end > e.newest_run->interval_end))
+      e.newest_run = o.newest_run;
+    if (o.newest && (!e.newest || o.newest->interval_end > e.newest->interval_end)) e.newest = o.newest;
+  }
+}
+
 ReadSnapshot::View ReadSnapshot::Take() const {
   std::lock_guard<std::mutex> lock(mu_);
   View v;

@@ -137,6 +137,11 @@ struct NodeState {
 
   // Keeps row when it is at least as new as what the pair holds.
   void Apply(std::shared_ptr<const ProbeRow> row);
+  // Given `older`, the pairs before the rows applied to this state: keeps
+  // each of its rows that is strictly newer than what the pair holds. The
+  // pairs are then what applying those rows on top of `older` gives, without
+  // copying the pairs the rows replaced.
+  void MergeOlder(const std::unordered_map<PairKey, PairEntry, PairKeyHash>& older);
   // Recomputes `metrics` from `pairs` (read_snapshot_metrics.cpp).
   void SummariseForMetrics(int64_t horizon_ms);
   // Recomputes `matrix_cells` from `pairs` (read_snapshot_matrix.cpp).

@@ -223,7 +223,9 @@ class Store {
   // After a commit: the state of `nodes` and the probe rows in pending_rows_
   // (then emptied).
   void RefreshSnapshot(const std::set<std::string>& nodes, bool fabric_changed);
-  Result<std::shared_ptr<NodeState>> LoadNodeState(const std::string& name, const NodeState* old);
+  // A node's stored state (nodes row, leaf switch, ports, counters, WC totals)
+  // with no pairs; null when the node has not reported.
+  Result<std::shared_ptr<NodeState>> LoadNodeState(const std::string& name);
   Result<std::string> LeafSwitch(const std::string& name);
   Status LoadEventsOpen();
   Status LoadDiagnosesOpen();  // open diagnoses by scope and kind, for /metrics

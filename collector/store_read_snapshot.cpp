@@ -56,8 +56,8 @@ Result<std::string> Store::LeafSwitch(const std::string& name) {
   return leaf;
 }
 
-Result<std::shared_ptr<NodeState>> Store::LoadNodeState(const std::string& name, const NodeState* old) {
-  auto st = old ? std::make_shared<NodeState>(*old) : std::make_shared<NodeState>();
+Result<std::shared_ptr<NodeState>> Store::LoadNodeState(const std::string& name) {
+  auto st = std::make_shared<NodeState>();
   {
     auto q = Q("SELECT labels, interval_s, last_generated_at, last_report_at FROM nodes WHERE name = ?1");
     if (!q.ok()) return q.status();
@@ -157,7 +157,7 @@ Status Store::LoadSnapshot() {
     }
     q.value()->Reset();
     for (const std::string& name : names) {
-      auto st = LoadNodeState(name, nullptr);
+      auto st = LoadNodeState(name);
       if (!st.ok()) return st.status();
       if (st.value()) states[name] = std::move(st).value();
     }
@@ -195,14 +195,16 @@ void Store::RefreshSnapshot(const std::set<std::string>& nodes, bool fabric_chan
   auto refresh = [&]() -> Status {
     if (snapshot_dirty_) return LoadSnapshot();
     std::map<std::string, std::shared_ptr<NodeState>> fresh;
+    std::vector<std::pair<NodeState*, std::shared_ptr<const NodeState>>> older;  // fresh state, its published one
     auto state_of = [&](const std::string& name) -> Result<NodeState*> {
       auto it = fresh.find(name);
       if (it != fresh.end()) return it->second.get();
-      auto old = snapshot_.Node(name);
-      auto st = LoadNodeState(name, old.get());
+      auto st = LoadNodeState(name);
       if (!st.ok()) return st.status();
       if (!st.value()) return static_cast<NodeState*>(nullptr);
-      return (fresh[name] = std::move(st).value()).get();
+      NodeState* state = (fresh[name] = std::move(st).value()).get();
+      if (auto old = snapshot_.Node(name)) older.emplace_back(state, std::move(old));
+      return state;
     };
     for (const std::string& name : nodes)
       if (auto st = state_of(name); !st.ok()) return st.status();
@@ -211,6 +213,7 @@ void Store::RefreshSnapshot(const std::set<std::string>& nodes, bool fabric_chan
       if (!st.ok()) return st.status();
       if (st.value()) st.value()->Apply(std::move(row));
     }
+    for (auto& [state, old] : older) state->MergeOlder(old->pairs);
     if (fabric_changed) {
       // A sweep can move any node's leaf switch.
       for (const auto& n : snapshot_.Take().nodes) {

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <random>
 #include <string>
 
 #include "collector/group_commit.h"
@@ -282,6 +283,41 @@ TEST_F(ReadSnapshotTest, ARestartReloadsTheSameAnswers) {
 
 // Rails fold into one cell: the newest row of any rail, the lowest rail on a
 // tie whatever order they arrive in; asked for one rail, that rail's newest.
+// A refresh applies a commit's rows to a state without pairs, then merges the
+// published pairs: every pair must end as applying the rows on top of them
+// would leave it, ties (equal interval_end) going to the rows applied later.
+TEST(NodeStateTest, MergingTheOlderPairsEqualsApplyingTheRowsOnTopOfThem) {
+  std::mt19937 rng(7);
+  const std::string* dsts[] = {Intern("node-b"), Intern("node-c")};
+  const std::string* rails[] = {Intern("0"), nullptr};
+  auto row = [&] {
+    auto r = std::make_shared<ProbeRow>();
+    r->src = Intern("node-a");
+    r->dst = dsts[rng() % 2];
+    r->rail = rails[rng() % 2];
+    r->transport = Intern("rc");
+    r->interval_end = kT0 + static_cast<int64_t>(rng() % 4) * 1000;  // few values: many ties
+    r->not_run = rng() % 3 == 0 ? Intern("no_path") : nullptr;
+    return std::shared_ptr<const ProbeRow>(std::move(r));
+  };
+  for (int round = 0; round < 500; ++round) {
+    NodeState published;
+    for (int k = rng() % 6; k > 0; --k) published.Apply(row());
+    std::vector<std::shared_ptr<const ProbeRow>> commit;
+    for (int k = rng() % 6; k > 0; --k) commit.push_back(row());
+    NodeState applied = published, merged;
+    for (const auto& r : commit) applied.Apply(r), merged.Apply(r);
+    merged.MergeOlder(published.pairs);
+    ASSERT_EQ(merged.pairs.size(), applied.pairs.size()) << "round " << round;
+    for (const auto& [key, want] : applied.pairs) {
+      auto got = merged.pairs.find(key);
+      ASSERT_NE(got, merged.pairs.end()) << "round " << round;
+      EXPECT_EQ(got->second.newest.get(), want.newest.get()) << "round " << round;
+      EXPECT_EQ(got->second.newest_run.get(), want.newest_run.get()) << "round " << round;
+    }
+  }
+}
+
 TEST_F(ReadSnapshotTest, MatrixCellIsTheNewestRailOrTheRailAskedFor) {
   json a = MakeReport("a-1", "node-a", kT0 + 10000);
   a["probes"].push_back(Probe("node-b", kT0, 70.0, "1"));
