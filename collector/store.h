@@ -185,11 +185,13 @@ class Store {
   // summaries not yet rolled up (RollupThroughMs) are kept whatever their age.
   Result<int64_t> RetentionStep(int64_t now_ms, const RetentionPolicy& policy);
   // Rolls the oldest closed slice of raw summaries (policy.rollup_slice_ms,
-  // closed policy.rollup_grace_ms before now_ms) into probe_minute, and every
-  // minute that completes into probe_hourly, in one transaction; returns 1, or
-  // 0 when no closed slice is left. Stretches without summaries are skipped.
-  // The slice is read and grouped on a history connection, without the
-  // store's lock; what is stored in it meanwhile is added under the lock.
+  // closed policy.rollup_grace_ms before now_ms) into probe_minute, and the
+  // whole ten minutes completed by earlier steps into probe_hourly (so the
+  // hour in progress trails the minutes by up to ten), in one transaction;
+  // returns 1, or 0 when no closed slice and no completed minute is left.
+  // Stretches without summaries are skipped. The slice and the minutes are
+  // read and grouped on connections of their own, without the store's lock;
+  // what is stored in them meanwhile is added under the lock.
   Result<int64_t> RollupStep(int64_t now_ms, const RetentionPolicy& policy);
   // Raw summaries with interval_end below this are counted in the rollups.
   int64_t RollupThroughMs();
@@ -238,6 +240,26 @@ class Store {
   // Adds one summary from src that arrived after its slice was rolled.
   Status AddLateSummaryToRollups(const std::string& src, const ProbeInput& s);
   int64_t rollup_through_ms_ = 0;
+  // Whole minutes below this are counted in probe_hourly; at most the minute
+  // of rollup_through_ms_. The minutes between are merged by a later step,
+  // ten minutes at a time (store_rollup.cpp).
+  int64_t hourly_through_ms_ = 0;
+  // One late summary's measures, owed to probe_hourly.
+  struct HourlyOwed {
+    std::string src, dst, transport;
+    int64_t hour, sent, received, lost, error_count;
+    std::optional<double> rtt_p50, rtt_p99, rtt_max;
+  };
+  // While a step reads minutes [hourly_reading_from_, hourly_reading_to_)
+  // without the lock (to 0: none): the late summaries stored in them since
+  // its read began, which it adds under the lock. Rolled back with their report.
+  int64_t hourly_reading_from_ = 0, hourly_reading_to_ = 0;
+  std::vector<HourlyOwed> hourly_owed_;
+  std::unique_ptr<Db> rollup_reader_;  // read-only; opened on first use; none for ":memory:"
+  // Begins a read transaction on rollup_reader_ and takes its view of the
+  // database; false when there is no reader or that failed.
+  bool PinRollupReader();
+  Status AddOneToHourly(const HourlyOwed& o);
   std::function<void()> rollup_read_hook_;
 
   Status IngestClockSkew(const std::string& node, std::optional<int64_t> skew_ms, int64_t received_at);

@@ -1,6 +1,12 @@
 // Probe rollups (probe_minute, probe_hourly) built from the raw summaries once
 // per closed slice of time, and the path for summaries that arrive after
-// their slice was rolled. Contract in schemas/migrations/0006_probe_minute.sql.
+// their slice was rolled. Contract in schemas/migrations/0006_probe_minute.sql,
+// but for probe_hourly: it holds the whole minutes below rollup_marks'
+// 'probe_hourly' (saved with the minute mark of its step, 'probe_hourly_at'),
+// which trails the minute mark by up to ten minutes.
+#include <algorithm>
+#include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -14,6 +20,11 @@ namespace {
 
 constexpr int64_t kMinuteMs = 60LL * 1000;
 constexpr int64_t kHourMs = 3600LL * 1000;
+// Completed minutes reach probe_hourly in stretches this long (a divisor of
+// the hour): each stretch upserts one row per (pair, hour) under the store's
+// lock, 80,000 rows at 2,000 nodes, so per minute that cost the ingest a
+// stall every minute; per ten minutes it is a tenth.
+constexpr int64_t kHourlyMergeMs = 10 * kMinuteMs;
 
 int64_t FloorTo(int64_t t, int64_t unit) { return t >= 0 ? t / unit * unit : -((-t + unit - 1) / unit) * unit; }
 
@@ -32,24 +43,68 @@ int64_t FloorTo(int64_t t, int64_t unit) { return t >= 0 ? t / unit * unit : -((
   "COUNT(*), SUM(sent), SUM(received), SUM(lost), SUM(error_count), TOTAL(rtt_p50), COUNT(rtt_p50), " \
   "MAX(rtt_p99), MAX(rtt_max)"
 
-// One probe_minute row's worth of a slice, as grouped on the read connection.
-struct MinuteRollup {
+// The hours of the minutes in [FROM, TO) of probe_minute, summed, in
+// ROLLUP_MEASURES order after (src, dst, transport, hour).
+#define HOURS_OF_MINUTES(FROM, TO)                                                                    \
+  "SELECT src, dst, transport, minute / 3600000 * 3600000, SUM(intervals), SUM(sent), SUM(received), " \
+  "SUM(lost), SUM(error_count), TOTAL(rtt_p50_sum), SUM(rtt_p50_n), MAX(rtt_p99_max), MAX(rtt_max) "   \
+  "FROM probe_minute WHERE minute >= " FROM " AND minute < " TO " GROUP BY 1, 2, 3, 4"
+
+// One rollup row's worth (of a minute or an hour), as grouped on a read connection.
+struct Rollup {
   std::string src, dst, transport;
-  int64_t minute, intervals, sent, received, lost, error_count;
+  int64_t period, intervals, sent, received, lost, error_count;
   double rtt_p50_sum;
   int64_t rtt_p50_n;
   std::optional<double> rtt_p99_max, rtt_max;
 };
 
+// Steps q (selecting src, dst, transport, period, then ROLLUP_MEASURES) to its end.
+Status ReadRollups(Stmt& q, std::vector<Rollup>* out) {
+  for (;;) {
+    auto r = q.Step();
+    if (!r.ok()) return r.status();
+    if (!r.value()) return Status::Ok();
+    out->push_back({q.Text(0), q.Text(1), q.Text(2), q.Int(3), q.Int(4), q.Int(5), q.Int(6), q.Int(7), q.Int(8),
+                    q.Real(9), q.Int(10), q.OptReal(11), q.OptReal(12)});
+  }
+}
+
+// Runs up (an upsert taking src, dst, transport, period, then
+// ROLLUP_MEASURES) once per row.
+Status WriteRollups(Stmt& up, const std::vector<Rollup>& rows) {
+  for (const Rollup& g : rows) {
+    up.Reset();
+    up.Bind(1, g.src).Bind(2, g.dst).Bind(3, g.transport).Bind(4, g.period).Bind(5, g.intervals);
+    up.Bind(6, g.sent).Bind(7, g.received).Bind(8, g.lost).Bind(9, g.error_count).Bind(10, g.rtt_p50_sum);
+    up.Bind(11, g.rtt_p50_n).Bind(12, g.rtt_p99_max).Bind(13, g.rtt_max);
+    if (Status s = up.Run(); !s.ok()) return s;
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 Status Store::LoadRollupMark() {
-  auto q = Q("SELECT through_ms FROM rollup_marks WHERE name = 'probe_minute'");
+  auto q = Q("SELECT name, through_ms FROM rollup_marks WHERE name IN ('probe_minute', 'probe_hourly', "
+             "'probe_hourly_at')");
   if (!q.ok()) return q.status();
-  auto row = q.value()->Step();
-  if (!row.ok()) return row.status();
-  rollup_through_ms_ = row.value() ? q.value()->Int(0) : 0;
+  std::map<std::string, int64_t> marks;
+  for (;;) {
+    auto row = q.value()->Step();
+    if (!row.ok()) return row.status();
+    if (!row.value()) break;
+    marks[q.value()->Text(0)] = q.value()->Int(1);
+  }
   q.value()->Reset();
+  rollup_through_ms_ = marks.count("probe_minute") ? marks["probe_minute"] : 0;
+  // The hourly mark holds when it was saved with the minute mark as it
+  // stands ('probe_hourly_at'). Otherwise (none yet, or a version that
+  // merges each minute as it completes has run since) every whole minute
+  // below the minute mark is merged.
+  hourly_through_ms_ = FloorTo(rollup_through_ms_, kMinuteMs);
+  if (marks.count("probe_hourly") && marks.count("probe_hourly_at") && marks["probe_hourly_at"] == rollup_through_ms_)
+    hourly_through_ms_ = std::min(hourly_through_ms_, marks["probe_hourly"]);
   return Status::Ok();
 }
 
@@ -59,39 +114,69 @@ int64_t Store::RollupThroughMs() {
 }
 
 Result<int64_t> Store::RollupStep(int64_t now_ms, const RetentionPolicy& policy) {
-  int64_t mark = 0, start = 0, new_mark = 0, read_through_id = 0;
-  bool slice = false;
+  int64_t mark = 0, start = 0, new_mark = 0, read_through_id = 0, hourly_from = 0, hourly_to = 0;
+  bool slice = false, hourly_pinned = false;
   {
     std::lock_guard<std::mutex> lock(mu_);
     const int64_t closed_until = FloorTo(now_ms - policy.rollup_grace_ms, policy.rollup_slice_ms);
-    mark = rollup_through_ms_;
-    if (mark + policy.rollup_slice_ms > closed_until) return int64_t{0};
+    mark = new_mark = rollup_through_ms_;
+    // The whole stretches of minutes the mark completed in earlier steps:
+    // no slice adds to them any more, only late summaries.
+    hourly_from = hourly_through_ms_;
+    hourly_to = FloorTo(mark, kHourlyMergeMs);
+    const bool hourly = hourly_from < hourly_to && hourly_reading_to_ == 0;
+    const bool closed = mark + policy.rollup_slice_ms <= closed_until;
+    if (!closed && !hourly) return int64_t{0};
 
-    // Skip time with no raw summaries: the next slice holding one, or, when
-    // no summary lies past the mark, everything closed.
-    start = closed_until;
-    ASSIGN_STMT(first, Q("SELECT MIN(interval_end) FROM probe_summaries WHERE interval_end >= ?1"));
-    first.Bind(1, mark);
-    auto row = first.Step();
-    if (!row.ok()) return row.status();
-    if (auto end = first.OptInt(0)) start = std::min(closed_until, FloorTo(*end, policy.rollup_slice_ms));
-    first.Reset();
-    slice = start + policy.rollup_slice_ms <= closed_until;
-    new_mark = slice ? start + policy.rollup_slice_ms : closed_until;
-    if (slice) {
-      ASSIGN_STMT(last, Q("SELECT COALESCE(MAX(id), 0) FROM probe_summaries"));
-      auto r = last.Step();
-      if (!r.ok()) return r.status();
-      read_through_id = last.Int(0);
-      last.Reset();
+    if (closed) {
+      // Skip time with no raw summaries: the next slice holding one, or, when
+      // no summary lies past the mark, everything closed.
+      start = closed_until;
+      ASSIGN_STMT(first, Q("SELECT MIN(interval_end) FROM probe_summaries WHERE interval_end >= ?1"));
+      first.Bind(1, mark);
+      auto row = first.Step();
+      if (!row.ok()) return row.status();
+      if (auto end = first.OptInt(0)) start = std::min(closed_until, FloorTo(*end, policy.rollup_slice_ms));
+      first.Reset();
+      slice = start + policy.rollup_slice_ms <= closed_until;
+      new_mark = slice ? start + policy.rollup_slice_ms : closed_until;
+      if (slice) {
+        ASSIGN_STMT(last, Q("SELECT COALESCE(MAX(id), 0) FROM probe_summaries"));
+        auto r = last.Step();
+        if (!r.ok()) return r.status();
+        read_through_id = last.Int(0);
+        last.Reset();
+      }
+    }
+    if (hourly) hourly_pinned = PinRollupReader();
+    if (hourly_pinned) {
+      // From here on, a late summary in these minutes is not in the pinned
+      // read: it is owed to probe_hourly and added below.
+      hourly_reading_from_ = hourly_from;
+      hourly_reading_to_ = hourly_to;
+      hourly_owed_.clear();
+    } else if (!hourly) {
+      hourly_to = hourly_from;  // nothing to merge in this step
     }
   }
+  // Whatever happens below, the read of the minutes ends with the step.
+  struct EndHourlyRead {
+    Store* store;
+    bool pinned;
+    ~EndHourlyRead() {
+      if (!pinned) return;
+      (void)store->rollup_reader_->Exec("ROLLBACK");
+      std::lock_guard<std::mutex> lock(store->mu_);
+      store->hourly_reading_to_ = store->hourly_reading_from_ = 0;
+      store->hourly_owed_.clear();
+    }
+  } end_hourly_read{this, hourly_pinned};
 
   // The slice's summaries stored so far (id up to read_through_id), grouped
   // into minutes on a read connection, without the store's lock: reading
   // and grouping is most of a slice's cost. When that read fails, the
   // whole slice is grouped under the lock below instead.
-  std::vector<MinuteRollup> grouped;
+  std::vector<Rollup> grouped;
   if (slice) {
     auto read = History([&](Db& db) -> Result<nlohmann::json> {
       auto q = db.Prepare("SELECT src, dst, transport, interval_end / 60000 * 60000, " SLICE_MEASURES
@@ -99,14 +184,7 @@ Result<int64_t> Store::RollupStep(int64_t now_ms, const RetentionPolicy& policy)
                           "GROUP BY 1, 2, 3, 4");
       if (!q.ok()) return q.status();
       q.value().Bind(1, start).Bind(2, new_mark).Bind(3, read_through_id);
-      for (;;) {
-        auto r = q.value().Step();
-        if (!r.ok()) return r.status();
-        if (!r.value()) break;
-        const Stmt& s = q.value();
-        grouped.push_back({s.Text(0), s.Text(1), s.Text(2), s.Int(3), s.Int(4), s.Int(5), s.Int(6), s.Int(7),
-                           s.Int(8), s.Real(9), s.Int(10), s.OptReal(11), s.OptReal(12)});
-      }
+      if (Status st = ReadRollups(q.value(), &grouped); !st.ok()) return st;
       return nlohmann::json();
     });
     if (!read.ok()) {
@@ -114,23 +192,30 @@ Result<int64_t> Store::RollupStep(int64_t now_ms, const RetentionPolicy& policy)
       read_through_id = 0;
     }
   }
+  // The completed minutes summed into hours, on the reader pinned under the
+  // lock above. When that read fails, they are summed under the lock below.
+  std::vector<Rollup> hours;
+  bool hours_read = false;
+  if (hourly_pinned) {
+    auto q = rollup_reader_->Prepare(HOURS_OF_MINUTES("?1", "?2"));
+    if (q.ok()) {
+      q.value().Bind(1, hourly_from).Bind(2, hourly_to);
+      hours_read = ReadRollups(q.value(), &hours).ok();
+    }
+    if (!hours_read) hours.clear();
+  }
   if (rollup_read_hook_) rollup_read_hook_();
 
   std::lock_guard<std::mutex> lock(mu_);
-  if (rollup_through_ms_ != mark) return int64_t{1};  // rolled meanwhile: the caller asks again
+  if (rollup_through_ms_ != mark || hourly_through_ms_ != hourly_from)
+    return int64_t{1};  // rolled meanwhile: the caller asks again
   Transaction tx(db_);
   RETURN_IF_ERROR(tx.Begin());
   if (slice) {
     ASSIGN_STMT(up, Q("INSERT INTO probe_minute(src, dst, transport, minute, " ROLLUP_MEASURES ") "
                       "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13) "
                       "ON CONFLICT(src, dst, transport, minute)" ROLLUP_MERGE));
-    for (const MinuteRollup& g : grouped) {
-      up.Reset();
-      up.Bind(1, g.src).Bind(2, g.dst).Bind(3, g.transport).Bind(4, g.minute).Bind(5, g.intervals);
-      up.Bind(6, g.sent).Bind(7, g.received).Bind(8, g.lost).Bind(9, g.error_count).Bind(10, g.rtt_p50_sum);
-      up.Bind(11, g.rtt_p50_n).Bind(12, g.rtt_p99_max).Bind(13, g.rtt_max);
-      RETURN_IF_ERROR(up.Run());
-    }
+    RETURN_IF_ERROR(WriteRollups(up, grouped));
     // What was stored in the slice after the read: below the old mark it
     // was not added as late, so it is added here.
     ASSIGN_STMT(rest, Q("INSERT INTO probe_minute(src, dst, transport, minute, " ROLLUP_MEASURES ") "
@@ -140,25 +225,55 @@ Result<int64_t> Store::RollupStep(int64_t now_ms, const RetentionPolicy& policy)
     rest.Bind(1, start).Bind(2, new_mark).Bind(3, read_through_id);
     RETURN_IF_ERROR(rest.Run());
   }
-  // Every minute that the new mark completes goes into its hour, whole.
-  {
-    ASSIGN_STMT(hour, Q("INSERT INTO probe_hourly(src, dst, transport, hour, " ROLLUP_MEASURES ") "
-                        "SELECT src, dst, transport, minute / 3600000 * 3600000, SUM(intervals), SUM(sent), "
-                        "SUM(received), SUM(lost), SUM(error_count), TOTAL(rtt_p50_sum), SUM(rtt_p50_n), "
-                        "MAX(rtt_p99_max), MAX(rtt_max) FROM probe_minute WHERE minute >= ?1 AND minute <= ?2 "
-                        "GROUP BY 1, 2, 3, 4 ON CONFLICT(src, dst, transport, hour)" ROLLUP_MERGE));
-    hour.Bind(1, FloorTo(mark, kMinuteMs)).Bind(2, new_mark - kMinuteMs);
-    RETURN_IF_ERROR(hour.Run());
+  if (hourly_from < hourly_to) {
+    if (hours_read) {
+      ASSIGN_STMT(up, Q("INSERT INTO probe_hourly(src, dst, transport, hour, " ROLLUP_MEASURES ") "
+                        "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13) "
+                        "ON CONFLICT(src, dst, transport, hour)" ROLLUP_MERGE));
+      RETURN_IF_ERROR(WriteRollups(up, hours));
+      for (const HourlyOwed& o : hourly_owed_) RETURN_IF_ERROR(AddOneToHourly(o));
+    } else {
+      ASSIGN_STMT(hour, Q("INSERT INTO probe_hourly(src, dst, transport, hour, " ROLLUP_MEASURES ") " HOURS_OF_MINUTES(
+          "?1", "?2") " ON CONFLICT(src, dst, transport, hour)" ROLLUP_MERGE));
+      hour.Bind(1, hourly_from).Bind(2, hourly_to);
+      RETURN_IF_ERROR(hour.Run());
+    }
   }
   {
-    ASSIGN_STMT(save, Q("INSERT INTO rollup_marks(name, through_ms) VALUES ('probe_minute', ?1) "
-                        "ON CONFLICT(name) DO UPDATE SET through_ms = excluded.through_ms"));
-    save.Bind(1, new_mark);
+    ASSIGN_STMT(save, Q("INSERT INTO rollup_marks(name, through_ms) VALUES ('probe_minute', ?1), ('probe_hourly', ?2), "
+                        "('probe_hourly_at', ?1) ON CONFLICT(name) DO UPDATE SET through_ms = excluded.through_ms"));
+    save.Bind(1, new_mark).Bind(2, hourly_to);
     RETURN_IF_ERROR(save.Run());
   }
   RETURN_IF_ERROR(tx.Commit());
   rollup_through_ms_ = new_mark;
+  hourly_through_ms_ = hourly_to;
   return int64_t{1};
+}
+
+bool Store::PinRollupReader() {
+  if (options_.path == ":memory:") return false;
+  if (!rollup_reader_) {
+    auto db = Db::OpenReadOnly(options_.path);
+    if (!db.ok()) return false;
+    sqlite3_busy_timeout(db.value().raw(), options_.busy_timeout_ms);
+    rollup_reader_ = std::make_unique<Db>(std::move(db).value());
+  }
+  // A read transaction sees the database as of its first read.
+  if (!rollup_reader_->Exec("BEGIN").ok()) return false;
+  if (rollup_reader_->Exec("SELECT 1 FROM rollup_marks LIMIT 1").ok()) return true;
+  (void)rollup_reader_->Exec("ROLLBACK");
+  return false;
+}
+
+Status Store::AddOneToHourly(const HourlyOwed& o) {
+  ASSIGN_STMT(up, Q("INSERT INTO probe_hourly(src, dst, transport, hour, " ROLLUP_MEASURES ") "
+                    "VALUES (?1, ?2, ?3, ?4, 1, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12) "
+                    "ON CONFLICT(src, dst, transport, hour)" ROLLUP_MERGE));
+  up.Bind(1, o.src).Bind(2, o.dst).Bind(3, o.transport).Bind(4, o.hour).Bind(5, o.sent).Bind(6, o.received);
+  up.Bind(7, o.lost).Bind(8, o.error_count).Bind(9, o.rtt_p50.value_or(0.0));
+  up.Bind(10, static_cast<int64_t>(o.rtt_p50 ? 1 : 0)).Bind(11, o.rtt_p99).Bind(12, o.rtt_max);
+  return up.Run();
 }
 
 void Store::SetRollupReadHook(std::function<void()> hook) { rollup_read_hook_ = std::move(hook); }
@@ -166,25 +281,23 @@ void Store::SetRollupReadHook(std::function<void()> hook) { rollup_read_hook_ = 
 Status Store::AddLateSummaryToRollups(const std::string& src, const ProbeInput& s) {
   const int64_t end = s.interval_end;
   const int64_t minute = FloorTo(end, kMinuteMs);
-  auto bind = [&](Stmt& st, int64_t period) {
-    st.Bind(1, src).Bind(2, s.target).Bind(3, s.transport).Bind(4, period).Bind(5, s.sent).Bind(6, s.received);
-    st.Bind(7, s.lost).Bind(8, s.error_count).Bind(9, s.rtt_p50.value_or(0.0));
-    st.Bind(10, static_cast<int64_t>(s.rtt_p50 ? 1 : 0)).Bind(11, s.rtt_p99).Bind(12, s.rtt_max);
-  };
   {
     ASSIGN_STMT(up, Q("INSERT INTO probe_minute(src, dst, transport, minute, " ROLLUP_MEASURES ") "
                       "VALUES (?1, ?2, ?3, ?4, 1, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12) "
                       "ON CONFLICT(src, dst, transport, minute)" ROLLUP_MERGE));
-    bind(up, minute);
+    up.Bind(1, src).Bind(2, s.target).Bind(3, s.transport).Bind(4, minute).Bind(5, s.sent).Bind(6, s.received);
+    up.Bind(7, s.lost).Bind(8, s.error_count).Bind(9, s.rtt_p50.value_or(0.0));
+    up.Bind(10, static_cast<int64_t>(s.rtt_p50 ? 1 : 0)).Bind(11, s.rtt_p99).Bind(12, s.rtt_max);
     RETURN_IF_ERROR(up.Run());
   }
-  // A minute the mark has not passed whole reaches its hour when it does.
-  if (minute + kMinuteMs > rollup_through_ms_) return Status::Ok();
-  ASSIGN_STMT(up, Q("INSERT INTO probe_hourly(src, dst, transport, hour, " ROLLUP_MEASURES ") "
-                    "VALUES (?1, ?2, ?3, ?4, 1, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12) "
-                    "ON CONFLICT(src, dst, transport, hour)" ROLLUP_MERGE));
-  bind(up, FloorTo(end, kHourMs));
-  return up.Run();
+  HourlyOwed o{src, s.target, s.transport, FloorTo(end, kHourMs), s.sent, s.received, s.lost, s.error_count,
+               s.rtt_p50, s.rtt_p99, s.rtt_max};
+  // A minute not yet merged reaches its hour with the step that merges it;
+  // one being read for that step now is owed to it (not added here: should
+  // that step fail, the next one reads this summary from probe_minute).
+  if (minute < hourly_through_ms_) return AddOneToHourly(o);
+  if (minute >= hourly_reading_from_ && minute < hourly_reading_to_) hourly_owed_.push_back(std::move(o));
+  return Status::Ok();
 }
 
 }  // namespace rdmascope::collector
