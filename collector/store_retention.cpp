@@ -6,7 +6,9 @@
 namespace rdmascope::collector {
 
 Result<int64_t> Store::RetentionStep(int64_t now_ms, const RetentionPolicy& policy) {
-  enum Age { kRaw, kRawRolled, kMinute, kRollup };  // kRawRolled: raw, and never past the rollup mark
+  // kRawRolled: raw, and never past the rollup mark; kMinuteMerged: minute
+  // rollups, and never past the minutes merged into hours.
+  enum Age { kRaw, kRawRolled, kMinute, kMinuteMerged, kRollup };
   struct Rule {
     const char* sql;  // ?1 cutoff, ?2 batch size
     Age age;
@@ -22,7 +24,7 @@ Result<int64_t> Store::RetentionStep(int64_t now_ms, const RetentionPolicy& poli
       // (its acknowledgement lost) must stay a duplicate, not count twice in the rollups.
       {"DELETE FROM reports WHERE id IN (SELECT id FROM reports WHERE received_at < ?1 LIMIT ?2)", kMinute},
       {"DELETE FROM probe_minute WHERE (src, dst, transport, minute) IN "
-       "(SELECT src, dst, transport, minute FROM probe_minute WHERE minute < ?1 LIMIT ?2)", kMinute},
+       "(SELECT src, dst, transport, minute FROM probe_minute WHERE minute < ?1 LIMIT ?2)", kMinuteMerged},
       {"DELETE FROM probe_hourly WHERE (src, dst, transport, hour) IN "
        "(SELECT src, dst, transport, hour FROM probe_hourly WHERE hour < ?1 LIMIT ?2)", kRollup},
       {"DELETE FROM events WHERE id IN (SELECT id FROM events WHERE ended_at < ?1 LIMIT ?2)", kRollup},
@@ -38,9 +40,10 @@ Result<int64_t> Store::RetentionStep(int64_t now_ms, const RetentionPolicy& poli
     auto q = Q(r.sql);
     if (!q.ok()) return q.status();
     int64_t cutoff = now_ms - (r.age == kRaw || r.age == kRawRolled ? policy.raw_max_age_ms
-                               : r.age == kMinute                     ? policy.minute_max_age_ms
+                               : r.age == kMinute || r.age == kMinuteMerged ? policy.minute_max_age_ms
                                                                       : policy.rollup_max_age_ms);
     if (r.age == kRawRolled) cutoff = std::min(cutoff, rollup_through_ms_);
+    if (r.age == kMinuteMerged) cutoff = std::min(cutoff, hourly_through_ms_);
     q.value()->Bind(1, cutoff).Bind(2, static_cast<int64_t>(policy.batch_rows));
     if (Status s = q.value()->Run(); !s.ok()) return s;
     deleted += db_.Changes();

@@ -236,6 +236,28 @@ TEST_F(RollupTest, RawSummariesAreKeptUntilRolledThenAgeOut) {
   EXPECT_EQ(Read("probe_hourly", "hour"), want_hour_);
 }
 
+// Minutes reach their hour ten at a time: until then, a minute rollup is
+// the only copy of its summaries once the raw rows are gone, so it is kept
+// whatever its age.
+TEST_F(RollupTest, MinuteRollupsAreKeptUntilMergedIntoHoursThenAgeOut) {
+  for (int i = 0; i < 12; ++i) Report(i);
+  const int64_t now = kT0 + 5 * kMinute;  // every slice closed, the ten minutes not complete
+  RollAll(now);
+  ASSERT_EQ(Read("probe_minute", "minute"), want_minute_);
+  ASSERT_TRUE(Read("probe_hourly", "hour").empty());
+  policy_.minute_max_age_ms = 1;
+  while (Positive(store_->RetentionStep(now, policy_))) {
+  }
+  EXPECT_EQ(Read("probe_minute", "minute"), want_minute_) << "not merged into hours yet: kept whatever their age";
+  const int64_t later = kT0 + 20 * kMinute;
+  RollAll(later);
+  EXPECT_EQ(Read("probe_hourly", "hour"), want_hour_);
+  while (Positive(store_->RetentionStep(later, policy_))) {
+  }
+  EXPECT_EQ(Rows("probe_minute"), 0) << "merged, they age out after their own time";
+  EXPECT_EQ(Read("probe_hourly", "hour"), want_hour_);
+}
+
 TEST_F(RollupTest, TheMarkSurvivesAReopen) {
   for (int i = 0; i < 12; ++i) Report(i);
   RollAll(kT0 + 10 * kMinute);
