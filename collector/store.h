@@ -244,22 +244,26 @@ class Store {
   // of rollup_through_ms_. The minutes between are merged by a later step,
   // ten minutes at a time (store_rollup.cpp).
   int64_t hourly_through_ms_ = 0;
-  // One late summary's measures, owed to probe_hourly.
-  struct HourlyOwed {
+  // One late summary's measures, in its minute or hour (period).
+  struct LateSummary {
     std::string src, dst, transport;
-    int64_t hour, sent, received, lost, error_count;
+    int64_t period, sent, received, lost, error_count;
     std::optional<double> rtt_p50, rtt_p99, rtt_max;
   };
   // While a step reads minutes [hourly_reading_from_, hourly_reading_to_)
-  // without the lock (to 0: none): the late summaries stored in them since
-  // its read began, which it adds under the lock. Rolled back with their report.
+  // without the lock (to 0: none): the late summaries committed in them since
+  // its read began, which it adds under the lock. The open transaction's own
+  // are kept apart (pending_owed_, like pending_rows_) until it commits.
   int64_t hourly_reading_from_ = 0, hourly_reading_to_ = 0;
-  std::vector<HourlyOwed> hourly_owed_;
+  std::vector<LateSummary> hourly_owed_, pending_owed_;
+  void OweCommittedLateSummaries();  // after a commit: pending_owed_ joins hourly_owed_
   std::unique_ptr<Db> rollup_reader_;  // read-only; opened on first use; none for ":memory:"
   // Begins a read transaction on rollup_reader_ and takes its view of the
   // database; false when there is no reader or that failed.
   bool PinRollupReader();
-  Status AddOneToHourly(const HourlyOwed& o);
+  // Adds one late summary to probe_minute or probe_hourly (upsert: the
+  // matching statement in store_rollup.cpp).
+  Status AddOneLateSummary(const char* upsert, const LateSummary& o);
   std::function<void()> rollup_read_hook_;
 
   Status IngestClockSkew(const std::string& node, std::optional<int64_t> skew_ms, int64_t received_at);

@@ -29,15 +29,7 @@ bool HasFabric(const json& r) { return r.contains("neighbours") || r.contains("f
 Result<IngestResult> Store::Ingest(const json& report, int64_t received_at_ms, std::optional<int64_t> clock_skew_ms) {
   std::lock_guard<std::mutex> lock(mu_);
   pending_rows_.clear();
-  // Late summaries owed to a rollup step are taken back unless the commit stands.
-  struct KeepOwedOnCommit {
-    std::vector<HourlyOwed>& owed;
-    size_t size;
-    bool committed = false;
-    ~KeepOwedOnCommit() {
-      if (!committed) owed.resize(size);
-    }
-  } owed{hourly_owed_, hourly_owed_.size()};
+  pending_owed_.clear();
   Transaction tx(db_);
   if (Status s = tx.Begin(); !s.ok()) return s;
   closed_events_ = false;
@@ -47,7 +39,7 @@ Result<IngestResult> Store::Ingest(const json& report, int64_t received_at_ms, s
   if (Status s = IngestClockSkew(report["node"].get<std::string>(), clock_skew_ms, received_at_ms); !s.ok()) return s;
   if (Status s = Fault("commit"); !s.ok()) return s;
   if (Status s = tx.Commit(); !s.ok()) return s;
-  owed.committed = true;
+  OweCommittedLateSummaries();
   if (closed_events_) LoadOpenEventKeys();
   RefreshSnapshot({report["node"].get<std::string>()}, HasFabric(report));
   return out;
@@ -95,17 +87,16 @@ Status Store::IngestLocked(const json& r, int64_t received_at, const std::vector
 
 void Store::IngestBatch(std::vector<BatchItem>& items) {
   std::lock_guard<std::mutex> lock(mu_);
-  const size_t owed_at_start = hourly_owed_.size();
   auto fail_all = [&](const Status& s) {
     for (BatchItem& it : items) it.status = s;
-    hourly_owed_.resize(owed_at_start);  // the batch is rolled back
   };
   pending_rows_.clear();
+  pending_owed_.clear();
   Transaction tx(db_);
   if (Status s = tx.Begin(); !s.ok()) return fail_all(s);
   closed_events_ = false;
   for (BatchItem& it : items) {
-    const size_t rows_before = pending_rows_.size(), owed_before = hourly_owed_.size();
+    const size_t rows_before = pending_rows_.size(), owed_before = pending_owed_.size();
     if (Status s = db_.Exec("SAVEPOINT report"); !s.ok()) {
       it.status = s;
       continue;
@@ -123,7 +114,7 @@ void Store::IngestBatch(std::vector<BatchItem>& items) {
       (void)db_.Exec("ROLLBACK TO report");
       (void)db_.Exec("RELEASE report");
       pending_rows_.resize(rows_before);
-      hourly_owed_.resize(owed_before);
+      pending_owed_.resize(owed_before);
       it.status = s;
       continue;
     }
@@ -132,6 +123,7 @@ void Store::IngestBatch(std::vector<BatchItem>& items) {
   }
   if (Status s = Fault("commit"); !s.ok()) return fail_all(s);
   if (Status s = tx.Commit(); !s.ok()) return fail_all(s);
+  OweCommittedLateSummaries();
   if (closed_events_) LoadOpenEventKeys();
   std::set<std::string> nodes;
   bool fabric = false;

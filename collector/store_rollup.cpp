@@ -50,6 +50,14 @@ int64_t FloorTo(int64_t t, int64_t unit) { return t >= 0 ? t / unit * unit : -((
   "SUM(lost), SUM(error_count), TOTAL(rtt_p50_sum), SUM(rtt_p50_n), MAX(rtt_p99_max), MAX(rtt_max) "   \
   "FROM probe_minute WHERE minute >= " FROM " AND minute < " TO " GROUP BY 1, 2, 3, 4"
 
+// One late summary added to its minute or its hour: ?1 src, ?2 dst,
+// ?3 transport, ?4 period, then ?5.. its measures (Store::AddOneLateSummary).
+#define UPSERT_ONE(TABLE, PERIOD)                                                               \
+  "INSERT INTO " TABLE "(src, dst, transport, " PERIOD ", " ROLLUP_MEASURES ") "                 \
+  "VALUES (?1, ?2, ?3, ?4, 1, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12) ON CONFLICT(src, dst, transport, " PERIOD ")" ROLLUP_MERGE
+constexpr const char* kMinuteUpsertOne = UPSERT_ONE("probe_minute", "minute");
+constexpr const char* kHourlyUpsertOne = UPSERT_ONE("probe_hourly", "hour");
+
 // One rollup row's worth (of a minute or an hour), as grouped on a read connection.
 struct Rollup {
   std::string src, dst, transport;
@@ -231,7 +239,7 @@ Result<int64_t> Store::RollupStep(int64_t now_ms, const RetentionPolicy& policy)
                         "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13) "
                         "ON CONFLICT(src, dst, transport, hour)" ROLLUP_MERGE));
       RETURN_IF_ERROR(WriteRollups(up, hours));
-      for (const HourlyOwed& o : hourly_owed_) RETURN_IF_ERROR(AddOneToHourly(o));
+      for (const LateSummary& o : hourly_owed_) RETURN_IF_ERROR(AddOneLateSummary(kHourlyUpsertOne, o));
     } else {
       ASSIGN_STMT(hour, Q("INSERT INTO probe_hourly(src, dst, transport, hour, " ROLLUP_MEASURES ") " HOURS_OF_MINUTES(
           "?1", "?2") " ON CONFLICT(src, dst, transport, hour)" ROLLUP_MERGE));
@@ -266,14 +274,18 @@ bool Store::PinRollupReader() {
   return false;
 }
 
-Status Store::AddOneToHourly(const HourlyOwed& o) {
-  ASSIGN_STMT(up, Q("INSERT INTO probe_hourly(src, dst, transport, hour, " ROLLUP_MEASURES ") "
-                    "VALUES (?1, ?2, ?3, ?4, 1, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12) "
-                    "ON CONFLICT(src, dst, transport, hour)" ROLLUP_MERGE));
-  up.Bind(1, o.src).Bind(2, o.dst).Bind(3, o.transport).Bind(4, o.hour).Bind(5, o.sent).Bind(6, o.received);
+Status Store::AddOneLateSummary(const char* upsert, const LateSummary& o) {
+  ASSIGN_STMT(up, Q(upsert));
+  up.Bind(1, o.src).Bind(2, o.dst).Bind(3, o.transport).Bind(4, o.period).Bind(5, o.sent).Bind(6, o.received);
   up.Bind(7, o.lost).Bind(8, o.error_count).Bind(9, o.rtt_p50.value_or(0.0));
   up.Bind(10, static_cast<int64_t>(o.rtt_p50 ? 1 : 0)).Bind(11, o.rtt_p99).Bind(12, o.rtt_max);
   return up.Run();
+}
+
+void Store::OweCommittedLateSummaries() {
+  hourly_owed_.insert(hourly_owed_.end(), std::make_move_iterator(pending_owed_.begin()),
+                      std::make_move_iterator(pending_owed_.end()));
+  pending_owed_.clear();
 }
 
 void Store::SetRollupReadHook(std::function<void()> hook) { rollup_read_hook_ = std::move(hook); }
@@ -281,22 +293,16 @@ void Store::SetRollupReadHook(std::function<void()> hook) { rollup_read_hook_ = 
 Status Store::AddLateSummaryToRollups(const std::string& src, const ProbeInput& s) {
   const int64_t end = s.interval_end;
   const int64_t minute = FloorTo(end, kMinuteMs);
-  {
-    ASSIGN_STMT(up, Q("INSERT INTO probe_minute(src, dst, transport, minute, " ROLLUP_MEASURES ") "
-                      "VALUES (?1, ?2, ?3, ?4, 1, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12) "
-                      "ON CONFLICT(src, dst, transport, minute)" ROLLUP_MERGE));
-    up.Bind(1, src).Bind(2, s.target).Bind(3, s.transport).Bind(4, minute).Bind(5, s.sent).Bind(6, s.received);
-    up.Bind(7, s.lost).Bind(8, s.error_count).Bind(9, s.rtt_p50.value_or(0.0));
-    up.Bind(10, static_cast<int64_t>(s.rtt_p50 ? 1 : 0)).Bind(11, s.rtt_p99).Bind(12, s.rtt_max);
-    RETURN_IF_ERROR(up.Run());
-  }
-  HourlyOwed o{src, s.target, s.transport, FloorTo(end, kHourMs), s.sent, s.received, s.lost, s.error_count,
-               s.rtt_p50, s.rtt_p99, s.rtt_max};
+  LateSummary o{src, s.target, s.transport, minute, s.sent, s.received, s.lost, s.error_count,
+                s.rtt_p50, s.rtt_p99, s.rtt_max};
+  RETURN_IF_ERROR(AddOneLateSummary(kMinuteUpsertOne, o));
+  o.period = FloorTo(end, kHourMs);
   // A minute not yet merged reaches its hour with the step that merges it;
-  // one being read for that step now is owed to it (not added here: should
-  // that step fail, the next one reads this summary from probe_minute).
-  if (minute < hourly_through_ms_) return AddOneToHourly(o);
-  if (minute >= hourly_reading_from_ && minute < hourly_reading_to_) hourly_owed_.push_back(std::move(o));
+  // one being read for that step now is owed to it once this commits (not
+  // added here: should that step fail, the next one reads this summary from
+  // probe_minute).
+  if (minute < hourly_through_ms_) return AddOneLateSummary(kHourlyUpsertOne, o);
+  if (minute >= hourly_reading_from_ && minute < hourly_reading_to_) pending_owed_.push_back(std::move(o));
   return Status::Ok();
 }
 
