@@ -73,6 +73,7 @@ void GroupCommitter::Run() {
       reports_ += batch.size();
     }
     done_cv_.notify_all();
+    (void)store_.TakeReplacedStates();  // freed once the reports are answered
   }
 }
 

@@ -195,6 +195,11 @@ class Store {
   Result<int64_t> RollupStep(int64_t now_ms, const RetentionPolicy& policy);
   // Raw summaries with interval_end below this are counted in the rollups.
   int64_t RollupThroughMs();
+  // The node states the last IngestBatch() replaced in the read snapshot, for
+  // the caller to free after answering and off the store lock: a node's
+  // state holds its hundreds of pairs. Those not taken are freed by the next
+  // IngestBatch(), after its lock; Ingest() frees its own after its lock.
+  std::vector<std::shared_ptr<const NodeState>> TakeReplacedStates();
 
   // Database file plus WAL size in bytes (0 for an in-memory database).
   int64_t SizeBytes() const;
@@ -234,6 +239,8 @@ class Store {
   Status LoadFabricParts();
   ReadSnapshot snapshot_;
   bool snapshot_dirty_ = false;  // a refresh failed: the next one reloads everything
+  // The node states a refresh replaced, freed off the lock (TakeReplacedStates).
+  std::vector<std::shared_ptr<const NodeState>> replaced_;
 
   // Rollups (store_rollup.cpp), under mu_.
   Status LoadRollupMark();

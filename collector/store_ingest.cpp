@@ -27,6 +27,7 @@ bool HasFabric(const json& r) { return r.contains("neighbours") || r.contains("f
 }  // namespace
 
 Result<IngestResult> Store::Ingest(const json& report, int64_t received_at_ms, std::optional<int64_t> clock_skew_ms) {
+  std::vector<std::shared_ptr<const NodeState>> replaced;  // freed after the lock is released
   std::lock_guard<std::mutex> lock(mu_);
   pending_rows_.clear();
   pending_owed_.clear();
@@ -42,6 +43,7 @@ Result<IngestResult> Store::Ingest(const json& report, int64_t received_at_ms, s
   OweCommittedLateSummaries();
   if (closed_events_) LoadOpenEventKeys();
   RefreshSnapshot({report["node"].get<std::string>()}, HasFabric(report));
+  replaced.swap(replaced_);
   return out;
 }
 
@@ -86,7 +88,10 @@ Status Store::IngestLocked(const json& r, int64_t received_at, const std::vector
 }
 
 void Store::IngestBatch(std::vector<BatchItem>& items) {
+  // States no caller took since the last batch: freed after the lock.
+  std::vector<std::shared_ptr<const NodeState>> untaken;
   std::lock_guard<std::mutex> lock(mu_);
+  untaken.swap(replaced_);
   auto fail_all = [&](const Status& s) {
     for (BatchItem& it : items) it.status = s;
   };

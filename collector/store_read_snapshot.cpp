@@ -189,6 +189,13 @@ Status Store::LoadSnapshot() {
   return Status::Ok();
 }
 
+std::vector<std::shared_ptr<const NodeState>> Store::TakeReplacedStates() {
+  std::vector<std::shared_ptr<const NodeState>> out;
+  std::lock_guard<std::mutex> lock(mu_);
+  out.swap(replaced_);
+  return out;
+}
+
 void Store::RefreshSnapshot(const std::set<std::string>& nodes, bool fabric_changed) {
   std::vector<std::shared_ptr<const ProbeRow>> rows = std::move(pending_rows_);
   pending_rows_.clear();
@@ -229,6 +236,7 @@ void Store::RefreshSnapshot(const std::set<std::string>& nodes, bool fabric_chan
     }
     if (Status st = LoadEventsOpen(); !st.ok()) return st;
     for (auto& [name, st] : fresh) snapshot_.PutNode(std::move(st));
+    for (auto& [state, old] : older) replaced_.push_back(std::move(old));
     return Status::Ok();
   };
   // The commit stands either way; a snapshot that could not follow is rebuilt

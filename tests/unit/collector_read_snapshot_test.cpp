@@ -189,6 +189,33 @@ TEST_F(ReadSnapshotTest, AReportRolledBackInABatchLeavesNoRows) {
   EXPECT_EQ(store_->MetricsSnapshot(0, 5).value(), metrics);
 }
 
+// A batch's writer frees the node states it replaced after answering, off
+// the store lock: the batch hands them over instead of dropping them.
+TEST_F(ReadSnapshotTest, ABatchHandsOverTheStatesItReplaced) {
+  json a0 = MakeReport("a-0", "node-a", kT0);
+  a0["probes"].push_back(Probe("node-b", kT0, 11.0, "0"));
+  Ingest(a0);
+  std::weak_ptr<const NodeState> before;
+  {
+    auto parts = store_->MetricsSnapshotParts(0, 5);
+    ASSERT_TRUE(parts.ok()) << parts.status().message();
+    ASSERT_EQ(parts.value().nodes.size(), 1u);
+    before = parts.value().nodes[0];
+  }
+  json a1 = MakeReport("a-1", "node-a", kT0 + 10000);
+  a1["probes"].push_back(Probe("node-b", kT0 + 10000, 12.0, "0"));
+  std::vector<Store::BatchItem> items = testing::BatchOf({&a1}, kT0 + 10000);
+  store_->IngestBatch(items);
+  ASSERT_TRUE(items[0].status.ok()) << items[0].status.message();
+  EXPECT_FALSE(before.expired()) << "replaced, but not yet freed";
+  auto replaced = store_->TakeReplacedStates();
+  ASSERT_EQ(replaced.size(), 1u);
+  EXPECT_EQ(replaced[0], before.lock());
+  replaced.clear();
+  EXPECT_TRUE(before.expired());
+  EXPECT_TRUE(store_->TakeReplacedStates().empty()) << "handed over once";
+}
+
 TEST_F(ReadSnapshotTest, WindowsLeaveStalePairsOut) {
   json a = MakeReport("a-1", "node-a", kT0);
   a["probes"].push_back(Probe("node-b", kT0, 50.0, "0"));
