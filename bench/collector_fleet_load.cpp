@@ -328,9 +328,10 @@ bool PrintPhase(const char* name, const Phase& p, const Args& a, int rounds_want
               static_cast<long long>(p.ok), static_cast<long long>(p.failed), static_cast<long long>(p.rounds_done),
               rounds_wanted, p.rounds_done * a.interval_s / 60.0, p.wall_s);
   // Paced, the rate cannot pass the fleet's: the phase keeps up when every
-  // round was sent and the last acknowledgement came within one interval of
-  // the phase's end.
-  const bool keeps_up = paced ? p.rounds_done == rounds_wanted && p.wall_s <= (rounds_wanted + 1.0) * a.interval_s
+  // round was sent and every report was acknowledged within one interval of
+  // its due time, before its node's next one was due.
+  const bool keeps_up = paced ? p.rounds_done == rounds_wanted && !p.latencies_ms.empty() &&
+                                    p.latencies_ms.back() < a.interval_s * 1000.0
                               : rate >= need;
   std::printf("  sustained %.0f reports/s (%.0f probe summaries/s) vs %.0f reports/s the fleet needs: %s\n", rate,
               rate * a.rails * a.targets * 2, need, keeps_up ? "keeps up" : "FALLS BEHIND");
