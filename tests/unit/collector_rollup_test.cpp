@@ -207,6 +207,30 @@ TEST_F(RollupTest, ALateSummaryInAMinuteBeingMergedReachesItsHourOnce) {
   EXPECT_EQ(Read("probe_hourly", "hour"), want_hour_);
 }
 
+// A late summary is owed to the step merging its minutes only once its
+// report commits: one whose commit failed reaches no hour.
+TEST_F(RollupTest, ALateSummaryRolledBackWhileItsMinutesAreMergedReachesNoHour) {
+  for (int i = 0; i < 12; ++i) Report(i);
+  const int64_t first_ten_end = (kT0 / (10 * kMinute) + 1) * 10 * kMinute;
+  int tried = 0;
+  store_->SetRollupReadHook([&] {
+    if (tried > 0 || store_->RollupThroughMs() < first_ten_end) return;
+    ++tried;
+    store_->SetIngestFaultHook([](const std::string& at) {
+      return at == "commit" ? Status::Error("injected failure at commit") : Status::Ok();
+    });
+    json r = MakeReport("late-failed", "node-a", kT0);
+    r["probes"].push_back(MakeProbe("node-b", kT0, 0, 100, "rc", 50.0));
+    EXPECT_FALSE(store_->Ingest(r, kT0).ok());
+    store_->SetIngestFaultHook(nullptr);
+  });
+  RollAll(kT0 + 20 * kMinute);
+  store_->SetRollupReadHook(nullptr);
+  EXPECT_EQ(tried, 1);
+  EXPECT_EQ(Read("probe_minute", "minute"), want_minute_);
+  EXPECT_EQ(Read("probe_hourly", "hour"), want_hour_);
+}
+
 TEST_F(RollupTest, RawSummariesAreKeptUntilRolledThenAgeOut) {
   for (int i = 0; i < 12; ++i) Report(i);
   policy_.raw_max_age_ms = kMinute;
