@@ -330,7 +330,7 @@ bool PrintPhase(const char* name, const Phase& p, const Args& a, int rounds_want
   // Paced, the rate cannot pass the fleet's: the phase keeps up when every
   // round was sent and every report was acknowledged within one interval of
   // its due time, before its node's next one was due.
-  const bool keeps_up = paced ? p.rounds_done == rounds_wanted && !p.latencies_ms.empty() &&
+  const bool keeps_up = paced ? p.rounds_done == rounds_wanted && p.failed == 0 && !p.latencies_ms.empty() &&
                                     p.latencies_ms.back() < a.interval_s * 1000.0
                               : rate >= need;
   std::printf("  sustained %.0f reports/s (%.0f probe summaries/s) vs %.0f reports/s the fleet needs: %s\n", rate,

@@ -111,7 +111,8 @@ class Store {
   // disk full, I/O error, damage — fails the whole batch instead); the others are
   // committed together (one fsync). When the commit itself fails, every item
   // gets that error and nothing is stored. Each item's result is final only
-  // after this returns.
+  // after this returns. The node states it replaced wait for
+  // TakeReplacedStates().
   void IngestBatch(std::vector<BatchItem>& items);
 
   // Queries for the API (see api_queries.cpp for their JSON shapes).
@@ -182,7 +183,8 @@ class Store {
 
   // Deletes at most policy.batch_rows rows from each table past its age;
   // returns how many rows it deleted (0: nothing left to delete). Raw probe
-  // summaries not yet rolled up (RollupThroughMs) are kept whatever their age.
+  // summaries not yet rolled up (RollupThroughMs), and minute rollups not yet
+  // merged into hours, are kept whatever their age.
   Result<int64_t> RetentionStep(int64_t now_ms, const RetentionPolicy& policy);
   // Rolls the oldest closed slice of raw summaries (policy.rollup_slice_ms,
   // closed policy.rollup_grace_ms before now_ms) into probe_minute, and the
@@ -228,7 +230,7 @@ class Store {
   // Read snapshot upkeep (store_read_snapshot.cpp), under mu_.
   Status LoadSnapshot();
   // After a commit: the state of `nodes` and the probe rows in pending_rows_
-  // (then emptied).
+  // (then emptied); the published states it replaces go to replaced_.
   void RefreshSnapshot(const std::set<std::string>& nodes, bool fabric_changed);
   // A node's stored state (nodes row, leaf switch, ports, counters, WC totals)
   // with no pairs; null when the node has not reported.
