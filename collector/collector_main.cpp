@@ -122,6 +122,10 @@ int main(int argc, char** argv) {
   };
   auto store = Store::Open(so);
   if (!store.ok()) return Fail(store.status().message());
+  if (auto space = store.value()->DatabaseSpace(); space.ok() && !space.value().releasable)
+    Log("database " + c.db + " was created without incremental vacuum: space freed by retention is reused but "
+        "never handed back to the file system; to convert it, stop the collector and run once: sqlite3 " + c.db +
+        " 'PRAGMA auto_vacuum=INCREMENTAL; VACUUM' (collector/README.md, Disk space)");
 
   ApiServer server(*store.value(), api);
   auto port = server.Bind(c.listen_host, c.listen_port);

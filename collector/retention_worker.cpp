@@ -40,6 +40,17 @@ Result<int64_t> RetentionWorker::Pass(bool rest) {
     total += n.value();
     if (n.value() == 0) break;
   }
+  int64_t released = 0;
+  while (!thread_.Stopping()) {
+    const auto start = std::chrono::steady_clock::now();
+    auto n = store_.ReleaseFreePages(policy_.release_pages_per_step);
+    if (!n.ok()) return Result<int64_t>::Error("handing free pages back failed: " + n.status().message());
+    if (n.value() == 0) break;
+    released += n.value();
+    const auto held = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start);
+    if (rest && !thread_.Pause(2 * held.count())) break;
+  }
+  if (released > 0) log_("retention: handed " + std::to_string(released) + " free pages back to the file system");
   return total;
 }
 

@@ -7,8 +7,10 @@
 // rollup slice for twice as long as the slice held the lock, so rollups take at
 // most a third of the store lock's time and a backlog of slices (after a
 // restart, or a burst of history) never starves ingest; the raw retention
-// (hours) leaves that catch-up ample time. Stop() wakes the worker and joins
-// it; it returns within one batch or one rest.
+// (hours) leaves that catch-up ample time. Last, Store::ReleaseFreePages hands
+// the free pages beyond the reserve back to the file system, a bounded number
+// per call, resting after each call as after a rollup slice. Stop() wakes the
+// worker and joins it; it returns within one batch or one rest.
 #pragma once
 
 #include <cstdint>

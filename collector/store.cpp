@@ -19,6 +19,10 @@ constexpr int kWriterCacheKiB = 64 * 1024;
 // The steps before the store is usable: WAL, durability, migrations, size cap.
 Status PrepareDatabase(Db& d, const StoreOptions& options) {
   sqlite3_busy_timeout(d.raw(), options.busy_timeout_ms);
+  // A new file keeps track of its pages so retention's free pages can be
+  // handed back (Store::ReleaseFreePages). Only an empty file not yet in WAL
+  // mode takes this; an existing file keeps the mode it was made with.
+  if (Status s = d.Exec("PRAGMA auto_vacuum=INCREMENTAL"); !s.ok()) return s;
   if (options.path != ":memory:") {
     auto mode = d.Prepare("PRAGMA journal_mode=WAL");
     if (!mode.ok()) return mode.status();
@@ -87,6 +91,10 @@ Result<nlohmann::json> Store::History(const std::function<Result<nlohmann::json>
 
 Store::~Store() {
   std::lock_guard<std::mutex> lock(mu_);
+  // The read-only connections first: closing the writer's connection last
+  // checkpoints the WAL into the database file and removes it.
+  history_.reset();
+  rollup_reader_.reset();
   stmts_.clear();  // statements before the connection
   db_.Close();
 }

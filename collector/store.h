@@ -75,6 +75,9 @@ struct RetentionPolicy {
   // for one slice, about 150 ms per slice at 2,000 nodes x 320 summaries
   // every 10 s when the nodes' intervals are spread over the 10 s.
   int64_t rollup_slice_ms = 1000;
+  // Free pages one Store::ReleaseFreePages call hands back (8 MiB at the
+  // default 4 KiB page): pages in use past them are moved down, under the lock.
+  int64_t release_pages_per_step = 2048;
 };
 
 // What a node last told about itself, for pinglists.
@@ -202,6 +205,27 @@ class Store {
   // state holds its hundreds of pairs. Those not taken are freed by the next
   // IngestBatch(), after its lock; Ingest() frees its own after its lock.
   std::vector<std::shared_ptr<const NodeState>> TakeReplacedStates();
+
+  // The database file's pages. free_pages are empty pages inside the file,
+  // reused by later writes; releasable says whether they can be handed back
+  // to the file system (the file was created with incremental vacuum).
+  struct Space {
+    int64_t page_size = 0;
+    int64_t pages = 0;
+    int64_t free_pages = 0;
+    bool releasable = false;
+  };
+  Result<Space> DatabaseSpace();
+  // Hands free pages back to the file system (PRAGMA incremental_vacuum),
+  // at most max_pages per call, each call its own transaction under the
+  // store lock. A reserve of one page in kFreePageReserveDivisor of the file
+  // stays free: a retention pass frees about what ingest writes again before
+  // the next, and shrinking then regrowing the file would only cost writes.
+  // Returns the pages released: 0 when nothing is beyond the reserve or the
+  // file cannot release (created before incremental vacuum; see
+  // collector/README.md, Disk space).
+  static constexpr int64_t kFreePageReserveDivisor = 16;
+  Result<int64_t> ReleaseFreePages(int64_t max_pages);
 
   // Database file plus WAL size in bytes (0 for an in-memory database).
   int64_t SizeBytes() const;

@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <filesystem>
 #include <cstdlib>
 #include <string>
 #include <thread>
@@ -542,6 +543,70 @@ TEST_F(StoreTest, RetentionWorkerPassDeletesEverythingOldInBatches) {
   EXPECT_EQ(Rows("ports"), 1);
   w.Start();
   w.Stop();  // returns promptly although the interval is an hour
+}
+
+// The pages retention frees go back to the file system, beyond a reserve,
+// a bounded number per step: the file itself shrinks once the store closes
+// (its writer's connection, closed last, checkpoints the WAL into it).
+TEST_F(StoreTest, RetentionHandsFreedPagesBackToTheFileSystem) {
+  for (int i = 0; i < 4; ++i) {
+    json r = MakeReport("old-" + std::to_string(i), "node-a", kT0 + i);
+    for (int k = 0; k < 1500; ++k) r["probes"].push_back(MakeProbe("node-" + std::to_string(k % 40), kT0 + i));
+    Ingest(r, kT0 + i);
+  }
+  auto before = store_->DatabaseSpace();
+  ASSERT_TRUE(before.ok()) << before.status().message();
+  ASSERT_TRUE(before.value().releasable) << "a new database is created with incremental vacuum";
+  const int64_t bytes_before = before.value().pages * before.value().page_size;
+
+  RetentionPolicy p;
+  p.release_pages_per_step = 64;  // several steps
+  const int64_t now = kT0 + 30LL * 86400 * 1000;
+  RetentionWorker w(*store_, p, 3600 * 1000, [=] { return now; }, [](const std::string&) {});
+  auto n = w.RunPass();
+  ASSERT_TRUE(n.ok()) << n.status().message();
+  ASSERT_EQ(Rows("probe_summaries"), 0);
+  auto after = store_->DatabaseSpace();
+  ASSERT_TRUE(after.ok()) << after.status().message();
+  EXPECT_LE(after.value().free_pages, after.value().pages / Store::kFreePageReserveDivisor)
+      << "free pages beyond the reserve are handed back";
+  EXPECT_LT(after.value().pages * 2, before.value().pages) << "the old rows were most of the file";
+  auto again = store_->ReleaseFreePages(1 << 20);
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(again.value(), 0) << "the reserve stays";
+
+  store_.reset();
+  std::error_code ec;
+  const auto file_bytes = static_cast<int64_t>(std::filesystem::file_size(dir_.File("store.db"), ec));
+  ASSERT_FALSE(ec) << ec.message();
+  EXPECT_EQ(file_bytes, after.value().pages * after.value().page_size);
+  EXPECT_LT(file_bytes * 2, bytes_before);
+  EXPECT_FALSE(std::filesystem::exists(dir_.File("store.db-wal"))) << "closed, the store leaves no WAL behind";
+}
+
+// A file made before incremental vacuum keeps its mode: it says it cannot
+// hand pages back, and releasing does nothing rather than fail.
+TEST(StoreSpace, AFileMadeWithoutIncrementalVacuumReusesItsPagesButKeepsThem) {
+  TempDir dir;
+  const std::string path = dir.File("old.db");
+  ASSERT_TRUE(testing::MakeDatabaseAtVersion(path, 9, "").ok());
+  auto store = testing::OpenCurrentStore(path);
+  ASSERT_TRUE(store.ok()) << store.status().message();
+  json r = MakeReport("old", "node-a", kT0);
+  for (int k = 0; k < 1500; ++k) r["probes"].push_back(MakeProbe("node-b", kT0));
+  ASSERT_TRUE(store.value()->Ingest(r, kT0).ok());
+  RetentionPolicy p;
+  RetentionWorker w(*store.value(), p, 3600 * 1000, [] { return kT0 + 30LL * 86400 * 1000; },
+                    [](const std::string&) {});
+  ASSERT_TRUE(w.RunPass().ok());
+  auto space = store.value()->DatabaseSpace();
+  ASSERT_TRUE(space.ok()) << space.status().message();
+  EXPECT_FALSE(space.value().releasable);
+  EXPECT_GT(space.value().free_pages, space.value().pages / Store::kFreePageReserveDivisor)
+      << "the deleted rows' pages stay in the file, free";
+  auto released = store.value()->ReleaseFreePages(1 << 20);
+  ASSERT_TRUE(released.ok()) << released.status().message();
+  EXPECT_EQ(released.value(), 0);
 }
 
 // The retention worker rests between rollup slices with Pause(): Stop() must
