@@ -23,35 +23,31 @@ void RetentionWorker::Start() {
                 });
 }
 
-Result<int64_t> RetentionWorker::Pass(bool rest) {
+Result<int64_t> RetentionWorker::Repeat(const std::function<Result<int64_t>()>& step, bool rest) {
   int64_t total = 0;
-  const int64_t now = now_ms_();
   while (!thread_.Stopping()) {
     const auto start = std::chrono::steady_clock::now();
-    auto n = store_.RollupStep(now, policy_);
-    if (!n.ok()) return Result<int64_t>::Error("rollup of probe summaries failed: " + n.status().message());
-    if (n.value() == 0) break;
-    const auto held = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start);
-    if (rest && !thread_.Pause(2 * held.count())) break;
-  }
-  while (!thread_.Stopping()) {
-    auto n = store_.RetentionStep(now, policy_);
+    auto n = step();
     if (!n.ok()) return n.status();
+    if (n.value() == 0) break;
     total += n.value();
-    if (n.value() == 0) break;
-  }
-  int64_t released = 0;
-  while (!thread_.Stopping()) {
-    const auto start = std::chrono::steady_clock::now();
-    auto n = store_.ReleaseFreePages(policy_.release_pages_per_step);
-    if (!n.ok()) return Result<int64_t>::Error("handing free pages back failed: " + n.status().message());
-    if (n.value() == 0) break;
-    released += n.value();
     const auto held = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start);
     if (rest && !thread_.Pause(2 * held.count())) break;
   }
-  if (released > 0) log_("retention: handed " + std::to_string(released) + " free pages back to the file system");
   return total;
+}
+
+Result<int64_t> RetentionWorker::Pass(bool rest) {
+  const int64_t now = now_ms_();
+  auto rolled = Repeat([&] { return store_.RollupStep(now, policy_); }, rest);
+  if (!rolled.ok()) return Result<int64_t>::Error("rollup of probe summaries failed: " + rolled.status().message());
+  auto deleted = Repeat([&] { return store_.RetentionStep(now, policy_); }, /*rest=*/false);
+  if (!deleted.ok()) return deleted.status();
+  auto released = Repeat([&] { return store_.ReleaseFreePages(policy_.release_pages_per_step); }, rest);
+  if (!released.ok()) return Result<int64_t>::Error("handing free pages back failed: " + released.status().message());
+  if (released.value() > 0)
+    log_("retention: handed " + std::to_string(released.value()) + " free pages back to the file system");
+  return deleted;
 }
 
 }  // namespace rdmascope::collector

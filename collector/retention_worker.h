@@ -34,6 +34,10 @@ class RetentionWorker {
 
  private:
   Result<int64_t> Pass(bool rest);
+  // Calls step until it returns 0 or fails, or the worker stops; returns the
+  // sum of what it returned. With rest, pauses after each call twice as long
+  // as the call took.
+  Result<int64_t> Repeat(const std::function<Result<int64_t>()>& step, bool rest);
 
   Store& store_;
   RetentionPolicy policy_;

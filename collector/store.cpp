@@ -41,12 +41,9 @@ Status PrepareDatabase(Db& d, const StoreOptions& options) {
   auto version = ApplyMigrations(d, BuiltinMigrations(), options.migration_heartbeat);
   if (!version.ok()) return version.status();
   if (options.max_bytes > 0) {
-    auto page = d.Prepare("PRAGMA page_size");
-    if (!page.ok()) return page.status();
-    auto row = page.value().Step();
-    if (!row.ok()) return row.status();
-    const int64_t page_size = row.value() ? page.value().Int(0) : 4096;
-    const int64_t pages = std::max<int64_t>(1, options.max_bytes / std::max<int64_t>(page_size, 512));
+    auto page_size = d.QueryInt("PRAGMA page_size");
+    if (!page_size.ok()) return page_size.status();
+    const int64_t pages = std::max<int64_t>(1, options.max_bytes / std::max<int64_t>(page_size.value(), 512));
     if (Status s = d.Exec("PRAGMA max_page_count=" + std::to_string(pages)); !s.ok()) return s;
   }
   return Status::Ok();

@@ -134,6 +134,15 @@ Status Db::Exec(const std::string& sql) {
   return Status::Ok();
 }
 
+Result<int64_t> Db::QueryInt(std::string_view sql) {
+  auto q = Prepare(sql);
+  if (!q.ok()) return q.status();
+  auto row = q.value().Step();
+  if (!row.ok()) return row.status();
+  if (!row.value()) return Result<int64_t>::Error(std::string(sql) + " returned no row");
+  return q.value().Int(0);
+}
+
 Result<Stmt> Db::Prepare(std::string_view sql) {
   sqlite3_stmt* s = nullptr;
   if (sqlite3_prepare_v3(db_, sql.data(), static_cast<int>(sql.size()), SQLITE_PREPARE_PERSISTENT, &s, nullptr) !=

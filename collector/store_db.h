@@ -73,6 +73,9 @@ class Db {
 
   Status Exec(const std::string& sql);
   Result<Stmt> Prepare(std::string_view sql);
+  // The first column of sql's first row as an integer (a PRAGMA's value, a
+  // count); an error naming sql when it returns no row.
+  Result<int64_t> QueryInt(std::string_view sql);
   int64_t LastInsertRowid() const { return sqlite3_last_insert_rowid(db_); }
   int Changes() const { return sqlite3_changes(db_); }
   sqlite3* raw() const { return db_; }

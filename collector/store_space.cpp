@@ -8,16 +8,6 @@ namespace rdmascope::collector {
 
 namespace {
 
-// One integer PRAGMA on the store's connection; the caller holds the lock.
-Result<int64_t> PragmaInt(Db& db, const char* pragma) {
-  auto q = db.Prepare(std::string("PRAGMA ") + pragma);
-  if (!q.ok()) return q.status();
-  auto row = q.value().Step();
-  if (!row.ok()) return row.status();
-  if (!row.value()) return Result<int64_t>::Error(std::string("PRAGMA ") + pragma + " returned no row");
-  return q.value().Int(0);
-}
-
 constexpr int64_t kAutoVacuumIncremental = 2;  // PRAGMA auto_vacuum: 0 none, 1 full, 2 incremental
 
 // The caller holds the store lock.
@@ -25,11 +15,11 @@ Result<Store::Space> ReadSpace(Db& db) {
   Store::Space s;
   for (auto [pragma, out] : {std::pair{"page_size", &s.page_size}, std::pair{"page_count", &s.pages},
                              std::pair{"freelist_count", &s.free_pages}}) {
-    auto v = PragmaInt(db, pragma);
+    auto v = db.QueryInt(std::string("PRAGMA ") + pragma);
     if (!v.ok()) return v.status();
     *out = v.value();
   }
-  auto mode = PragmaInt(db, "auto_vacuum");
+  auto mode = db.QueryInt("PRAGMA auto_vacuum");
   if (!mode.ok()) return mode.status();
   s.releasable = mode.value() == kAutoVacuumIncremental;
   return s;
@@ -49,14 +39,10 @@ Result<int64_t> Store::ReleaseFreePages(int64_t max_pages) {
   const Space& s = before.value();
   const int64_t excess = s.free_pages - s.pages / kFreePageReserveDivisor;
   if (!s.releasable || excess <= 0 || max_pages <= 0) return int64_t{0};
-  auto q = db_.Prepare("PRAGMA incremental_vacuum(" + std::to_string(std::min(excess, max_pages)) + ")");
-  if (!q.ok()) return q.status();
-  for (;;) {
-    auto row = q.value().Step();
-    if (!row.ok()) return Result<int64_t>::Error("PRAGMA incremental_vacuum: " + row.status().message());
-    if (!row.value()) break;
-  }
-  auto after = PragmaInt(db_, "freelist_count");
+  // Exec steps the pragma to its end: it releases one page per step.
+  if (Status st = db_.Exec("PRAGMA incremental_vacuum(" + std::to_string(std::min(excess, max_pages)) + ")"); !st.ok())
+    return st;
+  auto after = db_.QueryInt("PRAGMA freelist_count");
   if (!after.ok()) return after.status();
   return s.free_pages - after.value();
 }
