@@ -73,7 +73,10 @@ void GroupCommitter::Run() {
       reports_ += batch.size();
     }
     done_cv_.notify_all();
-    (void)store_.TakeReplacedStates();  // freed once the reports are answered
+    // Once the reports are answered: the states they replaced are freed and
+    // the WAL is copied into the database file when it has grown enough.
+    (void)store_.TakeReplacedStates();
+    (void)store_.CheckpointWal();  // a failure is tried again after the next batch
   }
 }
 

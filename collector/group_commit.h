@@ -8,7 +8,9 @@
 // the next transaction — at most max_batch of them — so under load many
 // reports share one fsync instead of paying one each. A report that fails
 // alone (bad data the validator let through, a fault) fails alone; a failed
-// commit fails its whole batch and stores none of it. The destructor drains
+// commit fails its whole batch and stores none of it. After answering a
+// batch the writer copies the WAL into the database file once it has grown
+// (Store::CheckpointWal), so no report waits for that. The destructor drains
 // what was submitted, then joins the writer.
 #include <condition_variable>
 #include <cstdint>

@@ -76,8 +76,9 @@ Result<std::unique_ptr<Store>> Store::Open(const StoreOptions& options) {
 }
 
 Store::Store(Db db, StoreOptions options) : db_(std::move(db)), options_(std::move(options)) {
-  if (options_.path != ":memory:")
-    history_ = std::make_unique<HistoryReader>(options_.path, options_.query_deadline_ms, options_.busy_timeout_ms);
+  if (options_.path == ":memory:") return;
+  history_ = std::make_unique<HistoryReader>(options_.path, options_.query_deadline_ms, options_.busy_timeout_ms);
+  sqlite3_wal_hook(db_.raw(), &Store::OnWalCommit, this);
 }
 
 Result<nlohmann::json> Store::History(const std::function<Result<nlohmann::json>(Db&)>& fn) {

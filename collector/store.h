@@ -229,6 +229,19 @@ class Store {
   static constexpr int64_t kFreePageReserveDivisor = 16;
   Result<int64_t> ReleaseFreePages(int64_t max_pages);
 
+  // The WAL's checkpoints (store_checkpoint.cpp). A commit does not copy
+  // the WAL into the database file while reports wait for its
+  // acknowledgement: the group-commit writer calls CheckpointWal() after it
+  // answered a batch, and that checkpoints (passive: readers are never
+  // waited for) once kWalCheckpointPages are in the WAL. A commit that
+  // leaves kWalBackstopPages or more in it (writes no writer thread follows:
+  // retention, rollups, Ingest()) checkpoints at once. Closing the store
+  // checkpoints the rest. A failed checkpoint is tried again after the next
+  // batch; the commits themselves report a storage fault.
+  static constexpr int kWalCheckpointPages = 1000;
+  static constexpr int kWalBackstopPages = 4 * kWalCheckpointPages;
+  Status CheckpointWal();
+
   // Database file plus WAL size in bytes (0 for an in-memory database).
   int64_t SizeBytes() const;
   const std::string& path() const { return options_.path; }
@@ -351,6 +364,11 @@ class Store {
   void LoadOpenEventKeys();
   OpenEventKeys open_events_;     // under mu_
   bool closed_events_ = false;    // this transaction closed an event (under mu_)
+
+  // Pages in the WAL after the writer connection's last commit (its WAL
+  // hook, under mu_), and that hook.
+  int wal_pages_ = 0;
+  static int OnWalCommit(void* store, sqlite3* db, const char* schema, int pages);
 
   mutable std::mutex mu_;
   Db db_;
