@@ -369,6 +369,9 @@ class Store {
   // hook, under mu_), and that hook.
   int wal_pages_ = 0;
   static int OnWalCommit(void* store, sqlite3* db, const char* schema, int pages);
+  // A passive checkpoint on the writer's connection, under mu_; wal_pages_
+  // to 0 when it copied every frame.
+  Status CopyWal();
 
   mutable std::mutex mu_;
   Db db_;
