@@ -14,7 +14,10 @@
 // law, clients / rate), not what an agent sees. The paced phase sends every
 // report at its own time, in real time, at the fleet's rate (N / interval
 // per second), for --paced-seconds; its latency is counted from the time the
-// report was due, so a collector that falls behind shows it.
+// report was due, so a collector that falls behind shows it. Agents do not
+// wait for each other, so neither do the paced reports: --paced-senders
+// (256) may be in flight at once, and a report only waits for a free sender
+// when that many are; the wait then counts in its latency.
 //
 // Bounded: sizes (N <= 100000, R <= 64,
 // T <= 256), --clients <= 256, and --seconds of wall time for each history
@@ -60,7 +63,7 @@ constexpr double kBudgetBytesPerNodeDay = 50.0 * 1024 * 1024;
 
 struct Args {
   int nodes = 2000, rails = 8, targets = 20, interval_s = 10, minutes = 10, clients = 32, seconds = 600;
-  int paced_seconds = 60;
+  int paced_seconds = 60, paced_senders = 256;
 };
 
 bool ParseArgs(int argc, char** argv, Args* a) {
@@ -76,11 +79,13 @@ bool ParseArgs(int argc, char** argv, Args* a) {
     else if (k == "--clients") a->clients = v;
     else if (k == "--seconds") a->seconds = v;
     else if (k == "--paced-seconds") a->paced_seconds = v;
+    else if (k == "--paced-senders") a->paced_senders = v;
     else return false;
   }
   return a->nodes >= 2 && a->nodes <= 100000 && a->rails >= 1 && a->rails <= 64 && a->targets >= 1 &&
          a->targets < a->nodes && a->targets <= 256 && a->interval_s >= 1 && a->minutes >= 1 && a->clients >= 1 &&
-         a->clients <= 256 && a->seconds >= 1 && a->paced_seconds >= 0 && a->paced_seconds <= 3600;
+         a->clients <= 256 && a->seconds >= 1 && a->paced_seconds >= 0 && a->paced_seconds <= 3600 && a->paced_senders >= 1 &&
+         a->paced_senders <= 1024;
 }
 
 std::string NodeName(int i) { return "node-" + std::to_string(i); }
@@ -201,19 +206,20 @@ std::string ReportId(int node, int round, int64_t generated_ms) {
 }
 
 // Posts rounds [first, last) of every node: as fast as the collector takes
-// them, or (paced) each at its own time in real time, its latency counted
-// from then.
+// them with --clients in flight, or (paced) each at its own time in real
+// time by one of --paced-senders, its latency counted from then.
 Phase RunRounds(int port, const std::vector<Template>& templates, const Args& a, int first, int last,
                 std::atomic<int64_t>* sim_now, bool paced = false) {
   const int64_t interval_ms = a.interval_s * 1000LL;
   const int64_t total = static_cast<int64_t>(last - first) * a.nodes;
   std::atomic<int64_t> next{0}, ok{0}, failed{0};
-  std::vector<std::vector<double>> lat(a.clients);
+  const int senders = paced ? a.paced_senders : a.clients;
+  std::vector<std::vector<double>> lat(senders);
   const auto deadline = Clock::now() + std::chrono::seconds(a.seconds);
   const auto t0 = Clock::now();
   const double writer0 = WriterCpuSeconds();
   std::vector<std::thread> clients;
-  for (int c = 0; c < a.clients; ++c)
+  for (int c = 0; c < senders; ++c)
     clients.emplace_back([&, c] {
       httplib::Client cli("127.0.0.1", port);
       cli.set_keep_alive(true);
@@ -356,14 +362,15 @@ int main(int argc, char** argv) {
                  "usage: collector_fleet_load [--nodes N (2000)] [--rails R (8)] [--targets T (20)] [--interval-s S (10)]\n"
                  "                            [--minutes M of simulated history per phase (10)] [--clients C (32)]\n"
                  "                            [--seconds wall-time cap per phase (600)]\n"
-                 "                            [--paced-seconds S of the phase at the fleet's own rate, in real time (60; 0: none)]\n");
+                 "                            [--paced-seconds S of the phase at the fleet's own rate, in real time (60; 0: none)]\n"
+                 "                            [--paced-senders P reports in flight at most in that phase (256)]\n");
     return 2;
   }
   char tmpl[] = "/tmp/collector_fleet_load.XXXXXX";
   if (!mkdtemp(tmpl)) return 1;
   const std::string dir = tmpl;
-  std::printf("collector_fleet_load: %d nodes x %d rails x %d targets x 2 transports every %d s, %d clients, db in %s\n",
-              a.nodes, a.rails, a.targets, a.interval_s, a.clients, dir.c_str());
+  std::printf("collector_fleet_load: %d nodes x %d rails x %d targets x 2 transports every %d s, %d clients (paced: %d senders), db in %s\n",
+              a.nodes, a.rails, a.targets, a.interval_s, a.clients, a.paced_senders, dir.c_str());
 
   StoreOptions so;
   so.path = dir + "/fleet.db";
@@ -377,7 +384,8 @@ int main(int argc, char** argv) {
   ao.tokens = {kToken};
   ao.log = [](const std::string&) {};
   ao.http_workers = static_cast<size_t>(a.clients) + 4;
-  ao.http_max_queued = static_cast<size_t>(a.clients) * 4;
+  // Room for every paced sender: the senders' own bound is the one measured.
+  ao.http_max_queued = static_cast<size_t>(std::max(a.clients * 4, a.paced_senders));
   ao.max_body_bytes = 64u << 20;
   ao.pinglist.max_targets = a.targets;
   ao.now_ms = [&sim_now] { return sim_now.load(); };
