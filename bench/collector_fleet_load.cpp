@@ -167,14 +167,14 @@ Template MakeTemplate(int node, const Args& a) {
   return t;
 }
 
-// CPU seconds the collector's writer thread has used so far (-1: not found).
-double WriterCpuSeconds() {
+// CPU seconds the collector thread of that name has used so far (-1: not found).
+double ThreadCpuSeconds(const char* thread_name) {
   std::error_code ec;
   for (const auto& task : std::filesystem::directory_iterator("/proc/self/task", ec)) {
     std::ifstream comm(task.path() / "comm");
     std::string name;
     std::getline(comm, name);
-    if (name != kWriterThreadName) continue;
+    if (name != thread_name) continue;
     std::ifstream stat(task.path() / "stat");
     std::string line;
     std::getline(stat, line);
@@ -192,7 +192,7 @@ double WriterCpuSeconds() {
 
 struct Phase {
   int64_t ok = 0, failed = 0, rounds_done = 0;
-  double wall_s = 0, writer_cpu_s = -1;
+  double wall_s = 0, writer_cpu_s = -1, checkpoint_cpu_s = -1;
   std::vector<double> latencies_ms;
 };
 
@@ -217,7 +217,7 @@ Phase RunRounds(int port, const std::vector<Template>& templates, const Args& a,
   std::vector<std::vector<double>> lat(senders);
   const auto deadline = Clock::now() + std::chrono::seconds(a.seconds);
   const auto t0 = Clock::now();
-  const double writer0 = WriterCpuSeconds();
+  const double writer0 = ThreadCpuSeconds(kWriterThreadName), checkpoint0 = ThreadCpuSeconds(kCheckpointThreadName);
   std::vector<std::thread> clients;
   for (int c = 0; c < senders; ++c)
     clients.emplace_back([&, c] {
@@ -257,8 +257,9 @@ Phase RunRounds(int port, const std::vector<Template>& templates, const Args& a,
   for (std::thread& t : clients) t.join();
   Phase p;
   p.wall_s = std::chrono::duration<double>(Clock::now() - t0).count();
-  const double writer1 = WriterCpuSeconds();
+  const double writer1 = ThreadCpuSeconds(kWriterThreadName), checkpoint1 = ThreadCpuSeconds(kCheckpointThreadName);
   if (writer0 >= 0 && writer1 >= 0) p.writer_cpu_s = writer1 - writer0;
+  if (checkpoint0 >= 0 && checkpoint1 >= 0) p.checkpoint_cpu_s = checkpoint1 - checkpoint0;
   p.ok = ok.load();
   p.failed = failed.load();
   p.rounds_done = (p.ok + p.failed) / a.nodes;
@@ -349,6 +350,9 @@ bool PrintPhase(const char* name, const Phase& p, const Args& a, int rounds_want
     std::printf("  writer thread: %.2f ms CPU per report, busy %.0f %% of the phase (the limit is 100 %%: %.0f reports/s)\n",
                 p.writer_cpu_s * 1000 / static_cast<double>(p.ok), 100 * p.writer_cpu_s / p.wall_s,
                 static_cast<double>(p.ok) / p.writer_cpu_s);
+  if (p.checkpoint_cpu_s >= 0 && p.ok > 0)
+    std::printf("  checkpoint thread (beside the writer): %.2f ms CPU per report\n",
+                p.checkpoint_cpu_s * 1000 / static_cast<double>(p.ok));
   return p.failed == 0;
 }
 

@@ -7,7 +7,10 @@
 namespace rdmascope::collector {
 
 GroupCommitter::GroupCommitter(Store& store, size_t max_batch)
-    : store_(store), max_batch_(max_batch == 0 ? 1 : max_batch), writer_(&GroupCommitter::Run, this) {}
+    : store_(store), max_batch_(max_batch == 0 ? 1 : max_batch) {
+  checkpointer_ = std::thread(&GroupCommitter::RunCheckpoints, this);
+  writer_ = std::thread(&GroupCommitter::Run, this);
+}
 
 GroupCommitter::~GroupCommitter() {
   {
@@ -16,6 +19,12 @@ GroupCommitter::~GroupCommitter() {
   }
   work_cv_.notify_all();
   writer_.join();
+  {
+    std::lock_guard<std::mutex> lock(checkpoint_mu_);
+    checkpoint_stop_ = true;
+  }
+  checkpoint_cv_.notify_all();
+  checkpointer_.join();
 }
 
 Result<IngestResult> GroupCommitter::Submit(const nlohmann::json& report, int64_t received_at_ms,
@@ -73,10 +82,27 @@ void GroupCommitter::Run() {
       reports_ += batch.size();
     }
     done_cv_.notify_all();
-    // Once the reports are answered: the states they replaced are freed and
-    // the WAL is copied into the database file when it has grown enough.
+    // Once the reports are answered: the states they replaced are freed,
+    // and the checkpoint thread looks at the WAL.
     (void)store_.TakeReplacedStates();
-    (void)store_.CheckpointWal();  // a failure is tried again after the next batch
+    {
+      std::lock_guard<std::mutex> lock(checkpoint_mu_);
+      checkpoint_wanted_ = true;
+    }
+    checkpoint_cv_.notify_one();
+  }
+}
+
+void GroupCommitter::RunCheckpoints() {
+  pthread_setname_np(pthread_self(), kCheckpointThreadName);
+  for (;;) {
+    {
+      std::unique_lock<std::mutex> lock(checkpoint_mu_);
+      checkpoint_cv_.wait(lock, [&] { return checkpoint_stop_ || checkpoint_wanted_; });
+      if (checkpoint_stop_) return;
+      checkpoint_wanted_ = false;
+    }
+    (void)store_.CheckpointWal();  // copies once enough has grown; a failure is tried again after the next batch
   }
 }
 

@@ -9,9 +9,11 @@
 // reports share one fsync instead of paying one each. A report that fails
 // alone (bad data the validator let through, a fault) fails alone; a failed
 // commit fails its whole batch and stores none of it. After answering a
-// batch the writer copies the WAL into the database file once it has grown
-// (Store::CheckpointWal), so no report waits for that. The destructor drains
-// what was submitted, then joins the writer.
+// batch the writer wakes a checkpoint thread of its own, which copies the
+// WAL into the database file once it has grown (Store::CheckpointWal) while
+// the writer goes on with the next batch, so no report waits for that. The
+// destructor drains what was submitted, then joins the writer, then the
+// checkpoint thread.
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -25,8 +27,9 @@
 
 namespace rdmascope::collector {
 
-// The writer thread's name (at most 15 characters).
+// The threads' names (at most 15 characters).
 inline constexpr char kWriterThreadName[] = "rdms-writer";
+inline constexpr char kCheckpointThreadName[] = "rdms-checkpoint";
 
 class GroupCommitter {
  public:
@@ -50,6 +53,7 @@ class GroupCommitter {
     bool done = false;
   };
   void Run();
+  void RunCheckpoints();
 
   Store& store_;
   const size_t max_batch_;
@@ -58,7 +62,11 @@ class GroupCommitter {
   std::deque<Pending*> queue_;
   bool stop_ = false;
   uint64_t batches_ = 0, reports_ = 0;
-  std::thread writer_;
+  // The checkpoint thread's wake-up: set after each batch, and to stop.
+  std::mutex checkpoint_mu_;
+  std::condition_variable checkpoint_cv_;
+  bool checkpoint_wanted_ = false, checkpoint_stop_ = false;
+  std::thread writer_, checkpointer_;
 };
 
 }  // namespace rdmascope::collector

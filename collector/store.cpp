@@ -93,6 +93,10 @@ Store::~Store() {
   // checkpoints the WAL into the database file and removes it.
   history_.reset();
   rollup_reader_.reset();
+  {
+    std::lock_guard<std::mutex> checkpoint_lock(checkpoint_mu_);
+    checkpoint_db_.reset();
+  }
   stmts_.clear();  // statements before the connection
   db_.Close();
 }

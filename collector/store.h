@@ -17,6 +17,7 @@
 //  - Times are milliseconds since the epoch.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -231,13 +232,18 @@ class Store {
 
   // The WAL's checkpoints (store_checkpoint.cpp). A commit does not copy
   // the WAL into the database file while reports wait for its
-  // acknowledgement: the group-commit writer calls CheckpointWal() after it
-  // answered a batch, and that checkpoints (passive: readers are never
-  // waited for) once kWalCheckpointPages are in the WAL. A commit that
-  // leaves kWalBackstopPages or more in it (writes no writer thread follows:
-  // retention, rollups, Ingest()) checkpoints at once. Closing the store
-  // checkpoints the rest. A failed checkpoint is tried again after the next
-  // batch; the commits themselves report a storage fault.
+  // acknowledgement. CheckpointWal() copies it (passive: readers and the
+  // writer are never waited for) once kWalCheckpointPages not yet copied
+  // are in it, on a connection of its own and without the store's lock, so
+  // it may run on any thread while the writer commits (the group commit's
+  // checkpoint thread calls it after each batch). Frames committed during a
+  // copy wait for the next one, so under steady load the WAL is only
+  // restarted by the backstop: a commit that leaves kWalBackstopPages or
+  // more in it copies what is left at once, on the writer's connection
+  // (this also bounds writes no checkpoint call follows: retention,
+  // rollups, Ingest()). Closing the store checkpoints the rest. A failed
+  // checkpoint is tried again at the next call; the commits themselves
+  // report a storage fault.
   static constexpr int kWalCheckpointPages = 1000;
   static constexpr int kWalBackstopPages = 4 * kWalCheckpointPages;
   Status CheckpointWal();
@@ -365,13 +371,17 @@ class Store {
   OpenEventKeys open_events_;     // under mu_
   bool closed_events_ = false;    // this transaction closed an event (under mu_)
 
-  // Pages in the WAL after the writer connection's last commit (its WAL
-  // hook, under mu_), and that hook.
-  int wal_pages_ = 0;
+  // Frames in the WAL after the writer connection's last commit (set by its
+  // WAL hook, under mu_), and the frames of it a checkpoint has copied
+  // (0 again once the WAL restarted).
+  std::atomic<int> wal_pages_{0}, wal_copied_{0};
   static int OnWalCommit(void* store, sqlite3* db, const char* schema, int pages);
-  // A passive checkpoint on the writer's connection, under mu_; wal_pages_
-  // to 0 when it copied every frame.
-  Status CopyWal();
+  int WalPagesToCopy() const;
+  // A passive checkpoint on db (the writer's connection, under mu_, or
+  // checkpoint_db_, under checkpoint_mu_); records the frames it copied.
+  Status CopyWal(Db& db);
+  std::mutex checkpoint_mu_;
+  std::unique_ptr<Db> checkpoint_db_;  // opened on first use; none for ":memory:"
 
   mutable std::mutex mu_;
   Db db_;
