@@ -68,6 +68,12 @@ class CheckpointTest : public ::testing::Test {
     store_->IngestBatch(items);
     ASSERT_TRUE(items[0].status.ok()) << items[0].status.message();
   }
+  // Commits, with no checkpoint call, until the WAL holds more than a
+  // checkpoint's worth (about 25 frames a report: 200 are far more than needed).
+  void FillWalPastCheckpointMark() {
+    for (int i = 0; i < 200 && WalFrames() < Store::kWalCheckpointPages + 100; ++i) ASSERT_NO_FATAL_FAILURE(IngestOne(300));
+    ASSERT_GE(WalFrames(), Store::kWalCheckpointPages + 100) << "the WAL was restarted: a commit checkpointed it";
+  }
 
   testsupport::ScratchDir dir_{"collector_checkpoint_test"};
   std::unique_ptr<Store> store_;
@@ -75,10 +81,8 @@ class CheckpointTest : public ::testing::Test {
   int n_ = 0;
 };
 
-TEST_F(CheckpointTest, ACommitLeavesTheWalForTheWriterToCopyAfterAnswering) {
-  // About 25 frames a report: 200 reports are far more than needed.
-  for (int i = 0; i < 200 && WalFrames() < Store::kWalCheckpointPages + 100; ++i) ASSERT_NO_FATAL_FAILURE(IngestOne(300));
-  ASSERT_GE(WalFrames(), Store::kWalCheckpointPages + 100) << "the WAL was restarted: a commit checkpointed it";
+TEST_F(CheckpointTest, ACommitLeavesTheWalForTheCheckpointToCopy) {
+  ASSERT_NO_FATAL_FAILURE(FillWalPastCheckpointMark());
   ASSERT_LT(WalFrames(), Store::kWalBackstopPages) << "the reports are small enough to stop below the backstop";
   EXPECT_FALSE(FileGrewBy(100)) << "no commit copied the WAL into the database file";
 
@@ -89,7 +93,7 @@ TEST_F(CheckpointTest, ACommitLeavesTheWalForTheWriterToCopyAfterAnswering) {
   EXPECT_EQ(Bytes("store.db"), after_first) << "nothing left to copy";
 }
 
-TEST_F(CheckpointTest, TheGroupCommitWriterCopiesTheWalOnceItAnswered) {
+TEST_F(CheckpointTest, TheGroupCommitCopiesTheWalOnceItAnswered) {
   GroupCommitter committer(*store_);
   // 200 reports write about 5,000 frames, past the backstop; the
   // checkpoints after each answer keep the WAL far below it.
@@ -107,8 +111,7 @@ TEST_F(CheckpointTest, TheGroupCommitWriterCopiesTheWalOnceItAnswered) {
 }
 
 TEST_F(CheckpointTest, ACheckpointDoesNotWaitForTheWriter) {
-  for (int i = 0; i < 200 && WalFrames() < Store::kWalCheckpointPages + 100; ++i) ASSERT_NO_FATAL_FAILURE(IngestOne(300));
-  ASSERT_GE(WalFrames(), Store::kWalCheckpointPages + 100);
+  ASSERT_NO_FATAL_FAILURE(FillWalPastCheckpointMark());
   ASSERT_FALSE(FileGrewBy(100));
   // While the writer is inside a report's transaction, holding the store's
   // lock, a checkpoint from another thread runs to its end.
