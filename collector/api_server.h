@@ -39,6 +39,7 @@
 #include "collector/collector_metrics.h"
 #include "collector/pinglist.h"
 #include "collector/group_commit.h"
+#include "collector/http_workers.h"
 #include "collector/storage_fault.h"
 #include "collector/store.h"
 
@@ -53,7 +54,7 @@ struct ApiOptions {
   std::string web_dir;               // dashboard files; empty: the embedded copy
   int64_t stale_after_ms = 120 * 1000;
   int64_t metrics_drop_after_ms = 3600LL * 1000;  // a node silent longer leaves /metrics; <= 0: never
-  size_t http_workers = 8;       // threads serving connections
+  size_t http_workers = kDefaultHttpWorkers;  // threads serving connections (see http_workers.h)
   size_t http_max_queued = 256;  // connections waiting beyond this are answered 503 at once
   time_t http_timeout_s = 10;    // read and write timeout per request
   int64_t clock_skew_tolerance_ms = 5LL * 60 * 1000;  // agent clock beyond ±this: stored at receive time

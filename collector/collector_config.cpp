@@ -48,6 +48,9 @@ const char kCollectorUsage[] =
     "                              RTT is at least N % of its transport's fleet median (and 1 ms over\n"
     "                              it); lower it where the median itself is milliseconds (default 300)\n"
     "  --max-body-bytes N          [max_body_bytes] largest report accepted (default 4194304)\n"
+    "  --http-workers N            [http_workers] threads serving HTTP connections (default 8). A report\n"
+    "                              holds its worker until it is committed, so this bounds the reports one\n"
+    "                              commit can take; each worker holds at most one body of --max-body-bytes\n"
     "  --stale-after-s N           [stale_after_s] a node silent longer is stale (default 120)\n"
     "  --metrics-drop-after-s N    [metrics_drop_after_s] a node silent longer leaves /metrics (its ports,\n"
     "                              counters, WC errors and probes); stale nodes are marked by\n"
@@ -116,6 +119,7 @@ Status SetCollectorKey(CollectorConfig* c, const std::string& key, const std::st
       {"diagnosis_interval_s", &c->diagnosis_interval_s, 0, 3600},
       {"diagnosis_latency_factor_pct", &c->diagnosis_latency_factor_pct, 110, 100000},
       {"max_body_bytes", &c->max_body_bytes, 1024, 1LL << 30},
+      {"http_workers", &c->http_workers, 1, static_cast<int64_t>(kMaxHttpWorkers)},
       {"stale_after_s", &c->stale_after_s, 1, 86400 * 30},
       {"metrics_worst_pairs", &c->metrics_worst_pairs, 0, 10000},
       {"metrics_drop_after_s", &c->metrics_drop_after_s, 0, 86400 * 365},

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "collector/http_workers.h"
 #include "common/status.h"
 
 namespace rdmascope::collector {
@@ -35,6 +36,7 @@ struct CollectorConfig {
   int64_t diagnosis_interval_s = 0;  // 0: half the longest report interval, at least 1 s
   int64_t diagnosis_latency_factor_pct = 300;  // a path is slow at this % of its transport's median p50
   int64_t max_body_bytes = 4 << 20;
+  int64_t http_workers = static_cast<int64_t>(kDefaultHttpWorkers);
   int64_t stale_after_s = 120;
   int64_t metrics_drop_after_s = 3600;
   int64_t clock_skew_tolerance_s = 300;

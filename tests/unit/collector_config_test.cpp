@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "collector/api_auth.h"
+#include "collector/api_server.h"
 #include "collector/collector_config.h"
 #include "collector/storage_fault.h"
 #include "collector/store.h"
@@ -67,6 +68,21 @@ TEST(CollectorConfig, DiagnosisLatencyFactor) {
   auto low = ParseCollectorArgs({"--diagnosis-latency-factor-pct", "100"});  // every path would be slow
   ASSERT_FALSE(low.ok());
   EXPECT_NE(low.status().message().find("110"), std::string::npos) << low.status().message();
+}
+
+TEST(CollectorConfig, HttpWorkers) {
+  auto d = ParseCollectorArgs({});
+  ASSERT_TRUE(d.ok());
+  EXPECT_EQ(d.value().http_workers, 8);
+  EXPECT_EQ(ApiOptions{}.http_workers, 8u) << "an ApiServer built without the config serves like the collector";
+  auto c = ParseCollectorArgs({"--http-workers", "64"});
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_EQ(c.value().http_workers, 64);
+  for (const char* bad : {"0", "1025", "-1", "many"}) {
+    auto b = ParseCollectorArgs({"--http-workers", bad});
+    ASSERT_FALSE(b.ok()) << bad;
+    EXPECT_NE(b.status().message().find("from 1 to 1024"), std::string::npos) << b.status().message();
+  }
 }
 
 TEST(CollectorConfig, ErrorsNameTheKeyAndOrigin) {
