@@ -9,6 +9,7 @@ namespace rdmascope::collector {
 GroupCommitter::GroupCommitter(Store& store, size_t max_batch)
     : store_(store), max_batch_(max_batch == 0 ? 1 : max_batch) {
   checkpointer_ = std::thread(&GroupCommitter::RunCheckpoints, this);
+  publisher_ = std::thread(&GroupCommitter::RunPublisher, this);
   writer_ = std::thread(&GroupCommitter::Run, this);
 }
 
@@ -19,6 +20,12 @@ GroupCommitter::~GroupCommitter() {
   }
   work_cv_.notify_all();
   writer_.join();
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    writer_done_ = true;
+  }
+  publish_cv_.notify_all();
+  publisher_.join();
   {
     std::lock_guard<std::mutex> lock(checkpoint_mu_);
     checkpoint_stop_ = true;
@@ -57,7 +64,6 @@ uint64_t GroupCommitter::reports() const {
 void GroupCommitter::Run() {
   pthread_setname_np(pthread_self(), kWriterThreadName);  // shows in top -H and /proc/PID/task/*/comm
   std::vector<Pending*> batch;
-  std::vector<Store::BatchItem> items;
   for (;;) {
     {
       std::unique_lock<std::mutex> lock(mu_);
@@ -69,27 +75,49 @@ void GroupCommitter::Run() {
         queue_.pop_front();
       }
     }
-    items.clear();
-    for (Pending* p : batch) items.push_back(std::move(p->item));
-    store_.IngestBatch(items);
+    Committed c;
+    for (Pending* p : batch) c.items.push_back(std::move(p->item));
+    c.batch = std::move(batch);
+    batch = {};
+    store_.IngestBatch(c.items, &c.update);
     {
       std::lock_guard<std::mutex> lock(mu_);
-      for (size_t i = 0; i < batch.size(); ++i) {
-        batch[i]->item = std::move(items[i]);
-        batch[i]->done = true;
-      }
-      ++batches_;
-      reports_ += batch.size();
+      committed_.push_back(std::move(c));
     }
-    done_cv_.notify_all();
-    // Once the reports are answered: the states they replaced are freed,
-    // and the checkpoint thread looks at the WAL.
+    publish_cv_.notify_one();
+    // The states an update made here replaced are freed, and the checkpoint
+    // thread looks at the WAL.
     (void)store_.TakeReplacedStates();
     {
       std::lock_guard<std::mutex> lock(checkpoint_mu_);
       checkpoint_wanted_ = true;
     }
     checkpoint_cv_.notify_one();
+  }
+}
+
+void GroupCommitter::RunPublisher() {
+  pthread_setname_np(pthread_self(), kPublisherThreadName);
+  for (;;) {
+    Committed c;
+    {
+      std::unique_lock<std::mutex> lock(mu_);
+      publish_cv_.wait(lock, [&] { return writer_done_ || !committed_.empty(); });
+      if (committed_.empty()) return;  // the writer stopped and all is answered
+      c = std::move(committed_.front());
+      committed_.pop_front();
+    }
+    store_.PublishSnapshot(c.update);
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      for (size_t i = 0; i < c.batch.size(); ++i) {
+        c.batch[i]->item = std::move(c.items[i]);
+        c.batch[i]->done = true;
+      }
+      ++batches_;
+      reports_ += c.batch.size();
+    }
+    done_cv_.notify_all();
   }
 }
 

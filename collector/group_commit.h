@@ -8,12 +8,15 @@
 // the next transaction — at most max_batch of them — so under load many
 // reports share one fsync instead of paying one each. A report that fails
 // alone (bad data the validator let through, a fault) fails alone; a failed
-// commit fails its whole batch and stores none of it. After answering a
-// batch the writer wakes a checkpoint thread of its own, which copies the
-// WAL into the database file once it has grown (Store::CheckpointWal) while
-// the writer goes on with the next batch, so no report waits for that. The
-// destructor drains what was submitted, then joins the writer, then the
-// checkpoint thread.
+// commit fails its whole batch and stores none of it. After a commit the
+// writer hands the batch to a publisher thread and goes on with the next
+// one: the publisher puts the batch's rows into the read snapshot
+// (Store::PublishSnapshot, batches in commit order) and only then answers
+// its reports, so an answered report is visible to every read. The writer
+// also wakes a checkpoint thread of its own, which copies the WAL into the
+// database file once it has grown (Store::CheckpointWal), so no report
+// waits for that. The destructor drains what was submitted, then joins the
+// writer, the publisher and the checkpoint thread, in that order.
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -30,6 +33,7 @@ namespace rdmascope::collector {
 // The threads' names (at most 15 characters).
 inline constexpr char kWriterThreadName[] = "rdms-writer";
 inline constexpr char kCheckpointThreadName[] = "rdms-checkpoint";
+inline constexpr char kPublisherThreadName[] = "rdms-publish";
 
 class GroupCommitter {
  public:
@@ -52,7 +56,14 @@ class GroupCommitter {
     Store::BatchItem item;
     bool done = false;
   };
+  // A committed batch on its way to the publisher.
+  struct Committed {
+    std::vector<Pending*> batch;
+    std::vector<Store::BatchItem> items;  // their outcomes, in batch order
+    Store::SnapshotUpdate update;
+  };
   void Run();
+  void RunPublisher();
   void RunCheckpoints();
 
   Store& store_;
@@ -62,11 +73,16 @@ class GroupCommitter {
   std::deque<Pending*> queue_;
   bool stop_ = false;
   uint64_t batches_ = 0, reports_ = 0;
+  // The publisher's queue (under mu_): it stops once the writer has stopped
+  // and the queue is empty.
+  std::condition_variable publish_cv_;
+  std::deque<Committed> committed_;
+  bool writer_done_ = false;
   // The checkpoint thread's wake-up: set after each batch, and to stop.
   std::mutex checkpoint_mu_;
   std::condition_variable checkpoint_cv_;
   bool checkpoint_wanted_ = false, checkpoint_stop_ = false;
-  std::thread writer_, checkpointer_;
+  std::thread writer_, publisher_, checkpointer_;
 };
 
 }  // namespace rdmascope::collector

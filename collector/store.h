@@ -13,11 +13,13 @@
 //  - Matrix, MetricsSnapshot, WorstPairs and NodeInfos answer from the read
 //    snapshot (read_snapshot.h) without SQL and without the mutex: it is
 //    loaded at Open and refreshed after every commit of Ingest/IngestBatch
-//    (and after a retention step), from the rows that commit wrote.
+//    from the rows that commit wrote (for a deferred batch, by
+//    PublishSnapshot on the caller's publishing thread).
 //  - Times are milliseconds since the epoch.
 #pragma once
 
 #include <atomic>
+#include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -119,7 +121,25 @@ class Store {
   // gets that error and nothing is stored. Each item's result is final only
   // after this returns. The node states it replaced wait for
   // TakeReplacedStates().
-  void IngestBatch(std::vector<BatchItem>& items);
+  //
+  // With `deferred`, the read snapshot's in-memory part of the update (the
+  // committed probe rows applied to the nodes' freshly read states, merged
+  // with their published pairs, summarised and published) is left in
+  // *deferred for PublishSnapshot, which the caller runs on another thread
+  // so the writer can go on with the next batch; the reports are visible to
+  // the snapshot's reads only once that returns. Without it, or when the
+  // snapshot must be rebuilt or a fabric sweep came in, the update is made
+  // here (after every deferred one was published) and *deferred stays empty.
+  struct SnapshotUpdate {
+    std::vector<std::shared_ptr<NodeState>> states;  // read after the commit, pairs not yet merged
+    std::vector<std::shared_ptr<const ProbeRow>> rows;  // the commit's probe rows, in the order written
+    bool pending = false;  // counted as owed until PublishSnapshot
+  };
+  void IngestBatch(std::vector<BatchItem>& items, SnapshotUpdate* deferred = nullptr);
+  // Publishes one deferred update. Call without holding anything of the
+  // store's, from one thread, in the order the batches committed. Frees the
+  // states it replaced before it returns.
+  void PublishSnapshot(SnapshotUpdate& update);
 
   // Queries for the API (see api_queries.cpp for their JSON shapes).
   Result<nlohmann::json> Nodes(int64_t now_ms, int64_t stale_after_ms);
@@ -276,7 +296,16 @@ class Store {
   Status LoadSnapshot();
   // After a commit: the state of `nodes` and the probe rows in pending_rows_
   // (then emptied); the published states it replaces go to replaced_.
-  void RefreshSnapshot(const std::set<std::string>& nodes, bool fabric_changed);
+  // With `deferred` (see IngestBatch): only the SQL part here.
+  void RefreshSnapshot(const std::set<std::string>& nodes, bool fabric_changed,
+                       SnapshotUpdate* deferred = nullptr);
+  // Blocks until every deferred update handed out has been published: the
+  // snapshot's nodes are then what every commit so far left (for the updates
+  // made in place, which read or replace them).
+  void WaitForPublishedSnapshot();
+  std::mutex publish_mu_;
+  std::condition_variable publish_cv_;
+  int publishes_owed_ = 0;  // under publish_mu_
   // A node's stored state (nodes row, leaf switch, ports, counters, WC totals)
   // with no pairs; null when the node has not reported.
   Result<std::shared_ptr<NodeState>> LoadNodeState(const std::string& name);

@@ -36,6 +36,14 @@ class Stmt {
   Stmt& Bind(int i, const std::optional<int64_t>& v) { return v ? Bind(i, *v) : BindNull(i); }
   Stmt& Bind(int i, const std::optional<double>& v) { return v ? Bind(i, *v) : BindNull(i); }
   Stmt& Bind(int i, const std::optional<std::string>& v) { return v ? Bind(i, std::string_view(*v)) : BindNull(i); }
+  // Binds text without copying it: v must stay valid and unchanged until the
+  // statement is next reset (Run and Reset do that). For hot inserts whose
+  // strings outlive the call, e.g. fields of the parsed report.
+  Stmt& BindUncopied(int i, std::string_view v);
+  Stmt& BindUncopied(int i, const std::string& v) { return BindUncopied(i, std::string_view(v)); }
+  Stmt& BindUncopied(int i, const std::optional<std::string>& v) {
+    return v ? BindUncopied(i, std::string_view(*v)) : BindNull(i);
+  }
 
   // One step: true when a row is available, false when done; error otherwise.
   Result<bool> Step();

@@ -87,7 +87,7 @@ Status Store::IngestLocked(const json& r, int64_t received_at, const std::vector
   return Status::Ok();
 }
 
-void Store::IngestBatch(std::vector<BatchItem>& items) {
+void Store::IngestBatch(std::vector<BatchItem>& items, SnapshotUpdate* deferred) {
   // States no caller took since the last batch: freed after the lock.
   std::vector<std::shared_ptr<const NodeState>> untaken;
   std::lock_guard<std::mutex> lock(mu_);
@@ -137,7 +137,7 @@ void Store::IngestBatch(std::vector<BatchItem>& items) {
       nodes.insert((*it.report)["node"].get<std::string>());
       fabric = fabric || HasFabric(*it.report);
     }
-  RefreshSnapshot(nodes, fabric);
+  RefreshSnapshot(nodes, fabric, deferred);
 }
 
 Status Store::IngestClockSkew(const std::string& node, std::optional<int64_t> skew_ms, int64_t received_at) {
@@ -355,18 +355,19 @@ Status Store::IngestProbe(const std::string& node, const ProbeInput& p, int64_t 
                        "not_run) VALUES (?1, ?2, ?3, ?4, ?5, "
                        "?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, "
                        "?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33)"));
-    ins.Bind(1, report_id).Bind(2, node).Bind(3, dst).Bind(4, transport);
-    ins.Bind(5, p.local_device).Bind(6, p.local_port);
-    ins.Bind(7, p.remote_host).Bind(8, start).Bind(9, end);
+    // Every string bound here outlives ins.Run() below, so none is copied.
+    ins.BindUncopied(1, report_id).BindUncopied(2, node).BindUncopied(3, dst).BindUncopied(4, transport);
+    ins.BindUncopied(5, p.local_device).Bind(6, p.local_port);
+    ins.BindUncopied(7, p.remote_host).Bind(8, start).Bind(9, end);
     ins.Bind(10, p.sent).Bind(11, p.received).Bind(12, p.lost);
     ins.Bind(13, p.loss_ratio).Bind(14, p.rtt_count);
     ins.Bind(15, p.rtt_min).Bind(16, p.rtt_avg).Bind(17, p.rtt_p50).Bind(18, p.rtt_p90);
     ins.Bind(19, p.rtt_p99).Bind(20, p.rtt_p999).Bind(21, p.rtt_max);
     ins.Bind(22, p.network_p50).Bind(23, p.network_p99).Bind(24, p.responder_p50).Bind(25, p.responder_p99);
     ins.Bind(26, p.read_p50).Bind(27, p.read_p99).Bind(28, p.error_count);
-    ins.Bind(29, p.errors_by_status_json);
-    ins.Bind(30, p.rail).Bind(31, p.remote_device);
-    ins.Bind(32, p.remote_port).Bind(33, p.not_run);
+    ins.BindUncopied(29, p.errors_by_status_json);
+    ins.BindUncopied(30, p.rail).BindUncopied(31, p.remote_device);
+    ins.Bind(32, p.remote_port).BindUncopied(33, p.not_run);
     RETURN_IF_ERROR(ins.Run());
     pending_rows_.push_back(std::make_shared<const ProbeRow>(ProbeRowFromInput(node, p, ingest_report_id_)));
   }

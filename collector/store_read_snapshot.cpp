@@ -196,9 +196,67 @@ std::vector<std::shared_ptr<const NodeState>> Store::TakeReplacedStates() {
   return out;
 }
 
-void Store::RefreshSnapshot(const std::set<std::string>& nodes, bool fabric_changed) {
+void Store::WaitForPublishedSnapshot() {
+  std::unique_lock<std::mutex> lock(publish_mu_);
+  publish_cv_.wait(lock, [&] { return publishes_owed_ == 0; });
+}
+
+void Store::PublishSnapshot(SnapshotUpdate& update) {
+  if (!update.pending) return;
+  std::vector<std::shared_ptr<const NodeState>> replaced;
+  {
+    std::map<std::string_view, NodeState*> by_name;
+    for (const auto& st : update.states) by_name[st->name] = st.get();
+    for (std::shared_ptr<const ProbeRow>& row : update.rows) {
+      auto it = by_name.find(*row->src);
+      if (it != by_name.end()) it->second->Apply(std::move(row));
+    }
+    // Earlier updates are published (one thread, commit order), so each
+    // node's published pairs hold every older commit's.
+    for (std::shared_ptr<NodeState>& st : update.states) {
+      if (auto old = snapshot_.Node(st->name)) {
+        st->MergeOlder(old->pairs);
+        replaced.push_back(std::move(old));
+      }
+      snapshot_.PutNode(std::move(st));
+    }
+  }
+  update = SnapshotUpdate{};
+  replaced.clear();  // the replaced states are freed here, not on the writer
+  {
+    std::lock_guard<std::mutex> lock(publish_mu_);
+    --publishes_owed_;
+  }
+  publish_cv_.notify_all();
+}
+
+void Store::RefreshSnapshot(const std::set<std::string>& nodes, bool fabric_changed, SnapshotUpdate* deferred) {
   std::vector<std::shared_ptr<const ProbeRow>> rows = std::move(pending_rows_);
   pending_rows_.clear();
+  if (deferred && !snapshot_dirty_ && !fabric_changed) {
+    // The reads of the SQL connection here; the rest in PublishSnapshot.
+    auto read = [&]() -> Status {
+      std::set<std::string> names = nodes;
+      for (const auto& row : rows) names.insert(*row->src);
+      for (const std::string& name : names) {
+        auto st = LoadNodeState(name);
+        if (!st.ok()) return st.status();
+        if (st.value()) deferred->states.push_back(std::move(st).value());
+      }
+      return LoadEventsOpen();
+    };
+    if (read().ok()) {
+      deferred->rows = std::move(rows);
+      deferred->pending = true;
+      std::lock_guard<std::mutex> lock(publish_mu_);
+      ++publishes_owed_;
+    } else {
+      deferred->states.clear();
+      snapshot_dirty_ = true;  // rebuilt whole at the next commit
+    }
+    return;
+  }
+  WaitForPublishedSnapshot();
   auto refresh = [&]() -> Status {
     if (snapshot_dirty_) return LoadSnapshot();
     std::map<std::string, std::shared_ptr<NodeState>> fresh;

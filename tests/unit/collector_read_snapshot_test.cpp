@@ -4,7 +4,10 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
+#include <mutex>
+#include <thread>
 #include <random>
 #include <string>
 
@@ -154,6 +157,78 @@ TEST_F(ReadSnapshotTest, GroupCommitsPublishEveryReport) {
   EXPECT_EQ(store_->NodeInfos().value().size(), 6u);
 }
 
+// A report of node with one probe summary to dst ending at `at`, on rail "0".
+json OneProbeReport(const std::string& id, const std::string& node, const std::string& dst, int64_t at, double p99) {
+  json r = MakeReport(id, node, at);
+  r["probes"].push_back(Probe(dst, at, p99, "0"));
+  return r;
+}
+
+// The matrix's pairs as "src>dst", in its order.
+std::vector<std::string> MatrixPairs(const json& matrix) {
+  std::vector<std::string> pairs;
+  for (const json& r : matrix["rows"])
+    pairs.push_back(matrix["nodes"][r[0].get<int>()]["name"].get<std::string>() + ">" +
+                    matrix["nodes"][r[1].get<int>()]["name"].get<std::string>());
+  return pairs;
+}
+
+// The committer publishes a batch off the writer, yet a report is answered
+// only once it is published: read right after its answer, it is there. The
+// reports of one node land in many batches that are published in commit
+// order, so the node keeps every pair that any of them sent.
+TEST_F(ReadSnapshotTest, AnAnsweredReportIsAlreadyInTheSnapshot) {
+  constexpr int kThreads = 4, kEach = 6;
+  std::vector<json> reports;
+  for (int t = 0; t < kThreads; ++t)
+    for (int i = 0; i < kEach; ++i) {
+      const std::string n = std::to_string(t) + "-" + std::to_string(i);
+      reports.push_back(OneProbeReport("r-" + n, "node-a", "dst-" + n, kT0 + 1000 * i, 10.0));
+    }
+  std::vector<std::string> missing;
+  std::mutex missing_mu;
+  {
+    GroupCommitter committer(*store_, 3);
+    std::vector<std::thread> threads;
+    for (int t = 0; t < kThreads; ++t)
+      threads.emplace_back([&, t] {
+        for (int i = 0; i < kEach; ++i) {
+          const json& r = reports[t * kEach + i];
+          auto res = committer.Submit(r, kT0, std::nullopt);
+          const std::string want = "node-a>" + r["probes"][0]["target"].get<std::string>();
+          auto m = store_->Matrix(-1, 1000, std::nullopt);
+          std::vector<std::string> pairs = m.ok() ? MatrixPairs(m.value()) : std::vector<std::string>{};
+          if (!res.ok() || std::find(pairs.begin(), pairs.end(), want) == pairs.end()) {
+            std::lock_guard<std::mutex> lock(missing_mu);
+            missing.push_back(want + (res.ok() ? "" : " (" + res.status().message() + ")"));
+          }
+        }
+      });
+    for (std::thread& t : threads) t.join();
+  }
+  EXPECT_TRUE(missing.empty()) << "answered but not readable: " << ::testing::PrintToString(missing);
+  EXPECT_EQ(MatrixPairs(Matrix()).size(), static_cast<size_t>(kThreads * kEach));
+  const json matrix = Matrix();
+  Reopen();
+  EXPECT_EQ(Matrix(), matrix) << "a reload from the database gives the same";
+}
+
+// A deferred batch changes the snapshot's nodes only when its update is
+// published; until then reads answer as before the batch.
+TEST_F(ReadSnapshotTest, ADeferredUpdateShowsOnlyOncePublished) {
+  Ingest(OneProbeReport("a-0", "node-a", "node-b", kT0, 11.0));
+  json a1 = OneProbeReport("a-1", "node-a", "node-c", kT0 + 10000, 12.0);
+  std::vector<Store::BatchItem> items = testing::BatchOf({&a1}, kT0 + 10000);
+  Store::SnapshotUpdate update;
+  store_->IngestBatch(items, &update);
+  ASSERT_TRUE(items[0].status.ok()) << items[0].status.message();
+  ASSERT_TRUE(update.pending);
+  EXPECT_EQ(MatrixPairs(Matrix()), (std::vector<std::string>{"node-a>node-b"}));
+  store_->PublishSnapshot(update);
+  EXPECT_FALSE(update.pending);
+  EXPECT_EQ(MatrixPairs(Matrix()), (std::vector<std::string>{"node-a>node-b", "node-a>node-c"}));
+}
+
 // The snapshot takes a commit's probe rows from memory: a report rolled back
 // to its savepoint inside a batch must leave none of them behind, and what
 // the others left must be what a reload from the database gives.
@@ -177,11 +252,7 @@ TEST_F(ReadSnapshotTest, AReportRolledBackInABatchLeavesNoRows) {
   ASSERT_FALSE(items[1].status.ok());
   ASSERT_TRUE(items[2].status.ok());
   const json matrix = Matrix();
-  std::vector<std::string> pairs;
-  for (const json& r : matrix["rows"])
-    pairs.push_back(matrix["nodes"][r[0].get<int>()]["name"].get<std::string>() + ">" +
-                    matrix["nodes"][r[1].get<int>()]["name"].get<std::string>());
-  EXPECT_EQ(pairs, (std::vector<std::string>{"node-a>node-b", "node-c>node-a"})) << matrix.dump();
+  EXPECT_EQ(MatrixPairs(matrix), (std::vector<std::string>{"node-a>node-b", "node-c>node-a"})) << matrix.dump();
   const json worst = store_->WorstPairs(0, 10).value(), metrics = store_->MetricsSnapshot(0, 5).value();
   Reopen();
   EXPECT_EQ(Matrix(), matrix);
@@ -192,9 +263,7 @@ TEST_F(ReadSnapshotTest, AReportRolledBackInABatchLeavesNoRows) {
 // A batch's writer frees the node states it replaced after answering, off
 // the store lock: the batch hands them over instead of dropping them.
 TEST_F(ReadSnapshotTest, ABatchHandsOverTheStatesItReplaced) {
-  json a0 = MakeReport("a-0", "node-a", kT0);
-  a0["probes"].push_back(Probe("node-b", kT0, 11.0, "0"));
-  Ingest(a0);
+  Ingest(OneProbeReport("a-0", "node-a", "node-b", kT0, 11.0));
   std::weak_ptr<const NodeState> before;
   {
     auto parts = store_->MetricsSnapshotParts(0, 5);
@@ -202,8 +271,7 @@ TEST_F(ReadSnapshotTest, ABatchHandsOverTheStatesItReplaced) {
     ASSERT_EQ(parts.value().nodes.size(), 1u);
     before = parts.value().nodes[0];
   }
-  json a1 = MakeReport("a-1", "node-a", kT0 + 10000);
-  a1["probes"].push_back(Probe("node-b", kT0 + 10000, 12.0, "0"));
+  json a1 = OneProbeReport("a-1", "node-a", "node-b", kT0 + 10000, 12.0);
   std::vector<Store::BatchItem> items = testing::BatchOf({&a1}, kT0 + 10000);
   store_->IngestBatch(items);
   ASSERT_TRUE(items[0].status.ok()) << items[0].status.message();
