@@ -48,6 +48,7 @@
 
 #include "bench/bench_server.h"
 #include "bench/fleet_storage.h"
+#include "bench/thread_cpu.h"
 #include "collector/api_server.h"
 #include "collector/group_commit.h"
 #include "collector/retention_worker.h"
@@ -174,32 +175,9 @@ Template MakeTemplate(int node, const Args& a) {
   return t;
 }
 
-// CPU seconds the collector thread of that name has used so far (-1: not found).
-double ThreadCpuSeconds(const char* thread_name) {
-  std::error_code ec;
-  for (const auto& task : std::filesystem::directory_iterator("/proc/self/task", ec)) {
-    std::ifstream comm(task.path() / "comm");
-    std::string name;
-    std::getline(comm, name);
-    if (name != thread_name) continue;
-    std::ifstream stat(task.path() / "stat");
-    std::string line;
-    std::getline(stat, line);
-    std::istringstream rest(line.substr(line.rfind(')') + 2));  // fields from 3 (state) on
-    std::string field;
-    long long utime = 0, stime = 0;
-    for (int i = 3; i <= 15 && rest >> field; ++i) {
-      if (i == 14) utime = std::stoll(field);
-      if (i == 15) stime = std::stoll(field);
-    }
-    return static_cast<double>(utime + stime) / static_cast<double>(sysconf(_SC_CLK_TCK));
-  }
-  return -1;
-}
-
 struct Phase {
   int64_t ok = 0, failed = 0, rounds_done = 0;
-  double wall_s = 0, writer_cpu_s = -1, checkpoint_cpu_s = -1;
+  double wall_s = 0, writer_cpu_s = -1, checkpoint_cpu_s = -1, publisher_cpu_s = -1;
   std::vector<double> latencies_ms;
 };
 
@@ -224,7 +202,8 @@ Phase RunRounds(int port, const std::vector<Template>& templates, const Args& a,
   std::vector<std::vector<double>> lat(senders);
   const auto deadline = Clock::now() + std::chrono::seconds(a.seconds);
   const auto t0 = Clock::now();
-  const double writer0 = ThreadCpuSeconds(kWriterThreadName), checkpoint0 = ThreadCpuSeconds(kCheckpointThreadName);
+  const double writer0 = bench::ThreadCpuSeconds(kWriterThreadName), checkpoint0 = bench::ThreadCpuSeconds(kCheckpointThreadName);
+  const double publisher0 = bench::ThreadCpuSeconds(kPublisherThreadName);
   std::vector<std::thread> clients;
   for (int c = 0; c < senders; ++c)
     clients.emplace_back([&, c] {
@@ -264,9 +243,11 @@ Phase RunRounds(int port, const std::vector<Template>& templates, const Args& a,
   for (std::thread& t : clients) t.join();
   Phase p;
   p.wall_s = std::chrono::duration<double>(Clock::now() - t0).count();
-  const double writer1 = ThreadCpuSeconds(kWriterThreadName), checkpoint1 = ThreadCpuSeconds(kCheckpointThreadName);
+  const double writer1 = bench::ThreadCpuSeconds(kWriterThreadName), checkpoint1 = bench::ThreadCpuSeconds(kCheckpointThreadName);
   if (writer0 >= 0 && writer1 >= 0) p.writer_cpu_s = writer1 - writer0;
   if (checkpoint0 >= 0 && checkpoint1 >= 0) p.checkpoint_cpu_s = checkpoint1 - checkpoint0;
+  const double publisher1 = bench::ThreadCpuSeconds(kPublisherThreadName);
+  if (publisher0 >= 0 && publisher1 >= 0) p.publisher_cpu_s = publisher1 - publisher0;
   p.ok = ok.load();
   p.failed = failed.load();
   p.rounds_done = (p.ok + p.failed) / a.nodes;
@@ -366,6 +347,9 @@ bool PrintPhase(const char* name, const Phase& p, const Args& a, int rounds_want
   if (p.checkpoint_cpu_s >= 0 && p.ok > 0)
     std::printf("  checkpoint thread (beside the writer): %.2f ms CPU per report\n",
                 p.checkpoint_cpu_s * 1000 / static_cast<double>(p.ok));
+  if (p.publisher_cpu_s >= 0 && p.ok > 0)
+    std::printf("  snapshot publisher thread (beside the writer): %.2f ms CPU per report\n",
+                p.publisher_cpu_s * 1000 / static_cast<double>(p.ok));
   return p.failed == 0;
 }
 

@@ -25,6 +25,8 @@
 #include <httplib.h>
 
 #include "bench/bench_server.h"
+#include "bench/thread_cpu.h"
+#include "collector/group_commit.h"
 #include "collector/api_server.h"
 #include "collector/store.h"
 #include "collector/store_migrate.h"
@@ -196,6 +198,8 @@ int main(int argc, char** argv) {
 
   std::atomic<int> next{0}, ok{0}, failed{0};
   const auto deadline = Clock::now() + std::chrono::seconds(a.seconds);
+  const double writer0 = bench::ThreadCpuSeconds(kWriterThreadName);
+  const double publisher0 = bench::ThreadCpuSeconds(kPublisherThreadName);
   auto t0 = Clock::now();
   std::vector<std::thread> clients;
   for (int t = 0; t < a.threads; ++t)
@@ -212,6 +216,8 @@ int main(int argc, char** argv) {
     });
   for (std::thread& c : clients) c.join();
   double http_s = std::chrono::duration<double>(Clock::now() - t0).count();
+  const double writer_s = bench::ThreadCpuSeconds(kWriterThreadName) - writer0;
+  const double publisher_s = bench::ThreadCpuSeconds(kPublisherThreadName) - publisher0;
   server.Stop();
   serving.join();
 
@@ -238,6 +244,12 @@ int main(int argc, char** argv) {
               a.reports, a.probes, a.threads, a.sync_full ? "FULL" : "NORMAL");
   std::printf("  HTTP path : %d reports stored (%d failed) in %.2f s = %.0f reports/s, %.0f stored rows/s\n", ok.load(),
               failed.load(), http_s, ok.load() / http_s, rows / http_s);
+  if (writer0 >= 0 && ok.load() > 0)
+    std::printf("              the store's writer thread used %.2f s CPU (%.2f ms per report), busy %.0f %% of that time\n",
+                writer_s, 1000 * writer_s / ok.load(), 100 * writer_s / http_s);
+  if (publisher0 >= 0 && ok.load() > 0)
+    std::printf("              its snapshot publisher thread (beside the writer) used %.2f s CPU (%.2f ms per report)\n",
+                publisher_s, 1000 * publisher_s / ok.load());
   std::printf("  raw insert: the same %lld rows (%s), one prepared INSERT per table, one transaction, in %.2f s = %.0f rows/s\n",
               static_cast<long long>(rows), per_table.c_str() + (per_table.empty() ? 0 : 1), raw_s, rows / raw_s);
   std::printf("  ratio     : HTTP path achieves %.2f of the raw insert rate (target >= 0.50: %s)\n", raw_s / http_s,
