@@ -77,8 +77,13 @@ void ApiServer::PostReport(const httplib::Request& req, httplib::Response& res) 
     options_.log("report from node " + node + ": agent clock off by " + std::to_string(*skew / 1000) +
                  " s; stored at the collector's time");
   }
-  // The probes were taken out here, in parallel, not on the writer.
-  auto stored = committer_->Submit(report, now, skew, &decoded.probes);
+  // The probes and their snapshot rows are made here, in parallel, not on the writer.
+  const auto report_id = std::make_shared<const std::string>(report["report_id"].get<std::string>());
+  std::vector<std::shared_ptr<const ProbeRow>> rows;
+  rows.reserve(decoded.probes.size());
+  for (const ProbeInput& p : decoded.probes)
+    rows.push_back(std::make_shared<const ProbeRow>(ProbeRowFromInput(node, p, report_id)));
+  auto stored = committer_->Submit(report, now, skew, &decoded.probes, &rows);
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const std::string id = report["report_id"].get<std::string>();
   storage_health_.Note(stored.ok() ? Status::Ok() : stored.status());

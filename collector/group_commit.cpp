@@ -36,10 +36,12 @@ GroupCommitter::~GroupCommitter() {
 
 Result<IngestResult> GroupCommitter::Submit(const nlohmann::json& report, int64_t received_at_ms,
                                             std::optional<int64_t> clock_skew_ms,
-                                            const std::vector<ProbeInput>* probes) {
+                                            const std::vector<ProbeInput>* probes,
+                                            const std::vector<std::shared_ptr<const ProbeRow>>* rows) {
   Pending p;
   p.item.report = &report;
   p.item.probes = probes;
+  p.item.rows = rows;
   p.item.received_at_ms = received_at_ms;
   p.item.clock_skew_ms = clock_skew_ms;
   std::unique_lock<std::mutex> lock(mu_);

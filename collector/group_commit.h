@@ -43,9 +43,11 @@ class GroupCommitter {
   GroupCommitter& operator=(const GroupCommitter&) = delete;
 
   // probes: ExtractProbes(report), made by the caller so the writer need not;
-  // nullptr: the writer extracts them.
+  // nullptr: the writer extracts them. rows: with probes, their snapshot rows
+  // (Store::BatchItem::rows), made by the caller too; or nullptr.
   Result<IngestResult> Submit(const nlohmann::json& report, int64_t received_at_ms,
-                              std::optional<int64_t> clock_skew_ms, const std::vector<ProbeInput>* probes = nullptr);
+                              std::optional<int64_t> clock_skew_ms, const std::vector<ProbeInput>* probes = nullptr,
+                              const std::vector<std::shared_ptr<const ProbeRow>>* rows = nullptr);
 
   // Transactions committed so far and reports in them (for the benchmark and metrics).
   uint64_t batches() const;

@@ -109,6 +109,9 @@ class Store {
   struct BatchItem {
     const nlohmann::json* report = nullptr;
     const std::vector<ProbeInput>* probes = nullptr;  // ExtractProbes(*report), made off the writer; or nullptr
+    // With probes, and made off the writer too: ProbeRowFromInput of each of
+    // them, in order (node and report id of *report); or nullptr.
+    const std::vector<std::shared_ptr<const ProbeRow>>* rows = nullptr;
     int64_t received_at_ms = 0;
     std::optional<int64_t> clock_skew_ms;
     Status status = Status::Error("not ingested");  // the item's outcome; out is valid when ok
@@ -351,8 +354,9 @@ class Store {
 
   Status IngestClockSkew(const std::string& node, std::optional<int64_t> skew_ms, int64_t received_at);
   // probes: the report's probes as ExtractProbes() gives them; nullptr: extract here.
+  // rows: as BatchItem::rows, or nullptr.
   Status IngestLocked(const nlohmann::json& r, int64_t received_at, const std::vector<ProbeInput>* probes,
-                      IngestResult* out);
+                      const std::vector<std::shared_ptr<const ProbeRow>>* rows, IngestResult* out);
   // The report being ingested (set by IngestLocked, under mu_): its boot id
   // ("" when absent) and interval, for the counter rules.
   std::string ingest_boot_id_;
@@ -376,8 +380,11 @@ class Store {
                       const std::string& name, std::optional<int64_t> v, int64_t at);
   // failing: "dst|transport" of every summary in this report with errors; a
   // clean summary of such a pair (another local port) closes nothing.
+  // insert: the statement of ProbeInsertSql; row: ProbeRowFromInput(node,
+  // probe, the report's id) when made already, else null.
   Status IngestProbe(const std::string& node, const ProbeInput& probe, int64_t received_at,
-                     const std::string& report_id, const std::set<std::string>& failing);
+                     const std::string& report_id, const std::set<std::string>& failing, Stmt& insert,
+                     std::shared_ptr<const ProbeRow> row);
 
   // InfiniBand sections: neighbours and sweeps (store_fabric.cpp).
   Status IngestFabric(const nlohmann::json& r, int64_t at);

@@ -11,6 +11,15 @@
 #include "collector/store_status_macros.h"
 
 namespace rdmascope::collector {
+
+// One probe_summaries row; IngestProbe binds every parameter.
+constexpr char kProbeInsertSql[] =
+    "INSERT INTO probe_summaries(report_id, src, dst, transport, local_device, local_port, "
+    "remote_host, interval_start, interval_end, sent, received, lost, loss_ratio, rtt_count, rtt_min, "
+    "rtt_avg, rtt_p50, rtt_p90, rtt_p99, rtt_p999, rtt_max, network_p50, network_p99, responder_p50, "
+    "responder_p99, read_p50, read_p99, error_count, errors_by_status, rail, remote_device, remote_port, "
+    "not_run) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, "
+    "?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33)";
 namespace {
 
 using nlohmann::json;
@@ -35,7 +44,7 @@ Result<IngestResult> Store::Ingest(const json& report, int64_t received_at_ms, s
   if (Status s = tx.Begin(); !s.ok()) return s;
   closed_events_ = false;
   IngestResult out;
-  if (Status s = IngestLocked(report, received_at_ms, nullptr, &out); !s.ok()) return s;  // tx rolls back
+  if (Status s = IngestLocked(report, received_at_ms, nullptr, nullptr, &out); !s.ok()) return s;  // tx rolls back
   if (out.duplicate) return out;                                                  // nothing written; rolls back
   if (Status s = IngestClockSkew(report["node"].get<std::string>(), clock_skew_ms, received_at_ms); !s.ok()) return s;
   if (Status s = Fault("commit"); !s.ok()) return s;
@@ -48,7 +57,7 @@ Result<IngestResult> Store::Ingest(const json& report, int64_t received_at_ms, s
 }
 
 Status Store::IngestLocked(const json& r, int64_t received_at, const std::vector<ProbeInput>* probes,
-                           IngestResult* out) {
+                           const std::vector<std::shared_ptr<const ProbeRow>>* rows, IngestResult* out) {
   RETURN_IF_ERROR(Fault("report"));
   const std::string id = r["report_id"].get<std::string>();
   ingest_report_id_ = std::make_shared<const std::string>(id);
@@ -80,8 +89,10 @@ Status Store::IngestLocked(const json& r, int64_t received_at, const std::vector
   std::set<std::string> failing;
   for (const ProbeInput& p : *probes)
     if (p.has_errors) failing.insert(p.target + "|" + p.transport);
-  for (const ProbeInput& p : *probes) {
-    RETURN_IF_ERROR(IngestProbe(node, p, received_at, id, failing));
+  if (rows && rows->size() != probes->size()) return Status::Error("probe rows do not match the report's probes");
+  ASSIGN_STMT(insert, Q(kProbeInsertSql));
+  for (size_t i = 0; i < probes->size(); ++i) {
+    RETURN_IF_ERROR(IngestProbe(node, (*probes)[i], received_at, id, failing, insert, rows ? (*rows)[i] : nullptr));
     ++out->probe_summaries;
   }
   return Status::Ok();
@@ -107,7 +118,7 @@ void Store::IngestBatch(std::vector<BatchItem>& items, SnapshotUpdate* deferred)
       continue;
     }
     it.out = IngestResult{};
-    Status s = IngestLocked(*it.report, it.received_at_ms, it.probes, &it.out);
+    Status s = IngestLocked(*it.report, it.received_at_ms, it.probes, it.probes ? it.rows : nullptr, &it.out);
     if (s.ok() && !it.out.duplicate)
       s = IngestClockSkew((*it.report)["node"].get<std::string>(), it.clock_skew_ms, it.received_at_ms);
     if (!s.ok()) {
@@ -341,20 +352,14 @@ Status Store::JudgeCounter(const std::string& node, const std::string& device, i
 }
 
 Status Store::IngestProbe(const std::string& node, const ProbeInput& p, int64_t received_at,
-                          const std::string& report_id, const std::set<std::string>& failing) {
+                          const std::string& report_id, const std::set<std::string>& failing, Stmt& ins,
+                          std::shared_ptr<const ProbeRow> row) {
   RETURN_IF_ERROR(Fault("probe"));
   const std::string& dst = p.target;
   const std::string& transport = p.transport;
   const int64_t start = p.interval_start;
   const int64_t end = p.interval_end;
   {
-    ASSIGN_STMT(ins, Q("INSERT INTO probe_summaries(report_id, src, dst, transport, local_device, local_port, "
-                       "remote_host, interval_start, interval_end, sent, received, lost, loss_ratio, rtt_count, rtt_min, "
-                       "rtt_avg, rtt_p50, rtt_p90, rtt_p99, rtt_p999, rtt_max, network_p50, network_p99, responder_p50, "
-                       "responder_p99, read_p50, read_p99, error_count, errors_by_status, rail, remote_device, remote_port, "
-                       "not_run) VALUES (?1, ?2, ?3, ?4, ?5, "
-                       "?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, "
-                       "?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33)"));
     // Every string bound here outlives ins.Run() below, so none is copied.
     ins.BindUncopied(1, report_id).BindUncopied(2, node).BindUncopied(3, dst).BindUncopied(4, transport);
     ins.BindUncopied(5, p.local_device).Bind(6, p.local_port);
@@ -369,7 +374,8 @@ Status Store::IngestProbe(const std::string& node, const ProbeInput& p, int64_t 
     ins.BindUncopied(30, p.rail).BindUncopied(31, p.remote_device);
     ins.Bind(32, p.remote_port).BindUncopied(33, p.not_run);
     RETURN_IF_ERROR(ins.Run());
-    pending_rows_.push_back(std::make_shared<const ProbeRow>(ProbeRowFromInput(node, p, ingest_report_id_)));
+    pending_rows_.push_back(row ? std::move(row)
+                                : std::make_shared<const ProbeRow>(ProbeRowFromInput(node, p, ingest_report_id_)));
   }
   // Rollups are built per closed slice (store_rollup.cpp); a summary for a
   // slice already rolled is added to them here.

@@ -176,7 +176,9 @@ std::vector<std::string> MatrixPairs(const json& matrix) {
 // The committer publishes a batch off the writer, yet a report is answered
 // only once it is published: read right after its answer, it is there. The
 // reports of one node land in many batches that are published in commit
-// order, so the node keeps every pair that any of them sent.
+// order, so the node keeps every pair that any of them sent. Half the
+// reports come with their probes and snapshot rows made by the caller, as
+// the HTTP workers make them; the snapshot equals a reload either way.
 TEST_F(ReadSnapshotTest, AnAnsweredReportIsAlreadyInTheSnapshot) {
   constexpr int kThreads = 4, kEach = 6;
   std::vector<json> reports;
@@ -194,7 +196,11 @@ TEST_F(ReadSnapshotTest, AnAnsweredReportIsAlreadyInTheSnapshot) {
       threads.emplace_back([&, t] {
         for (int i = 0; i < kEach; ++i) {
           const json& r = reports[t * kEach + i];
-          auto res = committer.Submit(r, kT0, std::nullopt);
+          const std::vector<ProbeInput> probes = ExtractProbes(r);
+          std::vector<std::shared_ptr<const ProbeRow>> rows;
+          const auto id = std::make_shared<const std::string>(r["report_id"].get<std::string>());
+          for (const ProbeInput& p : probes) rows.push_back(std::make_shared<const ProbeRow>(ProbeRowFromInput("node-a", p, id)));
+          auto res = i % 2 ? committer.Submit(r, kT0, std::nullopt, &probes, &rows) : committer.Submit(r, kT0, std::nullopt);
           const std::string want = "node-a>" + r["probes"][0]["target"].get<std::string>();
           auto m = store_->Matrix(-1, 1000, std::nullopt);
           std::vector<std::string> pairs = m.ok() ? MatrixPairs(m.value()) : std::vector<std::string>{};
