@@ -46,6 +46,7 @@ struct Args {
   int threads = 32;
   int seconds = 30;
   bool sync_full = true;
+  int http_workers = ApiOptions{}.http_workers;  // the collector's default
 };
 
 bool ParseArgs(int argc, char** argv, Args* a) {
@@ -59,9 +60,10 @@ bool ParseArgs(int argc, char** argv, Args* a) {
     else if (k == "--threads") a->threads = std::atoi(v.c_str());
     else if (k == "--seconds") a->seconds = std::atoi(v.c_str());
     else if (k == "--synchronous") a->sync_full = v == "full";
+    else if (k == "--http-workers") a->http_workers = std::atoi(v.c_str());
     else return false;
   }
-  return a->reports > 0 && a->probes > 0 && a->threads > 0 && a->seconds > 0;
+  return a->reports > 0 && a->probes > 0 && a->threads > 0 && a->seconds > 0 && a->http_workers > 0;
 }
 
 json Report(int n, int probes) {
@@ -169,7 +171,8 @@ int main(int argc, char** argv) {
   if (!ParseArgs(argc, argv, &a)) {
     std::fprintf(stderr,
                  "usage: collector_ingest_bench [--reports N (2000)] [--probes K per report (20)] [--threads T concurrent clients (32)]\n"
-                 "                              [--seconds S max (30)] [--synchronous full|normal (full)]\n");
+                 "                              [--seconds S max (30)] [--synchronous full|normal (full)]\n"
+                 "                              [--http-workers W (the collector's default, 8)]\n");
     return 2;
   }
   char tmpl[] = "/tmp/collector_ingest_bench.XXXXXX";
@@ -185,6 +188,7 @@ int main(int argc, char** argv) {
   }
   ApiOptions ao;
   ao.tokens = {"bench"};
+  ao.http_workers = a.http_workers;
   ao.log = [](const std::string&) {};
   ApiServer server(*store.value(), ao);
   std::thread serving;
@@ -240,8 +244,8 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "collector_ingest_bench: raw insert failed: %s\n", err.c_str());
     return 1;
   }
-  std::printf("collector_ingest_bench: %d reports x %d probe summaries, %d concurrent clients, synchronous=%s\n",
-              a.reports, a.probes, a.threads, a.sync_full ? "FULL" : "NORMAL");
+  std::printf("collector_ingest_bench: %d reports x %d probe summaries, %d concurrent clients, %d HTTP workers, synchronous=%s\n",
+              a.reports, a.probes, a.threads, a.http_workers, a.sync_full ? "FULL" : "NORMAL");
   std::printf("  HTTP path : %d reports stored (%d failed) in %.2f s = %.0f reports/s, %.0f stored rows/s\n", ok.load(),
               failed.load(), http_s, ok.load() / http_s, rows / http_s);
   if (writer0 >= 0 && ok.load() > 0)
