@@ -70,7 +70,7 @@ constexpr double kBudgetBytesPerNodeDay = 50.0 * 1024 * 1024;
 struct Args {
   int nodes = 2000, rails = 8, targets = 20, interval_s = 10, minutes = 10, clients = 32, seconds = 600;
   int paced_seconds = 60, paced_senders = 256;
-  int http_workers = static_cast<int>(ApiOptions{}.http_workers);  // the collector's own default
+  int http_workers = static_cast<int>(kDefaultHttpWorkers);  // the collector's own default
 };
 
 bool ParseArgs(int argc, char** argv, Args* a) {
@@ -366,7 +366,7 @@ int main(int argc, char** argv) {
                  "                            [--paced-seconds S of the phase at the fleet's own rate, in real time (60; 0: none)]\n"
                  "                            [--paced-senders P reports in flight at most in that phase (256)]\n"
                  "                            [--http-workers W the collector's HTTP workers (its default, %zu)]\n",
-                 ApiOptions{}.http_workers);
+                 kDefaultHttpWorkers);
     return 2;
   }
   char tmpl[] = "/tmp/collector_fleet_load.XXXXXX";
@@ -375,7 +375,7 @@ int main(int argc, char** argv) {
   std::printf("collector_fleet_load: %d nodes x %d rails x %d targets x 2 transports every %d s, %d clients (paced: %d senders), db in %s\n",
               a.nodes, a.rails, a.targets, a.interval_s, a.clients, a.paced_senders, dir.c_str());
   std::printf("collector: %d HTTP workers (%s), synchronous=%s\n", a.http_workers,
-              a.http_workers == static_cast<int>(ApiOptions{}.http_workers) ? "its default" : "--http-workers",
+              a.http_workers == static_cast<int>(kDefaultHttpWorkers) ? "its default" : "--http-workers",
               StoreOptions{}.synchronous_full ? "FULL" : "NORMAL");
 
   StoreOptions so;

@@ -46,7 +46,7 @@ struct Args {
   int threads = 32;
   int seconds = 30;
   bool sync_full = true;
-  int http_workers = ApiOptions{}.http_workers;  // the collector's default
+  int http_workers = static_cast<int>(kDefaultHttpWorkers);  // the collector's default
 };
 
 bool ParseArgs(int argc, char** argv, Args* a) {
@@ -63,7 +63,8 @@ bool ParseArgs(int argc, char** argv, Args* a) {
     else if (k == "--http-workers") a->http_workers = std::atoi(v.c_str());
     else return false;
   }
-  return a->reports > 0 && a->probes > 0 && a->threads > 0 && a->seconds > 0 && a->http_workers > 0;
+  return a->reports > 0 && a->probes > 0 && a->threads > 0 && a->seconds > 0 && a->http_workers >= 1 &&
+         a->http_workers <= static_cast<int>(kMaxHttpWorkers);
 }
 
 json Report(int n, int probes) {
@@ -172,7 +173,8 @@ int main(int argc, char** argv) {
     std::fprintf(stderr,
                  "usage: collector_ingest_bench [--reports N (2000)] [--probes K per report (20)] [--threads T concurrent clients (32)]\n"
                  "                              [--seconds S max (30)] [--synchronous full|normal (full)]\n"
-                 "                              [--http-workers W (the collector's default, 8)]\n");
+                 "                              [--http-workers W (the collector's default, %zu)]\n",
+                 kDefaultHttpWorkers);
     return 2;
   }
   char tmpl[] = "/tmp/collector_ingest_bench.XXXXXX";

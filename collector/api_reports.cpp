@@ -85,7 +85,7 @@ void ApiServer::PostReport(const httplib::Request& req, httplib::Response& res) 
     rows.push_back(std::make_shared<const ProbeRow>(ProbeRowFromInput(node, p, report_id)));
   auto stored = committer_->Submit(report, now, skew, &decoded.probes, &rows);
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  const std::string id = report["report_id"].get<std::string>();
+  const std::string& id = *report_id;
   storage_health_.Note(stored.ok() ? Status::Ok() : stored.status());
   if (!stored.ok()) {
     metrics_.Count(ReportOutcome::kError);
