@@ -71,6 +71,7 @@ struct Args {
   int nodes = 2000, rails = 8, targets = 20, interval_s = 10, minutes = 10, clients = 32, seconds = 600;
   int paced_seconds = 60, paced_senders = 256;
   int http_workers = static_cast<int>(kDefaultHttpWorkers);  // the collector's own default
+  int rollup_slice_ms = static_cast<int>(RetentionPolicy{}.rollup_slice_ms);  // the collector's own default
 };
 
 bool ParseArgs(int argc, char** argv, Args* a) {
@@ -88,12 +89,14 @@ bool ParseArgs(int argc, char** argv, Args* a) {
     else if (k == "--paced-seconds") a->paced_seconds = v;
     else if (k == "--paced-senders") a->paced_senders = v;
     else if (k == "--http-workers") a->http_workers = v;
+    else if (k == "--rollup-slice-ms") a->rollup_slice_ms = v;
     else return false;
   }
   return a->nodes >= 2 && a->nodes <= 100000 && a->rails >= 1 && a->rails <= 64 && a->targets >= 1 &&
          a->targets < a->nodes && a->targets <= 256 && a->interval_s >= 1 && a->minutes >= 1 && a->clients >= 1 &&
          a->clients <= 256 && a->seconds >= 1 && a->paced_seconds >= 0 && a->paced_seconds <= 3600 && a->paced_senders >= 1 &&
-         a->paced_senders <= 1024 && a->http_workers >= 1 && a->http_workers <= static_cast<int>(kMaxHttpWorkers);
+         a->paced_senders <= 1024 && a->http_workers >= 1 && a->http_workers <= static_cast<int>(kMaxHttpWorkers) &&
+         a->rollup_slice_ms >= 10 && 60000 % a->rollup_slice_ms == 0;
 }
 
 std::string NodeName(int i) { return "node-" + std::to_string(i); }
@@ -365,8 +368,9 @@ int main(int argc, char** argv) {
                  "                            [--seconds wall-time cap per phase (600)]\n"
                  "                            [--paced-seconds S of the phase at the fleet's own rate, in real time (60; 0: none)]\n"
                  "                            [--paced-senders P reports in flight at most in that phase (256)]\n"
-                 "                            [--http-workers W the collector's HTTP workers (its default, %zu)]\n",
-                 kDefaultHttpWorkers);
+                 "                            [--http-workers W the collector's HTTP workers (its default, %zu)]\n"
+                 "                            [--rollup-slice-ms MS raw time per rollup step, divides a minute (its default, %lld)]\n",
+                 kDefaultHttpWorkers, static_cast<long long>(RetentionPolicy{}.rollup_slice_ms));
     return 2;
   }
   char tmpl[] = "/tmp/collector_fleet_load.XXXXXX";
@@ -374,9 +378,10 @@ int main(int argc, char** argv) {
   const std::string dir = tmpl;
   std::printf("collector_fleet_load: %d nodes x %d rails x %d targets x 2 transports every %d s, %d clients (paced: %d senders), db in %s\n",
               a.nodes, a.rails, a.targets, a.interval_s, a.clients, a.paced_senders, dir.c_str());
-  std::printf("collector: %d HTTP workers (%s), synchronous=%s\n", a.http_workers,
+  std::printf("collector: %d HTTP workers (%s), synchronous=%s, rollup slices of %d ms (%s)\n", a.http_workers,
               a.http_workers == static_cast<int>(kDefaultHttpWorkers) ? "its default" : "--http-workers",
-              StoreOptions{}.synchronous_full ? "FULL" : "NORMAL");
+              StoreOptions{}.synchronous_full ? "FULL" : "NORMAL", a.rollup_slice_ms,
+              a.rollup_slice_ms == RetentionPolicy{}.rollup_slice_ms ? "its default" : "--rollup-slice-ms");
 
   StoreOptions so;
   so.path = dir + "/fleet.db";
@@ -407,7 +412,8 @@ int main(int argc, char** argv) {
               templates[0].Fill(std::string(kHoleI), kT0, kT0, kT0).size(), a.rails * a.targets * 2);
 
   // Rollups and retention as the collector runs them, on the fleet's clock.
-  const RetentionPolicy policy;
+  RetentionPolicy policy;
+  policy.rollup_slice_ms = a.rollup_slice_ms;
   RetentionWorker retention(
       *store.value(), policy, 1000, [&sim_now] { return sim_now.load(); },
       [](const std::string& line) { std::printf("retention worker: %s\n", line.c_str()); });
