@@ -40,6 +40,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -400,9 +401,11 @@ int main(int argc, char** argv) {
   ao.max_body_bytes = 64u << 20;
   ao.pinglist.max_targets = a.targets;
   ao.now_ms = [&sim_now] { return sim_now.load(); };
-  ApiServer server(*store.value(), ao);
+  // Destroyed before the store: its group committer's threads use the store until then.
+  std::optional<ApiServer> server;
+  server.emplace(*store.value(), ao);
   std::thread serving;
-  const int port = bench::ServeInBackground(server, &serving);
+  const int port = bench::ServeInBackground(*server, &serving);
   if (port < 0) return 1;
 
   std::vector<Template> templates;
@@ -477,8 +480,9 @@ int main(int argc, char** argv) {
   bench::PrintFleetStorage(storage, policy, kBudgetBytesPerNodeDay);
   good = storage.ok && good;
 
-  server.Stop();
+  server->Stop();
   serving.join();
+  server.reset();
   store.value().reset();
   { std::error_code ec; std::filesystem::remove_all(dir, ec); }
   std::printf("%s\n", good ? "PASS: 0 errors, every read answered with the rows the fleet implies" : "FAIL");

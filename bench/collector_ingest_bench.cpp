@@ -18,6 +18,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -192,9 +193,11 @@ int main(int argc, char** argv) {
   ao.tokens = {"bench"};
   ao.http_workers = a.http_workers;
   ao.log = [](const std::string&) {};
-  ApiServer server(*store.value(), ao);
+  // Destroyed before the store: its group committer's threads use the store until then.
+  std::optional<ApiServer> server;
+  server.emplace(*store.value(), ao);
   std::thread serving;
-  const int port = bench::ServeInBackground(server, &serving);
+  const int port = bench::ServeInBackground(*server, &serving);
   if (port < 0) return 1;
 
   // Bodies are built before the clock starts: the agent's cost is not the collector's.
@@ -224,8 +227,9 @@ int main(int argc, char** argv) {
   double http_s = std::chrono::duration<double>(Clock::now() - t0).count();
   const double writer_s = bench::ThreadCpuSeconds(kWriterThreadName) - writer0;
   const double publisher_s = bench::ThreadCpuSeconds(kPublisherThreadName) - publisher0;
-  server.Stop();
+  server->Stop();
   serving.join();
+  server.reset();
 
   store.value().reset();  // closes the database: every acknowledged row is in http.db
 

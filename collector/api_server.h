@@ -68,6 +68,9 @@ struct ApiOptions {
 
 class ApiServer {
  public:
+  // `store` must outlive this object, not only Stop(): the group committer
+  // the server owns (its writer, publisher and checkpoint threads) uses the
+  // store until the destructor joins them.
   ApiServer(Store& store, ApiOptions options);
   ~ApiServer();
 

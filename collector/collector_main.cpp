@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cstdio>
 #include <ctime>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -128,8 +129,10 @@ int main(int argc, char** argv) {
         "never handed back to the file system; to convert it, stop the collector and run once: sqlite3 " + c.db +
         " 'PRAGMA auto_vacuum=INCREMENTAL; VACUUM' (collector/README.md, Disk space)");
 
-  ApiServer server(*store.value(), api);
-  auto port = server.Bind(c.listen_host, c.listen_port);
+  // Destroyed before the store (below): its group committer's threads use the store until then.
+  std::optional<ApiServer> server;
+  server.emplace(*store.value(), api);
+  auto port = server->Bind(c.listen_host, c.listen_port);
   if (!port.ok()) return Fail(port.status().message());
 
   RetentionPolicy policy;
@@ -160,7 +163,7 @@ int main(int argc, char** argv) {
   const std::string self_url = std::string(c.tls_cert.empty() ? "http://" : "https://") +
                                (self_host.find(':') != std::string::npos ? "[" + self_host + "]" : self_host) + ":" +
                                std::to_string(self_port);
-  ServiceWatchdog watchdog([&server] { return server.WaitUntilReady(0); },
+  ServiceWatchdog watchdog([&server] { return server->WaitUntilReady(0); },
                            [&self_host, &self_url, self_port]() -> rdmascope::Status {
                              httplib::Client cli(self_url);
                              cli.enable_server_certificate_verification(false);
@@ -190,13 +193,13 @@ int main(int argc, char** argv) {
     signalled = true;
     Log(std::string("received ") + (sig == SIGINT ? "SIGINT" : "SIGTERM") + ", stopping");
     watchdog.Stop();
-    server.Stop();
+    server->Stop();
   });
 
   Log("listening on " + c.listen_host + ":" + std::to_string(port.value()) +
       (c.tls_cert.empty() ? " (HTTP)" : " (HTTPS)") + ", database " + c.db +
       (api.read_tokens.empty() ? ", reading open to all" : ", reading needs a read token"));
-  bool served = server.Listen();  // returns after Stop(), once in-flight requests have finished
+  bool served = server->Listen();  // returns after Stop(), once in-flight requests have finished
   const bool by_signal = signalled;
   if (!by_signal) {
     waking = true;
@@ -206,6 +209,7 @@ int main(int argc, char** argv) {
   watchdog.Stop();
   retention.Stop();
   diagnosis.Stop();
+  server.reset();          // joins the group committer's writer, publisher and checkpoint threads
   store.value().reset();  // closes the database (checkpoints the WAL)
   if (!served && !by_signal) {
     Log("the HTTP server failed while serving; stopped");
