@@ -31,9 +31,12 @@ namespace {
 using namespace rdmascope::collector;
 
 void Log(const std::string& line) {
+  // Called from any thread (HTTP workers, retention, the signal waiter): gmtime_r, not gmtime's shared buffer.
   std::time_t t = std::time(nullptr);
+  std::tm utc{};
+  gmtime_r(&t, &utc);
   char stamp[32];
-  std::strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  std::strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", &utc);
   std::fprintf(stderr, "%s rdmascope-collector: %s\n", stamp, line.c_str());
 }
 
