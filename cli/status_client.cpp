@@ -3,11 +3,11 @@
 #include <httplib.h>
 
 #include <cstdio>
-#include <ctime>
 #include <memory>
 
 #include "agent/collector_client.h"
 #include "agent/reporter.h"
+#include "common/http_date.h"
 
 namespace rdmascope::cli {
 namespace {
@@ -106,10 +106,7 @@ bool TakeCollectorArg(const std::vector<std::string>& args, size_t* i, std::stri
 
 std::string IsoTime(const json& ms) {
   if (!ms.is_number()) return "n/a";
-  std::time_t t = static_cast<std::time_t>(ms.get<int64_t>() / 1000);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
-  return buf;
+  return FormatUtcTimestamp(ms.get<int64_t>());
 }
 
 Result<json> FetchCollectorList(const std::string& url, const std::string& path, const char* member,

@@ -10,7 +10,6 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
-#include <ctime>
 #include <optional>
 #include <string>
 #include <thread>
@@ -23,6 +22,7 @@
 #include "collector/retention_worker.h"
 #include "collector/service_watchdog.h"
 #include "collector/store.h"
+#include "common/http_date.h"
 #include "common/sd_notify.h"
 #include "common/version.h"
 
@@ -30,19 +30,14 @@ namespace {
 
 using namespace rdmascope::collector;
 
-void Log(const std::string& line) {
-  // Called from any thread (HTTP workers, retention, the signal waiter): gmtime_r, not gmtime's shared buffer.
-  std::time_t t = std::time(nullptr);
-  std::tm utc{};
-  gmtime_r(&t, &utc);
-  char stamp[32];
-  std::strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", &utc);
-  std::fprintf(stderr, "%s rdmascope-collector: %s\n", stamp, line.c_str());
-}
-
 int64_t NowMs() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
       .count();
+}
+
+void Log(const std::string& line) {
+  // Called from any thread (HTTP workers, retention, the signal waiter).
+  std::fprintf(stderr, "%s rdmascope-collector: %s\n", rdmascope::FormatUtcTimestamp(NowMs()).c_str(), line.c_str());
 }
 
 int Fail(const std::string& message) {

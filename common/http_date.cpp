@@ -4,6 +4,19 @@
 #include <ctime>
 
 namespace rdmascope {
+namespace {
+
+// `format` (strftime) of the UTC time ms_since_epoch falls in, whole seconds.
+std::string FormatUtc(int64_t ms_since_epoch, const char* format) {
+  time_t t = static_cast<time_t>(ms_since_epoch / 1000);
+  struct tm tm {};
+  gmtime_r(&t, &tm);
+  char buf[64];
+  size_t n = strftime(buf, sizeof buf, format, &tm);
+  return std::string(buf, n);
+}
+
+}  // namespace
 
 std::optional<int64_t> ParseHttpDate(const std::string& text) {
   struct tm tm {};
@@ -14,14 +27,9 @@ std::optional<int64_t> ParseHttpDate(const std::string& text) {
   return static_cast<int64_t>(t) * 1000;
 }
 
-std::string FormatHttpDate(int64_t ms_since_epoch) {
-  time_t t = static_cast<time_t>(ms_since_epoch / 1000);
-  struct tm tm {};
-  gmtime_r(&t, &tm);
-  char buf[64];
-  size_t n = strftime(buf, sizeof buf, "%a, %d %b %Y %H:%M:%S GMT", &tm);
-  return std::string(buf, n);
-}
+std::string FormatHttpDate(int64_t ms_since_epoch) { return FormatUtc(ms_since_epoch, "%a, %d %b %Y %H:%M:%S GMT"); }
+
+std::string FormatUtcTimestamp(int64_t ms_since_epoch) { return FormatUtc(ms_since_epoch, "%Y-%m-%dT%H:%M:%SZ"); }
 
 std::string HttpDateNow() {
   auto now = std::chrono::system_clock::now().time_since_epoch();

@@ -16,4 +16,8 @@ std::string FormatHttpDate(int64_t ms_since_epoch);
 // FormatHttpDate of the system clock now.
 std::string HttpDateNow();
 
+// ISO 8601 in UTC, whole seconds ("1994-11-06T08:49:37Z"), for log lines and
+// tables. Safe from any thread (gmtime_r).
+std::string FormatUtcTimestamp(int64_t ms_since_epoch);
+
 }  // namespace rdmascope

@@ -179,6 +179,7 @@ TEST(Identity, ANodeTokenReportsOnlyAsItsNode) {
 TEST(ClockSkew, HttpDateRoundTrips) {
   EXPECT_EQ(ParseHttpDate("Sun, 06 Nov 1994 08:49:37 GMT"), std::optional<int64_t>(784111777000));
   EXPECT_EQ(FormatHttpDate(784111777123), "Sun, 06 Nov 1994 08:49:37 GMT");
+  EXPECT_EQ(FormatUtcTimestamp(784111777123), "1994-11-06T08:49:37Z");
   EXPECT_FALSE(ParseHttpDate("yesterday").has_value());
   EXPECT_FALSE(ParseHttpDate("Sun, 06 Nov 1994 08:49:37 GMT trailing").has_value());
 }
