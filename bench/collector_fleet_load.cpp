@@ -1,31 +1,35 @@
 // collector_fleet_load: a synthetic fleet against an in-process collector on
 // loopback. N nodes x R rails x T targets x 2 transports report with
 // simulated time (the collector's clock follows the fleet's), so minutes of
-// history are produced as fast as the collector acknowledges them.
+// history are produced faster than real time.
 //
 // Prints: reports/s sustained against what the fleet needs (N / interval),
 // acknowledgement latency p50/p99/max and errors; then the time of /metrics,
 // /api/v1/matrix and a pinglist with the row count behind each; the same
-// again after the history has doubled; then a paced phase; and the database
-// bytes per node per day against the 50 MB budget.
+// again after the history has doubled; then the most the collector takes;
+// then a phase in real time; and the database bytes per node per day
+// against the 50 MB budget.
 //
-// The two history phases send as fast as the collector acknowledges, with
-// --clients reports in flight: their latency is that queue's (by Little's
-// law, clients / rate), not what an agent sees. The paced phase sends every
-// report at its own time, in real time, at the fleet's rate (N / interval
-// per second), for --paced-seconds; its latency is counted from the time the
-// report was due, so a collector that falls behind shows it. Agents do not
-// wait for each other, so neither do the paced reports: --paced-senders
-// (256) may be in flight at once, and a report only waits for a free sender
-// when that many are; the wait then counts in its latency.
+// The two history phases (--minutes each) send every report at its due time
+// on a clock that runs --history-speed times real time (1.5: the fleet's
+// rate and half again), and count its latency from then, so a collector that
+// falls behind shows it. Agents do not wait for each other, so neither do
+// these reports: --paced-senders (256) may be in flight at once, and a report
+// only waits for a free sender when that many are; the wait then counts in
+// its latency. The capacity phase (--capacity-minutes) sends as fast as the
+// collector acknowledges, with --clients reports in flight: its rate is the
+// most the collector sustains, its latency that queue's (by Little's law,
+// clients / rate), not what an agent sees. --history-speed 0 runs the
+// history phases that way too. The paced phase (--paced-seconds) sends each
+// report at its due time in real time.
 //
 // The collector runs with its shipped defaults (HTTP workers unless
 // --http-workers, group commit, synchronous=FULL) but for a body limit that
 // fits any --rails/--targets.
 //
 // Bounded: sizes (N <= 100000, R <= 64,
-// T <= 256), --clients <= 256, and --seconds of wall time for each history
-// phase (a phase cut short says how much history it reached). Exit 1 when a
+// T <= 256), --clients <= 256, and --seconds of wall time for each phase (a
+// phase cut short says how much history it reached). Exit 1 when a
 // report or a read failed, or a read's row count is not what the fleet implies.
 #include <unistd.h>
 
@@ -70,7 +74,8 @@ constexpr double kBudgetBytesPerNodeDay = 50.0 * 1024 * 1024;
 
 struct Args {
   int nodes = 2000, rails = 8, targets = 20, interval_s = 10, minutes = 10, clients = 32, seconds = 600;
-  int paced_seconds = 60, paced_senders = 256;
+  int paced_seconds = 60, paced_senders = 256, capacity_minutes = 2;
+  double history_speed = 1.5;  // simulated time per real time in the history phases; 0: as fast as acknowledged
   int http_workers = static_cast<int>(kDefaultHttpWorkers);  // the collector's own default
   int rollup_slice_ms = static_cast<int>(RetentionPolicy{}.rollup_slice_ms);  // the collector's own default
 };
@@ -79,8 +84,11 @@ bool ParseArgs(int argc, char** argv, Args* a) {
   for (int i = 1; i < argc; ++i) {
     std::string k = argv[i];
     if (i + 1 >= argc) return false;
-    int v = std::atoi(argv[++i]);
-    if (k == "--nodes") a->nodes = v;
+    const char* text = argv[++i];
+    int v = std::atoi(text);
+    if (k == "--history-speed") a->history_speed = std::atof(text);
+    else if (k == "--capacity-minutes") a->capacity_minutes = v;
+    else if (k == "--nodes") a->nodes = v;
     else if (k == "--rails") a->rails = v;
     else if (k == "--targets") a->targets = v;
     else if (k == "--interval-s") a->interval_s = v;
@@ -96,6 +104,7 @@ bool ParseArgs(int argc, char** argv, Args* a) {
   return a->nodes >= 2 && a->nodes <= 100000 && a->rails >= 1 && a->rails <= 64 && a->targets >= 1 &&
          a->targets < a->nodes && a->targets <= 256 && a->interval_s >= 1 && a->minutes >= 1 && a->clients >= 1 &&
          a->clients <= 256 && a->seconds >= 1 && a->paced_seconds >= 0 && a->paced_seconds <= 3600 && a->paced_senders >= 1 &&
+         (a->history_speed == 0 || (a->history_speed >= 0.1 && a->history_speed <= 100)) && a->capacity_minutes >= 0 &&
          a->paced_senders <= 1024 && a->http_workers >= 1 && a->http_workers <= static_cast<int>(kMaxHttpWorkers) &&
          a->rollup_slice_ms >= 10 && 60000 % a->rollup_slice_ms == 0;
 }
@@ -194,11 +203,13 @@ std::string ReportId(int node, int round, int64_t generated_ms) {
   return NodeName(node) + tail;
 }
 
-// Posts rounds [first, last) of every node: as fast as the collector takes
-// them with --clients in flight, or (paced) each at its own time in real
-// time by one of --paced-senders, its latency counted from then.
+// Posts rounds [first, last) of every node: with speed 0, as fast as the
+// collector takes them with --clients in flight; otherwise each at its own
+// time on a clock that runs speed times real time (1: real time), by one of
+// --paced-senders, its latency counted from then.
 Phase RunRounds(int port, const std::vector<Template>& templates, const Args& a, int first, int last,
-                std::atomic<int64_t>* sim_now, bool paced = false) {
+                std::atomic<int64_t>* sim_now, double speed) {
+  const bool paced = speed > 0;
   const int64_t interval_ms = a.interval_s * 1000LL;
   const int64_t total = static_cast<int64_t>(last - first) * a.nodes;
   std::atomic<int64_t> next{0}, ok{0}, failed{0};
@@ -220,15 +231,17 @@ Phase RunRounds(int port, const std::vector<Template>& templates, const Args& a,
         // Nodes' intervals end spread over the interval, as agents started at
         // different times do.
         const int64_t end = kT0 + round * interval_ms + node * interval_ms / a.nodes;
-        int64_t seen = sim_now->load();
-        while (end > seen && !sim_now->compare_exchange_weak(seen, end)) {
-        }
         const std::string body =
             templates[node].Fill(ReportId(node, round, end), end, end - interval_ms, end);
         auto s = Clock::now();
         if (paced) {
-          s = t0 + std::chrono::milliseconds((round - first) * interval_ms + node * interval_ms / a.nodes);
+          s = t0 + std::chrono::microseconds(static_cast<int64_t>(
+                       static_cast<double>((round - first) * interval_ms + node * interval_ms / a.nodes) * 1000 / speed));
           std::this_thread::sleep_until(s);
+        }
+        // The collector's clock: the newest report sent so far.
+        int64_t seen = sim_now->load();
+        while (end > seen && !sim_now->compare_exchange_weak(seen, end)) {
         }
         auto res = cli.Post("/api/v1/reports",
                             {{"Authorization", std::string("Bearer ") + kToken}, {"Date", rdmascope::FormatHttpDate(end)}},
@@ -320,7 +333,8 @@ bool MeasureReads(int port, Store& store, const Args& a, const char* when) {
   return good;
 }
 
-bool PrintPhase(const char* name, const Phase& p, const Args& a, int rounds_wanted, bool paced = false) {
+bool PrintPhase(const char* name, const Phase& p, const Args& a, int rounds_wanted, double speed) {
+  const bool paced = speed > 0;
   const double rate = p.wall_s > 0 ? static_cast<double>(p.ok) / p.wall_s : 0;
   const double need = static_cast<double>(a.nodes) / a.interval_s;
   std::printf("%s: %lld reports (%lld failed) = %lld of %d rounds, %.1f simulated min, in %.1f s wall\n", name,
@@ -331,19 +345,24 @@ bool PrintPhase(const char* name, const Phase& p, const Args& a, int rounds_want
   // was sent and every report answered before its node's next one was due.
   // Whether the answers came fast enough is the latency target's verdict.
   const bool keeps_up = paced ? p.rounds_done == rounds_wanted && p.failed == 0 && !p.latencies_ms.empty() &&
-                                    p.latencies_ms.back() < a.interval_s * 1000.0
+                                    p.latencies_ms.back() < a.interval_s * 1000.0 / speed
                               : rate >= need;
-  std::printf("  sustained %.0f reports/s (%.0f probe summaries/s) vs %.0f reports/s the fleet needs: %s\n", rate,
-              rate * a.rails * a.targets * 2, need,
+  char sent_at[64] = "";
+  if (paced) std::snprintf(sent_at, sizeof sent_at, " (sent at %g x that)", speed);
+  std::printf("  sustained %.0f reports/s (%.0f probe summaries/s) vs %.0f reports/s the fleet needs%s: %s\n", rate,
+              rate * a.rails * a.targets * 2, need, sent_at,
               !keeps_up ? "FALLS BEHIND"
               : paced   ? "every report answered before its node's next was due"
                         : "keeps up");
-  const double p99 = Quantile(p.latencies_ms, 0.99);
-  std::printf("  ack latency p50 %.1f ms, p99 %.1f ms (target < %.0f: %s), max %.1f ms; %s\n", Quantile(p.latencies_ms, 0.5),
-              p99, kAckP99TargetMs, !p.latencies_ms.empty() && p99 < kAckP99TargetMs ? "met" : "NOT met",
-              p.latencies_ms.empty() ? 0.0 : p.latencies_ms.back(),
-              paced ? "from each report's due time, at the fleet's own rate"
-                    : "as fast as acknowledged, so mostly the wait behind the other clients' reports");
+  const double p50 = Quantile(p.latencies_ms, 0.5), p99 = Quantile(p.latencies_ms, 0.99);
+  const double max = p.latencies_ms.empty() ? 0.0 : p.latencies_ms.back();
+  if (paced)
+    std::printf("  ack latency p50 %.1f ms, p99 %.1f ms (target < %.0f: %s), max %.1f ms; from each report's due time\n",
+                p50, p99, kAckP99TargetMs, !p.latencies_ms.empty() && p99 < kAckP99TargetMs ? "met" : "NOT met", max);
+  else  // by Little's law, the mean is the reports in flight over the rate: the queue this phase makes itself
+    std::printf("  ack latency p50 %.1f ms, p99 %.1f ms, max %.1f ms; mostly the wait behind the other clients' reports "
+                "(%d / %.0f per s = %.0f ms on average), so not held against the target\n",
+                p50, p99, max, a.clients, rate, rate > 0 ? a.clients * 1000.0 / rate : 0.0);
   if (p.writer_cpu_s >= 0 && p.ok > 0)
     std::printf("  writer thread: %.2f ms CPU per report, busy %.0f %% of the phase (the limit is 100 %%: %.0f reports/s)\n",
                 p.writer_cpu_s * 1000 / static_cast<double>(p.ok), 100 * p.writer_cpu_s / p.wall_s,
@@ -365,10 +384,14 @@ int main(int argc, char** argv) {
   if (!ParseArgs(argc, argv, &a)) {
     std::fprintf(stderr,
                  "usage: collector_fleet_load [--nodes N (2000)] [--rails R (8)] [--targets T (20)] [--interval-s S (10)]\n"
-                 "                            [--minutes M of simulated history per phase (10)] [--clients C (32)]\n"
+                 "                            [--minutes M of simulated history per history phase (10)]\n"
+                 "                            [--history-speed X simulated time per real time in those phases (1.5;\n"
+                 "                                             0: as fast as acknowledged, --clients in flight)]\n"
+                 "                            [--capacity-minutes M of history sent as fast as acknowledged (2; 0: none)]\n"
+                 "                            [--clients C reports in flight when sent as fast as acknowledged (32)]\n"
                  "                            [--seconds wall-time cap per phase (600)]\n"
                  "                            [--paced-seconds S of the phase at the fleet's own rate, in real time (60; 0: none)]\n"
-                 "                            [--paced-senders P reports in flight at most in that phase (256)]\n"
+                 "                            [--paced-senders P reports in flight at most when sent at due times (256)]\n"
                  "                            [--http-workers W the collector's HTTP workers (its default, %zu)]\n"
                  "                            [--rollup-slice-ms MS raw time per rollup step, divides a minute (its default, %lld)]\n",
                  kDefaultHttpWorkers, static_cast<long long>(RetentionPolicy{}.rollup_slice_ms));
@@ -422,24 +445,32 @@ int main(int argc, char** argv) {
       [](const std::string& line) { std::printf("retention worker: %s\n", line.c_str()); });
   retention.Start();
 
-  const int rounds = a.minutes * 60 / a.interval_s;
   bool good = true;
-  Phase one = RunRounds(port, templates, a, 0, rounds, &sim_now);
-  good = PrintPhase("history 1", one, a, rounds) && good;
+  // Each phase starts again at the round the one before did not finish:
+  // that round's reports sent so far are sent again (same ids, stored once).
+  std::vector<Phase> done;
+  const auto run = [&](const std::string& name, int rounds, double speed) {
+    int first = 0;
+    for (const Phase& p : done) first += static_cast<int>(p.rounds_done);
+    done.push_back(RunRounds(port, templates, a, first, first + rounds, &sim_now, speed));
+    good = PrintPhase(name.c_str(), done.back(), a, rounds, speed) && good;
+  };
+  char speed_text[64];
+  if (a.history_speed > 0)
+    std::snprintf(speed_text, sizeof speed_text, " (each report at its due time, %g x real time)", a.history_speed);
+  else
+    std::snprintf(speed_text, sizeof speed_text, " (as fast as acknowledged, %d in flight)", a.clients);
+  const int rounds = a.minutes * 60 / a.interval_s;
+  run(std::string("history 1") + speed_text, rounds, a.history_speed);
   good = MeasureReads(port, *store.value(), a, "after history 1") && good;
-  Phase two = RunRounds(port, templates, a, static_cast<int>(one.rounds_done),
-                        static_cast<int>(one.rounds_done) + rounds, &sim_now);
-  good = PrintPhase("history 2 (doubles it)", two, a, rounds) && good;
+  run(std::string("history 2, doubles it") + speed_text, rounds, a.history_speed);
   good = MeasureReads(port, *store.value(), a, "after history 2") && good;
-  Phase three;
-  const int paced_first = static_cast<int>(one.rounds_done + two.rounds_done);
+  if (a.capacity_minutes > 0)
+    run("capacity (as fast as acknowledged, " + std::to_string(a.clients) + " in flight)",
+        a.capacity_minutes * 60 / a.interval_s, 0);
   const int paced_rounds = a.paced_seconds / a.interval_s;
-  if (paced_rounds > 0) {
-    three = RunRounds(port, templates, a, paced_first, paced_first + paced_rounds, &sim_now, /*paced=*/true);
-    char name[96];
-    std::snprintf(name, sizeof name, "paced (real time, %d s)", paced_rounds * a.interval_s);
-    good = PrintPhase(name, three, a, paced_rounds, /*paced=*/true) && good;
-  }
+  if (paced_rounds > 0)
+    run("paced (real time, " + std::to_string(paced_rounds * a.interval_s) + " s)", paced_rounds, 1);
 
   retention.Stop();
   // Roll what is left as the worker will once the grace has passed and the
@@ -466,13 +497,10 @@ int main(int argc, char** argv) {
                 "%.0f ms, longest step %.0f ms (read and write)\n",
                 slices, static_cast<long long>(policy.rollup_slice_ms), a.nodes, total_ms, longest_ms);
   }
-  // Node-intervals stored: the second phase starts again at the first phase's
-  // partial round, whose reports it repeats (same ids, stored once), so the
-  // count is the first phase's whole rounds plus every report of the second.
-  // The paced phase starts again at the second phase's partial round.
-  const double node_intervals =
-      paced_rounds > 0 ? static_cast<double>(one.rounds_done + two.rounds_done) * a.nodes + static_cast<double>(three.ok)
-                       : static_cast<double>(one.rounds_done) * a.nodes + static_cast<double>(two.ok);
+  // Node-intervals stored: each phase's whole rounds (the next one repeats
+  // its partial round), and every report of the last.
+  double node_intervals = static_cast<double>(done.back().ok);
+  for (size_t i = 0; i + 1 < done.size(); ++i) node_intervals += static_cast<double>(done[i].rounds_done) * a.nodes;
   const double sim_s = node_intervals / a.nodes * a.interval_s;
   std::printf("database: %.1f MB after %.1f simulated min\n", static_cast<double>(store.value()->SizeBytes()) / 1048576.0,
               sim_s / 60.0);
