@@ -340,9 +340,10 @@ bool PrintPhase(const char* name, const Phase& p, const Args& a, int rounds_want
   std::printf("%s: %lld reports (%lld failed) = %lld of %d rounds, %.1f simulated min, in %.1f s wall\n", name,
               static_cast<long long>(p.ok), static_cast<long long>(p.failed), static_cast<long long>(p.rounds_done),
               rounds_wanted, p.rounds_done * a.interval_s / 60.0, p.wall_s);
-  // Paced, the rate cannot pass the fleet's (and the wall time includes the
-  // last answers' latency): there the rate verdict only says that every round
-  // was sent and every report answered before its node's next one was due.
+  // Paced, the rate cannot pass speed times the fleet's (and the wall time
+  // includes the last answers' latency): there the rate verdict only says
+  // that every round was sent and every report answered before its node's
+  // next one was due (on the phase's clock).
   // Whether the answers came fast enough is the latency target's verdict.
   const bool keeps_up = paced ? p.rounds_done == rounds_wanted && p.failed == 0 && !p.latencies_ms.empty() &&
                                     p.latencies_ms.back() < a.interval_s * 1000.0 / speed
