@@ -51,6 +51,7 @@
 
 #include <httplib.h>
 
+#include "bench/bench_args.h"
 #include "bench/bench_server.h"
 #include "bench/fleet_storage.h"
 #include "bench/thread_cpu.h"
@@ -85,21 +86,24 @@ bool ParseArgs(int argc, char** argv, Args* a) {
     std::string k = argv[i];
     if (i + 1 >= argc) return false;
     const char* text = argv[++i];
-    int v = std::atoi(text);
-    if (k == "--history-speed") a->history_speed = std::atof(text);
-    else if (k == "--capacity-minutes") a->capacity_minutes = v;
-    else if (k == "--nodes") a->nodes = v;
-    else if (k == "--rails") a->rails = v;
-    else if (k == "--targets") a->targets = v;
-    else if (k == "--interval-s") a->interval_s = v;
-    else if (k == "--minutes") a->minutes = v;
-    else if (k == "--clients") a->clients = v;
-    else if (k == "--seconds") a->seconds = v;
-    else if (k == "--paced-seconds") a->paced_seconds = v;
-    else if (k == "--paced-senders") a->paced_senders = v;
-    else if (k == "--http-workers") a->http_workers = v;
-    else if (k == "--rollup-slice-ms") a->rollup_slice_ms = v;
-    else return false;
+    if (k == "--history-speed") {
+      if (!bench::ParseNumberFlag(text, &a->history_speed)) return false;
+      continue;
+    }
+    int* field = k == "--capacity-minutes"  ? &a->capacity_minutes
+                 : k == "--nodes"           ? &a->nodes
+                 : k == "--rails"           ? &a->rails
+                 : k == "--targets"         ? &a->targets
+                 : k == "--interval-s"      ? &a->interval_s
+                 : k == "--minutes"         ? &a->minutes
+                 : k == "--clients"         ? &a->clients
+                 : k == "--seconds"         ? &a->seconds
+                 : k == "--paced-seconds"   ? &a->paced_seconds
+                 : k == "--paced-senders"   ? &a->paced_senders
+                 : k == "--http-workers"    ? &a->http_workers
+                 : k == "--rollup-slice-ms" ? &a->rollup_slice_ms
+                                            : nullptr;
+    if (!field || !bench::ParseNumberFlag(text, field)) return false;
   }
   return a->nodes >= 2 && a->nodes <= 100000 && a->rails >= 1 && a->rails <= 64 && a->targets >= 1 &&
          a->targets < a->nodes && a->targets <= 256 && a->interval_s >= 1 && a->minutes >= 1 && a->clients >= 1 &&

@@ -25,6 +25,7 @@
 
 #include <httplib.h>
 
+#include "bench/bench_args.h"
 #include "bench/bench_server.h"
 #include "bench/thread_cpu.h"
 #include "collector/group_commit.h"
@@ -56,13 +57,18 @@ bool ParseArgs(int argc, char** argv, Args* a) {
     if (k == "-h" || k == "--help") return false;
     if (i + 1 >= argc) return false;
     std::string v = argv[++i];
-    if (k == "--reports") a->reports = std::atoi(v.c_str());
-    else if (k == "--probes") a->probes = std::atoi(v.c_str());
-    else if (k == "--threads") a->threads = std::atoi(v.c_str());
-    else if (k == "--seconds") a->seconds = std::atoi(v.c_str());
-    else if (k == "--synchronous") a->sync_full = v == "full";
-    else if (k == "--http-workers") a->http_workers = std::atoi(v.c_str());
-    else return false;
+    if (k == "--synchronous") {
+      if (v != "full" && v != "normal") return false;
+      a->sync_full = v == "full";
+      continue;
+    }
+    int* field = k == "--reports"        ? &a->reports
+                 : k == "--probes"       ? &a->probes
+                 : k == "--threads"      ? &a->threads
+                 : k == "--seconds"      ? &a->seconds
+                 : k == "--http-workers" ? &a->http_workers
+                                         : nullptr;
+    if (!field || !bench::ParseNumberFlag(v.c_str(), field)) return false;
   }
   return a->reports > 0 && a->probes > 0 && a->threads > 0 && a->seconds > 0 && a->http_workers >= 1 &&
          a->http_workers <= static_cast<int>(kMaxHttpWorkers);
