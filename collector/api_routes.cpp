@@ -8,7 +8,6 @@ namespace rdmascope::collector {
 void ApiServer::Routes() {
   httplib::Server& s = *server_;
   s.set_payload_max_length(options_.max_body_bytes);
-  s.set_tcp_nodelay(true);  // responses are written in pieces; do not wait for delayed ACKs
   s.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) { return PreRoute(req, res); });
   s.set_exception_handler([this](const httplib::Request& req, httplib::Response& res, std::exception_ptr ep) {
     std::string what = "unknown exception";

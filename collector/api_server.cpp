@@ -1,25 +1,15 @@
 #include "collector/api_server.h"
 
 #include "collector/api_auth.h"
-#include "collector/bounded_task_queue.h"
 #include "collector/request_guard.h"
 
-#include <sys/socket.h>
-
-#include <cerrno>
 #include <chrono>
 #include <cstdio>
-#include <cstring>
 #include <thread>
 
 namespace rdmascope::collector {
 
 using nlohmann::json;
-
-namespace {
-// Connections the kernel queues for accept (capped by net.core.somaxconn).
-constexpr int kListenBacklog = 1024;
-}  // namespace
 
 void SendError(httplib::Response& res, int status, const std::string& error, const json& detail) {
   res.status = status;
@@ -35,67 +25,71 @@ void SendJson(httplib::Response& res, const json& body) {
   res.set_content(body.dump(-1, ' ', false, json::error_handler_t::replace), "application/json; charset=utf-8");
 }
 
+void ApiServer::RoutingServer::Serve(httplib::Stream& stream) {
+  bool closed = true;
+  process_request(stream, /*close_connection=*/true, closed, nullptr);
+}
+
 ApiServer::ApiServer(Store& store, ApiOptions options)
     : store_(store),
       committer_(std::make_unique<GroupCommitter>(store)),
       options_(std::move(options)),
-      server_(options_.tls_cert.empty()
-                  ? std::make_unique<httplib::Server>()
-                  : std::make_unique<httplib::SSLServer>(options_.tls_cert.c_str(), options_.tls_key.c_str())) {
+      server_(std::make_unique<RoutingServer>()) {
   if (!options_.now_ms)
     options_.now_ms = [] {
       return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
           .count();
     };
   if (!options_.log) options_.log = [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); };
-  const size_t workers = options_.http_workers, queued = options_.http_max_queued;
-  server_->new_task_queue = [workers, queued] { return new BoundedTaskQueue(workers, queued); };
-  server_->set_read_timeout(options_.http_timeout_s, 0);
-  server_->set_write_timeout(options_.http_timeout_s, 0);
-  // One request per connection. The HTTP library decides keep-alive from the
-  // request alone: after a refusal that left a body unread, it would parse the
-  // body as the next request line, and it buffers a line without bound. A
-  // report every few seconds per node does not need keep-alive.
-  server_->set_keep_alive_max_count(1);
-  server_->set_socket_options([this](socket_t sock) {
-    httplib::default_socket_options(sock);
-    listen_fd_ = sock;
-  });
+  if (!options_.tls_cert.empty()) tls_ = TlsContext::Load(options_.tls_cert, options_.tls_key);
+  FrontOptions f;
+  f.head = options_.http_head;
+  f.head_timeout = std::chrono::milliseconds(options_.http_head_timeout_ms);
+  f.max_connections = options_.http_max_connections;
+  f.max_per_client = options_.http_max_per_client;
+  f.workers = options_.http_workers;
+  f.max_queued = options_.http_max_queued;
+  if (tls_.ok()) f.tls = tls_.value();
+  const auto timeout = std::chrono::seconds(options_.http_timeout_s);
+  front_ = std::make_unique<HttpFront>(
+      std::move(f),
+      [this, timeout](Connection& conn) {
+        // The body, after the head the front read, must arrive within one timeout.
+        ConnectionStream stream(conn, timeout, std::chrono::steady_clock::now() + timeout);
+        try {
+          server_->Serve(stream);
+        } catch (const std::exception& e) {
+          options_.log(std::string("HTTP request from ") + conn.peer_ip + " failed: " + e.what());
+        }
+      },
+      [this](std::string_view method, std::string_view path) {
+        if (method == "POST" && path == "/api/v1/reports") metrics_.Count(ReportOutcome::kOverloaded);
+      },
+      options_.log);
   Routes();
 }
 
-ApiServer::~ApiServer() { Stop(); }
+ApiServer::~ApiServer() {
+  Stop();
+  front_.reset();  // joins the workers before the routes they use go away
+}
 
 int64_t ApiServer::Now() const { return options_.now_ms(); }
 
 Result<int> ApiServer::Bind(const std::string& host, int port) {
-  if (!server_->is_valid())
-    return Result<int>::Error("cannot load the TLS certificate " + options_.tls_cert + " with the key " +
-                              options_.tls_key +
-                              ": check that both are readable PEM files and that the key belongs to the certificate");
-  int bound = port == 0 ? server_->bind_to_any_port(host) : (server_->bind_to_port(host, port) ? port : -1);
-  if (bound <= 0)
-    return Result<int>::Error("cannot listen on " + host + ":" + std::to_string(port) +
-                              " (address in use, or not an address of this host?)");
-  // Every report is a connection of its own (keep-alive is off), so a fleet
-  // connects in bursts: with the library's backlog of 5 the kernel dropped
-  // handshakes, which cost the client a 1 s SYN retransmission or a reset
-  // connection (no answer at all). listen() again only resizes the queue.
-  if (::listen(listen_fd_.load(), kListenBacklog) != 0)
-    options_.log("warning: cannot raise the listen backlog to " + std::to_string(kListenBacklog) + ": " +
-                 std::strerror(errno) + "; bursts of connections may be refused");
-  return bound;
+  if (!tls_.ok()) return tls_.status();
+  return front_->Listen(host, port);
 }
 
-bool ApiServer::Listen() { return server_->listen_after_bind(); }
+bool ApiServer::Listen() { return front_->Run(); }
 
 void ApiServer::Stop() {
-  if (server_) server_->stop();
+  if (front_) front_->Stop();
 }
 
 bool ApiServer::WaitUntilReady(int timeout_ms) const {
   auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
-  while (!server_->is_running()) {
+  while (!front_->running()) {
     if (std::chrono::steady_clock::now() > deadline) return false;
     std::this_thread::sleep_for(std::chrono::milliseconds(2));
   }
@@ -109,14 +103,6 @@ httplib::Server::HandlerResponse ApiServer::PreRoute(const httplib::Request& req
     return req.get_header_value(name.c_str());
   };
   const bool report_route = req.method == "POST" && req.path == "/api/v1/reports";
-  if (BoundedTaskQueue::Overloaded()) {
-    if (report_route) metrics_.Count(ReportOutcome::kOverloaded);
-    SendError(res, 503, "collector overloaded",
-              std::to_string(options_.http_max_queued) + " connections already wait for a worker; retry later");
-    res.set_header("Retry-After", "1");
-    res.set_header("Connection", "close");
-    return httplib::Server::HandlerResponse::Handled;
-  }
   if (auto refusal = GuardRequest(req.method, req.path, header, options_.max_body_bytes)) {
     if (report_route)
       metrics_.Count(refusal->status == 413 ? ReportOutcome::kTooLarge : ReportOutcome::kInvalid);

@@ -1,6 +1,9 @@
 // The collector's HTTP API on cpp-httplib.
 //
 // Contract:
+//  - The front (http_front.h) reads every request head under limits and
+//    caps connections per client before a worker sees it; see its contract
+//    for the 408/414/431/503 it answers itself.
 //  - Every route first passes GuardRequest (request_guard.h), before any body
 //    byte is read: no body except on POST /api/v1/reports, no chunked or
 //    length-less bodies, no Content-Encoding, no Range.
@@ -39,6 +42,7 @@
 #include "collector/collector_metrics.h"
 #include "collector/pinglist.h"
 #include "collector/group_commit.h"
+#include "collector/http_front.h"
 #include "collector/http_workers.h"
 #include "collector/storage_fault.h"
 #include "collector/store.h"
@@ -55,8 +59,12 @@ struct ApiOptions {
   int64_t stale_after_ms = 120 * 1000;
   int64_t metrics_drop_after_ms = 3600LL * 1000;  // a node silent longer leaves /metrics; <= 0: never
   size_t http_workers = kDefaultHttpWorkers;  // threads serving connections (see http_workers.h)
-  size_t http_max_queued = 256;  // connections waiting beyond this are answered 503 at once
-  time_t http_timeout_s = 10;    // read and write timeout per request
+  size_t http_max_queued = 256;  // requests waiting beyond this are answered 503 at once
+  time_t http_timeout_s = 10;    // each read and write; the body must have arrived within it after the head
+  int64_t http_head_timeout_ms = 10000;  // request line and headers complete within this of connecting
+  size_t http_max_connections = 4096;    // open connections at once (reading, waiting, served)
+  size_t http_max_per_client = 64;       // of them from one client address
+  HeadLimits http_head;                  // request line, header line, head and header-count caps
   int64_t clock_skew_tolerance_ms = 5LL * 60 * 1000;  // agent clock beyond ±this: stored at receive time
   int64_t clock_skew_refuse_ms = 86400LL * 1000;      // beyond ±this: refused (400), nothing stored
   int metrics_worst_pairs = 20;
@@ -74,7 +82,8 @@ class ApiServer {
   ApiServer(Store& store, ApiOptions options);
   ~ApiServer();
 
-  // Binds host:port (port 0: an ephemeral port); returns the bound port or an error.
+  // Binds host:port (port 0: an ephemeral port); returns the bound port or an
+  // error (also when the TLS certificate or key cannot be loaded).
   Result<int> Bind(const std::string& host, int port);
   // Serves until Stop(); returns when the server has stopped and in-flight
   // requests finished. False when serving failed (not after Stop()).
@@ -113,10 +122,14 @@ class ApiServer {
   ApiOptions options_;
   CollectorMetrics metrics_;
   StorageHealth storage_health_;  // the newest report write's storage fault, for 503s and /healthz
-  std::unique_ptr<httplib::Server> server_;
-  // The listening socket, seen by the library's socket-options hook when it
-  // is created; Bind() raises its backlog (the library's own is 5).
-  std::atomic<int> listen_fd_{-1};
+  // Routes and handlers; fed one connection at a time by the front's workers.
+  class RoutingServer : public httplib::Server {
+   public:
+    void Serve(httplib::Stream& stream);
+  };
+  std::unique_ptr<RoutingServer> server_;
+  Result<std::shared_ptr<TlsContext>> tls_ = std::shared_ptr<TlsContext>();
+  std::unique_ptr<HttpFront> front_;
 };
 
 // Writes {"error": error, "detail": detail} with `status`.

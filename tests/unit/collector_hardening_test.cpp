@@ -14,7 +14,6 @@
 #include <sstream>
 #include <string>
 
-#include "collector/bounded_task_queue.h"
 #include "collector/clock_skew.h"
 #include "collector/request_guard.h"
 #include "common/http_date.h"
@@ -253,49 +252,58 @@ TEST(ClockSkew, SkewedReportIsStoredAtReceiveTimeAndRaisesAnEvent) {
   EXPECT_EQ(after.value()["events"].size(), 0u) << after.value().dump();
 }
 
-// One worker, one queue slot: the third connection while the first is being
-// served runs on the overflow lane, marked overloaded; the queued one is not.
-TEST(BoundedTaskQueue, BeyondCapacityRunsOnTheOverflowLaneMarked) {
-  BoundedTaskQueue q(1, 1);
-  std::promise<void> started, release;
-  std::shared_future<void> released = release.get_future().share();
-  q.enqueue([&] {
-    started.set_value();
-    released.wait();
-  });
-  started.get_future().wait();
-  std::promise<bool> queued_flag, overflow_flag;
-  q.enqueue([&] { queued_flag.set_value(BoundedTaskQueue::Overloaded()); });
-  q.enqueue([&] { overflow_flag.set_value(BoundedTaskQueue::Overloaded()); });
-  auto overflow = overflow_flag.get_future();
-  ASSERT_EQ(overflow.wait_for(std::chrono::seconds(10)), std::future_status::ready)
-      << "the overflow lane did not run while the worker was busy";
-  EXPECT_TRUE(overflow.get());
-  release.set_value();
-  auto queued = queued_flag.get_future();
-  ASSERT_EQ(queued.wait_for(std::chrono::seconds(10)), std::future_status::ready);
-  EXPECT_FALSE(queued.get());
-  EXPECT_EQ(q.overflowed(), 1u);
-  q.shutdown();
+int ConnectLoopback(int port) {
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(static_cast<uint16_t>(port));
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) {
+    ::close(fd);
+    return -1;
+  }
+  return fd;
 }
 
-// A silent client holds the only worker; the next request is answered 503 at
-// once rather than waiting for it.
-TEST(BoundedTaskQueue, SaturatedCollectorAnswers503) {
+// A client that connects and sends nothing is held by the front, not by a
+// worker: with one worker and no queue, other requests are still served.
+TEST(HttpFront, SilentClientsDoNotHoldTheWorker) {
+  ApiOptions o;
+  o.http_workers = 1;
+  o.http_max_queued = 0;
+  TestCollector c(o);
+  int silent[8];
+  for (int& fd : silent) ASSERT_GE(fd = ConnectLoopback(c.port()), 0);
+  httplib::Client cli("127.0.0.1", c.port());
+  auto res = cli.Get("/healthz");
+  for (int fd : silent) ::close(fd);
+  ASSERT_TRUE(res) << "no answer while silent clients were connected";
+  EXPECT_EQ(res->status, 200);
+}
+
+// A request whose body never comes holds the only worker; the next request is
+// answered 503 at once rather than waiting for it, and the collector serves
+// again once the slow client is gone.
+TEST(HttpFront, SaturatedCollectorAnswers503) {
   ApiOptions o;
   o.http_workers = 1;
   o.http_max_queued = 0;
   o.http_timeout_s = 20;
   TestCollector c(o);
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_port = htons(static_cast<uint16_t>(c.port()));
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ASSERT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
-  auto t0 = std::chrono::steady_clock::now();
-  std::string status = RawRequest(c.port(), "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n", 0);
-  double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  int fd = ConnectLoopback(c.port());
+  ASSERT_GE(fd, 0);
+  const std::string head = std::string("POST /api/v1/reports HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ") +
+                           kTestToken + "\r\nContent-Length: 1000\r\n\r\n";
+  ASSERT_EQ(::send(fd, head.data(), head.size(), MSG_NOSIGNAL), static_cast<ssize_t>(head.size()));
+  // The worker has it once a second request is refused; until then it may still be queued.
+  std::string status;
+  double waited = 0;
+  for (auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+       status != "HTTP/1.1 503 Service Unavailable" && std::chrono::steady_clock::now() < deadline;) {
+    auto t0 = std::chrono::steady_clock::now();
+    status = RawRequest(c.port(), "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n", 0);
+    waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  }
   ::close(fd);
   EXPECT_EQ(status, "HTTP/1.1 503 Service Unavailable") << "after " << waited << " s";
   EXPECT_LT(waited, 10.0) << "the refusal waited for the busy worker";
@@ -306,7 +314,7 @@ TEST(BoundedTaskQueue, SaturatedCollectorAnswers503) {
     auto res = cli.Get("/healthz");
     served = res && res->status == 200;
   }
-  EXPECT_TRUE(served) << "the collector did not serve again once the silent client left";
+  EXPECT_TRUE(served) << "the collector did not serve again once the slow client left";
 }
 
 TEST(RequestGuard, NestingCountsBracketsOutsideStringsOnly) {
