@@ -198,6 +198,12 @@ int main(int argc, char** argv) {
   ApiOptions ao;
   ao.tokens = {"bench"};
   ao.http_workers = a.http_workers;
+  // The clients share this host's one address; past the default cap they would get 503s.
+  if (static_cast<size_t>(a.threads) > ao.http_max_per_client) {
+    std::printf("collector: connections per client address raised from %zu (its default) to %d, the clients\n",
+                ao.http_max_per_client, a.threads);
+    ao.http_max_per_client = static_cast<size_t>(a.threads);
+  }
   ao.log = [](const std::string&) {};
   // Destroyed before the store: its group committer's threads use the store until then.
   std::optional<ApiServer> server;

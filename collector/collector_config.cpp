@@ -51,6 +51,12 @@ const char kCollectorUsage[] =
     "  --http-workers N            [http_workers] threads serving HTTP connections (default 8). A report\n"
     "                              holds its worker until it is committed, so this bounds the reports one\n"
     "                              commit can take; each worker holds at most one body of --max-body-bytes\n"
+    "  --http-max-connections N    [http_max_connections] open HTTP connections at once; beyond it a new\n"
+    "                              one is answered 503 and closed unread (default 4096)\n"
+    "  --http-max-per-client N     [http_max_per_client] open connections from one client address; beyond\n"
+    "                              it 503 (default 64; an agent uses one at a time)\n"
+    "  --http-head-timeout-ms N    [http_head_timeout_ms] a request line and its headers must arrive within\n"
+    "                              N ms of connecting, else 408 (default 10000)\n"
     "  --stale-after-s N           [stale_after_s] a node silent longer is stale (default 120)\n"
     "  --metrics-drop-after-s N    [metrics_drop_after_s] a node silent longer leaves /metrics (its ports,\n"
     "                              counters, WC errors and probes); stale nodes are marked by\n"
@@ -120,6 +126,9 @@ Status SetCollectorKey(CollectorConfig* c, const std::string& key, const std::st
       {"diagnosis_latency_factor_pct", &c->diagnosis_latency_factor_pct, 110, 100000},
       {"max_body_bytes", &c->max_body_bytes, 1024, 1LL << 30},
       {"http_workers", &c->http_workers, 1, static_cast<int64_t>(kMaxHttpWorkers)},
+      {"http_max_connections", &c->http_max_connections, 16, 1000000},
+      {"http_max_per_client", &c->http_max_per_client, 1, 1000000},
+      {"http_head_timeout_ms", &c->http_head_timeout_ms, 100, 600000},
       {"stale_after_s", &c->stale_after_s, 1, 86400 * 30},
       {"metrics_worst_pairs", &c->metrics_worst_pairs, 0, 10000},
       {"metrics_drop_after_s", &c->metrics_drop_after_s, 0, 86400 * 365},

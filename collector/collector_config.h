@@ -37,6 +37,9 @@ struct CollectorConfig {
   int64_t diagnosis_latency_factor_pct = 300;  // a path is slow at this % of its transport's median p50
   int64_t max_body_bytes = 4 << 20;
   int64_t http_workers = static_cast<int64_t>(kDefaultHttpWorkers);
+  int64_t http_max_connections = 4096;
+  int64_t http_max_per_client = 64;
+  int64_t http_head_timeout_ms = 10000;
   int64_t stale_after_s = 120;
   int64_t metrics_drop_after_s = 3600;
   int64_t clock_skew_tolerance_s = 300;

@@ -88,6 +88,9 @@ int main(int argc, char** argv) {
   }
   api.max_body_bytes = static_cast<size_t>(c.max_body_bytes);
   api.http_workers = static_cast<size_t>(c.http_workers);
+  api.http_max_connections = static_cast<size_t>(c.http_max_connections);
+  api.http_max_per_client = static_cast<size_t>(c.http_max_per_client);
+  api.http_head_timeout_ms = c.http_head_timeout_ms;
   api.stale_after_ms = c.stale_after_s * 1000;
   api.metrics_drop_after_ms = c.metrics_drop_after_s * 1000;
   api.clock_skew_tolerance_ms = c.clock_skew_tolerance_s * 1000;
