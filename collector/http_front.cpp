@@ -178,6 +178,7 @@ bool HttpFront::Run() {
   Watch(listen_fd_, EPOLLIN, true);
   Watch(stop_fd_, EPOLLIN, true);
   running_ = true;
+  bool ok = true;
   epoll_event events[256];
   while (!stopping_) {
     int wait_ms = 1000;
@@ -190,6 +191,7 @@ bool HttpFront::Run() {
     int n = ::epoll_wait(epoll_fd_, events, 256, wait_ms);
     if (n < 0 && errno != EINTR) {
       log_(std::string("HTTP front: epoll_wait failed: ") + std::strerror(errno));
+      ok = false;
       break;
     }
     for (int i = 0; i < n; ++i) {
@@ -204,7 +206,7 @@ bool HttpFront::Run() {
   pending_.clear();  // closes what the front holds
   pool_.Shutdown();  // the workers finish what they have
   running_ = false;
-  return true;
+  return ok;
 }
 
 std::shared_ptr<Connection> HttpFront::Adopt(int fd, const std::string& ip, int port) {
@@ -316,7 +318,7 @@ void HttpFront::ReadHead(int fd, Pending& p) {
       if (r <= 0) {
         c.buffered.resize(old);
         int err = SSL_get_error(c.ssl, r);
-        if (err == SSL_ERROR_WANT_READ) return;
+        if (err == SSL_ERROR_WANT_READ) return Watch(fd, EPOLLIN | EPOLLRDHUP, false);  // perhaps after WANT_WRITE
         if (err == SSL_ERROR_WANT_WRITE) return Watch(fd, EPOLLOUT, false);
         return Close(fd);
       }
