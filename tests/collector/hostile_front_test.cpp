@@ -3,6 +3,7 @@
 // and idle or trickling connections never stop /healthz from answering.
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
+#include <httplib.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
@@ -234,6 +235,52 @@ TEST_F(HostileFront, IdleAndTricklingConnectionsDoNotStopHealthz) {
     second.reset();
     for (int fd : idle) ::close(fd);
   }
+}
+
+// Over HTTPS the handshake is read by the front too: 200 connections that
+// never send a ClientHello and one that sends plain HTTP to the TLS port do
+// not keep an HTTPS /healthz from answering.
+TEST(HostileFrontTls, SilentAndNonTlsConnectionsDoNotStopHttps) {
+  testsupport::ScratchDir scratch("collector_hostile_front_tls");
+  std::ofstream(scratch.path() + "/tokens") << "* token-of-the-fleet-123\n";
+  const std::string tls = std::string(RDMASCOPE_FIXTURES_DIR) + "/tls";
+  ChildCollector child;
+  std::string why;
+  const int port = child.Start(COLLECTOR_PATH,
+                               {"--db", scratch.path() + "/c.db", "--token-file", scratch.path() + "/tokens",
+                                "--tls-cert", tls + "/collector.crt", "--tls-key", tls + "/collector.key"},
+                               scratch.path() + "/log", 20000, &why);
+  ASSERT_GT(port, 0) << why;
+  const long before = RssKb(child.pid());
+  std::vector<int> silent;
+  for (int i = 0; i < 200; ++i) {
+    int fd = Connect(port, "127.0.5." + std::to_string(1 + i % 200));
+    ASSERT_GE(fd, 0);
+    silent.push_back(fd);
+  }
+  int plain = Connect(port, "127.0.6.1");
+  const std::string get = "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n";
+  (void)!::send(plain, get.data(), get.size(), MSG_NOSIGNAL);
+  httplib::SSLClient cli("127.0.0.1", port);
+  cli.set_ca_cert_path((tls + "/ca.crt").c_str());
+  cli.enable_server_certificate_verification(true);
+  cli.set_connection_timeout(5, 0);
+  const auto t0 = Clock::now();
+  auto res = cli.Get("/healthz");
+  const double seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+  const std::string plain_answer = StatusLine(plain, 5000);
+  const long after = RssKb(child.pid());
+  char timing[96];
+  std::snprintf(timing, sizeof timing, "/healthz %d in %.1f ms", res ? res->status : -1, seconds * 1e3);
+  PrintCase("HTTPS: 200 silent + 1 plain-HTTP connection", timing, before, after, res && res->status == 200,
+            "the plain one got \"" + plain_answer + "\"");
+  ASSERT_TRUE(res) << httplib::to_string(res.error());
+  EXPECT_EQ(res->status, 200);
+  EXPECT_LT(seconds, 2.0);
+  EXPECT_NE(plain_answer.rfind("HTTP/1.1 200", 0), 0u) << "plain HTTP must not be served on the TLS port";
+  for (int fd : silent) ::close(fd);
+  ::close(plain);
+  child.Stop(10000);
 }
 
 }  // namespace
