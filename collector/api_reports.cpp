@@ -58,6 +58,17 @@ void ApiServer::PostReport(const httplib::Request& req, httplib::Response& res) 
       return;
     }
   }
+  if (const size_t named = DistinctTargets(decoded.probes); named > options_.max_destinations_per_node) {
+    metrics_.Count(ReportOutcome::kInvalid);
+    SendError(res, 422, "too many probe destinations",
+              {{"field", "/probes"},
+               {"problem", "the report names " + std::to_string(named) + " probe destinations; a node may name at most " +
+                               std::to_string(options_.max_destinations_per_node) +
+                               " (--max-destinations-per-node on the collector)"}});
+    options_.log("report rejected from node " + node.substr(0, 128) + ": " + std::to_string(named) +
+                 " probe destinations, over --max-destinations-per-node");
+    return;
+  }
   const int64_t now = Now();
   const auto skew = MeasureClockSkew(report, req.get_header_value("Date"), now, options_.clock_skew_tolerance_ms);
   if (skew && (*skew > options_.clock_skew_refuse_ms || *skew < -options_.clock_skew_refuse_ms)) {

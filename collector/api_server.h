@@ -55,6 +55,8 @@ struct ApiOptions {
   std::vector<NodeToken> read_tokens;  // non-empty: reading (all but /healthz) needs one of them
   std::string tls_cert, tls_key;       // both set: HTTPS (PEM files); Bind fails when they do not load
   size_t max_body_bytes = 4u << 20;  // 4 MiB
+  // A report naming more distinct probe destinations is refused (422).
+  size_t max_destinations_per_node = 1024;
   std::string web_dir;               // dashboard files; empty: the embedded copy
   int64_t stale_after_ms = 120 * 1000;
   int64_t metrics_drop_after_ms = 3600LL * 1000;  // a node silent longer leaves /metrics; <= 0: never

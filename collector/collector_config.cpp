@@ -72,6 +72,16 @@ const char kCollectorUsage[] =
     "                              [pinglist_cross_group_targets] targets outside the node's group (default 4)\n"
     "  --pinglist-group-label NAME [pinglist_group_label] report label naming the group (default group)\n"
     "  --pinglist-max-age-s N      [pinglist_max_age_s] leave out nodes silent longer (default 3600)\n"
+    "  --max-destinations-per-node N\n"
+    "                              [max_destinations_per_node] probe destinations one node may name: a\n"
+    "                              report naming more is refused (422); the collector keeps the pairs of\n"
+    "                              the N a node reported last in memory (default 1024; at least\n"
+    "                              --pinglist-max-targets)\n"
+    "  --forget-after-s N          [forget_after_s] a node silent N s is forgotten: its node, port,\n"
+    "                              latest-counter, WC-total and neighbour rows and its state in memory;\n"
+    "                              so are the ports, counters and neighbours a node stopped reporting.\n"
+    "                              Probe pairs leave memory after N s or the raw retention, whichever is\n"
+    "                              shorter (default 604800: 7 days)\n"
     "  --db-max-bytes N            [db_max_bytes] the database file grows no larger than N bytes; beyond\n"
     "                              it reports get 503 (agents keep them spooled) and /healthz says so until\n"
     "                              retention frees room (default 0: no cap, the disk is the limit)\n"
@@ -138,6 +148,8 @@ Status SetCollectorKey(CollectorConfig* c, const std::string& key, const std::st
       {"pinglist_cross_group_targets", &c->pinglist_cross_group_targets, 0, 100000},
       {"pinglist_max_age_s", &c->pinglist_max_age_s, 1, 86400 * 365},
       {"db_max_bytes", &c->db_max_bytes, 0, 1LL << 50},
+      {"max_destinations_per_node", &c->max_destinations_per_node, 1, 1000000},
+      {"forget_after_s", &c->forget_after_s, 1, 86400LL * 36500},
   };
   for (const IntKey& k : ints) {
     if (key != k.name) continue;
@@ -249,6 +261,11 @@ Result<CollectorConfig> ParseCollectorArgs(const std::vector<std::string>& args)
       return Result<CollectorConfig>::Error("unexpected argument \"" + a + "\" (see --help)");
     }
   }
+  if (c.max_destinations_per_node < c.pinglist_max_targets)
+    return Result<CollectorConfig>::Error(
+        "--max-destinations-per-node (" + std::to_string(c.max_destinations_per_node) +
+        ") is below --pinglist-max-targets (" + std::to_string(c.pinglist_max_targets) +
+        "): the reports of the collector's own pinglists would be refused; raise it");
   if (c.tls_cert.empty() != c.tls_key.empty())
     return Result<CollectorConfig>::Error("--tls-cert and --tls-key go together: give both (HTTPS) or neither (HTTP)");
   return c;

@@ -50,6 +50,8 @@ struct CollectorConfig {
   int64_t pinglist_max_age_s = 3600;
   std::string pinglist_group_label = "group";
   int64_t db_max_bytes = 0;  // 0: no cap
+  int64_t max_destinations_per_node = 1024;
+  int64_t forget_after_s = 7LL * 86400;
   bool db_synchronous_full = true;
   bool help = false;
 };

@@ -100,6 +100,7 @@ int main(int argc, char** argv) {
   api.pinglist.max_targets = static_cast<int>(c.pinglist_max_targets);
   api.pinglist.cross_group_targets = static_cast<int>(c.pinglist_cross_group_targets);
   api.pinglist.max_age_ms = c.pinglist_max_age_s * 1000;
+  api.max_destinations_per_node = static_cast<size_t>(c.max_destinations_per_node);
   api.log = Log;
 
   // Signals go to the waiting thread only; block them before any thread starts.
@@ -115,6 +116,8 @@ int main(int argc, char** argv) {
   so.synchronous_full = c.db_synchronous_full;
   so.max_bytes = c.db_max_bytes;
   so.query_deadline_ms = c.query_deadline_ms;
+  so.max_destinations_per_node = static_cast<size_t>(c.max_destinations_per_node);
+  so.log = Log;
   // Each beat gives the start another minute: a migration of a large
   // database outlasts the service manager's start timeout otherwise.
   so.migration_heartbeat.beat = [] {
@@ -140,6 +143,7 @@ int main(int argc, char** argv) {
   policy.raw_max_age_ms = c.retention_days > 0 ? c.retention_days * 86400 * 1000 : c.raw_retention_minutes * 60 * 1000;
   policy.minute_max_age_ms = c.minute_rollup_retention_days * 86400 * 1000;
   policy.rollup_max_age_ms = c.rollup_retention_days * 86400 * 1000;
+  policy.forget_after_ms = c.forget_after_s * 1000;
   RetentionWorker retention(
       *store.value(), policy, c.retention_interval_s * 1000,
       NowMs,

@@ -8,6 +8,8 @@
 #include <string_view>
 #include <utility>
 
+#include "common/counter_names.h"
+
 namespace rdmascope::collector {
 
 using nlohmann::json;
@@ -154,6 +156,7 @@ void CounterFamilies(const std::vector<const json*>& sets, PortFamilies* familie
       if (!c["kind"].is_string() || !c["name"].is_string() || !c["value"].is_number()) continue;
       const std::string& kind = c["kind"].get_ref<const std::string&>();
       const std::string& sysfs = c["name"].get_ref<const std::string&>();
+      if (!IsKnownCounterName(kind, sysfs)) continue;  // bounded series: the table's names only
       auto it = targets.find({kind, sysfs});
       if (it == targets.end()) {
         std::string name = kind == "counters" ? PortCounterMetricName(sysfs) : "";

@@ -15,7 +15,10 @@
 //  - Families: rdmascope_port_info, rdmascope_port_state, rdmascope_port_up;
 //    each counter under PortCounterMetricName when it has one, else under
 //    rdmascope_port_stat_total / rdmascope_port_hw_stat_total with a
-//    "counter" label. A family without samples is not written.
+//    "counter" label. Only names of the shared counter table
+//    (common/counter_names.h) are exported: any other is left out, so what
+//    a node sends cannot add series (/api/v1/counters still shows it). A
+//    family without samples is not written.
 //  - The text is what prometheus-cpp's TextSerializer writes for the same
 //    families and samples (HELP, TYPE, label escaping, value digits).
 #pragma once

@@ -1,5 +1,8 @@
 #include "collector/probe_input.h"
 
+#include <string_view>
+#include <unordered_set>
+
 #include "collector/json_view.h"
 #include "collector/probe_error_name.h"
 #include "collector/simd_view.h"
@@ -126,5 +129,12 @@ std::vector<ProbeInput> ExtractAll(const V& report) {
 std::vector<ProbeInput> ExtractProbes(const nlohmann::json& report) { return ExtractAll(NlohmannView(report)); }
 
 std::vector<ProbeInput> ExtractProbesOfSimd(const SimdView& report) { return ExtractAll(report); }
+
+size_t DistinctTargets(const std::vector<ProbeInput>& probes) {
+  std::unordered_set<std::string_view> names;
+  names.reserve(probes.size());
+  for (const ProbeInput& p : probes) names.insert(p.target);
+  return names.size();
+}
 
 }  // namespace rdmascope::collector

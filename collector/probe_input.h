@@ -49,5 +49,7 @@ struct ProbeInput {
 std::vector<ProbeInput> ExtractProbes(const nlohmann::json& report);
 class SimdView;  // simd_view.h
 std::vector<ProbeInput> ExtractProbesOfSimd(const SimdView& report);  // the same, of a simdjson document
+// How many distinct targets the probes name.
+size_t DistinctTargets(const std::vector<ProbeInput>& probes);
 
 }  // namespace rdmascope::collector

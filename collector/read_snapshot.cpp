@@ -1,6 +1,8 @@
 // The read snapshot's data: compact probe rows, interning, publishing.
 #include "collector/read_snapshot.h"
 
+#include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <functional>
 #include <limits>
@@ -16,10 +18,50 @@ namespace {
 constexpr double kNullReal = std::numeric_limits<double>::quiet_NaN();
 }  // namespace
 
-ProbeRow::ProbeRow()
+ProbeRowFields::ProbeRowFields()
     : loss_ratio(kNullReal), rtt_min(kNullReal), rtt_avg(kNullReal), rtt_p50(kNullReal), rtt_p90(kNullReal),
       rtt_p99(kNullReal), rtt_p999(kNullReal), rtt_max(kNullReal), network_p50(kNullReal), network_p99(kNullReal),
       responder_p50(kNullReal), responder_p99(kNullReal), read_p50(kNullReal), read_p99(kNullReal) {}
+
+// The interned text fields of a row.
+constexpr const std::string* ProbeRowFields::*kTextFields[] = {
+    &ProbeRowFields::src,  &ProbeRowFields::dst,         &ProbeRowFields::transport,     &ProbeRowFields::local_device,
+    &ProbeRowFields::rail, &ProbeRowFields::remote_host, &ProbeRowFields::remote_device, &ProbeRowFields::not_run};
+
+void ProbeRow::Hold() const {
+  for (auto field : kTextFields) HoldInterned(this->*field);
+}
+
+void ProbeRow::Release() {
+  for (auto field : kTextFields) {
+    ReleaseInterned(this->*field);
+    this->*field = nullptr;
+  }
+}
+
+// The fields are copied memberwise (ProbeRowFields); a copy takes its own
+// holds, a move takes the source's.
+ProbeRow::ProbeRow(const ProbeRow& o) : ProbeRowFields(o) { Hold(); }
+
+ProbeRow::ProbeRow(ProbeRow&& o) noexcept : ProbeRow() { *this = std::move(o); }
+
+ProbeRow& ProbeRow::operator=(const ProbeRow& o) {
+  if (this == &o) return *this;
+  o.Hold();
+  Release();
+  ProbeRowFields::operator=(o);
+  return *this;
+}
+
+ProbeRow& ProbeRow::operator=(ProbeRow&& o) noexcept {
+  if (this == &o) return *this;
+  Release();
+  ProbeRowFields::operator=(std::move(o));
+  for (auto field : kTextFields) o.*field = nullptr;  // the holds moved with the pointers
+  return *this;
+}
+
+ProbeRow::~ProbeRow() { Release(); }
 
 const char kProbeRowColumns[] =
     "src, dst, transport, local_device, local_port, remote_host, interval_start, interval_end, sent, received, lost, "
@@ -27,17 +69,66 @@ const char kProbeRowColumns[] =
     "network_p99, responder_p50, responder_p99, read_p50, read_p99, error_count, errors_by_status, report_id, rail, "
     "remote_device, remote_port, not_run";
 
-const std::string* Intern(std::string_view s) {
-  static std::mutex mu;
+namespace {
+// An interned string and its holds. Holds are counted without the pool's
+// mutex; a string reaches 0 only when nothing holds it, and only Intern
+// (under the mutex) can hold it again, so SweepInterned may free it then.
+struct InternedString : std::string {
+  explicit InternedString(std::string_view s) : std::string(s) {}
+  mutable std::atomic<int64_t> holds{0};
+};
+
+struct InternPool {
+  std::mutex mu;
   // Keyed by a view of the owned string, so a lookup of a known one allocates nothing.
-  static std::unordered_map<std::string_view, std::unique_ptr<const std::string>> pool;
-  std::lock_guard<std::mutex> lock(mu);
-  auto it = pool.find(s);
-  if (it != pool.end()) return it->second.get();
-  auto owned = std::make_unique<const std::string>(s);
-  const std::string* out = owned.get();
-  pool.emplace(std::string_view(*out), std::move(owned));
-  return out;
+  std::unordered_map<std::string_view, std::unique_ptr<const InternedString>> strings;
+};
+
+InternPool& Pool() {
+  static InternPool* pool = new InternPool;  // never destroyed: rows may outlive static destruction
+  return *pool;
+}
+}  // namespace
+
+const std::string* Intern(std::string_view s) {
+  InternPool& pool = Pool();
+  std::lock_guard<std::mutex> lock(pool.mu);
+  auto it = pool.strings.find(s);
+  if (it == pool.strings.end()) {
+    auto owned = std::make_unique<const InternedString>(s);
+    it = pool.strings.emplace(std::string_view(*owned), std::move(owned)).first;
+  }
+  it->second->holds.fetch_add(1, std::memory_order_relaxed);
+  return it->second.get();
+}
+
+void HoldInterned(const std::string* s) {
+  if (s) static_cast<const InternedString*>(s)->holds.fetch_add(1, std::memory_order_relaxed);
+}
+
+void ReleaseInterned(const std::string* s) {
+  if (s) static_cast<const InternedString*>(s)->holds.fetch_sub(1, std::memory_order_acq_rel);
+}
+
+size_t SweepInterned() {
+  InternPool& pool = Pool();
+  std::lock_guard<std::mutex> lock(pool.mu);
+  size_t freed = 0;
+  for (auto it = pool.strings.begin(); it != pool.strings.end();) {
+    if (it->second->holds.load(std::memory_order_acquire) == 0) {
+      it = pool.strings.erase(it);
+      ++freed;
+    } else {
+      ++it;
+    }
+  }
+  return freed;
+}
+
+size_t InternedCount() {
+  InternPool& pool = Pool();
+  std::lock_guard<std::mutex> lock(pool.mu);
+  return pool.strings.size();
 }
 
 ProbeRow ProbeRowFromStmt(const Stmt& s, const std::shared_ptr<const std::string>& report_id_hint) {
@@ -149,6 +240,25 @@ void NodeState::MergeOlder(const std::unordered_map<PairKey, PairEntry, PairKeyH
   }
 }
 
+size_t NodeState::KeepNewestDestinations(size_t max_destinations) {
+  if (pairs.size() <= max_destinations) return 0;  // fewer pairs than the cap: fewer destinations
+  std::unordered_map<const std::string*, int64_t> newest;  // destination -> newest interval_end
+  for (const auto& [key, e] : pairs) {
+    auto [it, added] = newest.try_emplace(key.dst, e.newest->interval_end);
+    if (!added) it->second = std::max(it->second, e.newest->interval_end);
+  }
+  if (newest.size() <= max_destinations) return 0;
+  std::vector<std::pair<int64_t, const std::string*>> order;
+  order.reserve(newest.size());
+  for (const auto& [dst, end] : newest) order.emplace_back(end, dst);
+  auto later = [](const auto& a, const auto& b) { return a.first != b.first ? a.first > b.first : *a.second < *b.second; };
+  std::nth_element(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(max_destinations), order.end(), later);
+  std::unordered_map<const std::string*, bool> keep;
+  for (size_t i = 0; i < order.size(); ++i) keep.emplace(order[i].second, i < max_destinations);
+  for (auto it = pairs.begin(); it != pairs.end();) it = keep[it->first.dst] ? std::next(it) : pairs.erase(it);
+  return order.size() - max_destinations;
+}
+
 ReadSnapshot::View ReadSnapshot::Take() const {
   std::lock_guard<std::mutex> lock(mu_);
   View v;
@@ -176,6 +286,15 @@ void ReadSnapshot::PutNode(std::shared_ptr<NodeState> node) {
   std::lock_guard<std::mutex> lock(mu_);
   const std::string name = node->name;
   nodes_[name] = std::move(node);
+}
+
+std::shared_ptr<const NodeState> ReadSnapshot::RemoveNode(const std::string& name) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = nodes_.find(name);
+  if (it == nodes_.end()) return nullptr;
+  std::shared_ptr<const NodeState> out = std::move(it->second);
+  nodes_.erase(it);
+  return out;
 }
 
 void ReadSnapshot::SetEventsOpen(json rows) {

@@ -37,9 +37,11 @@
 namespace rdmascope::collector {
 
 // One probe_summaries row as the API shows it, compact: strings that repeat
-// across rows (names, devices, transports, rails) are interned and never
-// freed; NULL is nullptr (text), kNullInt (integer) or NaN (real).
-struct ProbeRow {
+// across rows (names, devices, transports, rails) are interned, the row
+// holding each of its own (Intern below: a row's string fields are set from
+// Intern, which hands the row the hold, and given back when the row goes);
+// NULL is nullptr (text), kNullInt (integer) or NaN (real).
+struct ProbeRowFields {
   static constexpr int64_t kNullInt = INT64_MIN;
   const std::string *src = nullptr, *dst = nullptr, *transport = nullptr, *local_device = nullptr,
                     *remote_host = nullptr, *rail = nullptr, *remote_device = nullptr, *not_run = nullptr;
@@ -49,7 +51,19 @@ struct ProbeRow {
           rtt_count = kNullInt, error_count = 0, remote_port = kNullInt;
   double loss_ratio, rtt_min, rtt_avg, rtt_p50, rtt_p90, rtt_p99, rtt_p999, rtt_max, network_p50, network_p99,
       responder_p50, responder_p99, read_p50, read_p99;
-  ProbeRow();
+  ProbeRowFields();
+};
+struct ProbeRow : ProbeRowFields {
+  ProbeRow() = default;
+  ProbeRow(const ProbeRow& o);
+  ProbeRow(ProbeRow&& o) noexcept;
+  ProbeRow& operator=(const ProbeRow& o);
+  ProbeRow& operator=(ProbeRow&& o) noexcept;
+  ~ProbeRow();
+
+ private:
+  void Hold() const;
+  void Release();
 };
 
 // The SELECT list FromStmt expects, in this order (the columns of
@@ -64,8 +78,32 @@ ProbeRow ProbeRowFromInput(const std::string& src, const ProbeInput& p,
 // The row as Store::Probes shows it (every column, "_us" names, parsed errors_by_status).
 nlohmann::json ProbeRowJson(const ProbeRow& r);
 
-// An interned copy of s: equal strings give the same pointer.
+// An interned copy of s: equal strings give the same pointer. Each call
+// takes one hold on the string for the caller, given back with
+// ReleaseInterned (a ProbeRow gives back the holds of its fields itself).
+// A string without holds stays valid until SweepInterned frees it, so a
+// pointer is safe to use while something holds it: the row it came from,
+// or an InternedName.
 const std::string* Intern(std::string_view s);
+void HoldInterned(const std::string* s);     // one more hold; null: nothing
+void ReleaseInterned(const std::string* s);  // gives one back; null: nothing
+// Frees every interned string without holds (the retention pass calls it);
+// returns how many it freed.
+size_t SweepInterned();
+size_t InternedCount();  // strings in the pool, held or not
+// One hold on an interned string for as long as it lives.
+class InternedName {
+ public:
+  explicit InternedName(std::string_view s) : p_(Intern(s)) {}
+  InternedName(const InternedName&) = delete;
+  InternedName& operator=(const InternedName&) = delete;
+  InternedName(InternedName&& o) noexcept : p_(o.p_) { o.p_ = nullptr; }
+  ~InternedName() { ReleaseInterned(p_); }
+  const std::string* get() const { return p_; }
+
+ private:
+  const std::string* p_;
+};
 // A hash of up to three interned strings by identity (null counts as a value).
 size_t HashInterned(const std::string* a, const std::string* b, const std::string* c = nullptr);
 
@@ -142,6 +180,10 @@ struct NodeState {
   // pairs are then what applying those rows on top of `older` gives, without
   // copying the pairs the rows replaced.
   void MergeOlder(const std::unordered_map<PairKey, PairEntry, PairKeyHash>& older);
+  // Keeps the pairs of at most max_destinations destinations: those whose
+  // newest row ended last (on a tie the lower name). Returns how many
+  // destinations it dropped.
+  size_t KeepNewestDestinations(size_t max_destinations);
   // Recomputes `metrics` from `pairs` (read_snapshot_metrics.cpp).
   void SummariseForMetrics(int64_t horizon_ms);
   // Recomputes `matrix_cells` from `pairs` (read_snapshot_matrix.cpp).
@@ -163,6 +205,8 @@ class ReadSnapshot {
   // Publishes node, first summarising its pairs for /metrics and the
   // matrix and rendering its port families for /metrics.
   void PutNode(std::shared_ptr<NodeState> node);
+  // Takes node `name` out; returns its state (null when it was not in).
+  std::shared_ptr<const NodeState> RemoveNode(const std::string& name);
   void SetEventsOpen(nlohmann::json rows);
   void SetFabric(nlohmann::json parts);
   void SetDiagnosesOpen(nlohmann::json rows);

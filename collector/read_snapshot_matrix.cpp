@@ -106,7 +106,9 @@ std::string SnapshotMatrixText(const ReadSnapshot::View& v, int64_t since_ms, in
   // row's src and dst are indexes into that list, found by interned pointer.
   std::vector<const std::string*> names;
   names.reserve(v.nodes.size() + 64);
-  for (const auto& n : v.nodes) names.push_back(Intern(n->name));
+  std::vector<InternedName> node_names;  // held while the answer is written
+  node_names.reserve(v.nodes.size());
+  for (const auto& n : v.nodes) names.push_back(node_names.emplace_back(n->name).get());
   for (const ProbeRow* r : best) names.push_back(r->dst);  // every src is a node
   std::sort(names.begin(), names.end());
   names.erase(std::unique(names.begin(), names.end()), names.end());

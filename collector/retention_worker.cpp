@@ -1,5 +1,7 @@
 #include "collector/retention_worker.h"
 
+#include <malloc.h>
+
 #include <chrono>
 
 namespace rdmascope::collector {
@@ -37,12 +39,30 @@ Result<int64_t> RetentionWorker::Repeat(const std::function<Result<int64_t>()>& 
   return total;
 }
 
+Status RetentionWorker::Forget(int64_t now, bool rest) {
+  Store::ForgetTally tally;
+  auto visited = Repeat([&] { return store_.ForgetStep(now, policy_, &tally); }, rest);
+  if (!visited.ok()) return visited.status();
+  // The names nothing holds any more: those of what was just dropped (once
+  // its readers let go) and of what earlier passes dropped.
+  const size_t names = SweepInterned();
+  if (tally.nodes > 0 || tally.rows > 0 || tally.pairs > 0) {
+    malloc_trim(0);  // the freed states are handed back to the system, not kept by the allocator
+    log_("retention: forgot " + std::to_string(tally.nodes) + " nodes, " + std::to_string(tally.rows) +
+         " rows of ports, counters and neighbours and " + std::to_string(tally.pairs) +
+         " probe pairs not seen for " + std::to_string(policy_.forget_after_ms / 1000) + " s; freed " +
+         std::to_string(names) + " names");
+  }
+  return Status::Ok();
+}
+
 Result<int64_t> RetentionWorker::Pass(bool rest) {
   const int64_t now = now_ms_();
   auto rolled = Repeat([&] { return store_.RollupStep(now, policy_); }, rest);
   if (!rolled.ok()) return Result<int64_t>::Error("rollup of probe summaries failed: " + rolled.status().message());
   auto deleted = Repeat([&] { return store_.RetentionStep(now, policy_); }, /*rest=*/false);
   if (!deleted.ok()) return deleted.status();
+  if (Status s = Forget(now, rest); !s.ok()) log_("retention: forgetting failed: " + s.message());
   auto released = Repeat([&] { return store_.ReleaseFreePages(policy_.release_pages_per_step); }, rest);
   if (!released.ok()) return Result<int64_t>::Error("handing free pages back failed: " + released.status().message());
   if (released.value() > 0)

@@ -7,7 +7,9 @@
 // rollup slice for twice as long as the slice held the lock, so rollups take at
 // most a third of the store lock's time and a backlog of slices (after a
 // restart, or a burst of history) never starves ingest; the raw retention
-// (hours) leaves that catch-up ample time. Last, Store::ReleaseFreePages hands
+// (hours) leaves that catch-up ample time. Then Store::ForgetStep over every
+// node (resting like a rollup slice), SweepInterned, and a log line when
+// something was forgotten. Last, Store::ReleaseFreePages hands
 // the free pages beyond the reserve back to the file system, a bounded number
 // per call, resting after each call as after a rollup slice. Stop() wakes the
 // worker and joins it; it returns within one batch or one rest.
@@ -34,6 +36,8 @@ class RetentionWorker {
 
  private:
   Result<int64_t> Pass(bool rest);
+  // One round of Store::ForgetStep, then the interned names nothing holds are freed.
+  Status Forget(int64_t now, bool rest);
   // Calls step until it returns 0 or fails, or the worker stops; returns the
   // sum of what it returned. With rest, pauses after each call twice as long
   // as the call took.

@@ -56,6 +56,11 @@ struct StoreOptions {
   int64_t query_deadline_ms = 5000;  // history queries (Probes, Counters, ProbeRollups, Events) stop after this
   CounterThresholds thresholds = DefaultCounterThresholds();
   MigrationHeartbeat migration_heartbeat;  // while Open migrates the database
+  // The read snapshot keeps the probe pairs of at most this many destinations
+  // per node (those reported last); the others' rows stay in the database.
+  size_t max_destinations_per_node = 1024;
+  // Where the store says what it dropped (the destinations over the cap); may be empty.
+  std::function<void(const std::string&)> log;
 };
 
 struct IngestResult {
@@ -83,6 +88,12 @@ struct RetentionPolicy {
   // lock; about 30 ms a step in a 1.2 GB file whose older half was deleted
   // (2,048 pages: about 130 ms).
   int64_t release_pages_per_step = 512;
+  // A node silent this long is forgotten (its nodes, ports, counters_latest,
+  // wc_error_totals and node_neighbours rows, and its state in memory); so
+  // are a reporting node's ports, counters and neighbours not reported this
+  // long. Probe pairs leave memory when their newest summary ended longer
+  // ago than this or raw_max_age_ms, whichever is shorter.
+  int64_t forget_after_ms = 7LL * 86400 * 1000;
 };
 
 // What a node last told about itself, for pinglists.
@@ -224,6 +235,17 @@ class Store {
   // read and grouped on connections of their own, without the store's lock;
   // what is stored in them meanwhile is added under the lock.
   Result<int64_t> RollupStep(int64_t now_ms, const RetentionPolicy& policy);
+  // What ForgetStep forgot, summed over its calls.
+  struct ForgetTally {
+    int64_t nodes = 0, rows = 0, pairs = 0;
+  };
+  // Visits the next few nodes (by name, from where the last call stopped):
+  // forgets those silent longer than policy.forget_after_ms, deletes the aged
+  // rows of the others and drops their aged probe pairs from memory (see
+  // RetentionPolicy::forget_after_ms), in one transaction; adds to *tally.
+  // Returns the nodes visited: 0 when a round over every node is complete
+  // (the next call starts the next round).
+  Result<int64_t> ForgetStep(int64_t now_ms, const RetentionPolicy& policy, ForgetTally* tally);
   // Raw summaries with interval_end below this are counted in the rollups.
   int64_t RollupThroughMs();
   // The node states the last IngestBatch() replaced in the read snapshot, for
@@ -317,6 +339,10 @@ class Store {
   Status LoadDiagnosesOpen();  // open diagnoses by scope and kind, for /metrics
   Status LoadFabricParts();
   ReadSnapshot snapshot_;
+  // Keeps st's pairs within options_.max_destinations_per_node, saying so
+  // when it drops any; `before`: how many pairs st had before this commit's.
+  void CapDestinations(NodeState& st, size_t before);
+  std::string forget_cursor_;  // ForgetStep's place: the last node name visited
   bool snapshot_dirty_ = false;  // a refresh failed: the next one reloads everything
   // The node states a refresh replaced, freed off the lock (TakeReplacedStates).
   std::vector<std::shared_ptr<const NodeState>> replaced_;

@@ -1,6 +1,7 @@
 // Store: upkeep of the read snapshot (read_snapshot.h). Runs on the writer's
 // side, under mu_: the probe rows a commit wrote come from memory, the state
 // of the nodes it touched from keyed lookups; never a scan of the history.
+#include <algorithm>
 #include <functional>
 
 #include "collector/store.h"
@@ -143,6 +144,19 @@ Status Store::LoadFabricParts() {
   return Status::Ok();
 }
 
+void Store::CapDestinations(NodeState& st, size_t before) {
+  // Only a commit that added pairs can take a node over the cap: the check
+  // costs nothing while a node's destinations stay the same.
+  if (st.pairs.size() <= before) return;
+  const size_t dropped = st.KeepNewestDestinations(options_.max_destinations_per_node);
+  if (dropped > 0 && options_.log)
+    options_.log("node " + st.name.substr(0, 128) + " named more than " +
+                 std::to_string(options_.max_destinations_per_node) + " probe destinations: the " +
+                 std::to_string(dropped) +
+                 " reported least recently left memory (their summaries stay in the database; "
+                 "--max-destinations-per-node)");
+}
+
 Status Store::LoadSnapshot() {
   std::map<std::string, std::shared_ptr<NodeState>> states;
   {
@@ -184,7 +198,10 @@ Status Store::LoadSnapshot() {
   if (Status s = LoadDiagnosesOpen(); !s.ok()) return s;
   if (Status s = LoadFabricParts(); !s.ok()) return s;
   snapshot_.Clear();
-  for (auto& [name, st] : states) snapshot_.PutNode(std::move(st));
+  for (auto& [name, st] : states) {
+    CapDestinations(*st, 0);
+    snapshot_.PutNode(std::move(st));
+  }
   snapshot_dirty_ = false;
   return Status::Ok();
 }
@@ -214,10 +231,13 @@ void Store::PublishSnapshot(SnapshotUpdate& update) {
     // Earlier updates are published (one thread, commit order), so each
     // node's published pairs hold every older commit's.
     for (std::shared_ptr<NodeState>& st : update.states) {
+      size_t before = 0;
       if (auto old = snapshot_.Node(st->name)) {
+        before = old->pairs.size();
         st->MergeOlder(old->pairs);
         replaced.push_back(std::move(old));
       }
+      CapDestinations(*st, before);
       snapshot_.PutNode(std::move(st));
     }
   }
@@ -279,6 +299,10 @@ void Store::RefreshSnapshot(const std::set<std::string>& nodes, bool fabric_chan
       if (st.value()) st.value()->Apply(std::move(row));
     }
     for (auto& [state, old] : older) state->MergeOlder(old->pairs);
+    for (auto& [name, st] : fresh) {
+      auto it = std::find_if(older.begin(), older.end(), [&](const auto& o) { return o.first == st.get(); });
+      CapDestinations(*st, it == older.end() ? 0 : it->second->pairs.size());
+    }
     if (fabric_changed) {
       // A sweep can move any node's leaf switch.
       for (const auto& n : snapshot_.Take().nodes) {

@@ -100,6 +100,20 @@ TEST(CollectorConfig, ErrorsNameTheKeyAndOrigin) {
   EXPECT_FALSE(ParseCollectorArgs({"stray"}).ok());
 }
 
+// The destination cap cannot refuse the reports of the collector's own pinglists.
+TEST(CollectorConfig, DestinationCapAndForgetAge) {
+  auto c = ParseCollectorArgs({"--max-destinations-per-node", "4096", "--forget-after-s", "3"});
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_EQ(c.value().max_destinations_per_node, 4096);
+  EXPECT_EQ(c.value().forget_after_s, 3);
+  auto below = ParseCollectorArgs({"--max-destinations-per-node", "64"});
+  ASSERT_FALSE(below.ok());
+  EXPECT_NE(below.status().message().find("below --pinglist-max-targets (128)"), std::string::npos)
+      << below.status().message();
+  EXPECT_TRUE(ParseCollectorArgs({"--max-destinations-per-node", "64", "--pinglist-max-targets", "64"}).ok());
+  EXPECT_FALSE(ParseCollectorArgs({"--forget-after-s", "0"}).ok());
+}
+
 TEST(CollectorConfig, ShippedExampleParses) {
   auto c = ParseCollectorArgs({"--config", RDMASCOPE_COLLECTOR_CONF_EXAMPLE});
   ASSERT_TRUE(c.ok()) << c.status().message();

@@ -17,6 +17,7 @@
 #include "collector/metrics_hygiene.h"
 #include "collector/metrics_port_text.h"
 #include "collector/metrics_render.h"
+#include "common/counter_names.h"
 #include "tests/collector/test_reports.h"
 #include "tests/collector/test_server.h"
 #include "tests/support/required_tool.h"
@@ -270,6 +271,7 @@ TEST(MetricsPortText, MatchesTheLibrarySerializer) {
   for (const json& c : counters) {
     const std::string name = c["name"];
     const double v = c["value"].get<double>();
+    if (!IsKnownCounterName(c["kind"].get<std::string>(), name)) continue;  // not in the shared table
     if (c["kind"] == "counters" && !PortCounterMetricName(name).empty())
       add(PortCounterMetricName(name), "Port counter " + name + " (sysfs ports/N/counters), as last reported.",
           counter, c, {}, v);
@@ -300,6 +302,30 @@ TEST(MetricsPortText, MatchesTheLibrarySerializer) {
   std::string merged;
   AppendPortFamiliesText({&a, &rest}, &merged);
   EXPECT_EQ(merged, ours);
+}
+
+// What a node sends cannot add series: a counter name outside the shared
+// table is left out of /metrics, of either kind, however many there are.
+TEST(MetricsPortText, CounterNamesOutsideTheTableAddNoSeries) {
+  json counters = json::array();
+  for (int i = 0; i < 1000; ++i)
+    for (const char* kind : {"counters", "hw_counters"})
+      counters.push_back({{"node", "n"}, {"device", "d"}, {"port", 1}, {"kind", kind},
+                          {"name", "invented_" + std::to_string(i)}, {"value", i}});
+  counters.push_back({{"node", "n"}, {"device", "d"}, {"port", 1}, {"kind", "hw_counters"},
+                      {"name", "out_of_buffer"}, {"value", 7}});
+  PortRowSets rows;
+  rows.counters = {&counters};
+  const PortFamilies families = RenderPortFamilies(rows);
+  std::string text;
+  AppendPortFamiliesText({&families}, &text);
+  EXPECT_EQ(text.find("invented_"), std::string::npos) << text.substr(0, 2000);
+  EXPECT_NE(text.find("rdmascope_port_hw_stat_total{node=\"n\",device=\"d\",port=\"1\",counter=\"out_of_buffer\"} 7\n"),
+            std::string::npos)
+      << text;
+  EXPECT_TRUE(IsKnownCounterName("counters", "symbol_error"));
+  EXPECT_FALSE(IsKnownCounterName("counters", "out_of_buffer"));  // a hw_counters name only
+  EXPECT_FALSE(IsKnownCounterName("other", "symbol_error"));
 }
 
 // The writer renders these when it publishes a node: a value of the wrong

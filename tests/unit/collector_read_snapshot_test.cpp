@@ -394,8 +394,10 @@ TEST(NodeStateTest, MergingTheOlderPairsEqualsApplyingTheRowsOnTopOfThem) {
   auto row = [&] {
     auto r = std::make_shared<ProbeRow>();
     r->src = Intern("node-a");
-    r->dst = dsts[rng() % 2];
+    r->dst = dsts[rng() % 2];  // the row gives back a hold: it takes one
     r->rail = rails[rng() % 2];
+    HoldInterned(r->dst);
+    HoldInterned(r->rail);
     r->transport = Intern("rc");
     r->interval_end = kT0 + static_cast<int64_t>(rng() % 4) * 1000;  // few values: many ties
     r->not_run = rng() % 3 == 0 ? Intern("no_path") : nullptr;
