@@ -224,6 +224,13 @@ class Store {
   // read and grouped on connections of their own, without the store's lock;
   // what is stored in them meanwhile is added under the lock.
   Result<int64_t> RollupStep(int64_t now_ms, const RetentionPolicy& policy);
+  // Moves the rollup mark past the slice RollupStep would roll now (when no
+  // slice is due: the hourly mark past the minutes it would merge), adding
+  // nothing to the rollups: for a step that failed, so that one bad slice
+  // never holds the marks (and with them the raw retention) for good. Its
+  // summaries stay in probe_summaries until retention; the rollups lack them.
+  // Returns 1, or 0 when there was nothing to skip.
+  Result<int64_t> SkipRollupStep(int64_t now_ms, const RetentionPolicy& policy);
   // Raw summaries with interval_end below this are counted in the rollups.
   int64_t RollupThroughMs();
   // The node states the last IngestBatch() replaced in the read snapshot, for
@@ -347,6 +354,8 @@ class Store {
   // Begins a read transaction on rollup_reader_ and takes its view of the
   // database; false when there is no reader or that failed.
   bool PinRollupReader();
+  // RollupStep, or with skip SkipRollupStep.
+  Result<int64_t> RollOrSkip(int64_t now_ms, const RetentionPolicy& policy, bool skip);
   // Adds one late summary to probe_minute or probe_hourly (upsert: the
   // matching statement in store_rollup.cpp).
   Status AddOneLateSummary(const char* upsert, const LateSummary& o);
