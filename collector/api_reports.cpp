@@ -40,7 +40,8 @@ void ApiServer::PostReport(const httplib::Request& req, httplib::Response& res) 
     const ValidationError& bad = decoded.error;
     metrics_.Count(ReportOutcome::kInvalid);
     SendError(res, 400, "invalid report", {{"field", bad.field}, {"problem", bad.problem}});
-    std::string node = report.contains("node") ? report["node"].get<std::string>() : "?";
+    const auto named = report.find("node");
+    std::string node = named != report.end() && named->is_string() ? named->get<std::string>() : "?";
     options_.log("report rejected from " + req.remote_addr + " (node " + node.substr(0, 128) +
                  "): " + (bad.field.empty() ? std::string("document") : bad.field) + " " + bad.problem);
     return;
@@ -82,11 +83,15 @@ void ApiServer::PostReport(const httplib::Request& req, httplib::Response& res) 
     options_.log("report rejected from node " + node + ": clock off by " + std::to_string(*skew / 1000) + " s");
     return;
   }
-  if (skew) {
-    ShiftReportTimes(report, *skew);
-    ShiftProbeTimes(decoded.probes, *skew);
-    options_.log("report from node " + node + ": agent clock off by " + std::to_string(*skew / 1000) +
-                 " s; stored at the collector's time");
+  // Whatever the Date header says, nothing is stored ahead of the collector's clock.
+  const int64_t shift =
+      StoreShiftMs(skew, NewestBodyTimeMs(report, decoded.probes), now, options_.clock_skew_tolerance_ms);
+  const std::optional<int64_t> stored_skew = shift != 0 ? std::optional<int64_t>(shift) : std::nullopt;
+  if (stored_skew) {
+    ShiftReportTimes(report, shift);
+    ShiftProbeTimes(decoded.probes, shift);
+    options_.log("report from node " + node + ": " + (skew ? "agent clock" : "report times") + " off by " +
+                 std::to_string(shift / 1000) + " s; stored at the collector's time");
   }
   // The probes and their snapshot rows are made here, in parallel, not on the writer.
   const auto report_id = std::make_shared<const std::string>(report["report_id"].get<std::string>());
@@ -94,7 +99,7 @@ void ApiServer::PostReport(const httplib::Request& req, httplib::Response& res) 
   rows.reserve(decoded.probes.size());
   for (const ProbeInput& p : decoded.probes)
     rows.push_back(std::make_shared<const ProbeRow>(ProbeRowFromInput(node, p, report_id)));
-  auto stored = committer_->Submit(report, now, skew, &decoded.probes, &rows);
+  auto stored = committer_->Submit(report, now, stored_skew, &decoded.probes, &rows);
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const std::string& id = *report_id;
   storage_health_.Note(stored.ok() ? Status::Ok() : stored.status());

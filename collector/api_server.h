@@ -94,6 +94,7 @@ class ApiServer {
   bool WaitUntilReady(int timeout_ms) const;
 
   const CollectorMetrics& metrics() const { return metrics_; }
+  CollectorMetrics& metrics() { return metrics_; }  // for the workers that count into /metrics
 
  private:
   void Routes();

@@ -147,7 +147,7 @@ int main(int argc, char** argv) {
   RetentionWorker retention(
       *store.value(), policy, c.retention_interval_s * 1000,
       NowMs,
-      Log);
+      Log, &server->metrics());
   retention.Start();
 
   DiagnosisWorkerOptions diag;

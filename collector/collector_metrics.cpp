@@ -16,7 +16,23 @@ CollectorMetrics::CollectorMetrics() : registry_(std::make_shared<prometheus::Re
                       .Register(*registry_);
   const char* names[] = {"stored", "duplicate", "unauthorized", "too_large", "invalid", "error", "overloaded"};
   for (int i = 0; i < 7; ++i) outcomes_[i] = &reports.Add({{"result", names[i]}});
+  auto& passes = prometheus::BuildCounter()
+                     .Name("rdmascope_collector_retention_passes_total")
+                     .Help("Retention passes by result: ok (the deletes ran), failed (a delete failed; see the log).")
+                     .Register(*registry_);
+  passes_ok_ = &passes.Add({{"result", "ok"}});
+  passes_failed_ = &passes.Add({{"result", "failed"}});
+  rollup_skipped_ = &prometheus::BuildCounter()
+                         .Name("rdmascope_collector_rollup_steps_skipped_total")
+                         .Help("Rollup steps that failed and were skipped: their probe summaries are missing from "
+                               "the minute and hourly rollups (the log names the error).")
+                         .Register(*registry_)
+                         .Add({});
 }
+
+void CollectorMetrics::CountRetentionPass(bool ok) { (ok ? passes_ok_ : passes_failed_)->Increment(); }
+
+void CollectorMetrics::CountRollupStepSkipped() { rollup_skipped_->Increment(); }
 
 void CollectorMetrics::Count(ReportOutcome outcome) { outcomes_[static_cast<int>(outcome)]->Increment(); }
 

@@ -1,4 +1,5 @@
-// The collector's own health metrics (ingest latency, report outcomes).
+// The collector's own health metrics (ingest latency, report outcomes,
+// retention passes and skipped rollup steps).
 //
 // Contract: thread-safe; every outcome label of reports_total exists from the
 // start (at 0) so rate() works before the first failure. Collect() returns
@@ -22,12 +23,18 @@ class CollectorMetrics {
   CollectorMetrics();
   void Count(ReportOutcome outcome);
   void ObserveIngestSeconds(double seconds);
+  // A retention pass ended: ok, or a delete failed (retention_worker.h).
+  void CountRetentionPass(bool ok);
+  void CountRollupStepSkipped();
   std::vector<prometheus::MetricFamily> Collect() const;
 
  private:
   std::shared_ptr<prometheus::Registry> registry_;
   prometheus::Histogram* ingest_ = nullptr;
   prometheus::Counter* outcomes_[7] = {};
+  prometheus::Counter* passes_ok_ = nullptr;
+  prometheus::Counter* passes_failed_ = nullptr;
+  prometheus::Counter* rollup_skipped_ = nullptr;
 };
 
 }  // namespace rdmascope::collector

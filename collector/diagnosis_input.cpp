@@ -5,7 +5,9 @@
 #include <map>
 #include <tuple>
 
+#include "collector/json_view.h"
 #include "collector/pinglist.h"
+#include "collector/sat_int.h"
 #include "collector/thresholds.h"
 
 namespace rdmascope::collector {
@@ -16,9 +18,20 @@ using diagnosis::CounterDelta;
 
 constexpr int64_t kPortActive = 4;
 
+// A number as int64_t, saturated (a stored row holds what agents sent).
+int64_t IntOf(const json& v) { return SaturatedInt64Of(NlohmannView(v)); }
+
 int64_t Int(const json& row, const char* k, int64_t dflt = 0) {
   auto it = row.find(k);
-  return it != row.end() && it->is_number() ? it->get<int64_t>() : dflt;
+  return it != row.end() && it->is_number() ? IntOf(*it) : dflt;
+}
+
+// Member k of row when it is an array, else an empty one (never operator[]
+// on a const json: an absent key is an assertion).
+const json& Rows(const json& row, const char* k) {
+  static const json kNone = json::array();
+  auto it = row.find(k);
+  return it != row.end() && it->is_array() ? *it : kNone;
 }
 
 std::string Text(const json& row, const char* k) {
@@ -42,8 +55,12 @@ diagnosis::PathSummary Path(const json& r) {
   auto by = r.find("errors_by_status");
   if (by != r.end() && by->is_object())
     for (const auto& [k, v] : by->items())
-      if (v.is_number_integer()) p.errors_by_status[StatusKeyName(k)] += v.get<int64_t>();
-  p.not_run = r.contains("not_run") && !r["not_run"].is_null();
+      if (v.is_number_integer()) {
+        int64_t& n = p.errors_by_status[StatusKeyName(k)];
+        n = SatAdd(n, IntOf(v));
+      }
+  auto not_run = r.find("not_run");
+  p.not_run = not_run != r.end() && !not_run->is_null();
   return p;
 }
 
@@ -54,12 +71,13 @@ PortId IdOf(const json& r) { return {Text(r, "node"), Text(r, "device"), Int(r, 
 // Error counters of the newest switch sample that rose over the one before.
 std::vector<CounterDelta> SwitchMoved(const json& newest, const json& before) {
   std::vector<CounterDelta> out;
-  const json& a = newest["counters"];
-  const json& b = before["counters"];
-  if (!a.is_object() || !b.is_object()) return out;
-  for (const auto& [k, v] : a.items()) {
-    if (!v.is_number_integer() || !b.contains(k) || !b[k].is_number_integer()) continue;
-    int64_t d = v.get<int64_t>() - b[k].get<int64_t>();
+  auto a = newest.find("counters");
+  auto b = before.find("counters");
+  if (a == newest.end() || b == before.end() || !a->is_object() || !b->is_object()) return out;
+  for (const auto& [k, v] : a->items()) {
+    auto was = b->find(k);
+    if (!v.is_number_integer() || was == b->end() || !was->is_number_integer()) continue;
+    const int64_t d = SatSub(IntOf(v), IntOf(*was));
     if (d > 0 && IsErrorCounter(k)) out.push_back({k, d});
   }
   return out;
@@ -86,7 +104,7 @@ Result<diagnosis::Input> LoadDiagnosisInput(Store& store, int64_t now_ms, const 
   if (!nodes.ok()) return nodes.status();
   std::map<std::string, int64_t> own_interval;
   int64_t interval = 0;
-  for (const json& n : nodes.value()["nodes"]) {
+  for (const json& n : Rows(nodes.value(), "nodes")) {
     auto s = Real(n, "interval_s");
     if (!s || *s <= 0) continue;
     own_interval[Text(n, "name")] = static_cast<int64_t>(*s * 1000);
@@ -111,23 +129,24 @@ Result<diagnosis::Input> LoadDiagnosisInput(Store& store, int64_t now_ms, const 
   auto facts = store.DiagnosisFacts(since, since - 2 * interval);
   if (!facts.ok()) return facts.status();
   const json& f = facts.value();
-  for (const json& r : f["paths"]) {
+  for (const json& r : Rows(f, "paths")) {
     diagnosis::PathSummary p = Path(r);
     if (silent.count(p.src) && silent[p.src]) continue;  // an old summary of a node that went quiet
     in.paths.push_back(std::move(p));
   }
   std::map<PortId, diagnosis::PortFacts> ports;
-  for (const json& r : f["ports"]) {
+  for (const json& r : Rows(f, "ports")) {
     diagnosis::PortFacts& p = ports[IdOf(r)];
     p.node = Text(r, "node"), p.device = Text(r, "device"), p.port = Int(r, "port");
     p.state = Text(r, "state_name");
-    p.active = !r.contains("state") || r["state"].is_null() || Int(r, "state") == kPortActive;
+    auto state = r.find("state");
+    p.active = state == r.end() || state->is_null() || Int(r, "state") == kPortActive;
   }
-  for (const json& r : f["moved"]) {
+  for (const json& r : Rows(f, "moved")) {
     auto it = ports.find(IdOf(r));
     if (it != ports.end() && IsErrorCounter(Text(r, "name"))) it->second.moved.push_back({Text(r, "name"), Int(r, "delta")});
   }
-  const json& sw = f["switch"];  // newest first per node port: pairs (newest, before)
+  const json& sw = Rows(f, "switch");  // newest first per node port: pairs (newest, before)
   for (size_t i = 0; i < sw.size(); ++i) {
     auto it = ports.find(IdOf(sw[i]));
     if (it == ports.end()) continue;

@@ -17,6 +17,7 @@
 //    decoder (report_decode.h) keeps the first, as this does.
 #pragma once
 
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -90,18 +91,36 @@ bool IsNumber(const V& v) {
 
 // Optional reads of a member of a validated object: absent or null is
 // nullopt (PresentMember: an absent view), as is a value of another type.
-// An integer read of a float truncates it.
+// An integer read of a float truncates it; a number beyond int64_t (which
+// the validator refuses) saturates to INT64_MAX or INT64_MIN, NaN reads 0.
 template <class V>
 V PresentMember(const V& obj, const char* key) {
   V v = obj.member(key);
   return v.kind() == JsonKind::kNull ? V() : v;
 }
 
+inline int64_t SaturatedInt64(double d) {
+  if (std::isnan(d)) return 0;
+  if (d >= 9223372036854775808.0) return INT64_MAX;
+  if (d < -9223372036854775808.0) return INT64_MIN;
+  return static_cast<int64_t>(d);
+}
+
+// Any number as an int64_t, as OptIntMember reads it.
+template <class V>
+int64_t SaturatedInt64Of(const V& v) {
+  switch (v.kind()) {
+    case JsonKind::kFloat: return SaturatedInt64(v.f64());
+    case JsonKind::kUnsigned: return v.u64() > static_cast<uint64_t>(INT64_MAX) ? INT64_MAX : static_cast<int64_t>(v.u64());
+    default: return v.i64();
+  }
+}
+
 template <class V>
 std::optional<int64_t> OptIntMember(const V& obj, const char* key) {
   const V v = obj.member(key);
   if (!IsNumber(v)) return std::nullopt;
-  return v.kind() == JsonKind::kFloat ? static_cast<int64_t>(v.f64()) : v.i64();
+  return SaturatedInt64Of(v);
 }
 
 template <class V>

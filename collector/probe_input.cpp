@@ -5,6 +5,7 @@
 
 #include "collector/json_view.h"
 #include "collector/probe_error_name.h"
+#include "collector/sat_int.h"
 #include "collector/simd_view.h"
 #include "collector/store.h"
 
@@ -24,7 +25,7 @@ Stats ReadStats(const V& o) {
   o.EachMember([&s](std::string_view k, const V& v) {
     if (!IsNumber(v)) return true;
     if (k == "count") {
-      s.count = v.kind() == JsonKind::kFloat ? static_cast<int64_t>(v.f64()) : v.i64();
+      s.count = SaturatedInt64Of(v);
       return true;
     }
     const double d = v.f64();
@@ -46,8 +47,8 @@ ProbeInput Extract(const V& p) {
   ProbeInput in;
   in.target = std::string(p.member("target").str());
   in.transport = std::string(p.member("transport").str());
-  in.interval_start = *OptIntMember(p, "interval_start_ms");
-  in.interval_end = *OptIntMember(p, "interval_end_ms");
+  in.interval_start = OptIntMember(p, "interval_start_ms").value_or(0);
+  in.interval_end = OptIntMember(p, "interval_end_ms").value_or(0);
   if (const V local = PresentMember(p, "local"); local.kind() != JsonKind::kAbsent) {
     in.local_device = OptTextMember(local, "device");
     in.local_port = OptIntMember(local, "port");
@@ -61,9 +62,9 @@ ProbeInput Extract(const V& p) {
   in.not_run = OptTextMember(p, "not_run");
 
   const V s = p.member("summary");
-  in.sent = *OptIntMember(s, "sent");
-  in.received = *OptIntMember(s, "received");
-  in.lost = *OptIntMember(s, "lost");
+  in.sent = OptIntMember(s, "sent").value_or(0);
+  in.received = OptIntMember(s, "received").value_or(0);
+  in.lost = OptIntMember(s, "lost").value_or(0);
   in.loss_ratio = OptRealMember(s, "loss_ratio");
   const Stats rtt = ReadStats(PresentMember(s, "rtt_us"));
   in.rtt_count = rtt.count;
@@ -80,7 +81,7 @@ ProbeInput Extract(const V& p) {
   const bool counted = by_status.size() > 0;
   PresentMember(p, "errors").EachElement([&](const V& e) {
     WcErrorInput w;
-    w.status = *OptIntMember(e, "status");
+    w.status = OptIntMember(e, "status").value_or(0);
     w.status_name = ProbeErrorStatusNameOf(e);
     w.vendor_err = OptIntMember(e, "vendor_err");
     w.opcode = OptTextMember(e, "opcode");
@@ -94,8 +95,9 @@ ProbeInput Extract(const V& p) {
   });
   in.has_errors = !in.errors.empty();
   by_status.EachMember([&](std::string_view k, const V& v) {
-    const int64_t n = v.i64();
-    in.error_counts[StatusKeyName(std::string(k))] += n;
+    const int64_t n = SaturatedInt64Of(v);
+    int64_t& count = in.error_counts[StatusKeyName(std::string(k))];
+    count = SatAdd(count, n);
     in.has_errors = in.has_errors || n > 0;
     return true;
   });
@@ -104,7 +106,7 @@ ProbeInput Extract(const V& p) {
   } else {
     nlohmann::json counts = nlohmann::json::object();
     for (const auto& [name, n] : in.error_counts) {
-      in.error_count += n;
+      in.error_count = SatAdd(in.error_count, n);
       counts[name] = n;
     }
     in.errors_by_status_json = counts.dump();

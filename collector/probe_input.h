@@ -5,7 +5,9 @@
 // single writer thread binds values instead of looking members up. It runs on
 // the HTTP worker that parsed the report (in parallel with other reports).
 // Absent stays absent: a latency object with count 0 measured nothing, and its
-// quantiles are nullopt, never 0.
+// quantiles are nullopt, never 0. On a report the validator did not see it
+// still reads without undefined behaviour: a missing required number reads 0,
+// numbers beyond int64_t saturate, and the error counts' sums saturate.
 #pragma once
 
 #include <cstdint>

@@ -1,12 +1,14 @@
 // The per-node summary /metrics reads instead of every pair (read_snapshot.h):
 // a fleet has hundreds of thousands of pairs, and visiting each at every
 // scrape cost a few hundred milliseconds; the writer summarises a node's
-// 100-odd pairs when it publishes the node.
+// 100-odd pairs when it publishes the node. Its sums saturate at the int64_t
+// bounds (the validator's bounds keep real ones far below).
 #include <algorithm>
 #include <cmath>
 #include <tuple>
 
 #include "collector/read_snapshot.h"
+#include "collector/sat_int.h"
 
 namespace rdmascope::collector {
 
@@ -23,21 +25,21 @@ void ProbeAgg::Add(const ProbeRow& r) {
   q90 = WorseOf(q90, r.rtt_p90);
   q99 = WorseOf(q99, r.rtt_p99);
   if (r.rtt_count != ProbeRow::kNullInt && !std::isnan(r.rtt_avg)) {
-    rtt_count += r.rtt_count;
+    rtt_count = SatAdd(rtt_count, r.rtt_count);
     rtt_sum_us += static_cast<double>(r.rtt_count) * r.rtt_avg;
   }
-  sent += r.sent;
-  lost += r.lost;
+  sent = SatAdd(sent, r.sent);
+  lost = SatAdd(lost, r.lost);
 }
 
 void ProbeAgg::Merge(const ProbeAgg& o) {
   q50 = WorseOf(q50, o.q50);
   q90 = WorseOf(q90, o.q90);
   q99 = WorseOf(q99, o.q99);
-  rtt_count += o.rtt_count;
+  rtt_count = SatAdd(rtt_count, o.rtt_count);
   rtt_sum_us += o.rtt_sum_us;
-  sent += o.sent;
-  lost += o.lost;
+  sent = SatAdd(sent, o.sent);
+  lost = SatAdd(lost, o.lost);
 }
 
 bool WorseForMetrics(const ProbeRow* a, const ProbeRow* b) {
@@ -51,7 +53,7 @@ void NodeState::SummariseForMetrics(int64_t horizon_ms) {
   for (const auto& [key, e] : pairs)
     if (e.newest) m.newest_end = std::max(m.newest_end, e.newest->interval_end);
   if (m.newest_end != INT64_MIN) {
-    const int64_t from = m.newest_end - horizon_ms;
+    const int64_t from = SatSub(m.newest_end, horizon_ms);
     for (const auto& [key, e] : pairs) {
       if (!e.newest || e.newest->interval_end < from) continue;
       const ProbeRow& r = *e.newest;

@@ -1,8 +1,10 @@
 #include "collector/report_decode.h"
 
+#include <algorithm>
 #include <cstdint>
 
 #include "collector/fabric_validate.h"
+#include "collector/sat_int.h"
 #include "collector/simd_view.h"
 
 namespace rdmascope::collector {
@@ -98,8 +100,8 @@ DecodedReport DecodeReport(std::string_view body, const ReportLimits& limits) {
 
 void ShiftProbeTimes(std::vector<ProbeInput>& probes, int64_t skew_ms) {
   for (ProbeInput& p : probes) {
-    p.interval_start = p.interval_start - skew_ms < 0 ? 0 : p.interval_start - skew_ms;
-    p.interval_end = p.interval_end - skew_ms < 0 ? 0 : p.interval_end - skew_ms;
+    p.interval_start = std::max<int64_t>(0, SatSub(p.interval_start, skew_ms));
+    p.interval_end = std::max<int64_t>(0, SatSub(p.interval_end, skew_ms));
   }
 }
 

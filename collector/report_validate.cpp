@@ -15,6 +15,15 @@ constexpr int kSchemaVersion = 1;
 constexpr uint64_t kMaxInt = static_cast<uint64_t>(std::numeric_limits<int64_t>::max());
 constexpr uint64_t kMaxMs = 1ull << 53;  // integral doubles are exact up to here
 constexpr double kTwo63 = 9223372036854775808.0;  // integral doubles below this fit int64_t
+// What a real node can produce, so that no sum the collector forms of them
+// (rollups, /metrics aggregates) can overflow: 2^40 probes in one interval is
+// over a million years of probing at 10,000 a second; an interval is at most a
+// day (interval_s's bound); a latency beyond an hour is no measurement.
+constexpr uint64_t kMaxCount = 1ull << 40;
+constexpr uint64_t kMaxIntervalMs = 86400ull * 1000;
+constexpr double kMaxLatencyUs = 3600.0 * 1e6;
+constexpr double kMaxLatencyMs = 3600.0 * 1e3;
+constexpr uint64_t kMaxVendorErr = 0xffffffffull;  // ibv_wc's vendor_err is 32 bits
 
 bool IdChar(char c) {
   return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' || c == '_' ||
@@ -144,9 +153,9 @@ class Validator {
     if (AbsentOrNull(v)) return true;
     std::string p = path + "/" + key;
     if (v.kind() != JsonKind::kObject) return Fail(p, "expected a latency object or null");
-    if (!Unsigned(v, "count", p, true, false)) return false;
+    if (!Unsigned(v, "count", p, true, false, kMaxCount)) return false;
     for (const char* q : {"min", "avg", "p50", "p90", "p99", "p999", "max"})
-      if (!Number(v, q, p, false, true)) return false;
+      if (!Number(v, q, p, false, true, kMaxLatencyUs)) return false;
     return true;
   }
 
@@ -290,10 +299,12 @@ class Validator {
     auto s = AsSigned(status);
     if (!s || *s < -2 || *s > 255) return Fail(p + "/status", "expected an integer from -2 to 255");
     return String(e, "status_name", p, false, true, 0, 64, IdChar, "[A-Za-z0-9._-]") &&
-           Unsigned(e, "vendor_err", p, false, true) &&
+           Unsigned(e, "vendor_err", p, false, true, kMaxVendorErr) &&
            String(e, "opcode", p, false, true, 0, 32, Printable, "printable characters") &&
-           Number(e, "wall_ms", p, false, true) && Number(e, "after_ms", p, false, true) &&
-           Number(e, "since_post_us", p, false, true) && Unsigned(e, "local_qpn", p, false, true, 0xffffff) &&
+           Number(e, "wall_ms", p, false, true, static_cast<double>(kMaxMs)) &&
+           Number(e, "after_ms", p, false, true, kMaxLatencyMs) &&
+           Number(e, "since_post_us", p, false, true, kMaxLatencyUs) &&
+           Unsigned(e, "local_qpn", p, false, true, 0xffffff) &&
            Unsigned(e, "remote_qpn", p, false, true, 0xffffff) &&
            String(e, "explanation", p, false, true, 0, 4096, [](char) { return true; }, "");
   }
@@ -326,15 +337,24 @@ class Validator {
     if (!Unsigned(pr, "interval_start_ms", p, true, false, kMaxMs) ||
         !Unsigned(pr, "interval_end_ms", p, true, false, kMaxMs))
       return false;
-    if (*AsUnsigned(pr.member("interval_end_ms")) < *AsUnsigned(pr.member("interval_start_ms")))
-      return Fail(p + "/interval_end_ms", "must not be before interval_start_ms");
+    const uint64_t start = *AsUnsigned(pr.member("interval_start_ms"));
+    const uint64_t end = *AsUnsigned(pr.member("interval_end_ms"));
+    if (end < start) return Fail(p + "/interval_end_ms", "must not be before interval_start_ms");
+    if (end - start > kMaxIntervalMs)
+      return Fail(p + "/interval_end_ms",
+                  "must be at most " + std::to_string(kMaxIntervalMs) + " ms after interval_start_ms");
     V summary;
     if (!Member(pr, "summary", p, true, &summary)) return false;
     std::string sp = p + "/summary";
     if (!Object(summary, sp)) return false;
-    if (!Unsigned(summary, "sent", sp, true, false) || !Unsigned(summary, "received", sp, true, false) ||
-        !Unsigned(summary, "lost", sp, true, false) || !Number(summary, "loss_ratio", sp, false, true, 1.0))
+    if (!Unsigned(summary, "sent", sp, true, false, kMaxCount) ||
+        !Unsigned(summary, "received", sp, true, false, kMaxCount) ||
+        !Unsigned(summary, "lost", sp, true, false, kMaxCount) || !Number(summary, "loss_ratio", sp, false, true, 1.0))
       return false;
+    // Each probe sent is received, lost, or still in flight at the interval's end.
+    if (*AsUnsigned(summary.member("received")) + *AsUnsigned(summary.member("lost")) >
+        *AsUnsigned(summary.member("sent")))
+      return Fail(sp + "/sent", "must be at least received + lost");
     for (const char* k : {"rtt_us", "network_us", "responder_us", "read_us"})
       if (!Stats(summary, k, sp)) return false;
     V by_status;
@@ -350,7 +370,8 @@ class Validator {
             for (char c : k)
               if (!Printable(c)) return Fail(kp(), "status key contains a control character");
             auto u = AsUnsigned(v);
-            if (!u || *u > kMaxInt) return Fail(kp(), "expected a non-negative integer");
+            if (!u) return Fail(kp(), "expected a non-negative integer");
+            if (*u > kMaxCount) return Fail(kp(), "must be at most " + std::to_string(kMaxCount));
             return true;
           }))
         return false;

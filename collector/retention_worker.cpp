@@ -7,12 +7,14 @@
 namespace rdmascope::collector {
 
 RetentionWorker::RetentionWorker(Store& store, RetentionPolicy policy, int64_t interval_ms,
-                                 std::function<int64_t()> now_ms, std::function<void(const std::string&)> log)
+                                 std::function<int64_t()> now_ms, std::function<void(const std::string&)> log,
+                                 CollectorMetrics* metrics)
     : store_(store),
       policy_(policy),
       interval_ms_(interval_ms),
       now_ms_(std::move(now_ms)),
-      log_(std::move(log)) {}
+      log_(std::move(log)),
+      metrics_(metrics) {}
 
 void RetentionWorker::Start() {
   thread_.Start([this] { return interval_ms_; },
@@ -56,10 +58,31 @@ Status RetentionWorker::Forget(int64_t now, bool rest) {
   return Status::Ok();
 }
 
+Result<int64_t> RetentionWorker::RollupOrSkip(int64_t now) {
+  auto n = store_.RollupStep(now, policy_);
+  if (n.ok()) return n;
+  auto skipped = store_.SkipRollupStep(now, policy_);
+  if (!skipped.ok())
+    return Result<int64_t>::Error("rollup of probe summaries failed (" + n.status().message() +
+                                  ") and skipping the failed step failed too (" + skipped.status().message() + ")");
+  if (skipped.value() > 0) {
+    if (metrics_) metrics_->CountRollupStepSkipped();
+    log_("rollup of probe summaries failed and the step was skipped (its summaries stay out of the rollups): " +
+         n.status().message());
+  }
+  return skipped;
+}
+
 Result<int64_t> RetentionWorker::Pass(bool rest) {
   const int64_t now = now_ms_();
-  auto rolled = Repeat([&] { return store_.RollupStep(now, policy_); }, rest);
-  if (!rolled.ok()) return Result<int64_t>::Error("rollup of probe summaries failed: " + rolled.status().message());
+  auto rolled = Repeat([&] { return RollupOrSkip(now); }, rest);
+  if (!rolled.ok()) log_(rolled.status().message() + "; the retention deletes run without the rollups this pass");
+  auto deleted = Deletes(now, rest);
+  if (metrics_) metrics_->CountRetentionPass(deleted.ok());
+  return deleted;
+}
+
+Result<int64_t> RetentionWorker::Deletes(int64_t now, bool rest) {
   auto deleted = Repeat([&] { return store_.RetentionStep(now, policy_); }, /*rest=*/false);
   if (!deleted.ok()) return deleted.status();
   if (Status s = Forget(now, rest); !s.ok()) log_("retention: forgetting failed: " + s.message());

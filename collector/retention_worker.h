@@ -13,12 +13,19 @@
 // the free pages beyond the reserve back to the file system, a bounded number
 // per call, resting after each call as after a rollup slice. Stop() wakes the
 // worker and joins it; it returns within one batch or one rest.
+//
+// A rollup step that fails is logged and skipped (Store::SkipRollupStep) and
+// the rollups go on with the next; when even the skip fails, the rollups stop
+// for this pass. Either way the retention deletes run: no input can stop
+// retention. With metrics, every pass is counted (ok, or failed when a delete
+// failed) and so is every skipped rollup step.
 #pragma once
 
 #include <cstdint>
 #include <functional>
 #include <string>
 
+#include "collector/collector_metrics.h"
 #include "collector/periodic_thread.h"
 #include "collector/store.h"
 
@@ -27,7 +34,7 @@ namespace rdmascope::collector {
 class RetentionWorker {
  public:
   RetentionWorker(Store& store, RetentionPolicy policy, int64_t interval_ms, std::function<int64_t()> now_ms,
-                  std::function<void(const std::string&)> log);
+                  std::function<void(const std::string&)> log, CollectorMetrics* metrics = nullptr);
   ~RetentionWorker() { Stop(); }
   void Start();
   void Stop() { thread_.Stop(); }
@@ -38,6 +45,10 @@ class RetentionWorker {
   Result<int64_t> Pass(bool rest);
   // One round of Store::ForgetStep, then the interned names nothing holds are freed.
   Status Forget(int64_t now, bool rest);
+  Result<int64_t> Deletes(int64_t now, bool rest);
+  // One rollup step; a failed one skipped (logged, counted). An error only
+  // when the skip failed too.
+  Result<int64_t> RollupOrSkip(int64_t now);
   // Calls step until it returns 0 or fails, or the worker stops; returns the
   // sum of what it returned. With rest, pauses after each call twice as long
   // as the call took.
@@ -48,6 +59,7 @@ class RetentionWorker {
   int64_t interval_ms_;
   std::function<int64_t()> now_ms_;
   std::function<void(const std::string&)> log_;
+  CollectorMetrics* metrics_;
   PeriodicThread thread_;
 };
 

@@ -246,6 +246,13 @@ class Store {
   // Returns the nodes visited: 0 when a round over every node is complete
   // (the next call starts the next round).
   Result<int64_t> ForgetStep(int64_t now_ms, const RetentionPolicy& policy, ForgetTally* tally);
+  // Moves the rollup mark past the slice RollupStep would roll now (when no
+  // slice is due: the hourly mark past the minutes it would merge), adding
+  // nothing to the rollups: for a step that failed, so that one bad slice
+  // never holds the marks (and with them the raw retention) for good. Its
+  // summaries stay in probe_summaries until retention; the rollups lack them.
+  // Returns 1, or 0 when there was nothing to skip.
+  Result<int64_t> SkipRollupStep(int64_t now_ms, const RetentionPolicy& policy);
   // Raw summaries with interval_end below this are counted in the rollups.
   int64_t RollupThroughMs();
   // The node states the last IngestBatch() replaced in the read snapshot, for
@@ -373,6 +380,8 @@ class Store {
   // Begins a read transaction on rollup_reader_ and takes its view of the
   // database; false when there is no reader or that failed.
   bool PinRollupReader();
+  // RollupStep, or with skip SkipRollupStep.
+  Result<int64_t> RollOrSkip(int64_t now_ms, const RetentionPolicy& policy, bool skip);
   // Adds one late summary to probe_minute or probe_hourly (upsert: the
   // matching statement in store_rollup.cpp).
   Status AddOneLateSummary(const char* upsert, const LateSummary& o);

@@ -290,7 +290,7 @@ Status Store::IngestCounters(const std::string& node, const std::string& device,
   *sample = json::object();
   for (const auto& [name, value] : map.items()) {
     std::optional<int64_t> v;
-    if (value.is_number()) v = value.is_number_float() ? static_cast<int64_t>(value.get<double>()) : value.get<int64_t>();
+    if (value.is_number()) v = SaturatedInt64Of(NlohmannView(value));
     (*sample)[name] = v ? json(*v) : json(nullptr);
     if (!newer) continue;
     RETURN_IF_ERROR(JudgeCounter(node, device, port, kind, name, v, at));

@@ -28,26 +28,37 @@ constexpr int64_t kHourlyMergeMs = 10 * kMinuteMs;
 
 int64_t FloorTo(int64_t t, int64_t unit) { return t >= 0 ? t / unit * unit : -((-t + unit - 1) / unit) * unit; }
 
+// Sums that cannot fail. SQLite's SUM() raises "integer overflow" (and a
+// failing slice would hold the rollup mark, and with it the raw retention);
+// the validator bounds each count to 2^40, yet enough summaries of one pair
+// in one minute still add up past 2^63. So sums are TOTAL()s (floating point,
+// exact below 2^53) and every sum and merge is capped at 2^62: a merge of two
+// capped values still fits (SQLite's + turns to floating point on overflow,
+// and MIN() brings it back to the integer cap).
+#define SUM_CAP "4611686018427387904"
+#define SAT_SUM(X) "CAST(MIN(TOTAL(" X "), " SUM_CAP ".0) AS INTEGER)"
+#define SAT_MERGE(C) C " = MIN(" C " + excluded." C ", " SUM_CAP ")"
+
 // The measures both rollups add up, in the order their columns take them.
 #define ROLLUP_MEASURES "intervals, sent, received, lost, error_count, rtt_p50_sum, rtt_p50_n, rtt_p99_max, rtt_max"
 #define ROLLUP_MERGE                                                                                        \
-  " DO UPDATE SET intervals = intervals + excluded.intervals, sent = sent + excluded.sent, "                \
-  "received = received + excluded.received, lost = lost + excluded.lost, "                                 \
-  "error_count = error_count + excluded.error_count, rtt_p50_sum = rtt_p50_sum + excluded.rtt_p50_sum, "   \
-  "rtt_p50_n = rtt_p50_n + excluded.rtt_p50_n, "                                                           \
+  " DO UPDATE SET " SAT_MERGE("intervals") ", " SAT_MERGE("sent") ", " SAT_MERGE("received") ", "           \
+  SAT_MERGE("lost") ", " SAT_MERGE("error_count") ", rtt_p50_sum = rtt_p50_sum + excluded.rtt_p50_sum, "   \
+  SAT_MERGE("rtt_p50_n") ", "                                                                              \
   "rtt_p99_max = MAX(COALESCE(rtt_p99_max, excluded.rtt_p99_max), COALESCE(excluded.rtt_p99_max, rtt_p99_max)), " \
   "rtt_max = MAX(COALESCE(rtt_max, excluded.rtt_max), COALESCE(excluded.rtt_max, rtt_max))"
 
 // The measures of a slice's raw summaries, in ROLLUP_MEASURES order.
-#define SLICE_MEASURES                                                                                     \
-  "COUNT(*), SUM(sent), SUM(received), SUM(lost), SUM(error_count), TOTAL(rtt_p50), COUNT(rtt_p50), " \
-  "MAX(rtt_p99), MAX(rtt_max)"
+#define SLICE_MEASURES                                                                                   \
+  "COUNT(*), " SAT_SUM("sent") ", " SAT_SUM("received") ", " SAT_SUM("lost") ", " SAT_SUM("error_count") \
+  ", TOTAL(rtt_p50), COUNT(rtt_p50), MAX(rtt_p99), MAX(rtt_max)"
 
 // The hours of the minutes in [FROM, TO) of probe_minute, summed, in
 // ROLLUP_MEASURES order after (src, dst, transport, hour).
 #define HOURS_OF_MINUTES(FROM, TO)                                                                    \
-  "SELECT src, dst, transport, minute / 3600000 * 3600000, SUM(intervals), SUM(sent), SUM(received), " \
-  "SUM(lost), SUM(error_count), TOTAL(rtt_p50_sum), SUM(rtt_p50_n), MAX(rtt_p99_max), MAX(rtt_max) "   \
+  "SELECT src, dst, transport, minute / 3600000 * 3600000, " SAT_SUM("intervals") ", " SAT_SUM("sent") ", " \
+  SAT_SUM("received") ", " SAT_SUM("lost") ", " SAT_SUM("error_count") ", TOTAL(rtt_p50_sum), "              \
+  SAT_SUM("rtt_p50_n") ", MAX(rtt_p99_max), MAX(rtt_max) "                                                   \
   "FROM probe_minute WHERE minute >= " FROM " AND minute < " TO " GROUP BY 1, 2, 3, 4"
 
 // One late summary added to its minute or its hour: ?1 src, ?2 dst,
@@ -122,6 +133,14 @@ int64_t Store::RollupThroughMs() {
 }
 
 Result<int64_t> Store::RollupStep(int64_t now_ms, const RetentionPolicy& policy) {
+  return RollOrSkip(now_ms, policy, /*skip=*/false);
+}
+
+Result<int64_t> Store::SkipRollupStep(int64_t now_ms, const RetentionPolicy& policy) {
+  return RollOrSkip(now_ms, policy, /*skip=*/true);
+}
+
+Result<int64_t> Store::RollOrSkip(int64_t now_ms, const RetentionPolicy& policy, bool skip) {
   int64_t mark = 0, start = 0, new_mark = 0, read_through_id = 0, hourly_from = 0, hourly_to = 0;
   bool slice = false, hourly_pinned = false;
   {
@@ -148,7 +167,7 @@ Result<int64_t> Store::RollupStep(int64_t now_ms, const RetentionPolicy& policy)
       first.Reset();
       slice = start + policy.rollup_slice_ms <= closed_until;
       new_mark = slice ? start + policy.rollup_slice_ms : closed_until;
-      if (slice) {
+      if (slice && !skip) {
         ASSIGN_STMT(last, Q("SELECT COALESCE(MAX(id), 0) FROM probe_summaries"));
         auto r = last.Step();
         if (!r.ok()) return r.status();
@@ -156,7 +175,10 @@ Result<int64_t> Store::RollupStep(int64_t now_ms, const RetentionPolicy& policy)
         last.Reset();
       }
     }
-    if (hourly) hourly_pinned = PinRollupReader();
+    // A skip passes over the slice alone when there is one (the minutes
+    // are merged by the next step), else over the minutes.
+    if (skip && closed) hourly_to = hourly_from;
+    if (hourly && !skip) hourly_pinned = PinRollupReader();
     if (hourly_pinned) {
       // From here on, a late summary in these minutes is not in the pinned
       // read: it is owed to probe_hourly and added below.
@@ -185,7 +207,7 @@ Result<int64_t> Store::RollupStep(int64_t now_ms, const RetentionPolicy& policy)
   // and grouping is most of a slice's cost. When that read fails, the
   // whole slice is grouped under the lock below instead.
   std::vector<Rollup> grouped;
-  if (slice) {
+  if (slice && !skip) {
     auto read = History([&](Db& db) -> Result<nlohmann::json> {
       auto q = db.Prepare("SELECT src, dst, transport, interval_end / 60000 * 60000, " SLICE_MEASURES
                           " FROM probe_summaries WHERE interval_end >= ?1 AND interval_end < ?2 AND id <= ?3 "
@@ -219,7 +241,7 @@ Result<int64_t> Store::RollupStep(int64_t now_ms, const RetentionPolicy& policy)
     return int64_t{1};  // rolled meanwhile: the caller asks again
   Transaction tx(db_);
   RETURN_IF_ERROR(tx.Begin());
-  if (slice) {
+  if (slice && !skip) {
     ASSIGN_STMT(up, Q("INSERT INTO probe_minute(src, dst, transport, minute, " ROLLUP_MEASURES ") "
                       "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13) "
                       "ON CONFLICT(src, dst, transport, minute)" ROLLUP_MERGE));
@@ -233,7 +255,7 @@ Result<int64_t> Store::RollupStep(int64_t now_ms, const RetentionPolicy& policy)
     rest.Bind(1, start).Bind(2, new_mark).Bind(3, read_through_id);
     RETURN_IF_ERROR(rest.Run());
   }
-  if (hourly_from < hourly_to) {
+  if (hourly_from < hourly_to && !skip) {
     if (hours_read) {
       ASSIGN_STMT(up, Q("INSERT INTO probe_hourly(src, dst, transport, hour, " ROLLUP_MEASURES ") "
                         "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13) "

@@ -1,5 +1,6 @@
-// Shared by the hostile-input cases (collector_hostile_input_test): the
-// collector's resident memory, rows in its database, one printed row per case.
+// Helpers of the hostile-input tests (collector_hostile_input_test and its
+// hostile_*_test.cpp parts): the clock, a child's resident memory, rows in
+// the child's database read without disturbing it, one printed row per case.
 #pragma once
 
 #include <sqlite3.h>
@@ -27,19 +28,23 @@ inline long RssKb(pid_t pid) {
   return -1;
 }
 
-// Rows of `table` in the database at db_path (read-only), or -1.
-inline int64_t CountRows(const std::string& db_path, const std::string& table) {
+// The first column of the first row of `sql` on a read-only connection to
+// db_path, as an integer (NULL: 0); -1 when it cannot be read.
+inline int64_t QueryInt(const std::string& db_path, const std::string& sql) {
   sqlite3* db = nullptr;
   int64_t n = -1;
   if (sqlite3_open_v2(db_path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK) {
     sqlite3_stmt* st = nullptr;
-    if (sqlite3_prepare_v2(db, ("SELECT COUNT(*) FROM " + table).c_str(), -1, &st, nullptr) == SQLITE_OK &&
-        sqlite3_step(st) == SQLITE_ROW)
+    if (sqlite3_prepare_v2(db, sql.c_str(), -1, &st, nullptr) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
       n = sqlite3_column_int64(st, 0);
     sqlite3_finalize(st);
   }
   sqlite3_close(db);
   return n;
+}
+
+inline int64_t CountRows(const std::string& db_path, const std::string& table) {
+  return QueryInt(db_path, "SELECT COUNT(*) FROM " + table);
 }
 
 // One line per case: input, status, RSS before -> after, alive, anything else.

@@ -16,6 +16,7 @@
 
 #include "collector/clock_skew.h"
 #include "collector/request_guard.h"
+#include "collector/store_db.h"
 #include "common/http_date.h"
 #include "tests/collector/test_reports.h"
 #include "tests/collector/test_server.h"
@@ -250,6 +251,59 @@ TEST(ClockSkew, SkewedReportIsStoredAtReceiveTimeAndRaisesAnEvent) {
   auto after = c.store().Events(true, std::string("clock_skew"), std::nullopt, 10);
   ASSERT_TRUE(after.ok());
   EXPECT_EQ(after.value()["events"].size(), 0u) << after.value().dump();
+}
+
+TEST(ClockSkew, BodyTimesAheadOfTheCollectorAreShiftedWhateverTheDateSays) {
+  const int64_t now = 1'800'000'000'000;
+  const int64_t tol = kDefaultClockSkewToleranceMs;
+  const int64_t ten_years = 3650LL * 86400 * 1000;
+  json body = MakeReport("r", "n", now + ten_years);
+  std::vector<ProbeInput> probes(1);
+  probes[0].interval_start = now - 10'000, probes[0].interval_end = now + ten_years + 7;
+  EXPECT_EQ(NewestBodyTimeMs(body, probes), now + ten_years + 7) << "the newest of every body time";
+  EXPECT_EQ(NewestBodyTimeMs(json::object(), {}), INT64_MIN);
+  // The Date says the clock is right: the body is moved so its newest time lands at now.
+  EXPECT_FALSE(MeasureClockSkew(body, FormatHttpDate(now), now, tol).has_value());
+  EXPECT_EQ(StoreShiftMs(std::nullopt, now + ten_years + 7, now, tol), ten_years + 7);
+  EXPECT_EQ(StoreShiftMs(std::nullopt, now + tol, now, tol), 0) << "within tolerance: stored as sent";
+  EXPECT_EQ(StoreShiftMs(std::nullopt, now - 3600 * 1000, now, tol), 0) << "a replay's old times stay";
+  // A skewed clock whose body agrees with it: the skew alone.
+  EXPECT_EQ(StoreShiftMs(400'000, now + 400'000, now, tol), 400'000);
+  // A clock behind whose body is ahead anyway: shifted until the body is not ahead.
+  EXPECT_EQ(StoreShiftMs(-400'000, now + 3600 * 1000, now, tol), 3600 * 1000);
+  // Extremes do not overflow.
+  EXPECT_EQ(StoreShiftMs(INT64_MAX, INT64_MIN + 1, INT64_MAX, tol), INT64_MAX);
+  EXPECT_TRUE(MeasureClockSkew(json{{"generated_at_ms", INT64_MAX}}, "", INT64_MIN, tol).has_value());
+  EXPECT_TRUE(MeasureClockSkew(json{{"generated_at_ms", "x"}}, "", now, tol).has_value()) << "unreadable: far behind";
+}
+
+// A body ten years ahead sent with a current Date: stored at receive time
+// (nothing in the future), with a clock_skew event.
+TEST(ClockSkew, BodyAheadOfACurrentDateIsStoredAtReceiveTimeWithAnEvent) {
+  TestCollector c;
+  httplib::Client cli("127.0.0.1", c.port());
+  const int64_t ahead = NowMs() + 3650LL * 86400 * 1000;
+  json r = MakeReport("future-10y", "node-a", ahead);
+  r["probes"].push_back(testing::MakeProbe("node-b", ahead));
+  auto res = cli.Post("/api/v1/reports",
+                      {{"Authorization", std::string("Bearer ") + kTestToken}, {"Date", HttpDateNow()}}, r.dump(),
+                      "application/json");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 200) << res->body;
+  auto open = c.store().Events(true, std::string("clock_skew"), std::nullopt, 10);
+  ASSERT_TRUE(open.ok());
+  EXPECT_EQ(open.value()["events"].size(), 1u) << open.value().dump();
+  auto db = Db::OpenReadOnly(c.store().path());
+  ASSERT_TRUE(db.ok()) << db.status().message();
+  const int64_t limit = NowMs() + 60 * 1000;
+  for (const char* sql : {"SELECT MAX(interval_end) FROM probe_summaries", "SELECT MAX(generated_at) FROM reports",
+                          "SELECT MAX(last_generated_at) FROM nodes"}) {
+    auto q = db.value().Prepare(sql);
+    ASSERT_TRUE(q.ok()) << sql;
+    auto row = q.value().Step();
+    ASSERT_TRUE(row.ok() && row.value()) << sql;
+    EXPECT_LT(q.value().Int(0), limit) << sql;
+  }
 }
 
 int ConnectLoopback(int port) {

@@ -1,7 +1,11 @@
 // ExtractProbes: every value the store writes for a probe, taken out once.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstdint>
+
 #include "collector/probe_input.h"
+#include "collector/read_snapshot.h"
 #include "tests/collector/test_reports.h"
 
 namespace rdmascope::collector {
@@ -74,6 +78,56 @@ TEST(ProbeInput, ErrorCountsComeFromTheSummaryMapBeforeTheList) {
   EXPECT_EQ(in[1].errors[0].status, 12);
   EXPECT_EQ(in[1].errors[0].vendor_err, 129);
   EXPECT_TRUE(in[1].has_errors);
+}
+
+// A report the validator did not see, with every count at the extremes:
+// read without undefined behaviour (the sanitized build checks it), numbers
+// beyond int64_t saturated, sums saturated.
+TEST(ProbeInput, ExtremeNumbersSaturateInsteadOfOverflowing) {
+  json r = MakeReport("r-x", "node-a", 1700000000000);
+  json p = MakeProbe("node-b", 1700000000000, 1);
+  p["summary"]["sent"] = 1e300;
+  p["summary"]["received"] = 18446744073709551615ull;
+  p["summary"]["lost"] = -1e300;
+  p["summary"]["rtt_us"]["count"] = 1e19;
+  p["summary"]["errors_by_status"] = {{"RETRY_EXC_ERR (12)", INT64_MAX}, {"RETRY_EXC_ERR", INT64_MAX}, {"WR_FLUSH_ERR (5)", INT64_MAX}};
+  p["errors"][0]["status"] = std::nan("");
+  p.erase("interval_start_ms");
+  r["probes"].push_back(p);
+  auto in = ExtractProbes(r);
+  ASSERT_EQ(in.size(), 1u);
+  EXPECT_EQ(in[0].sent, INT64_MAX);
+  EXPECT_EQ(in[0].received, INT64_MAX);
+  EXPECT_EQ(in[0].lost, INT64_MIN);
+  EXPECT_EQ(in[0].rtt_count, INT64_MAX);
+  EXPECT_EQ(in[0].interval_start, 0) << "absent reads 0";
+  EXPECT_EQ(in[0].error_counts.at("RETRY_EXC_ERR"), INT64_MAX) << "two keys of one status, summed, saturated";
+  EXPECT_EQ(in[0].error_count, INT64_MAX);
+}
+
+TEST(ProbeAgg, SumsSaturateAtTheExtremes) {
+  ProbeRow row;
+  row.sent = row.lost = INT64_MAX;
+  row.rtt_count = INT64_MAX;
+  row.rtt_avg = 1.0;
+  ProbeAgg a;
+  a.Add(row);
+  a.Add(row);
+  EXPECT_EQ(a.sent, INT64_MAX);
+  EXPECT_EQ(a.lost, INT64_MAX);
+  EXPECT_EQ(a.rtt_count, INT64_MAX);
+  ProbeAgg b;
+  b.Merge(a);
+  b.Merge(a);
+  EXPECT_EQ(b.sent, INT64_MAX);
+  EXPECT_EQ(b.rtt_count, INT64_MAX);
+  row.sent = row.lost = INT64_MIN + 1;
+  row.rtt_count = INT64_MIN + 1;
+  ProbeAgg c;
+  c.Add(row);
+  c.Add(row);
+  EXPECT_EQ(c.sent, INT64_MIN);
+  EXPECT_EQ(c.rtt_count, INT64_MIN);
 }
 
 }  // namespace

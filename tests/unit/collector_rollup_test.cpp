@@ -9,6 +9,10 @@
 #include <string>
 #include <tuple>
 
+#include <prometheus/text_serializer.h>
+
+#include "collector/collector_metrics.h"
+#include "collector/retention_worker.h"
 #include "collector/store.h"
 #include "collector/store_db.h"
 #include "collector/store_migrate.h"
@@ -258,6 +262,88 @@ TEST_F(RollupTest, RawSummariesAreKeptUntilRolledThenAgeOut) {
   }
   EXPECT_EQ(Rows("probe_minute"), 0) << "minute rollups age out after their own time";
   EXPECT_EQ(Read("probe_hourly", "hour"), want_hour_);
+}
+
+// Counts past int64_t (the validator refuses them; here they reach the store
+// directly) saturate in the rollups instead of failing the slice: SQLite's
+// SUM() would raise "integer overflow" on every pass.
+TEST_F(RollupTest, SumsPastInt64SaturateAndNeverFailTheRollup) {
+  for (int i = 0; i < 2; ++i) {  // two summaries of one pair in one minute
+    json r = MakeReport("huge-" + std::to_string(i), "node-a", kT0 + i);
+    json p = MakeProbe("node-b", kT0 + i);
+    for (const char* k : {"sent", "received", "lost"}) p["summary"][k] = INT64_MAX;
+    p["summary"]["errors_by_status"]["RETRY_EXC_ERR (12)"] = INT64_MAX;
+    r["probes"].push_back(p);
+    auto res = store_->Ingest(r, kT0 + i);
+    ASSERT_TRUE(res.ok()) << res.status().message();
+  }
+  const int64_t now = kT0 + kHour;
+  EXPECT_GT(RollAll(now), 0);  // RollAll fails the test on a failed step
+  auto minute = Read("probe_minute", "minute");
+  ASSERT_EQ(minute.size(), 1u);
+  const Agg& a = minute.begin()->second;
+  EXPECT_EQ(a.intervals, 2);
+  EXPECT_EQ(a.sent, int64_t{1} << 62) << "capped, so a merge of two capped values still fits";
+  EXPECT_EQ(a.errors, int64_t{1} << 62);
+  EXPECT_EQ(Read("probe_hourly", "hour").begin()->second.sent, int64_t{1} << 62);
+  // A late summary merged into the capped minute and hour stays capped, too.
+  json late = MakeReport("huge-late", "node-a", kT0 + 2);
+  json p = MakeProbe("node-b", kT0 + 2);
+  for (const char* k : {"sent", "received", "lost"}) p["summary"][k] = INT64_MAX;
+  late["probes"].push_back(p);
+  auto res = store_->Ingest(late, now);
+  ASSERT_TRUE(res.ok()) << res.status().message();
+  EXPECT_EQ(Read("probe_minute", "minute").begin()->second.sent, int64_t{1} << 62);
+  policy_.raw_max_age_ms = kMinute;
+  while (Positive(store_->RetentionStep(now, policy_))) {
+  }
+  EXPECT_EQ(Rows("probe_summaries"), 0) << "rolled, so retention deletes them";
+}
+
+std::string MetricsText(const CollectorMetrics& m) { return prometheus::TextSerializer().Serialize(m.Collect()); }
+
+// A slice that fails to roll (here: a trigger refuses its minute) is logged,
+// counted and skipped; the slices after it are rolled, and the retention
+// deletes of the same pass run, the raw rows of the skipped slice included.
+TEST_F(RollupTest, AFailedStepIsSkippedAndRetentionStillRuns) {
+  for (int i = 0; i < 30; ++i) Report(i);  // five minutes
+  const int64_t bad_minute = (kT0 + 60000) / kMinute * kMinute;
+  {
+    auto db = Db::Open(dir_.File("store.db"));
+    ASSERT_TRUE(db.ok()) << db.status().message();
+    Status st = db.value().Exec("CREATE TRIGGER refuse_minute BEFORE INSERT ON probe_minute WHEN NEW.minute = " +
+                                std::to_string(bad_minute) + " BEGIN SELECT RAISE(ABORT, 'injected failure'); END");
+    ASSERT_TRUE(st.ok()) << st.message();
+  }
+  policy_.raw_max_age_ms = kMinute;
+  CollectorMetrics metrics;
+  std::vector<std::string> log;
+  const int64_t now = kT0 + kHour;
+  RetentionWorker w(*store_, policy_, 3600 * 1000, [=] { return now; }, [&log](const std::string& l) { log.push_back(l); },
+                    &metrics);
+  auto pass = w.RunPass();
+  ASSERT_TRUE(pass.ok()) << pass.status().message();
+  EXPECT_GT(pass.value(), 0) << "the deletes ran";
+  EXPECT_EQ(Rows("probe_summaries"), 0) << "nothing holds the raw retention, the skipped slice's rows neither";
+  EXPECT_GT(store_->RollupThroughMs(), kT0 + 290000);
+  auto minute = Read("probe_minute", "minute");
+  for (auto& [k, a] : want_minute_) {
+    if (std::get<3>(k) == bad_minute) continue;
+    EXPECT_EQ(minute[k], a) << "minute " << std::get<3>(k) << " rolled";
+  }
+  for (auto& [k, a] : minute) EXPECT_NE(std::get<3>(k), bad_minute) << "the failed minute is left out";
+  const std::string text = MetricsText(metrics);
+  EXPECT_NE(text.find("rdmascope_collector_retention_passes_total{result=\"ok\"} 1"), std::string::npos) << text;
+  EXPECT_EQ(text.find("rdmascope_collector_rollup_steps_skipped_total 0"), std::string::npos) << text;
+  EXPECT_TRUE(std::any_of(log.begin(), log.end(), [](const std::string& l) {
+    return l.find("step was skipped") != std::string::npos && l.find("injected failure") != std::string::npos;
+  }));
+  // The next pass has nothing left to fail on.
+  const size_t said = log.size();
+  ASSERT_TRUE(w.RunPass().ok());
+  EXPECT_EQ(log.size(), said) << log.back();
+  EXPECT_NE(MetricsText(metrics).find("rdmascope_collector_retention_passes_total{result=\"ok\"} 2"),
+            std::string::npos);
 }
 
 // Minutes reach their hour ten at a time: until then, a minute rollup is

@@ -214,6 +214,67 @@ TEST(CollectorValidate, PortStateShape) {
   EXPECT_EQ(Bad(r).field, "/inventory/devices/0/ports/0/state");
 }
 
+// Counts and times bounded to what a real node produces, so that no sum the
+// collector forms of them can overflow.
+TEST(CollectorValidate, CountsAreBoundedToWhatANodeCanProduce) {
+  const uint64_t kMax = 1ull << 40;
+  for (const char* k : {"sent", "received", "lost"}) {
+    json r = Good();
+    r["probes"][0]["summary"][k] = INT64_MAX;
+    ValidationError e = Bad(r);
+    EXPECT_EQ(e.field, std::string("/probes/0/summary/") + k);
+    EXPECT_EQ(e.problem, "must be at most 1099511627776");
+  }
+  json r = Good();
+  r["probes"][0]["summary"]["sent"] = kMax;
+  r["probes"][0]["summary"]["received"] = kMax - 1;
+  r["probes"][0]["summary"]["lost"] = 1;
+  EXPECT_FALSE(ValidateBoth(r).has_value()) << "the largest allowed";
+  r["probes"][0]["summary"]["lost"] = 2;
+  ValidationError e = Bad(r);
+  EXPECT_EQ(e.field, "/probes/0/summary/sent");
+  EXPECT_EQ(e.problem, "must be at least received + lost");
+  r = Good();
+  r["probes"][0]["summary"]["sent"] = 100;
+  r["probes"][0]["summary"]["received"] = 99;
+  r["probes"][0]["summary"]["lost"] = 0;
+  EXPECT_FALSE(ValidateBoth(r).has_value()) << "one probe still in flight at the interval's end";
+  r = Good();
+  r["probes"][0]["summary"]["errors_by_status"]["RETRY_EXC_ERR (12)"] = kMax + 1;
+  EXPECT_EQ(Bad(r).field, "/probes/0/summary/errors_by_status/RETRY_EXC_ERR (12)");
+  r = Good();
+  r["probes"][0]["summary"]["rtt_us"]["count"] = kMax + 1;
+  EXPECT_EQ(Bad(r).field, "/probes/0/summary/rtt_us/count");
+}
+
+TEST(CollectorValidate, LatenciesAndIntervalsAreBounded) {
+  json r = Good();
+  r["probes"][0]["summary"]["rtt_us"]["max"] = 3600.0 * 1e6 + 1;  // beyond an hour
+  EXPECT_EQ(Bad(r).field, "/probes/0/summary/rtt_us/max");
+  r["probes"][0]["summary"]["rtt_us"]["max"] = 3600.0 * 1e6;
+  EXPECT_FALSE(ValidateBoth(r).has_value());
+  r = Good();
+  const int64_t end = r["probes"][0]["interval_end_ms"].get<int64_t>();
+  r["probes"][0]["interval_start_ms"] = end - 86400 * 1000 - 1;  // longer than a day
+  ValidationError e = Bad(r);
+  EXPECT_EQ(e.field, "/probes/0/interval_end_ms");
+  EXPECT_EQ(e.problem, "must be at most 86400000 ms after interval_start_ms");
+  r["probes"][0]["interval_start_ms"] = end - 86400 * 1000;
+  EXPECT_FALSE(ValidateBoth(r).has_value());
+  r = Good();
+  r["probes"][0]["errors"][0]["vendor_err"] = 1ull << 32;
+  EXPECT_EQ(Bad(r).field, "/probes/0/errors/0/vendor_err");
+  r = Good();
+  r["probes"][0]["errors"][0]["wall_ms"] = 1e300;
+  EXPECT_EQ(Bad(r).field, "/probes/0/errors/0/wall_ms");
+  r = Good();
+  r["probes"][0]["errors"][0]["after_ms"] = 3600.0 * 1e3 + 1;
+  EXPECT_EQ(Bad(r).field, "/probes/0/errors/0/after_ms");
+  r = Good();
+  r["probes"][0]["errors"][0]["since_post_us"] = 3600.0 * 1e6 + 1;
+  EXPECT_EQ(Bad(r).field, "/probes/0/errors/0/since_post_us");
+}
+
 TEST(CollectorValidate, PointerEscaping) {
   EXPECT_EQ(JsonPointerToken("a~b/c"), "a~0b~1c");
 }
@@ -246,9 +307,18 @@ TEST(CollectorValidate, AgreesWithTheJsonSchema) {
       for (const json& v : odd) {
         json doc = base;
         doc[json::json_pointer(ptr)] = v;
-        // interval_end_ms >= interval_start_ms is beyond JSON Schema; keep the order valid.
-        if (ptr.find("interval_") != std::string::npos && v.is_number() && v.get<double>() >= 0)
-          doc["probes"][0]["interval_start_ms"] = 0;
+        // The rules across fields are beyond JSON Schema (interval_end_ms from
+        // interval_start_ms to a day after it, received + lost <= sent): keep
+        // them true.
+        if (ptr.find("interval_") != std::string::npos && v.is_number() && v.get<double>() >= 0) {
+          doc["probes"][0]["interval_start_ms"] = v;
+          doc["probes"][0]["interval_end_ms"] = v;
+        }
+        if (ptr.find("/summary/sent") != std::string::npos && v.is_number() && v.get<double>() >= 0)
+          doc["probes"][0]["summary"]["received"] = doc["probes"][0]["summary"]["lost"] = 0;
+        if ((ptr.find("/summary/received") != std::string::npos || ptr.find("/summary/lost") != std::string::npos) &&
+            v.is_number() && v.get<double>() >= 0)
+          doc["probes"][0]["summary"]["sent"] = 1ull << 40;
         emit(ptr + " = " + v.dump(), doc);
       }
       json doc = base;
