@@ -1,11 +1,10 @@
 // GET endpoints of /api/v1. Query parameters: node, src, dst (names), since,
 // until (ms since the epoch), limit, open (0/1), kind. A bad parameter is a
 // 400 naming it.
-#include <algorithm>
-#include <cctype>
-
+#include "collector/api_params.h"
 #include "collector/api_server.h"
 #include "collector/event_kinds.h"
+#include "collector/http_body.h"
 #include "collector/pinglist.h"
 
 namespace rdmascope::collector {
@@ -15,69 +14,33 @@ using nlohmann::json;
 
 constexpr int64_t kHourMs = 3600LL * 1000;
 
-bool Bad(httplib::Response& res, const std::string& param, const std::string& problem) {
-  SendError(res, 400, "invalid query", {{"param", param}, {"problem", problem}});
-  return false;
-}
-
-bool IntParam(const httplib::Request& req, httplib::Response& res, const char* name, int64_t min, int64_t max,
-              int64_t* out) {
-  if (!req.has_param(name)) return true;
-  std::string v = req.get_param_value(name);
-  bool ok = !v.empty() && v.size() <= 18;
-  for (size_t i = 0; i < v.size(); ++i) ok = ok && ((v[i] >= '0' && v[i] <= '9') || (i == 0 && v[i] == '-' && v.size() > 1));
-  if (!ok) return Bad(res, name, "expected an integer");
-  int64_t n = std::stoll(v);
-  if (n < min || n > max) return Bad(res, name, "expected " + std::to_string(min) + " to " + std::to_string(max));
-  *out = n;
-  return true;
-}
-
-bool NameParam(const httplib::Request& req, httplib::Response& res, const char* name, std::optional<std::string>* out) {
-  if (!req.has_param(name)) return true;
-  std::string v = req.get_param_value(name);
-  if (v.empty() || v.size() > 128) return Bad(res, name, "expected 1 to 128 characters");
-  for (char c : v)
-    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-'))
-      return Bad(res, name, "contains a character outside [A-Za-z0-9._-]");
-  *out = v;
-  return true;
-}
-
-// A history query stopped at its deadline is 503 (ask again, narrower);
-// anything else that failed in the store is 500.
-template <typename T>
-void Reply(httplib::Response& res, const Result<T>& r) {
-  if (r.ok())
-    SendJson(res, r.value());
-  else if (r.status().message().rfind(kHistoryDeadlineError, 0) == 0)
-    SendError(res, 503, "query too long", r.status().message());
-  else
-    SendError(res, 500, "store query failed", r.status().message());
-}
-
 }  // namespace
 
-void ApiServer::GetNodes(const httplib::Request&, httplib::Response& res) {
-  Reply(res, store_.Nodes(Now(), options_.stale_after_ms));
+void ApiServer::GetNodes(const httplib::Request& req, httplib::Response& res) {
+  int64_t limit = Store::kListLimit;
+  if (!IntParam(req, res, "limit", 1, Store::kListLimit, &limit)) return;
+  ReplyStore(res, store_.Nodes(Now(), options_.stale_after_ms, static_cast<int>(limit)), "the node list", options_.log);
 }
 
 void ApiServer::GetNode(const httplib::Request& req, httplib::Response& res) {
   std::string name = req.matches[1];
   auto r = store_.Node(name, Now(), options_.stale_after_ms);
-  if (!r.ok()) return SendError(res, 500, "store query failed", r.status().message());
+  if (!r.ok()) return SendStoreFailure(res, r.status(), "node " + name, options_.log);
   if (!r.value()) return SendError(res, 404, "unknown node", name);
   nlohmann::json node = std::move(*r.value());
   auto neighbours = store_.NodeNeighbours(name);
-  if (!neighbours.ok()) return SendError(res, 500, "store query failed", neighbours.status().message());
+  if (!neighbours.ok()) return SendStoreFailure(res, neighbours.status(), "node " + name + "'s neighbours", options_.log);
   node["neighbours"] = std::move(neighbours).value();  // the switch port at the other end of each IB port
   SendJson(res, node);
 }
 
 void ApiServer::GetPorts(const httplib::Request& req, httplib::Response& res) {
   std::optional<std::string> node;
-  if (!NameParam(req, res, "node", &node)) return;
-  Reply(res, store_.Ports(node));
+  int64_t limit = Store::kListLimit;
+  if (!NameParam(req, res, "node", &node) || !IntParam(req, res, "limit", 1, Store::kListLimit, &limit)) return;
+  auto text = store_.PortsText(node, static_cast<int>(limit));
+  if (!text.ok()) return SendStoreFailure(res, text.status(), "the port list", options_.log);
+  SetUncompressed(res, std::move(text).value(), "application/json; charset=utf-8");  // moved, not copied
 }
 
 void ApiServer::GetCounters(const httplib::Request& req, httplib::Response& res) {
@@ -86,7 +49,7 @@ void ApiServer::GetCounters(const httplib::Request& req, httplib::Response& res)
   if (!NameParam(req, res, "node", &node) || !IntParam(req, res, "since", 0, INT64_MAX / 2, &since) ||
       !IntParam(req, res, "limit", 1, 100000, &limit))
     return;
-  Reply(res, store_.Counters(node, since, static_cast<int>(limit)));
+  ReplyStore(res, store_.Counters(node, since, static_cast<int>(limit)), "counter samples", options_.log);
 }
 
 void ApiServer::GetProbes(const httplib::Request& req, httplib::Response& res) {
@@ -96,15 +59,15 @@ void ApiServer::GetProbes(const httplib::Request& req, httplib::Response& res) {
       !IntParam(req, res, "since", 0, INT64_MAX / 2, &since) || !IntParam(req, res, "until", 0, INT64_MAX / 2, &until) ||
       !IntParam(req, res, "limit", 1, 100000, &limit))
     return;
-  if (until < since) return (void)Bad(res, "until", "must not be before since");
-  Reply(res, store_.Probes(src, dst, since, until, static_cast<int>(limit)));
+  if (until < since) return (void)BadParam(res, "until", "must not be before since");
+  ReplyStore(res, store_.Probes(src, dst, since, until, static_cast<int>(limit)), "probe summaries", options_.log);
 }
 
 // GET /api/v1/probes/rollup?resolution=minute|hour: the history beyond the raw
 // summaries' retention. since defaults to a day ago (minute) or a week ago (hour).
 void ApiServer::GetProbeRollups(const httplib::Request& req, httplib::Response& res) {
   const std::string resolution = req.has_param("resolution") ? req.get_param_value("resolution") : "minute";
-  if (resolution != "minute" && resolution != "hour") return (void)Bad(res, "resolution", "expected minute or hour");
+  if (resolution != "minute" && resolution != "hour") return (void)BadParam(res, "resolution", "expected minute or hour");
   const bool hourly = resolution == "hour";
   std::optional<std::string> src, dst;
   int64_t now = Now(), since = now - (hourly ? 7 * 24 : 24) * kHourMs, until = INT64_MAX / 2, limit = 10000;
@@ -112,14 +75,15 @@ void ApiServer::GetProbeRollups(const httplib::Request& req, httplib::Response& 
       !IntParam(req, res, "since", 0, INT64_MAX / 2, &since) || !IntParam(req, res, "until", 0, INT64_MAX / 2, &until) ||
       !IntParam(req, res, "limit", 1, 100000, &limit))
     return;
-  if (until < since) return (void)Bad(res, "until", "must not be before since");
-  Reply(res, store_.ProbeRollups(hourly, src, dst, since, until, static_cast<int>(limit)));
+  if (until < since) return (void)BadParam(res, "until", "must not be before since");
+  ReplyStore(res, store_.ProbeRollups(hourly, src, dst, since, until, static_cast<int>(limit)), "probe rollups",
+             options_.log);
 }
 
 void ApiServer::GetWorstPairs(const httplib::Request& req, httplib::Response& res) {
   int64_t since = Now() - options_.metrics_probe_window_ms, limit = 20;
   if (!IntParam(req, res, "since", 0, INT64_MAX / 2, &since) || !IntParam(req, res, "limit", 1, 1000, &limit)) return;
-  Reply(res, store_.WorstPairs(since, static_cast<int>(limit)));
+  ReplyStore(res, store_.WorstPairs(since, static_cast<int>(limit)), "the worst pairs", options_.log);
 }
 
 void ApiServer::GetEvents(const httplib::Request& req, httplib::Response& res) {
@@ -131,19 +95,19 @@ void ApiServer::GetEvents(const httplib::Request& req, httplib::Response& res) {
   if (kind && !IsEventKind(*kind)) {
     std::string known;
     for (auto k : kEventKinds) known += (known.empty() ? "" : ", ") + std::string(k);
-    return (void)Bad(res, "kind", "expected one of " + known);
+    return (void)BadParam(res, "kind", "expected one of " + known);
   }
-  Reply(res, store_.Events(open == 1, kind, node, static_cast<int>(limit)));
+  ReplyStore(res, store_.Events(open == 1, kind, node, static_cast<int>(limit)), "events", options_.log);
 }
 
 void ApiServer::GetPinglist(const httplib::Request& req, httplib::Response& res) {
   std::optional<std::string> node;
   if (!NameParam(req, res, "node", &node)) return;
-  if (!node) return (void)Bad(res, "node", "is required: the node asking for its targets");
+  if (!node) return (void)BadParam(res, "node", "is required: the node asking for its targets");
   std::optional<std::string> rail;
   if (!NameParam(req, res, "rail", &rail)) return;
   auto nodes = store_.NodeInfos();
-  if (!nodes.ok()) return SendError(res, 500, "store query failed", nodes.status().message());
+  if (!nodes.ok()) return SendStoreFailure(res, nodes.status(), "the node list", options_.log);
   SendJson(res, BuildPinglist(*node, nodes.value(), Now(), options_.pinglist, rail.value_or("")));
 }
 
@@ -151,7 +115,7 @@ void ApiServer::GetPinglist(const httplib::Request& req, httplib::Response& res)
 void ApiServer::GetDiagnoses(const httplib::Request& req, httplib::Response& res) {
   int64_t all = 0, limit = 500;
   if (!IntParam(req, res, "all", 0, 1, &all) || !IntParam(req, res, "limit", 1, 100000, &limit)) return;
-  Reply(res, store_.Diagnoses(all == 1, static_cast<int>(limit)));
+  ReplyStore(res, store_.Diagnoses(all == 1, static_cast<int>(limit)), "diagnoses", options_.log);
 }
 
 }  // namespace rdmascope::collector

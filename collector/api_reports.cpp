@@ -107,13 +107,15 @@ void ApiServer::PostReport(const httplib::Request& req, httplib::Response& res) 
     metrics_.Count(ReportOutcome::kError);
     const StorageFault fault = ClassifyStorageFault(stored.status().message());
     if (fault != StorageFault::kNone) {
+      // To the agent: the class and what to do, no path and no SQLite text (the log has both).
       SendError(res, 503, fault == StorageFault::kFull ? "collector storage full" : "collector storage failing",
-                StorageFaultAdvice(fault, store_.path()) + " (" + stored.status().message() + ")");
+                StorageFaultAdvice(fault, ""));
       res.set_header("Retry-After", "30");
     } else {
-      SendError(res, 500, "store failed", stored.status().message());
+      SendError(res, 500, "store failed", "the report was not stored; the collector's log has the cause");
     }
-    options_.log("report " + id + " not stored: " + stored.status().message());
+    options_.log("report " + id + " not stored: " + stored.status().message() +
+                 (fault == StorageFault::kNone ? "" : "; " + StorageFaultAdvice(fault, store_.path())));
     return;
   }
   metrics_.ObserveIngestSeconds(seconds);

@@ -18,7 +18,7 @@ void ApiServer::Routes() {
     } catch (...) {
     }
     options_.log("internal error on " + req.method + " " + req.path + ": " + what);
-    SendError(res, 500, "internal error", what);
+    SendError(res, 500, "internal error", "the collector failed to answer; its log has the cause");
   });
   s.set_error_handler(httplib::Server::HandlerWithResponse([this](const httplib::Request& req, httplib::Response& res) {
     if (res.status == 413 && req.path == "/api/v1/reports" && res.body.empty()) {

@@ -2,12 +2,13 @@
 // without a rebuild), else the copy embedded at build time (embed_web.cmake).
 //
 // Contract: GET / is index.html; GET /PATH is the embedded file PATH with its
-// content type; any other path is a 404 with the API's error body. Text types
-// carry a charset, which also keeps the HTTP library from compressing them
-// (its brotli is slower than sending the files as is).
+// content type; any other path is a 404 with the API's error body. Files go
+// out uncompressed (http_body.h): the HTTP library's brotli at quality 11 is
+// far slower than sending them as they are, and a charset does not stop it.
 #include <string>
 
 #include "collector/api_server.h"
+#include "collector/http_body.h"
 #include "collector/web_embedded.h"
 
 namespace rdmascope::collector {
@@ -22,6 +23,10 @@ void ApiServer::WebRoutes() {
     s.set_file_extension_and_mimetype_mapping("json", "application/json; charset=utf-8");
     s.set_file_extension_and_mimetype_mapping("svg", "image/svg+xml; charset=utf-8");
     s.set_mount_point("/", options_.web_dir);
+    s.set_file_request_handler([](const httplib::Request&, httplib::Response& res) {
+      std::string type = res.get_header_value("Content-Type");
+      SetUncompressed(res, std::move(res.body), type);
+    });
     return;
   }
   // Registered last: the API's routes match first.
@@ -29,7 +34,7 @@ void ApiServer::WebRoutes() {
     const std::string path = req.path == "/" ? "/index.html" : req.path;
     for (const auto& f : kEmbeddedWebFiles) {
       if (path == f.path) {
-        res.set_content(f.body, f.content_type);
+        SetUncompressed(res, std::string(f.body), f.content_type);
         return;
       }
     }

@@ -46,8 +46,9 @@ void DiagnosisWorker::Tick() {
   auto pass = RunPass();
   const auto took_ms =
       std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start).count();
-  // A pass holds the store lock in steps; one that takes a good part of a
-  // second delays ingest and the verdicts alike: say so.
+  // A pass reads on a read-only connection (ingest goes on meanwhile) and
+  // holds the store lock only to store its verdicts; one that takes a good
+  // part of a second delays the verdicts: say so.
   if (took_ms >= kSlowPassMs)
     log_("diagnosis: a pass took " + std::to_string(took_ms) + " ms (reading the store and voting)");
   if (!pass.ok()) return log_(pass.status().message());

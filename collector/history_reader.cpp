@@ -6,10 +6,11 @@ namespace rdmascope::collector {
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
 // Called by SQLite every 1000 virtual-machine steps: non-zero stops the query.
-int PastDeadline(void* deadline) { return Clock::now() >= *static_cast<Clock::time_point*>(deadline) ? 1 : 0; }
+int PastDeadline(void* deadline) {
+  using Clock = std::chrono::steady_clock;
+  return Clock::now() >= *static_cast<Clock::time_point*>(deadline) ? 1 : 0;
+}
 
 }  // namespace
 
@@ -35,19 +36,19 @@ void HistoryReader::Give(Db db) {
   if (idle_.size() < kMaxIdle) idle_.push_back(std::move(db));
 }
 
-Result<nlohmann::json> HistoryReader::Query(const Fn& fn) {
-  auto db = Take();
-  if (!db.ok()) return db.status();
-  Clock::time_point deadline = Clock::now() + std::chrono::milliseconds(deadline_ms_);
-  sqlite3_progress_handler(db.value().raw(), 1000, PastDeadline, &deadline);
-  Result<nlohmann::json> out = fn(db.value());
-  sqlite3_progress_handler(db.value().raw(), 0, nullptr, nullptr);
-  const bool stopped = !out.ok() && Clock::now() >= deadline;
-  Give(std::move(db).value());
-  if (stopped)
-    return Result<nlohmann::json>::Error(std::string(kHistoryDeadlineError) + " (" + std::to_string(deadline_ms_) +
-                                         " ms, query_deadline_ms): ask for a shorter time range or a lower limit");
-  return out;
+void HistoryReader::Arm(Db& db, Clock::time_point* deadline) {
+  *deadline = Clock::now() + std::chrono::milliseconds(deadline_ms_);
+  sqlite3_progress_handler(db.raw(), 1000, PastDeadline, deadline);
+}
+
+bool HistoryReader::Disarm(Db& db, const Clock::time_point& deadline) {
+  sqlite3_progress_handler(db.raw(), 0, nullptr, nullptr);
+  return Clock::now() >= deadline;
+}
+
+std::string HistoryReader::DeadlineMessage() const {
+  return std::string(kHistoryDeadlineError) + " (" + std::to_string(deadline_ms_) +
+         " ms, query_deadline_ms): ask for a shorter time range or a lower limit";
 }
 
 }  // namespace rdmascope::collector

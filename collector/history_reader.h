@@ -8,6 +8,7 @@
 // starts with kHistoryDeadlineError and says what to narrow.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <mutex>
@@ -26,11 +27,31 @@ class HistoryReader {
  public:
   HistoryReader(std::string path, int64_t deadline_ms, int busy_timeout_ms);
   using Fn = std::function<Result<nlohmann::json>(Db&)>;
-  Result<nlohmann::json> Query(const Fn& fn);
+  Result<nlohmann::json> Query(const Fn& fn) { return Run<nlohmann::json>(fn); }
+  // The same for an answer of another type (e.g. JSON text written row by row).
+  template <typename T>
+  Result<T> Run(const std::function<Result<T>(Db&)>& fn) {
+    auto db = Take();
+    if (!db.ok()) return db.status();
+    Clock::time_point deadline;
+    Arm(db.value(), &deadline);
+    Result<T> out = fn(db.value());
+    const bool stopped = Disarm(db.value(), deadline) && !out.ok();
+    Give(std::move(db).value());
+    if (stopped) return Result<T>::Error(DeadlineMessage());
+    return out;
+  }
 
  private:
+  using Clock = std::chrono::steady_clock;
   Result<Db> Take();
   void Give(Db db);
+  // Sets *deadline and installs the progress handler that stops db's
+  // statements there (*deadline must outlive them); Disarm removes it and
+  // says whether the deadline has passed.
+  void Arm(Db& db, Clock::time_point* deadline);
+  bool Disarm(Db& db, const Clock::time_point& deadline);
+  std::string DeadlineMessage() const;
 
   const std::string path_;
   const int64_t deadline_ms_;

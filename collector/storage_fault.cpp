@@ -12,19 +12,33 @@ StorageFault ClassifyStorageFault(const std::string& message) {
   return StorageFault::kNone;
 }
 
-std::string StorageFaultAdvice(StorageFault fault, const std::string& path) {
+const char* StorageFaultClass(StorageFault fault) {
   switch (fault) {
     case StorageFault::kFull:
-      return "the database " + path +
-             " cannot grow: its disk is full or it reached --db-max-bytes. Free disk space, raise --db-max-bytes "
-             "or shorten --retention-days; agents keep their reports spooled and retry";
+      return "storage full";
     case StorageFault::kCorrupt:
-      return "the database " + path +
-             " is damaged. Stop the collector, move " + path + " and its -wal and -shm files aside (keep them: "
-             "`sqlite3 FILE .recover` may save the history) and start again to create a new database, or restore a "
-             "backup";
+      return "storage damaged";
     case StorageFault::kIo:
-      return "reading or writing the database " + path + " failed: check the disk and the kernel log";
+      return "storage I/O error";
+    case StorageFault::kNone:
+      break;
+  }
+  return "";
+}
+
+std::string StorageFaultAdvice(StorageFault fault, const std::string& path) {
+  const std::string db = path.empty() ? "the collector's database" : "the database " + path;
+  const std::string files = path.empty() ? "the database file" : path;
+  switch (fault) {
+    case StorageFault::kFull:
+      return db + " cannot grow: its disk is full or it reached --db-max-bytes. Free disk space, raise --db-max-bytes "
+                  "or shorten --retention-days; agents keep their reports spooled and retry";
+    case StorageFault::kCorrupt:
+      return db + " is damaged. Stop the collector, move " + files +
+             " and its -wal and -shm files aside (keep them: `sqlite3 FILE .recover` may save the history) and start "
+             "again to create a new database, or restore a backup";
+    case StorageFault::kIo:
+      return "reading or writing " + db + " failed: check the disk and the kernel log";
     case StorageFault::kNone:
       break;
   }
@@ -46,17 +60,8 @@ void StorageHealth::Note(const Status& write_outcome) {
 
 std::optional<std::string> StorageHealth::Problem() const {
   std::lock_guard<std::mutex> lock(mu_);
-  switch (fault_) {
-    case StorageFault::kFull:
-      return "storage full: " + message_;
-    case StorageFault::kCorrupt:
-      return "storage damaged: " + message_;
-    case StorageFault::kIo:
-      return "storage I/O error: " + message_;
-    case StorageFault::kNone:
-      break;
-  }
-  return std::nullopt;
+  if (fault_ == StorageFault::kNone) return std::nullopt;
+  return StorageFaultClass(fault_) + (": " + message_);
 }
 
 StorageFault StorageHealth::fault() const {

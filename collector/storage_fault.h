@@ -19,7 +19,11 @@ enum class StorageFault { kNone, kFull, kCorrupt, kIo };
 
 StorageFault ClassifyStorageFault(const std::string& message);
 
-// What an operator should do about a fault in database `path`.
+// "storage full", "storage damaged", "storage I/O error"; "" for kNone.
+const char* StorageFaultClass(StorageFault fault);
+
+// What an operator should do about a fault in database `path`; with an empty
+// path the text names no file (for clients: it has no path in it).
 std::string StorageFaultAdvice(StorageFault fault, const std::string& path);
 
 class StorageHealth {

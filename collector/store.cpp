@@ -1,4 +1,5 @@
 #include "collector/store.h"
+#include "collector/store_rows.h"
 
 #include <sys/stat.h>
 
@@ -87,6 +88,12 @@ Result<nlohmann::json> Store::History(const std::function<Result<nlohmann::json>
   return fn(db_);
 }
 
+Result<std::string> Store::HistoryText(const std::function<Result<std::string>(Db&)>& fn) {
+  if (history_) return history_->Run<std::string>(fn);
+  std::lock_guard<std::mutex> lock(mu_);
+  return fn(db_);
+}
+
 Store::~Store() {
   std::lock_guard<std::mutex> lock(mu_);
   // The read-only connections first: closing the writer's connection last
@@ -132,11 +139,12 @@ int64_t Store::SizeBytes() const {
 }
 
 Status Store::Ping() {
-  std::lock_guard<std::mutex> lock(mu_);
-  auto q = Q("SELECT 1");
-  if (!q.ok()) return q.status();
-  auto r = q.value()->Step();
-  q.value()->Reset();
+  // The schema's newest version: a read of the file itself, not only of the connection.
+  auto r = History([](Db& db) -> Result<nlohmann::json> {
+    auto q = db.Prepare("SELECT MAX(version) FROM schema_version");
+    if (!q.ok()) return q.status();
+    return Rows(q.value());
+  });
   return r.ok() ? Status::Ok() : r.status();
 }
 

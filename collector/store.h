@@ -53,7 +53,7 @@ struct StoreOptions {
   int busy_timeout_ms = 5000;
   bool synchronous_full = true;  // FULL: an acknowledged report survives power loss; false: NORMAL
   int64_t max_bytes = 0;         // the database file grows no larger (writes then fail "full"); 0: no cap
-  int64_t query_deadline_ms = 5000;  // history queries (Probes, Counters, ProbeRollups, Events) stop after this
+  int64_t query_deadline_ms = 5000;  // every read for the API and the diagnosis stops after this
   CounterThresholds thresholds = DefaultCounterThresholds();
   MigrationHeartbeat migration_heartbeat;  // while Open migrates the database
   // The read snapshot keeps the probe pairs of at most this many destinations
@@ -155,10 +155,18 @@ class Store {
   // states it replaced before it returns.
   void PublishSnapshot(SnapshotUpdate& update);
 
-  // Queries for the API (see api_queries.cpp for their JSON shapes).
-  Result<nlohmann::json> Nodes(int64_t now_ms, int64_t stale_after_ms);
+  // Queries for the API (see api_queries.cpp for their JSON shapes). Every
+  // one reads on a read-only connection of its own (History), never under
+  // the store's mutex, and stops at query_deadline_ms. Lists end after
+  // `limit` rows; the lists of Nodes, Ports, FabricNodes and FabricLinks
+  // then say "truncated": true.
+  static constexpr int kListLimit = 100000;
+  Result<nlohmann::json> Nodes(int64_t now_ms, int64_t stale_after_ms, int limit = kListLimit);
   Result<std::optional<nlohmann::json>> Node(const std::string& name, int64_t now_ms, int64_t stale_after_ms);
-  Result<nlohmann::json> Ports(const std::optional<std::string>& node);
+  Result<nlohmann::json> Ports(const std::optional<std::string>& node, int limit = kListLimit);
+  // The same answer as JSON text written row by row (GET /api/v1/ports, the
+  // largest list: it costs about its text, not a value per field).
+  Result<std::string> PortsText(const std::optional<std::string>& node, int limit = kListLimit);
   Result<nlohmann::json> Counters(const std::optional<std::string>& node, int64_t since_ms, int limit);
   Result<nlohmann::json> Probes(const std::optional<std::string>& src, const std::optional<std::string>& dst,
                                 int64_t since_ms, int64_t until_ms, int limit);
@@ -175,11 +183,13 @@ class Store {
   Result<std::vector<NodeInfo>> NodeInfos();
   // The fabric as sweeps and neighbour lookups saw it (store_fabric_query.cpp):
   // {"nodes":[...with "ports"]}, {"links":[...]}, {"ports":[over threshold],"events":[open link events]}.
-  Result<nlohmann::json> FabricNodes();
-  Result<nlohmann::json> FabricLinks(int64_t history_since_ms);
-  Result<nlohmann::json> FabricErrors();
-  // The switch ports at the other end of a node's (nullopt: every node's) IB ports.
-  Result<nlohmann::json> NodeNeighbours(const std::optional<std::string>& node);
+  // FabricErrors: at most `limit` ports over a threshold and `limit` events.
+  Result<nlohmann::json> FabricNodes(int limit = kListLimit);
+  Result<nlohmann::json> FabricLinks(int64_t history_since_ms, int limit = kListLimit);
+  Result<nlohmann::json> FabricErrors(int limit = kListLimit);
+  // The switch ports at the other end of a node's (nullopt: every node's) IB
+  // ports, as an array of at most `limit` rows.
+  Result<nlohmann::json> NodeNeighbours(const std::optional<std::string>& node, int limit = kListLimit);
   // The dashboard's latency matrix (contract in store_matrix.cpp); since_ms < 0:
   // the last three report intervals.
   // rail set: only summaries of that rail. Not-run summaries (a local port
@@ -196,8 +206,9 @@ class Store {
   // back no further than counters_from_ms (<= since_ms) for that earlier
   // sample; "switch" the switch port at the other end of each node port with
   // the error counters of its two newest samples.
-  // Cost: bounded by the rows inside the window, not by the history kept
-  // (the analysis runs every second under the store lock).
+  // Cost: bounded by the rows inside the window, not by the history kept.
+  // Read on a read-only connection (History), never under the store's
+  // mutex, and stopped at query_deadline_ms; so is OpenDiagnosisKeys.
   Result<nlohmann::json> DiagnosisFacts(int64_t since_ms, int64_t counters_from_ms);
   Result<std::set<std::string>> OpenDiagnosisKeys();
   // One transaction: opens (or refreshes the evidence of) every verdict of
@@ -303,6 +314,7 @@ class Store {
   // Database file plus WAL size in bytes (0 for an in-memory database).
   int64_t SizeBytes() const;
   const std::string& path() const { return options_.path; }
+  // A read of the database on a read-only connection (not the writer's).
   Status Ping();
   Result<int64_t> CountRows(const std::string& table);  // table must be a known table name
 
@@ -320,6 +332,7 @@ class Store {
   // Runs a history query on a read-only connection (HistoryReader), or, for
   // an in-memory database, on the store's own under mu_.
   Result<nlohmann::json> History(const std::function<Result<nlohmann::json>(Db&)>& fn);
+  Result<std::string> HistoryText(const std::function<Result<std::string>(Db&)>& fn);
   std::unique_ptr<HistoryReader> history_;
   Result<nlohmann::json> SelectRows(const char* sql);  // every row of a cached statement, as objects
   Status Fault(const char* step);

@@ -9,7 +9,6 @@ namespace rdmascope::collector {
 using nlohmann::json;
 
 Result<json> Store::DiagnosisFacts(int64_t since_ms, int64_t counters_from_ms) {
-  std::lock_guard<std::mutex> lock(mu_);
   struct Part {
     const char* name;
     const char* sql;  // ?1: since_ms; ?2 (when counters_from): counters_from_ms
@@ -37,34 +36,31 @@ Result<json> Store::DiagnosisFacts(int64_t since_ms, int64_t counters_from_ms) {
                  "fabric_port_samples WHERE guid = nn.switch_guid AND port = nn.switch_port ORDER BY at DESC LIMIT 2) "
                  "WHERE ?1 = ?1 ORDER BY nn.node, nn.device, nn.port, s.at DESC"},
   };
-  json out = json::object();
-  for (const Part& p : kParts) {
-    auto q = Q(p.sql);
-    if (!q.ok()) return q.status();
-    q.value()->Bind(1, since_ms);
-    if (p.counters_from) q.value()->Bind(2, counters_from_ms);
-    auto rows = Rows(*q.value());
-    if (!rows.ok()) return rows;
-    out[p.name] = std::move(rows).value();
-  }
-  return out;
+  return History([&](Db& db) -> Result<json> {
+    json out = json::object();
+    for (const Part& p : kParts) {
+      auto q = db.Prepare(p.sql);
+      if (!q.ok()) return q.status();
+      q.value().Bind(1, since_ms);
+      if (p.counters_from) q.value().Bind(2, counters_from_ms);
+      auto rows = Rows(q.value());
+      if (!rows.ok()) return rows;
+      out[p.name] = std::move(rows).value();
+    }
+    return out;
+  });
 }
 
 Result<std::set<std::string>> Store::OpenDiagnosisKeys() {
-  std::lock_guard<std::mutex> lock(mu_);
-  auto q = Q("SELECT key FROM diagnoses WHERE closed_at IS NULL");
-  if (!q.ok()) return q.status();
+  auto rows = History([](Db& db) -> Result<json> {
+    auto q = db.Prepare("SELECT key FROM diagnoses WHERE closed_at IS NULL");
+    if (!q.ok()) return q.status();
+    return Rows(q.value());
+  });
+  if (!rows.ok()) return rows.status();
   std::set<std::string> keys;
-  for (;;) {
-    auto r = q.value()->Step();
-    if (!r.ok()) {
-      q.value()->Reset();
-      return r.status();
-    }
-    if (!r.value()) break;
-    keys.insert(q.value()->Text(0));
-  }
-  q.value()->Reset();
+  for (const json& r : rows.value())
+    if (r["key"].is_string()) keys.insert(r["key"].get<std::string>());
   return keys;
 }
 
@@ -100,18 +96,19 @@ Status Store::ApplyDiagnoses(const std::vector<diagnosis::Verdict>& upsert, cons
 }
 
 Result<json> Store::Diagnoses(bool include_closed, int limit) {
-  std::lock_guard<std::mutex> lock(mu_);
-  auto q = Q("SELECT id, scope, subject, kind, severity, confidence, evidence AS evidence_json, paths AS paths_json, "
+  return History([&](Db& db) -> Result<json> {
+  auto q = db.Prepare("SELECT id, scope, subject, kind, severity, confidence, evidence AS evidence_json, paths AS paths_json, "
              "since_at AS since_ms, opened_at AS opened_at_ms, last_seen_at AS last_seen_at_ms, "
              "closed_at AS closed_at_ms, runs FROM diagnoses WHERE ?1 = 1 OR closed_at IS NULL "
              "ORDER BY (closed_at IS NULL) DESC, severity = 'critical' DESC, opened_at DESC, id DESC LIMIT ?2");
   if (!q.ok()) return q.status();
-  q.value()->Bind(1, static_cast<int64_t>(include_closed ? 1 : 0)).Bind(2, static_cast<int64_t>(limit));
-  auto rows = Rows(*q.value());
+  q.value().Bind(1, static_cast<int64_t>(include_closed ? 1 : 0)).Bind(2, static_cast<int64_t>(limit));
+  auto rows = Rows(q.value());
   if (!rows.ok()) return rows;
   json list = std::move(rows).value();
   for (json& d : list) d["open"] = d["closed_at_ms"].is_null();
   return json{{"diagnoses", std::move(list)}};
+  });
 }
 
 }  // namespace rdmascope::collector

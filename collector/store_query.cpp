@@ -45,65 +45,77 @@ void AddOpen(json* events) {
 
 }  // namespace
 
-Result<json> Store::Nodes(int64_t now_ms, int64_t stale_after_ms) {
-  std::lock_guard<std::mutex> lock(mu_);
-  static const std::string sql = std::string(kNodeColumns) + "ORDER BY n.name";
-  auto q = Q(sql.c_str());
-  if (!q.ok()) return q.status();
-  auto rows = Rows(*q.value());
-  if (!rows.ok()) return rows;
-  json nodes = std::move(rows).value();
-  for (json& n : nodes) AddAge(&n, now_ms, stale_after_ms);
-  return json{{"nodes", nodes}};
+Result<json> Store::Nodes(int64_t now_ms, int64_t stale_after_ms, int limit) {
+  static const std::string sql = std::string(kNodeColumns) + "ORDER BY n.name LIMIT ?1";
+  return History([&](Db& db) -> Result<json> {
+    auto q = db.Prepare(sql);
+    if (!q.ok()) return q.status();
+    q.value().Bind(1, static_cast<int64_t>(limit) + 1);
+    auto rows = Rows(q.value());
+    if (!rows.ok()) return rows;
+    json nodes = std::move(rows).value();
+    const bool truncated = TrimToLimit(&nodes, limit);
+    for (json& n : nodes) AddAge(&n, now_ms, stale_after_ms);
+    return json{{"nodes", std::move(nodes)}, {"truncated", truncated}};
+  });
 }
 
 Result<std::optional<json>> Store::Node(const std::string& name, int64_t now_ms, int64_t stale_after_ms) {
-  std::lock_guard<std::mutex> lock(mu_);
+  // A node's own rows: bounded by what one report may carry (report_validate.cpp).
   static const std::string sql = std::string(kNodeColumns) + "WHERE n.name = ?1";
-  auto q = Q(sql.c_str());
-  if (!q.ok()) return q.status();
-  q.value()->Bind(1, name);
-  auto rows = Rows(*q.value());
-  if (!rows.ok()) return rows.status();
-  if (rows.value().empty()) return std::optional<json>();
-  json node = rows.value()[0];
-  AddAge(&node, now_ms, stale_after_ms);
-
   static const std::string ports_sql = std::string(kPortColumns) + "WHERE node = ?1 ORDER BY device, port";
-  auto pq = Q(ports_sql.c_str());
-  if (!pq.ok()) return pq.status();
-  pq.value()->Bind(1, name);
-  auto ports = Rows(*pq.value());
-  if (!ports.ok()) return ports.status();
-  node["ports"] = std::move(ports).value();
-
-  auto cq = Q("SELECT device, port, kind, name, value, sampled_at AS sampled_at_ms FROM counters_latest "
-              "WHERE node = ?1 ORDER BY device, port, kind, name");
-  if (!cq.ok()) return cq.status();
-  cq.value()->Bind(1, name);
-  auto counters = Rows(*cq.value());
-  if (!counters.ok()) return counters.status();
-  node["counters"] = std::move(counters).value();
-
-  auto eq = Q(EVENT_COLUMNS "WHERE (node = ?1 OR peer = ?1) AND ended_at IS NULL ORDER BY started_at, id");
-  if (!eq.ok()) return eq.status();
-  eq.value()->Bind(1, name);
-  auto events = Rows(*eq.value());
-  if (!events.ok()) return events.status();
-  node["open_events"] = std::move(events).value();
-  AddOpen(&node["open_events"]);
-  return std::optional<json>(std::move(node));
+  auto found = History([&](Db& db) -> Result<json> {
+    auto q = db.Prepare(sql);
+    if (!q.ok()) return q.status();
+    q.value().Bind(1, name);
+    auto rows = Rows(q.value());
+    if (!rows.ok() || rows.value().empty()) return rows;
+    json node = rows.value()[0];
+    AddAge(&node, now_ms, stale_after_ms);
+    struct Part {
+      const char* member;
+      const char* sql;
+    };
+    const Part parts[] = {
+        {"ports", ports_sql.c_str()},
+        {"counters", "SELECT device, port, kind, name, value, sampled_at AS sampled_at_ms FROM counters_latest "
+                     "WHERE node = ?1 ORDER BY device, port, kind, name"},
+        {"open_events", EVENT_COLUMNS "WHERE (node = ?1 OR peer = ?1) AND ended_at IS NULL ORDER BY started_at, id"},
+    };
+    for (const Part& p : parts) {
+      auto pq = db.Prepare(p.sql);
+      if (!pq.ok()) return pq.status();
+      pq.value().Bind(1, name);
+      auto part = Rows(pq.value());
+      if (!part.ok()) return part.status();
+      node[p.member] = std::move(part).value();
+    }
+    AddOpen(&node["open_events"]);
+    return json::array({std::move(node)});
+  });
+  if (!found.ok()) return found.status();
+  if (found.value().empty()) return std::optional<json>();
+  return std::optional<json>(std::move(found.value()[0]));
 }
 
-Result<json> Store::Ports(const std::optional<std::string>& node) {
-  std::lock_guard<std::mutex> lock(mu_);
-  static const std::string sql = std::string(kPortColumns) + "WHERE (?1 IS NULL OR node = ?1) ORDER BY node, device, port";
-  auto q = Q(sql.c_str());
-  if (!q.ok()) return q.status();
-  q.value()->Bind(1, node);
-  auto rows = Rows(*q.value());
-  if (!rows.ok()) return rows;
-  return json{{"ports", std::move(rows).value()}};
+Result<std::string> Store::PortsText(const std::optional<std::string>& node, int limit) {
+  static const std::string sql =
+      std::string(kPortColumns) + "WHERE (?1 IS NULL OR node = ?1) ORDER BY node, device, port LIMIT ?2";
+  return HistoryText([&](Db& db) -> Result<std::string> {
+    auto q = db.Prepare(sql);
+    if (!q.ok()) return q.status();
+    q.value().Bind(1, node).Bind(2, static_cast<int64_t>(limit) + 1);
+    bool truncated = false;
+    auto rows = RowsText(q.value(), limit, &truncated);
+    if (!rows.ok()) return rows;
+    return "{\"ports\":" + rows.value() + ",\"truncated\":" + (truncated ? "true" : "false") + "}";
+  });
+}
+
+Result<json> Store::Ports(const std::optional<std::string>& node, int limit) {
+  auto text = PortsText(node, limit);
+  if (!text.ok()) return text.status();
+  return json::parse(text.value());
 }
 
 Result<json> Store::Counters(const std::optional<std::string>& node, int64_t since_ms, int limit) {
