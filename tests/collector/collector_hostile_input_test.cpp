@@ -6,7 +6,6 @@
 #include <gtest/gtest.h>
 #include <httplib.h>
 #include <netinet/in.h>
-#include <sqlite3.h>
 #include <stdlib.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -19,6 +18,7 @@
 #include <string>
 
 #include "tests/collector/child_collector.h"
+#include "tests/collector/hostile_support.h"
 #include "tests/collector/test_reports.h"
 #include "tests/support/raw_http.h"
 #include "tests/support/scratch_dir.h"
@@ -27,24 +27,13 @@ namespace rdmascope::collector {
 namespace {
 
 using nlohmann::json;
+using hostile::CountRows;
+using hostile::NowMs;
+using hostile::RssKb;
 using testing::ChildCollector;
 using testing::MakeReport;
 
 constexpr char kTokenA[] = "token-of-node-a-123";
-
-int64_t NowMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
-// VmRSS of pid in kB, or -1.
-long RssKb(pid_t pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/status");
-  std::string line;
-  while (std::getline(in, line))
-    if (line.rfind("VmRSS:", 0) == 0) return std::stol(line.substr(6));
-  return -1;
-}
 
 std::string Raw(int port, const std::string& head, const std::string& body, size_t filler_bytes) {
   return rdmascope::testsupport::RawHttpRequest(port, head + body, filler_bytes, 30);
@@ -69,20 +58,6 @@ std::string GzipZeros(size_t bytes) {
   }
   deflateEnd(&z);
   return out;
-}
-
-int64_t CountRows(const std::string& db_path, const std::string& table) {
-  sqlite3* db = nullptr;
-  int64_t n = -1;
-  if (sqlite3_open_v2(db_path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK) {
-    sqlite3_stmt* st = nullptr;
-    if (sqlite3_prepare_v2(db, ("SELECT COUNT(*) FROM " + table).c_str(), -1, &st, nullptr) == SQLITE_OK &&
-        sqlite3_step(st) == SQLITE_ROW)
-      n = sqlite3_column_int64(st, 0);
-    sqlite3_finalize(st);
-  }
-  sqlite3_close(db);
-  return n;
 }
 
 std::string Post(const std::string& path, const std::string& token, const std::string& body) {
