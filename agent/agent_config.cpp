@@ -49,7 +49,8 @@ const char kAgentConfigUsage[] =
   "                            IPv4-mapped GID)\n"
   "  --gid-subnet A.B.C.D/N    instead: the RoCE v2 GID whose IPv4 address lies in this subnet\n"
     "  --fabric-sweep-interval S InfiniBand: sweep the subnet (topology, all port counters) every S\n"
-    "                            seconds and report it; 0 = never (default; enable on 1-2 nodes per subnet)\n"
+    "                            seconds and report it; 0 = never (default; enable on 1-2 nodes per subnet;\n"
+    "                            the collector needs a token line `sweep NODE TOKEN` for this node)\n"
     "  --once                    send one report and exit (non-zero if not delivered)\n";
 
 namespace {

@@ -3,6 +3,7 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include <openssl/evp.h>
@@ -30,6 +31,7 @@ Result<std::vector<NodeToken>> LoadTokenFile(const std::string& path) {
   std::ifstream in(path);
   if (!in) return R::Error("cannot read token file " + path + ": " + std::strerror(errno));
   std::vector<NodeToken> tokens;
+  std::map<std::string, int> first_line;  // token -> line number
   std::string line;
   for (int number = 1; std::getline(in, line); ++number) {
     std::string t = Trim(line);
@@ -38,29 +40,41 @@ Result<std::vector<NodeToken>> LoadTokenFile(const std::string& path) {
     std::vector<std::string> w;
     for (std::string word; words >> word;) w.push_back(word);
     const std::string where = path + ":" + std::to_string(number) + ": ";
-    if (w.size() > 2) return R::Error(where + "expected `NODE TOKEN` or `* TOKEN`, found " + std::to_string(w.size()) + " words");
+    const std::string forms = "expected `NODE TOKEN`, `sweep NODE TOKEN` or `* TOKEN`";
+    if (w.size() == 1)
+      return R::Error(where + forms + ", found a single word (a fleet-wide token is written `* TOKEN`)");
+    if (w.size() > 3) return R::Error(where + forms + ", found " + std::to_string(w.size()) + " words");
+    const bool sweep = w[0] == "sweep";
+    if (w.size() == 3 && !sweep) return R::Error(where + forms + ", found 3 words not starting with `sweep`");
+    if (w.size() == 2 && sweep) return R::Error(where + "`sweep` needs the node it reports as: `sweep NODE TOKEN`");
+    const std::string& node = sweep ? w[1] : w[0];
+    if (sweep && node == "*")
+      return R::Error(where + "`sweep *` is not a node (the fleet token `* TOKEN` may sweep already)");
     const std::string& token = w.back();
     if (token.size() < 8) return R::Error(where + "token shorter than 8 characters");
-    if (w.size() == 1) tokens.emplace_back(token);
-    else tokens.emplace_back(w[0], token);
+    if (auto seen = first_line.find(token); seen != first_line.end())
+      return R::Error(where + "this token is already given on line " + std::to_string(seen->second) +
+                      " (one line per token: its node and role)");
+    first_line.emplace(token, number);
+    tokens.emplace_back(node, token, sweep);
   }
-  if (tokens.empty()) return R::Error("token file " + path + " holds no token (lines `NODE TOKEN` or `* TOKEN`; '#' starts a comment)");
+  if (tokens.empty()) return R::Error("token file " + path + " holds no token (lines `NODE TOKEN`, `sweep NODE TOKEN` or `* TOKEN`; '#' starts a comment)");
   return tokens;
 }
 
-std::optional<std::string> TokenScope(const std::string& authorization, const std::vector<NodeToken>& tokens) {
+std::optional<TokenGrant> TokenGrantOf(const std::string& authorization, const std::vector<NodeToken>& tokens) {
   const std::string prefix = "Bearer ";
   if (authorization.size() <= prefix.size() || authorization.compare(0, prefix.size(), prefix) != 0)
     return std::nullopt;
   std::string presented = Trim(authorization.substr(prefix.size()));
-  std::optional<std::string> scope;
+  std::optional<TokenGrant> grant;
   for (const NodeToken& t : tokens)  // no early exit: the time does not tell which entry matched
-    if (ConstantTimeEqual(presented, t.token) && !scope) scope = t.node;
-  return scope;
+    if (ConstantTimeEqual(presented, t.token) && !grant) grant = TokenGrant{t.node, t.sweep};
+  return grant;
 }
 
 bool BearerMatches(const std::string& authorization, const std::vector<NodeToken>& tokens) {
-  return TokenScope(authorization, tokens).has_value();
+  return TokenGrantOf(authorization, tokens).has_value();
 }
 
 namespace {

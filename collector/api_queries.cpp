@@ -104,6 +104,13 @@ void ApiServer::GetPinglist(const httplib::Request& req, httplib::Response& res)
   std::optional<std::string> node;
   if (!NameParam(req, res, "node", &node)) return;
   if (!node) return (void)BadParam(res, "node", "is required: the node asking for its targets");
+  // A node's report token reads only that node's pinglist (a read token or
+  // the fleet token reads any); without a token reads are as open as the rest.
+  const std::string authorization = req.get_header_value("Authorization");
+  if (auto grant = TokenGrantOf(authorization, options_.tokens);
+      grant && !grant->Fleet() && grant->node != *node && !ReadAuthorized(authorization, options_.read_tokens))
+    return SendError(res, 403, "token not valid for this node",
+                     {{"node", *node}, {"problem", "this token reads only the pinglist of node " + grant->node}});
   std::optional<std::string> rail;
   if (!NameParam(req, res, "rail", &rail)) return;
   auto nodes = store_.NodeInfos();

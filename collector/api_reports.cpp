@@ -4,6 +4,7 @@
 #include "collector/api_server.h"
 #include "collector/clock_skew.h"
 #include "collector/report_decode.h"
+#include "collector/report_roles.h"
 #include "collector/request_guard.h"
 
 namespace rdmascope::collector {
@@ -47,15 +48,15 @@ void ApiServer::PostReport(const httplib::Request& req, httplib::Response& res) 
     return;
   }
   const std::string node = report["node"].get<std::string>();
-  if (options_.auth) {
-    const auto scope = TokenScope(req.get_header_value("Authorization"), options_.tokens);
-    if (!scope || !ScopeAllows(*scope, node)) {
+  if (options_.auth) {  // token roles (report_roles.h); nothing of a refused report is stored
+    const auto grant = TokenGrantOf(req.get_header_value("Authorization"), options_.tokens);
+    const auto refusal = grant ? CheckReportRoles(report, *grant, req.remote_addr)
+                               : std::optional<RoleRefusal>(RoleRefusal{403, "token not valid", "no such token"});
+    if (refusal) {
       metrics_.Count(ReportOutcome::kUnauthorized);
-      SendError(res, 403, "token not valid for this node",
-                {{"node", node}, {"problem", "this token may report only as node " + scope.value_or("?") +
-                                                 " (token file lines: NODE TOKEN, or * TOKEN for any node)"}});
-      options_.log("report rejected: a token of node " + scope.value_or("?") + " reported as node " +
-                   node.substr(0, 128) + " from " + req.remote_addr);
+      SendError(res, refusal->status, refusal->error, {{"node", node}, {"problem", refusal->detail}});
+      options_.log("report refused (" + refusal->error + "): node " + node.substr(0, 128) + ", token of " +
+                   (grant ? grant->node : std::string("?")) + ", from " + req.remote_addr);
       return;
     }
   }

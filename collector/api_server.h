@@ -21,6 +21,9 @@
 //  - With read tokens, every other route but /healthz answers 401 (with a
 //    Basic challenge, so browsers prompt) unless ReadAuthorized; pinglists
 //    also accept the agents' report tokens.
+//  - Token roles (api_auth.h, report_roles.h): a report is stored only when
+//    its token may say all of it (else 403, nothing stored); a node's report
+//    token reads only that node's pinglist (403 for another node).
 //  - With tls_cert/tls_key the server speaks HTTPS only.
 //  - Every error body is {"error": "...", "detail": ...}.
 //  - / serves the dashboard: web_dir when set, else the files embedded at

@@ -66,8 +66,9 @@ int main(int argc, char** argv) {
     api.auth = false;
     Log("authentication is OFF (--no-auth): any client can post reports");
   } else if (c.token_file.empty()) {
-    return Fail("refusing to start without authentication: give --token-file FILE (one token per line), "
-                "or --no-auth to accept reports from anyone (trusted networks only)");
+    return Fail("refusing to start without authentication: give --token-file FILE (lines `NODE TOKEN`, "
+                "`sweep NODE TOKEN` or `* TOKEN`), or --no-auth to accept reports from anyone (trusted networks "
+                "only)");
   } else {
     auto tokens = LoadTokenFile(c.token_file);
     if (!tokens.ok()) return Fail(tokens.status().message());

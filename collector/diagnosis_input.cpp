@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <map>
 #include <tuple>
+#include <vector>
 
 #include "collector/json_view.h"
 #include "collector/pinglist.h"
@@ -103,14 +104,22 @@ Result<diagnosis::Input> LoadDiagnosisInput(Store& store, int64_t now_ms, const 
   auto nodes = store.Nodes(now_ms, 0);
   if (!nodes.ok()) return nodes.status();
   std::map<std::string, int64_t> own_interval;
-  int64_t interval = 0;
+  std::vector<int64_t> intervals;
   for (const json& n : Rows(nodes.value(), "nodes")) {
     auto s = Real(n, "interval_s");
     if (!s || *s <= 0) continue;
     own_interval[Text(n, "name")] = static_cast<int64_t>(*s * 1000);
-    interval = std::max(interval, static_cast<int64_t>(*s * 1000));
+    intervals.push_back(static_cast<int64_t>(*s * 1000));
   }
-  if (interval <= 0) interval = o.default_interval_ms;
+  // The fleet's interval is the lower median of the nodes' own: a node's
+  // interval_s is its own fact, and no node token (nor any minority of them)
+  // can stretch the whole fleet's analysis by reporting a long one.
+  int64_t interval = o.default_interval_ms;
+  if (!intervals.empty()) {
+    auto mid = intervals.begin() + static_cast<std::ptrdiff_t>((intervals.size() - 1) / 2);
+    std::nth_element(intervals.begin(), mid, intervals.end());
+    interval = *mid;
+  }
   if (interval_ms) *interval_ms = interval;
 
   diagnosis::Input in;

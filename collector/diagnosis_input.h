@@ -3,8 +3,9 @@
 // diagnosis::Input).
 //
 // Contract:
-//  - The report interval is the longest interval_s any node reported
-//    (default_interval_ms when none did); paths are the newest summary per
+//  - The report interval is the lower median of the nodes' interval_s
+//    (default_interval_ms when none reported one), so that no node token sets
+//    the fleet's pace alone; paths are the newest summary per
 //    (src, dst, rail, transport) that ended within window_intervals of now.
 //  - A node is silent when its last report is older than silent_intervals
 //    of its own interval; its own (old) summaries are left out.

@@ -436,7 +436,9 @@ class Store {
 
   // InfiniBand sections: neighbours and sweeps (store_fabric.cpp).
   Status IngestFabric(const nlohmann::json& r, int64_t at);
-  Status UpsertFabricNode(const nlohmann::json& node, const std::string& seen_by, int64_t at);
+  // describe: also overwrite type, name, ports, LID and seen_by (sweeps);
+  // else only a new switch is described and a known one marked seen.
+  Status UpsertFabricNode(const nlohmann::json& node, const std::string& seen_by, int64_t at, bool describe);
   Status IngestFabricPort(const std::string& guid, int64_t port, const nlohmann::json& p,
                           const std::map<std::string, std::string>& names, int64_t at);
   // Fills descriptions of guids missing from *names from fabric_nodes.

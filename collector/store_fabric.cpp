@@ -2,7 +2,10 @@
 //
 // Contract:
 //  - "neighbours": one node_neighbours row per (node, device, port), replaced
-//    by newer reports; the switch is upserted into fabric_nodes.
+//    by newer reports; a switch not yet in fabric_nodes is added with the
+//    neighbour's name and type, a known one only counts as seen (any node
+//    token sends neighbours: only sweeps, which need the sweep role, rename
+//    or retype a switch).
 //  - "fabric" (a sweep): every node and port upserted, first/last seen kept;
 //    a port's error counters are appended to fabric_port_samples when they
 //    changed; links upserted with both ends ordered.
@@ -84,7 +87,7 @@ Status Store::IngestFabric(const json& r, int64_t at) {
       s.Bind(10, OptText(p, "speed")).Bind(11, p.contains("counters") ? p["counters"].dump() : std::string("{}"));
       s.Bind(12, at);
       FABRIC_TRY(s.Run());
-      FABRIC_TRY(UpsertFabricNode(n, node, at));
+      FABRIC_TRY(UpsertFabricNode(n, node, at, /*describe=*/false));
     }
   }
   const json* f = Field(r, "fabric");
@@ -99,7 +102,7 @@ Status Store::IngestFabric(const json& r, int64_t at) {
     const std::string guid = n["guid"].get<std::string>();
     names[guid] = n["description"].get<std::string>();
     present.insert(guid);
-    FABRIC_TRY(UpsertFabricNode(n, node, at));
+    FABRIC_TRY(UpsertFabricNode(n, node, at, /*describe=*/true));
     for (const json& p : n["ports"]) {
       End e{guid, *OptInt(p, "port")};
       ports[e] = &p;
@@ -196,12 +199,15 @@ Status Store::IngestFabric(const json& r, int64_t at) {
   return Status::Ok();
 }
 
-Status Store::UpsertFabricNode(const json& n, const std::string& seen_by, int64_t at) {
-  auto up = Q("INSERT INTO fabric_nodes(guid, type, description, num_ports, lid, first_seen_at, last_seen_at, seen_by) "
-              "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?6, ?7) ON CONFLICT(guid) DO UPDATE SET type = excluded.type, "
-              "description = excluded.description, num_ports = COALESCE(excluded.num_ports, num_ports), "
-              "lid = COALESCE(excluded.lid, lid), last_seen_at = MAX(last_seen_at, excluded.last_seen_at), "
-              "seen_by = excluded.seen_by");
+Status Store::UpsertFabricNode(const json& n, const std::string& seen_by, int64_t at, bool describe) {
+  auto up = Q(describe ? "INSERT INTO fabric_nodes(guid, type, description, num_ports, lid, first_seen_at, "
+                         "last_seen_at, seen_by) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?6, ?7) ON CONFLICT(guid) DO UPDATE "
+                         "SET type = excluded.type, description = excluded.description, "
+                         "num_ports = COALESCE(excluded.num_ports, num_ports), lid = COALESCE(excluded.lid, lid), "
+                         "last_seen_at = MAX(last_seen_at, excluded.last_seen_at), seen_by = excluded.seen_by"
+                       : "INSERT INTO fabric_nodes(guid, type, description, num_ports, lid, first_seen_at, "
+                         "last_seen_at, seen_by) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?6, ?7) ON CONFLICT(guid) DO UPDATE "
+                         "SET last_seen_at = MAX(last_seen_at, excluded.last_seen_at)");
   if (!up.ok()) return up.status();
   Stmt& s = *up.value();
   s.Bind(1, n["guid"].get<std::string>()).Bind(2, n["type"].get<std::string>());

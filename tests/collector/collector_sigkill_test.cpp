@@ -33,7 +33,7 @@ class SigkillTest : public ::testing::Test {
   testsupport::ScratchDir scratch_{"collector_sigkill_test"};
   void SetUp() override {
     dir_ = scratch_.path();
-    std::ofstream(dir_ + "/tokens") << kToken << "\n";
+    std::ofstream(dir_ + "/tokens") << "* " << kToken << "\n";
   }
   std::vector<std::string> Args() const { return {"--db", dir_ + "/c.db", "--token-file", dir_ + "/tokens"}; }
   std::string dir_;

@@ -55,7 +55,7 @@ class StorageTest : public ::testing::Test {
   testsupport::ScratchDir scratch_{"collector_storage_test"};
   void SetUp() override {
     dir_ = scratch_.path();
-    std::ofstream(dir_ + "/tokens") << kToken << "\n";
+    std::ofstream(dir_ + "/tokens") << "* " << kToken << "\n";
   }
   int Start(ChildCollector* child, std::vector<std::string> extra, const std::string& log) {
     std::vector<std::string> args = {"--db", dir_ + "/c.db", "--token-file", dir_ + "/tokens"};

@@ -86,4 +86,13 @@ inline nlohmann::json MakeReport(const std::string& id, const std::string& node,
           {"probes", nlohmann::json::array()}};
 }
 
+// A minimal fabric sweep (the report's "fabric" part): one switch, one port.
+inline nlohmann::json MakeSweep(const std::string& switch_guid, const std::string& description) {
+  return {{"nodes",
+           {{{"guid", switch_guid},
+             {"type", "Switch"},
+             {"description", description},
+             {"ports", {{{"port", 1}, {"state", "ACTIVE"}}}}}}}};
+}
+
 }  // namespace rdmascope::collector::testing

@@ -6,11 +6,13 @@ usage: fabric_collector.py --build-dir BUILD
 ibsim + opensm on a small fat tree (3 leaves x 3 hosts, 2 spines). Agents run
 once as simulated hosts (SIM_HOST; a fixture sysfs tree whose one IB port is
 the shim's ibsim0, since ibsim has no verbs and the shim's own sysfs is not the
-host's) and report to a private collector; one agent has a sweep interval.
+host's) and report to a private collector with token roles: each host its own
+node token, the sweeping host a sweep token (`sweep NODE TOKEN`).
 Checks: every agent's report carries its neighbour (the leaf switch and port
 ibnetdiscover shows); the pinglist of one host groups its leaf mates
 (printed); `Unlink` of a cable makes the next sweep's report open link_down
-naming both ends; `ReLink` closes it.
+naming both ends; `ReLink` closes it; a host with a node token that sweeps
+is refused (its agent exits non-zero) and the switches keep their names.
 """
 import argparse
 import json
@@ -31,8 +33,24 @@ import topocheck  # noqa: E402
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
+def token_of(host):
+    return f"token-of-{host}-0123"
+
+
+def write_tokens(workdir, hosts, sweeper):
+    """The collector's token file (node tokens, the sweeper's with the sweep role) and one agent file per host."""
+    path = os.path.join(workdir, "collector.tokens")
+    with open(path, "w") as f:
+        for h in hosts:
+            f.write(("sweep " if h == sweeper else "") + f"{h} {token_of(h)}\n")
+    for h in hosts:
+        with open(os.path.join(workdir, "token-" + h), "w") as f:
+            f.write(token_of(h) + "\n")
+    return path
+
+
 class Collector:
-    def __init__(self, build, workdir):
+    def __init__(self, build, workdir, token_file):
         self.bin = os.path.join(build, "bin", "rdmascope-collector")
         self.dir = workdir
         for _ in range(5):
@@ -42,7 +60,8 @@ class Collector:
             self.url = f"http://127.0.0.1:{port}"
             self.log = open(os.path.join(workdir, "collector.log"), "w")
             self.proc = subprocess.Popen([self.bin, "--listen", f"127.0.0.1:{port}", "--db",
-                                          os.path.join(workdir, "db.sqlite"), "--no-auth", "--db-synchronous", "normal"],
+                                          os.path.join(workdir, "db.sqlite"), "--token-file", token_file,
+                                          "--db-synchronous", "normal"],
                                          stdout=self.log, stderr=subprocess.STDOUT)
             try:
                 simbed.wait_for(lambda: self.proc.poll() is not None or self._healthy(), 15, "collector /healthz")
@@ -60,8 +79,9 @@ class Collector:
         except OSError:
             return False
 
-    def get(self, path):
-        with urllib.request.urlopen(self.url + path, timeout=10) as r:
+    def get(self, path, token=None):
+        req = urllib.request.Request(self.url + path, headers={"Authorization": f"Bearer {token}"} if token else {})
+        with urllib.request.urlopen(req, timeout=10) as r:
             return json.load(r)
 
     def stop(self):
@@ -83,16 +103,18 @@ def fixture_root(workdir):
     return root
 
 
-def agent_once(sim, args, collector, host, sysroot, workdir, sweep=False):
+def agent_once(sim, args, collector, host, sysroot, workdir, sweep=False, expect_ok=True):
     spool = os.path.join(workdir, "spool-" + host)
     os.makedirs(spool, exist_ok=True)
     argv = [os.path.join(args.build_dir, "bin", "rdmascope-agent"), "--once", "--collector", collector.url,
-            "--node-name", host, "--sysfs-root", sysroot, "--spool-dir", spool]
+            "--node-name", host, "--sysfs-root", sysroot, "--spool-dir", spool,
+            "--token-file", os.path.join(workdir, "token-" + host)]
     if sweep:
         argv += ["--fabric-sweep-interval", "1"]
     cp = sim.run(argv, timeout_s=60, host=host)
-    if cp.returncode != 0:
+    if expect_ok and cp.returncode != 0:
         raise RuntimeError(f"agent {host} exited {cp.returncode}: {cp.stderr[-1500:]}")
+    return cp
 
 
 class Check:
@@ -119,11 +141,11 @@ def main():
     collector = None
     try:
         with simbed.Sim(netfile, sweeper) as sim:
-            collector = Collector(args.build_dir, workdir)
+            hosts = ["h00-00", "h00-01", "h00-02", "h01-00", "h02-00"]
+            collector = Collector(args.build_dir, workdir, write_tokens(workdir, sorted(set(hosts) | {sweeper}), sweeper))
             sysroot = fixture_root(workdir)
             ibnd = topocheck.parse_ibnetdiscover(sim.run(["ibnetdiscover"], check=True).stdout)
             by_desc = {v["description"]: g for g, v in ibnd[0].items()}
-            hosts = ["h00-00", "h00-01", "h00-02", "h01-00", "h02-00"]
             for h in hosts:
                 agent_once(sim, args, collector, h, sysroot, workdir, sweep=(h == sweeper))
             # Neighbours: each host's leaf switch and port, as ibnetdiscover sees the cable.
@@ -137,7 +159,7 @@ def main():
             node = collector.get("/api/v1/nodes/h00-01")
             check(len(node.get("neighbours", [])) == 1 and "symbol_error" in node["neighbours"][0]["counters"],
                   "the node view of h00-01 carries its neighbour port with counters")
-            pl = collector.get("/api/v1/pinglist?node=h00-00")
+            pl = collector.get("/api/v1/pinglist?node=h00-00", token_of("h00-00"))
             print("  pinglist of h00-00: " + json.dumps({"group": pl["group"], "targets": [
                 {k: t[k] for k in ("node", "group", "same_group")} for t in pl["targets"]]}))
             same = sorted(t["node"] for t in pl["targets"] if t["same_group"])
@@ -166,6 +188,18 @@ def main():
             events = collector.get("/api/v1/events?open=1&kind=link_down")["events"]
             closed = [e for e in collector.get("/api/v1/events?open=0&kind=link_down")["events"] if not e["open"]]
             check(not events and len(closed) == 1, f"ReLink: link_down closed ({len(closed)} closed, {len(events)} open)")
+
+            # A host whose token has no sweep role: its sweeping report is refused, nothing of it stored.
+            before = collector.get("/api/v1/fabric/nodes")["nodes"]
+            rogue = next(h for h in hosts if h != sweeper)
+            cp = agent_once(sim, args, collector, rogue, sysroot, workdir, sweep=True, expect_ok=False)
+            after = collector.get("/api/v1/fabric/nodes")["nodes"]
+            said = [line for line in (cp.stdout + cp.stderr).splitlines() if "sweep role" in line][:1]
+            print("  node token sweeping: exit " + str(cp.returncode) + ": " +
+                  (said[0][-240:] if said else (cp.stdout + cp.stderr)[-400:]))
+            check(cp.returncode != 0 and bool(said)
+                  and [n["last_seen_at_ms"] for n in after] == [n["last_seen_at_ms"] for n in before],
+                  f"{rogue} sweeping with a node token: refused (exit {cp.returncode}), fabric unchanged")
     finally:
         if collector:
             collector.stop()

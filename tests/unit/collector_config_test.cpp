@@ -121,36 +121,68 @@ TEST(CollectorConfig, ShippedExampleParses) {
 }
 
 TEST(CollectorAuth, TokenFile) {
-  std::string f = TempFile("# agents\n  token-one-1  \n\nnode-b token-bbb-2\n*   token-fleet-3\n");
+  std::string f = TempFile("# agents\n  node-a token-aaa-1  \n\nnode-b token-bbb-2\n*   token-fleet-3\nsweep node-s token-sweep-4\n");
   auto t = LoadTokenFile(f);
   ASSERT_TRUE(t.ok()) << t.status().message();
-  ASSERT_EQ(t.value().size(), 3u);
-  EXPECT_EQ(TokenScope("Bearer token-one-1", t.value()), "*");  // a single word: the older `* TOKEN`
-  EXPECT_EQ(TokenScope("Bearer token-bbb-2", t.value()), "node-b");
-  EXPECT_EQ(TokenScope("Bearer token-fleet-3", t.value()), "*");
+  ASSERT_EQ(t.value().size(), 4u);
+  EXPECT_EQ(TokenGrantOf("Bearer token-aaa-1", t.value()).value().node, "node-a");
+  EXPECT_EQ(TokenGrantOf("Bearer token-bbb-2", t.value()).value().node, "node-b");
+  EXPECT_EQ(TokenGrantOf("Bearer token-fleet-3", t.value()).value().node, "*");
+  EXPECT_EQ(TokenGrantOf("Bearer token-sweep-4", t.value()).value().node, "node-s");
+  auto node = TokenGrantOf("Bearer token-bbb-2", t.value());
+  ASSERT_TRUE(node.has_value());
+  EXPECT_FALSE(node->MaySweep());
+  EXPECT_FALSE(node->Fleet());
+  auto sweeper = TokenGrantOf("Bearer token-sweep-4", t.value());
+  ASSERT_TRUE(sweeper.has_value());
+  EXPECT_TRUE(sweeper->MaySweep());
+  EXPECT_FALSE(sweeper->Fleet());
+  auto fleet = TokenGrantOf("Bearer token-fleet-3", t.value());
+  ASSERT_TRUE(fleet.has_value());
+  EXPECT_TRUE(fleet->MaySweep());
+  EXPECT_TRUE(fleet->Fleet());
   EXPECT_TRUE(BearerMatches("Bearer token-bbb-2", t.value()));
   EXPECT_FALSE(BearerMatches("Bearer token-bbb-", t.value()));
   EXPECT_FALSE(BearerMatches("Bearer node-b", t.value()));
   EXPECT_FALSE(BearerMatches("Bearer ", t.value()));
-  EXPECT_FALSE(BearerMatches("token-one-1", t.value()));
-  EXPECT_TRUE(ScopeAllows("node-b", "node-b"));
-  EXPECT_FALSE(ScopeAllows("node-b", "node-a"));
-  EXPECT_TRUE(ScopeAllows("*", "node-a"));
+  EXPECT_FALSE(BearerMatches("token-aaa-1", t.value()));
   std::remove(f.c_str());
   std::string empty = TempFile("# nothing\n\n");
   auto none = LoadTokenFile(empty);
   ASSERT_FALSE(none.ok());
   EXPECT_NE(none.status().message().find("no token"), std::string::npos);
   std::remove(empty.c_str());
-  std::string three = TempFile("# x\nnode-a token-aaaa-1 extra\n");
-  auto bad = LoadTokenFile(three);
-  ASSERT_FALSE(bad.ok());
-  EXPECT_NE(bad.status().message().find(":2: expected `NODE TOKEN`"), std::string::npos) << bad.status().message();
-  std::remove(three.c_str());
   std::string short_token = TempFile("node-a abc\n");
   EXPECT_FALSE(LoadTokenFile(short_token).ok());
   std::remove(short_token.c_str());
   EXPECT_FALSE(LoadTokenFile("/nonexistent/tokens").ok());
+}
+
+// Every malformed line stops the load with FILE:LINE and what was expected;
+// none of them silently becomes a token (a one-word line once became a fleet token).
+TEST(CollectorAuth, MalformedTokenLineIsAnErrorNamingFileAndLine) {
+  struct Case {
+    const char* body;  // after a first comment line
+    int line;
+    const char* problem;
+  };
+  const Case cases[] = {
+      {"  token-one-1  \n", 2, "found a single word (a fleet-wide token is written `* TOKEN`)"},
+      {"node-a token-aaaa-1 extra\n", 2, "found 3 words not starting with `sweep`"},
+      {"sweep node-a token-aaaa-1 extra\n", 2, "found 4 words"},
+      {"sweep token-aaaa-1\n", 2, "`sweep` needs the node it reports as: `sweep NODE TOKEN`"},
+      {"sweep * token-aaaa-1\n", 2, "`sweep *` is not a node"},
+      {"node-a token-aaaa-1\nnode-b token-aaaa-1\n", 3, "this token is already given on line 2"},
+  };
+  for (const Case& c : cases) {
+    std::string f = TempFile(std::string("# tokens\n") + c.body);
+    auto r = LoadTokenFile(f);
+    ASSERT_FALSE(r.ok()) << c.body;
+    const std::string& m = r.status().message();
+    EXPECT_NE(m.find(f + ":" + std::to_string(c.line) + ": "), std::string::npos) << m;
+    EXPECT_NE(m.find(c.problem), std::string::npos) << m;
+    std::remove(f.c_str());
+  }
 }
 
 TEST(CollectorConfig, TlsAndReadTokenAndDbCap) {

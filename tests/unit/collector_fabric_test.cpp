@@ -89,6 +89,33 @@ TEST_F(FabricStoreTest, SweepStoresNodesPortsAndLinks) {
   EXPECT_TRUE(found) << links.value().dump();
 }
 
+// Any node token sends neighbours: a neighbour adds a switch not yet known,
+// but only a sweep (the sweep role) names or retypes a known one.
+TEST_F(FabricStoreTest, ANeighbourAddsAnUnknownSwitchButRenamesNoKnownOne) {
+  auto description_of = [&](const std::string& guid) {
+    auto nodes = store_->FabricNodes();
+    EXPECT_TRUE(nodes.ok());
+    for (const json& n : nodes.value()["nodes"])
+      if (n["guid"] == guid) return n["description"].get<std::string>();
+    return std::string("(absent)");
+  };
+  auto neighbour = [](const std::string& id, int64_t at, const std::string& guid, const std::string& name) {
+    json r = testing::MakeReport(id, "host1", at);
+    r["neighbours"] = {{{"device", "mlx5_0"}, {"local_port", 1}, {"guid", guid}, {"type", "Switch"},
+                        {"description", name}, {"port", {{"port", 3}, {"counters", json::object()}}}}};
+    return r;
+  };
+  Ingest(neighbour("n1", kT0, "0x00000000000009aa", "first-name"), kT0);
+  EXPECT_EQ(description_of("0x00000000000009aa"), "first-name");
+  Ingest(neighbour("n2", kT0 + 1000, "0x00000000000009aa", "renamed-by-a-node"), kT0 + 1000);
+  EXPECT_EQ(description_of("0x00000000000009aa"), "first-name");
+  FakeSubnet s = Subnet();
+  Ingest(SweepReport("r1", kT0 + 2000, SweepOf(s)), kT0 + 2000);
+  ASSERT_EQ(description_of("0x0000000000000201"), "sw2");
+  Ingest(neighbour("n3", kT0 + 3000, "0x0000000000000201", "hijacked"), kT0 + 3000);
+  EXPECT_EQ(description_of("0x0000000000000201"), "sw2");
+}
+
 TEST_F(FabricStoreTest, UnlinkOpensLinkDownNamingBothEndsAndRelinkClosesIt) {
   FakeSubnet s = Subnet();
   Ingest(SweepReport("r1", kT0, SweepOf(s)), kT0);

@@ -5,7 +5,8 @@
 #   . /opt/rdmascope/lab/lab.sh; . /opt/rdmascope/lab/fleet.sh
 #
 # Contract:
-#   - Files live in FLEET_DIR (default /tmp/fleet): token, lab.db,
+#   - Files live in FLEET_DIR (default /tmp/fleet): token (the agents'),
+#     tokens (the collector's: `* TOKEN`, the fleet token), lab.db,
 #     collector.log, agent-I.log, spool-I/.
 #   - The collector listens on 0.0.0.0:FLEET_PORT (default 9470) with the
 #     token, serves /opt/rdmascope/web as the dashboard; the agents reach it
@@ -32,6 +33,7 @@ FLEET_API=http://127.0.0.1:$FLEET_PORT
 FLEET_AGENTS=""
 mkdir -p "$FLEET_DIR"
 [ -s "$FLEET_DIR/token" ] || echo "lab-token-$$" > "$FLEET_DIR/token"
+echo "* $(cat "$FLEET_DIR/token")" > "$FLEET_DIR/tokens"
 
 # fleet_start_collector [ARGS...]: extra ARGS go to rdmascope-collector.
 fleet_start_collector() {
@@ -39,7 +41,7 @@ fleet_start_collector() {
   [ "$FLEET_TLS" = 1 ] && tls=(--tls-cert /opt/rdmascope/fixtures/tls/collector.crt
                                --tls-key /opt/rdmascope/fixtures/tls/collector.key)
   rdmascope-collector --listen "0.0.0.0:$FLEET_PORT" --db "$FLEET_DIR/lab.db" \
-    --token-file "$FLEET_DIR/token" --web-dir /opt/rdmascope/web "${tls[@]}" "$@" >> "$FLEET_DIR/collector.log" 2>&1 &
+    --token-file "$FLEET_DIR/tokens" --web-dir /opt/rdmascope/web "${tls[@]}" "$@" >> "$FLEET_DIR/collector.log" 2>&1 &
   FLEET_COLLECTOR_PID=$!
   lab_wait_listen "$FLEET_PORT" 30 || { tail -n 20 "$FLEET_DIR/collector.log" >&2; return 1; }
 }
