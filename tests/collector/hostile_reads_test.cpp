@@ -265,8 +265,10 @@ TEST(HostileInput, ReadsNeitherCompressHardNorStallIngest) {
   const double median = sorted[sorted.size() / 2];
   char extra[200];
   std::snprintf(extra, sizeof extra,
-                "one read %.0f ms; ack median %.0f ms, max %.0f ms; %d of 12 acked while read; %d reads (%d ok)",
-                alone_ms, median, sorted.back(), posted_during_reads, reads_done, reads_ok);
+                "one read %.0f ms, %.1f MB; ack median %.0f ms, max %.0f ms; %d of 12 acked while read; %d reads "
+                "(%d ok)",
+                alone_ms, static_cast<double>(alone->body.size()) / 1e6, median, sorted.back(), posted_during_reads,
+                reads_done, reads_ok);
   Row("12 reports while 2 clients read 100,000 ports", "acks " + statuses, before, RssKb(child.pid()), Alive(port),
       extra);
   // Under the writer's lock a report that came as a read began waited for
