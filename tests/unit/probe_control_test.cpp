@@ -238,9 +238,11 @@ TEST(ControlServer, OverLimitConnectionsWaitThenGetAJsonError) {
   // moment the 64th handler started: on a loaded machine starting 64
   // connections alone can take most of the default 2 s, so part 1 runs with
   // a wait no load reaches and part 2 with the default.
-  auto long_wait = ControlServer::Start(0, hold, {"127.0.0.1"}, 30000);
+  // Every connection comes from 127.0.0.1: the per-address cap is lifted.
+  const int per_peer = ControlServer::kMaxConnections + 1;
+  auto long_wait = ControlServer::Start(0, hold, {"127.0.0.1"}, 30000, per_peer);
   ASSERT_TRUE(long_wait.ok()) << long_wait.status().message();
-  auto started = ControlServer::Start(0, hold, {"127.0.0.1"});
+  auto started = ControlServer::Start(0, hold, {"127.0.0.1"}, ControlServer::kQueueWaitMs, per_peer);
   ASSERT_TRUE(started.ok()) << started.status().message();
   int port = (*long_wait)->port();
   uint64_t last_connect_ns = 0;  // when fill() began the connection that filled the server
