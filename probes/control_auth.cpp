@@ -32,8 +32,10 @@ std::string Labelled(const char* role, const std::string& np, const std::string&
 Result<nlohmann::json> OkReply(const std::string& line, const std::string& what) {
   nlohmann::json j = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
   if (!j.is_object()) return Status::Error(what + ": the reply is not a JSON object");
-  if (j.value("ok", false) != true) {
-    std::string e = j.contains("error") && j["error"].is_string() ? j["error"].get<std::string>() : "refused";
+  auto ok = j.find("ok");
+  if (ok == j.end() || !ok->is_boolean() || !ok->get<bool>()) {
+    auto err = j.find("error");
+    std::string e = err != j.end() && err->is_string() ? err->get<std::string>() : "refused";
     return Status::Error(what + " refused: " + e);
   }
   return j;
@@ -111,7 +113,8 @@ Result<ControlSeal> Authenticate(LineConn& conn, const std::string& secret, bool
   auto hello = Exchange(conn, {{"op", "hello"}, {"v", kControlProtocolVersion}, {"nonce", *np}}, "hello", deadline_ns);
   if (!hello.ok()) return hello.status();
   const std::string na = StringField(*hello, "nonce");
-  const bool v2 = hello->value("v", 0) >= kControlProtocolVersion;
+  auto v = hello->find("v");
+  const bool v2 = v != hello->end() && v->is_number_unsigned() && v->get<uint64_t>() >= kControlProtocolVersion;
   if (na.empty()) {
     if (strict) {
       return Status::Error("control hello: the agent offers no authentication (it has no control secret); "

@@ -205,6 +205,19 @@ TEST(ControlAuth, StrictProberRefusesDowngradesAndAgentsThatDoNotProveTheSecret)
   EXPECT_TRUE(upgrade.ok()) << upgrade.status().message();
 }
 
+TEST(ControlAuth, ProberSurvivesHelloRepliesOfTheWrongShape) {
+  const std::string na(32, '7');
+  for (const std::string& hello : {std::string(R"({"ok":"yes"})"), std::string(R"(["ok"])"),
+                                   R"({"ok":true,"v":"2","nonce":")" + na + R"("})",
+                                   std::string(R"({"ok":true,"v":2,"nonce":"ZZ"})"),
+                                   std::string(R"({"ok":true,"v":2,"nonce":7})")}) {
+    auto agent = FakeAgent({hello, R"({"ok":true})", R"({"ok":true,"endpoints":[]})"});
+    ASSERT_NE(agent, nullptr);
+    auto r = UdInfoWith(agent->port(), "fleet-secret");  // never throws, never goes on unauthenticated
+    EXPECT_FALSE(r.ok()) << hello;
+  }
+}
+
 TEST(ControlLimits, OneAddressHoldsAtMostItsCapAndIdleConnectionsAreClosed) {
   auto r = LoopbackResponder("fleet-secret");
   ASSERT_NE(r, nullptr);
