@@ -33,6 +33,9 @@ const char kAgentConfigUsage[] =
     "  --control-host ADDR       address peers use to reach the control port (default: node name)\n"
     "  --control-secret-file FILE  fleet secret file: peers must prove it on the control port, and\n"
     "                            this agent proves it to its targets (default: none)\n"
+    "  --control-secret-mode M   strict (default): with a secret, refuse peers that do not\n"
+    "                            authenticate; lenient: serve them too (while rolling out a secret\n"
+    "                            or upgrading from control protocol v1)\n"
     "  --control-bind A,A        addresses the control port listens on (default: the served ports'\n"
     "                            RoCE IPv4 addresses plus those of control_host / the node name)\n"
     "  --labels k=v,k=v          labels sent with every report (e.g. group=rack1)\n"
@@ -169,6 +172,11 @@ const KeyDef kKeys[] = {
      }},
     {"control_secret_file", [](const std::string&, const std::string& v, AgentConfig* c) {
        c->control_secret_file = v;  // "" = no fleet secret (the default)
+       return Status::Ok();
+     }},
+    {"control_secret_mode", [](const std::string& k, const std::string& v, AgentConfig* c) {
+       if (v != "strict" && v != "lenient") return Bad(k, v, "needs strict or lenient");
+       c->control_secret_strict = v == "strict";
        return Status::Ok();
      }},
     {"control_bind", [](const std::string& k, const std::string& v, AgentConfig* c) {

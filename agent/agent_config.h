@@ -41,7 +41,8 @@ struct AgentConfig {
   int control_port = 18610;                        // the responder's TCP control port
   std::string control_host;                        // address peers probe; "" = node_name
   std::vector<std::string> control_bind;
-  std::string control_secret_file;                 // "" = no fleet secret           // control port addresses; none = rails' + control_host's
+  std::string control_secret_file;                 // "" = no fleet secret
+  bool control_secret_strict = true;               // control_secret_mode: strict (true) or lenient
   bool once = false;
   std::map<std::string, std::string> labels;
   // Rails (agent/rails.h): devices to serve and probe ("" = every device),

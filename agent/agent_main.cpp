@@ -168,6 +168,7 @@ int RunFullAgent(const std::vector<std::string>& args, sigset_t stop_signals) {
     }
     so.responder.control_secret = *secret;
   }
+  so.responder.control_strict = config.control_secret_strict;
   // Peers reach us where the pinglist says: control_host, else the node name.
   so.responder.extra_bind = probes::NumericAddresses(
       config.control_host.empty() ? config.node_name : config.control_host);

@@ -32,7 +32,10 @@ const char kAgentUsage[] =
     "  --control-port P     TCP control port (default 18610)\n"
     "  --control-secret-file FILE\n"
     "                       fleet secret: control connections must prove it (HMAC-SHA256\n"
-    "                       over a per-connection nonce) before ud_info or rc_connect\n"
+    "                       over both sides' nonces, each side proves it) before ud_info or rc_connect\n"
+    "  --control-secret-mode strict|lenient\n"
+    "                       strict (default): refuse peers without the secret; lenient: serve them\n"
+    "                       too (while rolling out a secret or upgrading from protocol v1)\n"
     "  --control-bind ADDR  listen on this numeric address (repeatable; default: the served\n"
     "                       ports' RoCE IPv4 addresses, every address when there is none)\n"
     "  --rc-idle-timeout S  an RC session with no probe for S seconds ends (default 60; 5..86400);\n"
@@ -89,6 +92,13 @@ Result<AgentOptions> ParseAgentOptions(const std::vector<std::string>& args) {
       auto secret = probes::ReadSecretFile(*v);
       if (!secret.ok()) return secret.status();
       o.responder.control_secret = *secret;
+    } else if (k == "--control-secret-mode") {
+      auto v = need();
+      if (!v.ok()) return v.status();
+      if (*v != "strict" && *v != "lenient") {
+        return Status::Error("--control-secret-mode needs strict or lenient, got '" + *v + "'");
+      }
+      o.responder.control_strict = *v == "strict";
     } else if (k == "--probe-target") {
       auto v = need();
       if (!v.ok()) return v.status();

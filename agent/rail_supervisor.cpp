@@ -274,6 +274,7 @@ void RailSupervisor::Reconcile() {
     so.interval_ms = opts_.interval_ms;
     so.spacing_ms = probes::SpreadSpacingMs(so.interval_ms, so.count, 1);
     so.control_secret = opts_.responder.control_secret;  // one fleet secret: served and presented
+    so.control_strict = opts_.responder.control_strict;
     so.on_turn = opts_.on_probe_turn;
     const std::string rail = r.spec.name;
     RailSupervisor* self = this;

@@ -109,6 +109,10 @@ Result<ControlRequest> ParseControlRequest(const std::string& line) {
     }
     if (op == "hello") {
       req.op = ControlOp::kHello;
+      uint64_t v = 1;
+      if (j->contains("v")) RETURN_IF_ERROR(GetUint(*j, "v", 1000, &v));
+      req.version = int(v);
+      RETURN_IF_ERROR(GetString(*j, "nonce", false, &req.nonce));
       return req;
     }
     if (op == "auth") {

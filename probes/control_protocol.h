@@ -6,6 +6,8 @@
 //    "timeout","retry_cnt","rnr_retry","min_rnr_timer"[,"traffic_class","sl"][,"session":S]}
 //     -> {"ok":true,"qpn","psn","lid","gid","global","mtu","read_addr","read_rkey","read_len"
 //         [,"idle_timeout_ms":T]}
+//   {"op":"hello"[,"v":2,"nonce":N]}, {"op":"auth","mac":M}: the handshake of
+//     probes/control_auth.h; after it, lines travel sealed (probes/control_seal.h)
 //   anything else -> {"ok":false,"error":"..."}
 //
 // Contract: lines are at most kMaxLineBytes; parsers never throw and reject
@@ -72,6 +74,8 @@ struct ControlRequest {
   ControlOp op = ControlOp::kUdInfo;
   RcConnectRequest rc;  // for kRcConnect
   std::string mac;      // for kAuth (probes/control_auth.h)
+  int version = 1;      // for kHello: the prober's protocol version ("v"; absent = 1)
+  std::string nonce;    // for kHello: the prober's nonce (v2)
 };
 
 Result<ControlRequest> ParseControlRequest(const std::string& line);

@@ -1,5 +1,6 @@
 #include "probes/control_server.h"
 
+#include <arpa/inet.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
@@ -14,11 +15,30 @@
 
 namespace rdmascope::probes {
 
+namespace {
+
+// The numeric address of a peer; an IPv4-mapped IPv6 address as its IPv4
+// form, so one host counts once whichever listener it reached.
+std::string PeerAddress(const sockaddr_storage& a) {
+  char text[INET6_ADDRSTRLEN] = "?";
+  if (a.ss_family == AF_INET) {
+    ::inet_ntop(AF_INET, &reinterpret_cast<const sockaddr_in*>(&a)->sin_addr, text, sizeof text);
+  } else if (a.ss_family == AF_INET6) {
+    const in6_addr& v6 = reinterpret_cast<const sockaddr_in6*>(&a)->sin6_addr;
+    if (IN6_IS_ADDR_V4MAPPED(&v6)) ::inet_ntop(AF_INET, &v6.s6_addr[12], text, sizeof text);
+    else ::inet_ntop(AF_INET6, &v6, text, sizeof text);
+  }
+  return text;
+}
+
+}  // namespace
+
 Result<std::unique_ptr<ControlServer>> ControlServer::Start(int port, Handler handler,
                                                             const std::vector<std::string>& addrs,
-                                                            int queue_wait_ms) {
+                                                            int queue_wait_ms, int max_per_peer) {
   std::unique_ptr<ControlServer> s(new ControlServer());
   s->queue_wait_ms_ = queue_wait_ms;
+  s->max_per_peer_ = max_per_peer;
   for (const std::string& a : addrs.empty() ? std::vector<std::string>{""} : addrs) {
     auto fd = TcpListen(port, a);
     if (!fd.ok()) return fd.status();
@@ -82,23 +102,35 @@ void ControlServer::AcceptLoop() {
 void ControlServer::Refuse(int listen_fd) {
   int cfd = ::accept4(listen_fd, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
   if (cfd < 0) return;
-  UniqueFd fd(cfd);
+  RefuseConn(UniqueFd(cfd), "too many control connections at once: all " + std::to_string(kMaxConnections) +
+                                " setup handlers stayed busy for " + std::to_string(queue_wait_ms_) +
+                                " ms; retry later");
+}
+
+void ControlServer::RefuseConn(UniqueFd fd, const std::string& error) {
   // What the peer already sent is read first: closing with unread input
   // would reset the connection and could destroy the error line in flight.
   char junk[1024];
-  for (int i = 0; i < 8 && ::recv(cfd, junk, sizeof junk, 0) > 0; ++i) {
+  for (int i = 0; i < 8 && ::recv(fd.get(), junk, sizeof junk, 0) > 0; ++i) {
   }
   LineConn conn(std::move(fd));
-  conn.WriteLine(EncodeErrorReply("too many control connections at once: all " + std::to_string(kMaxConnections) +
-                                  " setup handlers stayed busy for " + std::to_string(queue_wait_ms_) +
-                                  " ms; retry later"),
-                 NowNs() + 100000000ull);
+  conn.WriteLine(EncodeErrorReply(error), NowNs() + 100000000ull);
   ::shutdown(conn.fd(), SHUT_WR);
 }
 
 void ControlServer::Accept(int listen_fd) {
-  int cfd = ::accept4(listen_fd, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
+  sockaddr_storage peer_addr{};
+  socklen_t peer_len = sizeof peer_addr;
+  int cfd = ::accept4(listen_fd, reinterpret_cast<sockaddr*>(&peer_addr), &peer_len, SOCK_CLOEXEC | SOCK_NONBLOCK);
   if (cfd < 0) return;  // EAGAIN, ECONNABORTED, EMFILE: try again next round
+  const std::string peer = PeerAddress(peer_addr);
+  int held = 0;
+  for (const auto& w : workers_) held += !w->done.load() && w->peer == peer ? 1 : 0;
+  if (held >= max_per_peer_) {
+    RefuseConn(UniqueFd(cfd), "too many control connections from " + peer + " at once: at most " +
+                                  std::to_string(max_per_peer_) + " per address; retry later");
+    return;
+  }
   int one = 1;
   setsockopt(cfd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
   // A peer that vanished without a FIN (power loss, partition) in the middle
@@ -110,6 +142,7 @@ void ControlServer::Accept(int listen_fd) {
   setsockopt(cfd, IPPROTO_TCP, TCP_KEEPCNT, &cnt, sizeof cnt);
   auto conn = std::make_shared<LineConn>(UniqueFd(cfd));
   auto w = std::make_unique<Worker>();
+  w->peer = peer;
   Worker* wp = w.get();
   w->thread = std::thread([this, conn, wp] {
     try {

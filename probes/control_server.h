@@ -5,7 +5,12 @@
 // to be short (the agent's are setup exchanges: ud_info, rc_connect), so
 // while all are busy new connections wait in the listen backlog (SOMAXCONN);
 // only when every handler stayed busy for kQueueWaitMs is a waiting
-// connection accepted and refused with a JSON error line saying so. Stop() (also the destructor) sets the
+// connection accepted and refused with a JSON error line saying so. One peer
+// address holds at most max_per_peer (default kMaxPerPeer) handlers: beyond
+// that its connections are accepted, refused at once with a JSON error line
+// naming the cap and closed, so one host cannot take the handlers every
+// other prober needs (handlers bound each connection's life: see the
+// responder). Stop() (also the destructor) sets the
 // stop flag handlers must honour, then joins the accept thread and every
 // handler thread. A handler's failure never stops the server. Accepted
 // connections have TCP keepalive (a silent dead peer is noticed in ~90 s).
@@ -29,6 +34,7 @@ class ControlServer {
  public:
   using Handler = std::function<void(LineConn& conn, const std::atomic<bool>& stop)>;
   static constexpr int kMaxConnections = 64;  // concurrent handlers (setups), not sessions
+  static constexpr int kMaxPerPeer = 16;      // handlers one peer address may hold
   static constexpr int kQueueWaitMs = 2000;
   static constexpr int kKeepIdleS = 60;   // TCP keepalive on every accepted connection
   static constexpr int kKeepIntvlS = 10;
@@ -40,7 +46,8 @@ class ControlServer {
   // be bound.
   static Result<std::unique_ptr<ControlServer>> Start(int port, Handler handler,
                                                       const std::vector<std::string>& addrs = {},
-                                                      int queue_wait_ms = kQueueWaitMs);
+                                                      int queue_wait_ms = kQueueWaitMs,
+                                                      int max_per_peer = kMaxPerPeer);
   ~ControlServer();
   // The TCP port the server listens on.
   int port() const { return port_; }
@@ -50,17 +57,21 @@ class ControlServer {
   struct Worker {
     std::thread thread;
     std::atomic<bool> done{false};
+    std::string peer;  // the peer's address, numeric
   };
   ControlServer() = default;
   void AcceptLoop();
   void Accept(int listen_fd);
   // Accepts one waiting connection and answers it with the over-limit error.
   void Refuse(int listen_fd);
+  // Answers an accepted connection with `error` and closes it.
+  static void RefuseConn(UniqueFd fd, const std::string& error);
   void Reap(bool all);
 
   std::vector<UniqueFd> listen_fds_;
   int port_ = 0;
   int queue_wait_ms_ = kQueueWaitMs;
+  int max_per_peer_ = kMaxPerPeer;
   Handler handler_;
   std::atomic<bool> stop_{false};
   std::thread accept_thread_;

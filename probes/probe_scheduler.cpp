@@ -139,6 +139,7 @@ ProberOptions ProbeScheduler::BaseOptions(const ProbeTarget& t) const {
   o.interval_ms = opts_.spacing_ms;
   o.tuning = opts_.tuning;
   o.control_secret = opts_.control_secret;
+  o.control_strict = opts_.control_strict;
   o.max_duration_ms = opts_.interval_ms;  // a round never runs much past its interval
   return o;
 }

@@ -70,6 +70,7 @@ struct SchedulerOptions {
   uint64_t interval_ms = 10000; // between round starts
   RcTuning tuning;
   std::string control_secret;  // the fleet secret, for the targets' control ports
+  bool control_strict = true;  // with a secret: refuse targets that do not authenticate
   // When set, called once an interval from the scheduler's thread (it may
   // block for a few seconds): a value replaces `targets` (the workers of
   // targets no longer listed, or listed with another address, are stopped

@@ -47,6 +47,7 @@ struct ProberOptions {
   uint64_t spin_ns = 2000000;
   RcTuning tuning;
   std::string control_secret;     // set: authenticate on the control port (probes/control_auth.h)
+  bool control_strict = true;     // with a secret: refuse an agent that does not authenticate (v2)
   bool rc_read = true;            // RC: RDMA READ the target's buffer after each ping-pong
   bool test_bad_rkey = false;     // self-test: READ with a wrong rkey (expects REM_ACCESS_ERR)
   bool reconnect_each_probe = false;  // self-test: tear down and rebuild the RC QP after every probe
@@ -77,8 +78,11 @@ Result<ProbeRun> RunRcProbe(const ProberOptions& opts);
 // --- helpers shared by both probers ---
 
 // Asks the agent at host:port for its UD endpoints over `conn`, authenticating
-// first when `secret` is set.
-Result<UdInfoReply> FetchUdInfo(class LineConn& conn, uint64_t deadline_ns, const std::string& secret = "");
+// first when `secret` is set (probes/control_auth.h; `strict` refuses an agent
+// that does not). `seal`, when given, receives the session's seal: later
+// requests on `conn` must go through it.
+Result<UdInfoReply> FetchUdInfo(class LineConn& conn, uint64_t deadline_ns, const std::string& secret = "",
+                                bool strict = true, class ControlSeal* seal = nullptr);
 // The endpoint to probe: with a `rail` and a target that names rails, the
 // first endpoint of that rail (error when the target serves none: it has no
 // such rail, or it is down); else the one whose GID is the IPv4-mapped form of `host` if there is one,

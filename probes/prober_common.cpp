@@ -5,19 +5,24 @@
 #include <ctime>
 
 #include "probes/control_auth.h"
+#include "probes/control_seal.h"
 #include "probes/line_socket.h"
 #include "probes/probe_clock.h"
 
 namespace rdmascope::probes {
 
-Result<UdInfoReply> FetchUdInfo(LineConn& conn, uint64_t deadline_ns, const std::string& secret) {
+Result<UdInfoReply> FetchUdInfo(LineConn& conn, uint64_t deadline_ns, const std::string& secret, bool strict,
+                                ControlSeal* seal) {
+  ControlSeal own;
+  if (seal == nullptr) seal = &own;
   if (!secret.empty()) {
-    Status a = Authenticate(conn, secret, deadline_ns);
-    if (!a.ok()) return a;
+    auto a = Authenticate(conn, secret, strict, deadline_ns);
+    if (!a.ok()) return a.status();
+    *seal = std::move(a).value();
   }
-  Status s = conn.WriteLine(EncodeUdInfoRequest(), deadline_ns);
+  Status s = WriteSealed(conn, *seal, EncodeUdInfoRequest(), deadline_ns);
   if (!s.ok()) return Status::Error("control port: " + s.message());
-  auto line = conn.ReadLine(deadline_ns);
+  auto line = ReadSealed(conn, *seal, deadline_ns);
   if (!line.ok()) return Status::Error("control port (ud_info): " + line.status().message());
   return ParseUdInfoReply(*line);
 }

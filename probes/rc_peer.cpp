@@ -3,6 +3,7 @@
 #include <cstring>
 #include <random>
 
+#include "probes/control_seal.h"
 #include "probes/probe_clock.h"
 #include "probes/probe_wire.h"
 #include "probes/qp_setup.h"
@@ -51,7 +52,8 @@ Result<std::unique_ptr<RcPeer>> RcPeer::Connect(ibv_context* ctx, ibv_pd* pd,
   auto fd = TcpConnect(o.host, o.control_port, 3000);
   if (!fd.ok()) return Status::Error("control port: " + fd.status().message());
   p->conn_ = std::make_unique<LineConn>(std::move(fd).value());
-  auto info = FetchUdInfo(*p->conn_, deadline, o.control_secret);
+  ControlSeal seal;  // the authenticated session's requests and replies
+  auto info = FetchUdInfo(*p->conn_, deadline, o.control_secret, o.control_strict, &seal);
   if (!info.ok()) return info.status();
   auto ep = ChooseEndpoint(*info, o.host, local, o.rail);
   if (!ep.ok()) return ep.status();
@@ -68,9 +70,9 @@ Result<std::unique_ptr<RcPeer>> RcPeer::Connect(ibv_context* ctx, ibv_pd* pd,
   req.tuning = o.tuning;
   req.probe_class = o.probe_class;
   req.session = session;
-  s = p->conn_->WriteLine(EncodeRcConnectRequest(req), deadline);
+  s = WriteSealed(*p->conn_, seal, EncodeRcConnectRequest(req), deadline);
   if (!s.ok()) return Status::Error("control port: " + s.message());
-  auto line = p->conn_->ReadLine(deadline, o.stop);
+  auto line = ReadSealed(*p->conn_, seal, deadline, o.stop);
   if (!line.ok()) return Status::Error("control port (rc_connect): " + line.status().message());
   auto rep = ParseRcConnectReply(*line);
   if (!rep.ok()) return rep.status();

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "probes/control_auth.h"
+#include "probes/control_seal.h"
 #include "probes/control_server.h"
 #include "probes/line_socket.h"
 #include "probes/local_port.h"
@@ -49,8 +50,11 @@ struct Responder::Generation {
 };
 
 namespace {
-constexpr uint64_t kFirstRequestNs = 5000000000ull;
-constexpr uint64_t kIdleNs = 30000000000ull;
+// Control connections are setups: a handshake and one or two requests.
+constexpr uint64_t kReadyNs = 5000000000ull;      // to authenticate, or to send a first valid request
+constexpr uint64_t kIdleNs = 5000000000ull;       // between requests afterwards
+constexpr uint64_t kLifetimeNs = 15000000000ull;  // a connection's whole life
+constexpr int kMaxRequests = 8;
 constexpr uint64_t kWriteNs = 2000000000ull;
 // Where probers address the read buffer (ibv_reg_mr_iova): a fixed small
 // number, so the rc_connect reply carries no heap address.
@@ -230,72 +234,57 @@ void Responder::Stop() {
 }
 
 void Responder::HandleConnection(LineConn& conn, const std::atomic<bool>& stop) {
-  uint64_t deadline = NowNs() + kFirstRequestNs;
-  bool authenticated = opts_.control_secret.empty();
-  std::string nonce;  // of this connection's hello
-  for (int requests = 0; requests < 100 && !stop.load(); ++requests) {
-    auto line = conn.ReadLine(deadline, &stop);
+  const uint64_t accepted = NowNs();
+  const uint64_t end = accepted + kLifetimeNs;  // the connection's whole life
+  const bool needs_auth = !opts_.control_secret.empty() && opts_.control_strict;
+  AgentAuth auth(opts_.control_secret, opts_.control_strict);
+  // Until authenticated (or, with nothing to prove, until a first valid
+  // request) the peer has kReadyNs; after that kIdleNs between requests.
+  uint64_t deadline = accepted + kReadyNs;
+  auto refuse = [&](const std::string& why) {
+    const std::string line = EncodeErrorReply(why);
+    conn.WriteLine(auth.seal().Seal(line), NowNs() + kWriteNs);  // sealed once authenticated
+    conn.FinishAndDiscard(NowNs() + kWriteNs);
+  };
+  for (int requests = 0; requests < kMaxRequests && !stop.load(); ++requests) {
+    auto line = conn.ReadLine(std::min(deadline, end), &stop);
     if (!line.ok()) {  // closed, timed out, too long or stopping
       // A line past the limit is refused in words before the close; the
       // reader never buffered more than the limit plus one read of it.
       if (line.status().message() == kLineTooLong) {
-        conn.WriteLine(EncodeErrorReply(std::string(kLineTooLong) + " (the limit is " +
-                                        std::to_string(kMaxLineBytes) + " bytes): connection closed"),
-                       NowNs() + kWriteNs);
-        conn.FinishAndDiscard(NowNs() + kWriteNs);
+        refuse(std::string(kLineTooLong) + " (the limit is " + std::to_string(kMaxLineBytes) +
+               " bytes): connection closed");
       }
       return;
     }
-    deadline = NowNs() + kIdleNs;
-    auto req = ParseControlRequest(*line);
-    if (!req.ok()) {
-      conn.WriteLine(EncodeErrorReply(req.status().message()), NowNs() + kWriteNs);
-      continue;
-    }
+    // After a v2 authentication every line is a sealed envelope.
+    auto body = auth.seal().Open(*line);
+    if (!body.ok()) return refuse(body.status().message() + ": connection closed");
+    auto req = ParseControlRequest(*body);
+    if (!req.ok()) return refuse(req.status().message() + ": connection closed");
     if (req->op == ControlOp::kHello || req->op == ControlOp::kAuth) {
-      if (!Authenticate(conn, *req, &nonce, &authenticated)) return;
+      auto reply = auth.Handle(*req);
+      if (!reply.ok()) return refuse(reply.status().message());
+      if (!conn.WriteLine(*reply, NowNs() + kWriteNs).ok()) return;
+      if (auth.may_serve() && needs_auth) deadline = NowNs() + kIdleNs;  // authenticated
       continue;
     }
-    if (!authenticated) {
-      conn.WriteLine(EncodeErrorReply("authentication required: this agent has a control secret "
-                                      "(send hello, then auth)"), NowNs() + kWriteNs);
-      return;
+    if (!auth.may_serve()) {
+      return refuse("authentication required: this agent has a control secret (send hello, then auth)");
     }
+    deadline = NowNs() + kIdleNs;
     std::shared_ptr<Generation> gen = Current();
     if (!gen) return;  // stopping
     if (req->op == ControlOp::kUdInfo) {
-      if (!conn.WriteLine(EncodeUdInfoReply(gen->ud_info), NowNs() + kWriteNs).ok()) return;
+      if (!WriteSealed(conn, auth.seal(), EncodeUdInfoReply(gen->ud_info), NowNs() + kWriteNs).ok()) return;
       continue;
     }
     // The reply ends the connection: the session outlives it (rc_responder.h).
     auto reply = HandleRcConnect(req->rc, gen);
-    conn.WriteLine(reply.ok() ? *reply : EncodeErrorReply(reply.status().message()), NowNs() + kWriteNs);
+    WriteSealed(conn, auth.seal(), reply.ok() ? *reply : EncodeErrorReply(reply.status().message()),
+                NowNs() + kWriteNs);
     if (reply.ok()) return;  // the prober sends nothing more: closing loses no reply
   }
-}
-
-bool Responder::Authenticate(LineConn& conn, const ControlRequest& req, std::string* nonce,
-                             bool* authenticated) {
-  const uint64_t wd = NowNs() + kWriteNs;
-  if (req.op == ControlOp::kHello) {
-    if (opts_.control_secret.empty()) return conn.WriteLine(R"({"ok":true})", wd).ok();  // nothing to prove
-    auto n = NewNonceHex();
-    if (!n.ok()) {
-      conn.WriteLine(EncodeErrorReply(n.status().message()), wd);
-      return false;
-    }
-    *nonce = *n;
-    return conn.WriteLine(nlohmann::json{{"ok", true}, {"nonce", *nonce}}.dump(), wd).ok();
-  }
-  if (opts_.control_secret.empty()) return conn.WriteLine(R"({"ok":true})", wd).ok();
-  if (nonce->empty() || !MacMatches(opts_.control_secret, *nonce, req.mac)) {
-    conn.WriteLine(EncodeErrorReply(nonce->empty() ? "auth before hello: no nonce to check"
-                                                   : "wrong control secret: authentication refused"), wd);
-    return false;
-  }
-  nonce->clear();  // one auth per nonce
-  *authenticated = true;
-  return conn.WriteLine(R"({"ok":true})", wd).ok();
 }
 
 Result<std::string> Responder::HandleRcConnect(const RcConnectRequest& req,

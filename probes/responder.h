@@ -13,9 +13,11 @@
 // (kReadBufferBytes) that RC probers RDMA READ. Start() is StartIdle() plus
 // Serve() of every ACTIVE port of `device` (every device when empty), and
 // fails when none is ACTIVE. Stop() (also the destructor) ends every thread.
-// A control connection must send its first request within 5 s; requests are
-// answered until the peer closes, except rc_connect: its reply ends the
-// connection. The RC session outlives it (probes/rc_responder.h): it ends
+// A control connection is a setup: it must authenticate (a secret in strict
+// mode) or else send a first valid request within 5 s, then send each next
+// request within 5 s; it lives at most 15 s and 8 requests. A malformed or
+// unsealed line after authentication is answered with the error and closes
+// it; so does rc_connect's reply. The RC session outlives it (probes/rc_responder.h): it ends
 // after rc_limits.idle_ns without a probe, when its QP fails, when the same
 // prober session connects again, or by oldest-idle eviction at
 // rc_limits.cap sessions; a full table is refused with an error naming the cap.
@@ -63,6 +65,9 @@ struct ResponderOptions {
   // Fleet secret (probes/control_auth.h): set, every control connection must
   // authenticate before ud_info or rc_connect; the agent's probers use it too.
   std::string control_secret;
+  // With a secret: strict refuses peers that do not authenticate (protocol
+  // v2 only); lenient (false) also serves them, for an upgrade or rollout.
+  bool control_strict = true;
   // RC sessions: at most rc_limits.cap at once; each ends after
   // rc_limits.idle_ns without a probe.
   RcSessionLimits rc_limits;
@@ -91,8 +96,6 @@ class Responder {
   Responder() = default;
   std::shared_ptr<Generation> Current() const;
   void HandleConnection(LineConn& conn, const std::atomic<bool>& stop);
-  // hello / auth (probes/control_auth.h); false: close the connection.
-  bool Authenticate(LineConn& conn, const ControlRequest& req, std::string* nonce, bool* authenticated);
   // The rc_connect reply line, or the error for the prober.
   Result<std::string> HandleRcConnect(const RcConnectRequest& req, const std::shared_ptr<Generation>& gen);
 

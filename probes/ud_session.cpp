@@ -69,7 +69,7 @@ Status UdSession::Resolve(const ProberOptions& o) {
   auto fd = TcpConnect(o.host, o.control_port, 3000);
   if (!fd.ok()) return Status::Error("control port: " + fd.status().message());
   LineConn conn(std::move(fd).value());
-  auto info = FetchUdInfo(conn, NowNs() + 5000000000ull, o.control_secret);
+  auto info = FetchUdInfo(conn, NowNs() + 5000000000ull, o.control_secret, o.control_strict);
   if (!info.ok()) return info.status();
   auto ep = ChooseEndpoint(*info, o.host, local, o.rail);
   if (!ep.ok()) return ep.status();

@@ -284,6 +284,18 @@ TEST(AgentConfig, ExampleFileParsesAndDocumentsEveryKeyWithItsDefault) {
   EXPECT_EQ(from_example.control_port, defaults.control_port);
 }
 
+TEST(AgentConfig, ControlSecretModeIsStrictUnlessSaidLenient) {
+  AgentConfig c;
+  EXPECT_TRUE(c.control_secret_strict);
+  ASSERT_TRUE(ApplyConfigText("control_secret_mode = lenient\n", "t", &c).ok());
+  EXPECT_FALSE(c.control_secret_strict);
+  ASSERT_TRUE(ApplyConfigText("control_secret_mode = strict\n", "t", &c).ok());
+  EXPECT_TRUE(c.control_secret_strict);
+  Status bad = ApplyConfigText("control_secret_mode = off\n", "t", &c);
+  EXPECT_FALSE(bad.ok());
+  EXPECT_NE(bad.message().find("control_secret_mode"), std::string::npos) << bad.message();
+}
+
 TEST(AgentConfig, ControlBindTakesNumericAddressesOnly) {
   AgentConfig c;
   ASSERT_TRUE(ApplyConfigText("control_bind = 192.168.77.2, ::1\n", "t", &c).ok());

@@ -7,7 +7,6 @@
 #include <cstring>
 #include <string>
 
-#include "probes/control_auth.h"
 #include "probes/control_protocol.h"
 #include "probes/control_server.h"
 #include "probes/line_socket.h"
@@ -15,6 +14,7 @@
 #include "probes/probe_clock.h"
 #include "probes/responder.h"
 #include "probes/ud_responder.h"
+#include "tests/unit/control_test_support.h"
 
 #include <poll.h>
 #include <sys/socket.h>
@@ -238,9 +238,11 @@ TEST(ControlServer, OverLimitConnectionsWaitThenGetAJsonError) {
   // moment the 64th handler started: on a loaded machine starting 64
   // connections alone can take most of the default 2 s, so part 1 runs with
   // a wait no load reaches and part 2 with the default.
-  auto long_wait = ControlServer::Start(0, hold, {"127.0.0.1"}, 30000);
+  // Every connection comes from 127.0.0.1: the per-address cap is lifted.
+  const int per_peer = ControlServer::kMaxConnections + 1;
+  auto long_wait = ControlServer::Start(0, hold, {"127.0.0.1"}, 30000, per_peer);
   ASSERT_TRUE(long_wait.ok()) << long_wait.status().message();
-  auto started = ControlServer::Start(0, hold, {"127.0.0.1"});
+  auto started = ControlServer::Start(0, hold, {"127.0.0.1"}, ControlServer::kQueueWaitMs, per_peer);
   ASSERT_TRUE(started.ok()) << started.status().message();
   int port = (*long_wait)->port();
   uint64_t last_connect_ns = 0;  // when fill() began the connection that filled the server
@@ -348,17 +350,6 @@ constexpr bool kAddressSanitizer = false;
 constexpr bool kAddressSanitizer = false;
 #endif
 
-// A responder without devices whose control port listens on 127.0.0.1 only.
-std::unique_ptr<Responder> LoopbackResponder(const std::string& secret = "") {
-  ResponderOptions o;
-  o.control_port = 0;
-  o.control_bind = {"127.0.0.1"};
-  o.control_secret = secret;
-  auto r = Responder::StartIdle(o);
-  EXPECT_TRUE(r.ok()) << r.status().message();
-  return r.ok() ? std::move(r).value() : nullptr;
-}
-
 TEST(Responder, RefusesAMebibyteLineInWordsWithoutGrowingAndServesOn) {
   auto r = LoopbackResponder();
   ASSERT_NE(r, nullptr);
@@ -403,58 +394,6 @@ TEST(Responder, ListensOnlyWhereBound) {
   // 127.0.0.2 is loopback too, but nobody listens there.
   EXPECT_FALSE(TcpConnect("127.0.0.2", r->control_port(), 2000).ok());
   EXPECT_FALSE(TcpListen(0, "not-an-address").ok());
-}
-
-TEST(ControlAuth, MacIsHmacSha256AndComparedExactly) {
-  // RFC 4231 test case 2: key "Jefe", data "what do ya want for nothing?".
-  EXPECT_EQ(AuthMacHex("Jefe", "what do ya want for nothing?"),
-            "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843");
-  const std::string mac = AuthMacHex("s3cret", "00ff");
-  EXPECT_TRUE(MacMatches("s3cret", "00ff", mac));
-  EXPECT_FALSE(MacMatches("s3cret!", "00ff", mac));
-  EXPECT_FALSE(MacMatches("s3cret", "00fe", mac));
-  EXPECT_FALSE(MacMatches("s3cret", "00ff", mac.substr(1)));
-  auto a = NewNonceHex();
-  auto b = NewNonceHex();
-  ASSERT_TRUE(a.ok() && b.ok());
-  EXPECT_EQ(a->size(), 32u);
-  EXPECT_NE(*a, *b);
-}
-
-// One connection to `port`: optional authentication with `secret`, then ud_info.
-Result<std::string> UdInfoWith(int port, const std::string& secret) {
-  auto fd = TcpConnect("127.0.0.1", port, 2000);
-  if (!fd.ok()) return fd.status();
-  LineConn c(std::move(fd).value());
-  const uint64_t deadline = NowNs() + 3000000000ull;
-  if (!secret.empty()) {
-    Status s = Authenticate(c, secret, deadline);
-    if (!s.ok()) return s;
-  }
-  Status s = c.WriteLine(EncodeUdInfoRequest(), deadline);
-  if (!s.ok()) return s;
-  return c.ReadLine(deadline);
-}
-
-TEST(ControlAuth, ResponderWithSecretRefusesStrangersAndWrongSecrets) {
-  auto r = LoopbackResponder("fleet-secret");
-  ASSERT_NE(r, nullptr);
-  auto none = UdInfoWith(r->control_port(), "");
-  ASSERT_TRUE(none.ok()) << none.status().message();
-  EXPECT_NE(none->find("authentication required"), std::string::npos) << *none;
-  EXPECT_EQ(none->find("qpn"), std::string::npos) << *none;
-  auto wrong = UdInfoWith(r->control_port(), "guess");
-  ASSERT_FALSE(wrong.ok());
-  EXPECT_NE(wrong.status().message().find("wrong control secret"), std::string::npos) << wrong.status().message();
-  auto right = UdInfoWith(r->control_port(), "fleet-secret");
-  ASSERT_TRUE(right.ok()) << right.status().message();
-  EXPECT_NE(right->find("\"ok\":true"), std::string::npos) << *right;
-  // A prober with a secret still talks to an agent without one.
-  auto open = LoopbackResponder();
-  ASSERT_NE(open, nullptr);
-  auto offered = UdInfoWith(open->control_port(), "fleet-secret");
-  ASSERT_TRUE(offered.ok()) << offered.status().message();
-  EXPECT_NE(offered->find("\"ok\":true"), std::string::npos) << *offered;
 }
 
 TEST(LineSocket, ConnectRefusedNamesTheCall) {
