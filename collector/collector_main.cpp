@@ -18,6 +18,7 @@
 #include "collector/api_auth.h"
 #include "collector/api_server.h"
 #include "collector/collector_config.h"
+#include "collector/heap_release.h"
 #include "collector/diagnosis_worker.h"
 #include "collector/retention_worker.h"
 #include "collector/service_watchdog.h"
@@ -48,6 +49,7 @@ int Fail(const std::string& message) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  rdmascope::collector::FixHeapThresholds();  // before any thread starts (heap_release.h)
   const std::vector<std::string> args(argv + 1, argv + argc);
   if (rdmascope::PrintVersionIfAsked("rdmascope-collector", args)) return 0;
   auto parsed = ParseCollectorArgs(args);

@@ -1,5 +1,7 @@
 #include "collector/diagnosis_worker.h"
 
+#include "collector/heap_release.h"
+
 #include <algorithm>
 #include <chrono>
 
@@ -44,6 +46,7 @@ Result<DiagnosisPass> DiagnosisWorker::RunPass() {
 void DiagnosisWorker::Tick() {
   const auto start = std::chrono::steady_clock::now();
   auto pass = RunPass();
+  ReleaseFreedHeap();  // the pass read every path of its window
   const auto took_ms =
       std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start).count();
   // A pass reads on a read-only connection (ingest goes on meanwhile) and

@@ -1,6 +1,6 @@
 #include "collector/retention_worker.h"
 
-#include <malloc.h>
+#include "collector/heap_release.h"
 
 #include <chrono>
 
@@ -24,6 +24,7 @@ void RetentionWorker::Start() {
                     log_("retention pass failed: " + n.status().message());
                   else if (n.value() > 0)
                     log_("retention: deleted " + std::to_string(n.value()) + " old rows");
+                  ReleaseFreedHeap();  // what the rollups and forgetting freed
                 });
 }
 
@@ -49,7 +50,6 @@ Status RetentionWorker::Forget(int64_t now, bool rest) {
   // its readers let go) and of what earlier passes dropped.
   const size_t names = SweepInterned();
   if (tally.nodes > 0 || tally.rows > 0 || tally.pairs > 0) {
-    malloc_trim(0);  // the freed states are handed back to the system, not kept by the allocator
     log_("retention: forgot " + std::to_string(tally.nodes) + " nodes, " + std::to_string(tally.rows) +
          " rows of ports, counters and neighbours and " + std::to_string(tally.pairs) +
          " probe pairs not seen for " + std::to_string(policy_.forget_after_ms / 1000) + " s; freed " +
