@@ -128,23 +128,31 @@ TEST(HostileMemory, NewDestinationNamesAreCappedAndForgotten) {
     forgotten = child.Log().find("retention: forgot 1 nodes") != std::string::npos;
     if (!forgotten) std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
-  const long evicted = RssKb(child.pid());
+  // Then the window of the diagnosis and the rollups passes over the flood's
+  // rows, and what they and the workers freed goes back to the system: RSS
+  // comes down to the start plus what configuration bounds (the writer's
+  // 64 MiB page cache, the readers' caches), whatever the flood was.
+  constexpr long kSettledKb = 128 * 1024;
+  long evicted = RssKb(child.pid());
+  const auto settle_deadline = std::chrono::steady_clock::now() + std::chrono::seconds(90);
+  while (evicted - start >= kSettledKb && std::chrono::steady_clock::now() < settle_deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    evicted = RssKb(child.pid());
+  }
   const bool alive = Alive(port);
   PrintRow("the node silent past --forget-after-s 3", forgotten ? "forgotten" : "NOT forgotten in 60 s", full,
            evicted, alive, "RSS start " + std::to_string(start) + " kB, after eviction " + std::to_string(evicted) +
-                               " kB");
+                               " kB (limit: start + " + std::to_string(kSettledKb) + " kB)");
   ASSERT_TRUE(forgotten) << child.Log();
   EXPECT_TRUE(alive) << child.Log();
   httplib::Client cli("127.0.0.1", port);
   auto nodes = cli.Get("/api/v1/nodes");
   ASSERT_TRUE(nodes && nodes->status == 200);
   EXPECT_EQ(json::parse(nodes->body)["nodes"].size(), 0u) << nodes->body;
-  // Memory during the flood is printed, not asserted: the second 50 reports
-  // still grew RSS by 28 to 217 MB in three runs (about 13 MB a report before
-  // the cap); what the workers' parsing and the history reads leave with the
-  // allocator varies from run to run. Eviction must give memory back.
-  EXPECT_LT(evicted, full) << "RSS did not come down after eviction";
-  EXPECT_LT(evicted - start, 512 * 1024) << "RSS after eviction stayed far above the start";
+  EXPECT_LT(evicted - start, kSettledKb) << "RSS did not come back after eviction";
+  // During the flood memory is bounded too: the second 50 reports add at most
+  // what the first left (the writer's cache filling up, not the names).
+  EXPECT_LT(full - half, 64 * 1024) << "RSS kept growing with new names";
   child.Stop(10000);
 }
 
