@@ -19,6 +19,7 @@
 #include <string>
 
 #include "tests/collector/child_collector.h"
+#include "tests/collector/hostile_support.h"
 #include "tests/collector/test_reports.h"
 #include "tests/support/raw_http.h"
 #include "tests/support/scratch_dir.h"
@@ -29,22 +30,10 @@ namespace {
 using nlohmann::json;
 using testing::ChildCollector;
 using testing::MakeReport;
+using testing::NowMs;
+using testing::RssKb;
 
 constexpr char kTokenA[] = "token-of-node-a-123";
-
-int64_t NowMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
-// VmRSS of pid in kB, or -1.
-long RssKb(pid_t pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/status");
-  std::string line;
-  while (std::getline(in, line))
-    if (line.rfind("VmRSS:", 0) == 0) return std::stol(line.substr(6));
-  return -1;
-}
 
 std::string Raw(int port, const std::string& head, const std::string& body, size_t filler_bytes) {
   return rdmascope::testsupport::RawHttpRequest(port, head + body, filler_bytes, 30);
