@@ -37,6 +37,7 @@ Result<std::vector<NodeToken>> LoadTokenFile(const std::string& path) {
     std::istringstream words(t);
     std::vector<std::string> w;
     for (std::string word; words >> word;) w.push_back(word);
+    if (w.empty()) continue;  // only blanks the trim does not take (vertical tab, form feed)
     const std::string where = path + ":" + std::to_string(number) + ": ";
     if (w.size() > 2) return R::Error(where + "expected `NODE TOKEN` or `* TOKEN`, found " + std::to_string(w.size()) + " words");
     const std::string& token = w.back();
