@@ -7,7 +7,7 @@
 //
 // Findings: a crash or sanitizer report in any server thread; an answer that
 // is not an HTTP status line; a 500 (the store is in memory and healthy, so a
-// 500 is a handler that threw on its input); no close within 5 s. The server
+// 500 is a handler that threw on its input); no close within 8 s. The server
 // serves one request per connection and its read timeout is 0 here: the
 // whole input is in its socket buffer before it reads (loopback), so a
 // request cut short is refused at once instead of waiting for more. (The
@@ -77,7 +77,7 @@ Collector& TheCollector() {
 }
 
 // Sends `bytes` and returns everything the server answered until it closed;
-// traps when that takes longer than 5 s.
+// traps when that takes longer than 8 s.
 std::string Exchange(int port, const uint8_t* data, size_t size) {
   int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd < 0) __builtin_trap();
@@ -86,7 +86,7 @@ std::string Exchange(int port, const uint8_t* data, size_t size) {
   a.sin_port = htons(static_cast<uint16_t>(port));
   a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
   if (::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) __builtin_trap();
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(8);
   std::string answer;
   size_t sent = 0;
   char buf[4096];
@@ -94,7 +94,7 @@ std::string Exchange(int port, const uint8_t* data, size_t size) {
     pollfd p{fd, static_cast<short>(POLLIN | (sent < size ? POLLOUT : 0)), 0};
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
     if (left.count() <= 0) {
-      std::fprintf(stderr, "no close within 5 s; answer so far: %.200s\n", answer.c_str());
+      std::fprintf(stderr, "no close within 8 s; answer so far: %.200s\n", answer.c_str());
       __builtin_trap();
     }
     if (::poll(&p, 1, static_cast<int>(left.count())) < 0) continue;
@@ -120,6 +120,9 @@ std::string Exchange(int port, const uint8_t* data, size_t size) {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  // A connection that sends nothing waits out the library's keep-alive
+  // timeout (5 s) before it is closed: no request to judge, only time lost.
+  if (size == 0) return 0;
   Collector& c = TheCollector();
   const std::string answer = Exchange(c.port, data, size);
   static const bool show = std::getenv("RDMASCOPE_FUZZ_SHOW_ANSWERS") != nullptr;  // for checking seeds by hand
