@@ -39,6 +39,7 @@ Result<std::vector<NodeToken>> LoadTokenFile(const std::string& path) {
     std::istringstream words(t);
     std::vector<std::string> w;
     for (std::string word; words >> word;) w.push_back(word);
+    if (w.empty()) continue;  // only blanks the trim does not take (vertical tab, form feed)
     const std::string where = path + ":" + std::to_string(number) + ": ";
     const std::string forms = "expected `NODE TOKEN`, `sweep NODE TOKEN` or `* TOKEN`";
     if (w.size() == 1)

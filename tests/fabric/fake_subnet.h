@@ -14,6 +14,7 @@
 #include <set>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "fabric/mad_transport.h"
@@ -162,6 +163,19 @@ inline FakeSubnet SmallSubnet(bool trunk2) {
   s.Link(h2, 1, s1, 2);
   s.Link(h3, 1, s2, 1);
   return s;
+}
+
+// `s` as node `host` sees it: that node becomes the local one (nodes[0]),
+// links renumbered to match, so its agent's view (QueryNeighbour) can be taken.
+inline FakeSubnet AsSeenFrom(const FakeSubnet& s, int host) {
+  FakeSubnet view = s;
+  std::swap(view.nodes[0], view.nodes[host]);
+  for (auto& n : view.nodes)
+    for (auto& [port, peer] : n.links) {
+      if (peer.first == 0) peer.first = host;
+      else if (peer.first == host) peer.first = 0;
+    }
+  return view;
 }
 
 }  // namespace rdmascope::fabric::testing

@@ -1,6 +1,7 @@
 // libFuzzer harness: an agent report as the collector receives it — nesting
 // guard, the report decoder (simdjson parse, validation, probe extraction),
-// clock repair, ingest into an in-memory store — under ASan/UBSan. Any crash,
+// clock repair, ingest into an in-memory store — under ASan/UBSan with
+// assertions on. The seeds include fabric sweeps and neighbours. Any crash,
 // sanitizer report or leak is a finding; a rejected input is the expected
 // outcome for most inputs. The nlohmann path (json::parse + ValidateReport)
 // must accept exactly the documents the decoder accepts: a disagreement traps.
@@ -17,6 +18,13 @@
 #include "collector/report_validate.h"
 #include "collector/request_guard.h"
 #include "collector/store.h"
+
+// The package build has no NDEBUG, so its assertions (the JSON library's
+// JSON_ASSERT among them: operator[] on a const object for an absent key)
+// abort the daemon; the fuzzers must see the same aborts.
+#ifdef NDEBUG
+#error "the fuzzers need assertions on: build without NDEBUG (RDMASCOPE_SANITIZE does)"
+#endif
 
 namespace {
 

@@ -3,14 +3,15 @@
 # (new inputs go to a temporary directory, never into the source tree) and
 # prints executions, coverage and crashes. Exit 0 only when the run ended
 # without a crash, sanitizer report, leak or timeout.
-#   run_fuzzer.sh FUZZER SEED_DIR SECONDS
+#   run_fuzzer.sh FUZZER SEED_DIR SECONDS [LIBFUZZER_FLAG...]
 set -uo pipefail
 fuzzer=$1 seeds=$2 seconds=$3
+shift 3
 work=$(mktemp -d "${TMPDIR:-/tmp}/rdmascope-fuzz.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/corpus"
 "$fuzzer" -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=10 -print_final_stats=1 \
-  -artifact_prefix="$work/" "$work/corpus" "$seeds" > "$work/log" 2>&1
+  -artifact_prefix="$work/" "$@" "$work/corpus" "$seeds" > "$work/log" 2>&1
 rc=$?
 crashes=$(find "$work" -maxdepth 1 -name 'crash-*' -o -maxdepth 1 -name 'leak-*' -o -maxdepth 1 -name 'timeout-*' | wc -l)
 runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$work/log" | tail -n1)

@@ -185,6 +185,17 @@ TEST(CollectorAuth, MalformedTokenLineIsAnErrorNamingFileAndLine) {
   }
 }
 
+// Found by config_files_fuzzer: a line of a vertical tab read the last word
+// of an empty list.
+TEST(CollectorAuth, TokenFileLineOfOtherBlanksIsBlank) {
+  std::string f = TempFile("\v\n\f \v\n* token-fleet-3\n");
+  auto t = LoadTokenFile(f);
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  ASSERT_EQ(t.value().size(), 1u);
+  EXPECT_EQ(t.value()[0].token, "token-fleet-3");
+  std::remove(f.c_str());
+}
+
 TEST(CollectorConfig, TlsAndReadTokenAndDbCap) {
   auto c = ParseCollectorArgs({"--tls-cert", "/etc/c.crt", "--tls-key=/etc/c.key", "--read-token-file", "/etc/r",
                                "--db-max-bytes", "1048576"});

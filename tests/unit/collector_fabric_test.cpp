@@ -12,6 +12,7 @@
 #include "collector/collector_metrics.h"
 #include "collector/metrics_render.h"
 #include "collector/pinglist.h"
+#include "collector/report_decode.h"
 #include "collector/report_validate.h"
 #include "collector/store.h"
 #include "fabric/fabric_json.h"
@@ -230,13 +231,7 @@ TEST_F(FabricStoreTest, PinglistGroupsHostsByLeafSwitchAndLabelsWin) {
   FakeSubnet s = Subnet();
   // Each host reports its neighbour, as the agent does (QueryNeighbour from its own port).
   auto report = [&](const std::string& host, int node_index, const std::string& id, bool label) {
-    FakeSubnet view = s;
-    std::swap(view.nodes[0], view.nodes[node_index]);  // the host becomes the local node
-    for (auto& n : view.nodes)
-      for (auto& [port, peer] : n.links) {
-        if (peer.first == 0) peer.first = node_index;
-        else if (peer.first == node_index) peer.first = 0;
-      }
+    FakeSubnet view = fabric::testing::AsSeenFrom(s, node_index);
     auto nb = fabric::QueryNeighbour(view, fabric::EngineOptions{}, 1);
     ASSERT_TRUE(nb.ok()) << nb.status().message();
     json j = fabric::NeighbourToJson(nb.value());
@@ -274,6 +269,81 @@ TEST(FabricValidate, BadSectionsAreRejectedByPointer) {
   e = ValidateReport(r);
   ASSERT_TRUE(e.has_value());
   EXPECT_EQ(e->field, "/neighbours/0/port/counters/symbol_error");
+}
+
+
+// A report whose InfiniBand sections lack a guid where one is required: both
+// validation paths (the DOM one and the request path's decoder) refuse it by
+// the field's pointer, never by an assertion on the absent member.
+void ExpectRefusedAt(const json& report, const std::string& field) {
+  auto e = ValidateReport(report);
+  ASSERT_TRUE(e.has_value()) << report.dump();
+  EXPECT_EQ(e->field, field) << e->problem;
+  DecodedReport d = DecodeReport(report.dump());
+  EXPECT_EQ(d.problem, DecodedReport::Problem::kInvalid) << report.dump();
+  EXPECT_EQ(d.error.field, field) << d.error.problem;
+}
+
+json Neighbour() {
+  return {{"device", "mlx5_0"}, {"local_port", 1}, {"guid", "0x0000000000000201"}, {"type", "Switch"},
+          {"description", "sw2"}, {"port", {{"port", 3}, {"counters", json::object()}}}};
+}
+
+TEST(FabricValidate, NeighbourWithoutGuidIsRefusedNamingTheField) {
+  json r = testing::MakeReport("g1", "n", kT0);
+  json n = Neighbour();
+  n.erase("guid");
+  r["neighbours"] = json::array({n});
+  ExpectRefusedAt(r, "/neighbours/0/guid");
+  r["neighbours"][0]["guid"] = 42;
+  ExpectRefusedAt(r, "/neighbours/0/guid");
+  r["neighbours"][0] = Neighbour();
+  r["neighbours"][0].erase("port");
+  ExpectRefusedAt(r, "/neighbours/0/port");
+  r["neighbours"][0] = Neighbour();
+  r["neighbours"][0].erase("description");
+  ExpectRefusedAt(r, "/neighbours/0/description");
+}
+
+TEST(FabricValidate, FabricNodeWithoutGuidIsRefusedNamingTheField) {
+  FakeSubnet s = Subnet();
+  json r = SweepReport("g2", kT0, SweepOf(s));
+  ASSERT_FALSE(ValidateReport(r).has_value());
+  r["fabric"]["nodes"][1].erase("guid");
+  ExpectRefusedAt(r, "/fabric/nodes/1/guid");
+  r["fabric"]["nodes"][1]["guid"] = nullptr;
+  ExpectRefusedAt(r, "/fabric/nodes/1/guid");
+}
+
+TEST(FabricValidate, PortRemoteWithoutGuidOrPortIsRefusedNamingTheField) {
+  FakeSubnet s = Subnet();
+  json r = SweepReport("g3", kT0, SweepOf(s));
+  json* remote = nullptr;
+  std::string at;
+  for (size_t i = 0; i < r["fabric"]["nodes"].size() && !remote; ++i)
+    for (size_t j = 0; j < r["fabric"]["nodes"][i]["ports"].size() && !remote; ++j)
+      if (r["fabric"]["nodes"][i]["ports"][j]["remote"].is_object()) {
+        remote = &r["fabric"]["nodes"][i]["ports"][j]["remote"];
+        at = "/fabric/nodes/" + std::to_string(i) + "/ports/" + std::to_string(j) + "/remote";
+      }
+  ASSERT_NE(remote, nullptr);
+  remote->erase("guid");
+  ExpectRefusedAt(r, at + "/guid");
+  (*remote)["guid"] = "0x0000000000000201";
+  (*remote)["port"] = 18446744073709551615u;  // above INT64_MAX: out of range, not wrapped to -1
+  ExpectRefusedAt(r, at + "/port");
+  json n = Neighbour();
+  n["port"]["remote"] = {{"port", 1}};
+  json h = testing::MakeReport("g4", "n", kT0);
+  h["neighbours"] = json::array({n});
+  ExpectRefusedAt(h, "/neighbours/0/port/remote/guid");
+}
+
+TEST(FabricValidate, UnreachableViaWithoutGuidIsRefusedNamingTheField) {
+  FakeSubnet s = Subnet();
+  json r = SweepReport("g5", kT0, SweepOf(s));
+  r["fabric"]["unreachable"] = {{{"path", "0,1"}, {"what", "timeout"}, {"via", {{"port", 2}}}}};
+  ExpectRefusedAt(r, "/fabric/unreachable/0/via/guid");
 }
 
 }  // namespace
