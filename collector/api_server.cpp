@@ -81,7 +81,12 @@ Result<int> ApiServer::Bind(const std::string& host, int port) {
   return front_->Listen(host, port);
 }
 
-bool ApiServer::Listen() { return front_->Run(); }
+bool ApiServer::Listen() {
+  server_->SetServing(true);
+  const bool ok = front_->Run();  // returns once in-flight requests are answered
+  server_->SetServing(false);
+  return ok;
+}
 
 void ApiServer::Stop() {
   if (front_) front_->Stop();

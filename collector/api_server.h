@@ -132,6 +132,13 @@ class ApiServer {
   class RoutingServer : public httplib::Server {
    public:
     void Serve(httplib::Stream& stream);
+    // The library writes a body from a content provider only while its own
+    // listening socket is set (unset means "shutting down"); the front owns
+    // the real one, so the library is given a mark while the front serves.
+    void SetServing(bool serving) { svr_sock_ = serving ? kServingMark : INVALID_SOCKET; }
+
+   private:
+    static constexpr socket_t kServingMark = 0;  // never closed or used as a socket by the library here
   };
   std::unique_ptr<RoutingServer> server_;
   Result<std::shared_ptr<TlsContext>> tls_ = std::shared_ptr<TlsContext>();
