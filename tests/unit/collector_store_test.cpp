@@ -532,6 +532,7 @@ TEST_F(StoreTest, RetentionWorkerPassDeletesEverythingOldInBatches) {
   Ingest(r, kT0);
   RetentionPolicy p;
   p.batch_rows = 100;
+  p.forget_after_ms = 60LL * 86400 * 1000;  // a node silent longer is forgotten (collector_forget_test)
   const int64_t now = kT0 + 30LL * 86400 * 1000;
   RetentionWorker w(*store_, p, 3600 * 1000, [=] { return now; }, [](const std::string&) {});
   auto n = w.RunPass();
@@ -539,7 +540,7 @@ TEST_F(StoreTest, RetentionWorkerPassDeletesEverythingOldInBatches) {
   EXPECT_EQ(Rows("probe_summaries"), 0);
   EXPECT_EQ(Rows("counter_port_samples"), 0);
   EXPECT_EQ(Rows("reports"), 0);
-  EXPECT_EQ(Rows("nodes"), 1) << "the node's latest state stays";
+  EXPECT_EQ(Rows("nodes"), 1) << "the node's latest state stays until it is forgotten";
   EXPECT_EQ(Rows("ports"), 1);
   w.Start();
   w.Stop();  // returns promptly although the interval is an hour
