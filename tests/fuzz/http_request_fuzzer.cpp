@@ -8,10 +8,10 @@
 // Findings: a crash or sanitizer report in any server thread; an answer that
 // is not an HTTP status line; a 500 (the store is in memory and healthy, so a
 // 500 is a handler that threw on its input); no close within 8 s. The server
-// serves one request per connection and its read timeout is 0 here: the
-// whole input is in its socket buffer before it reads (loopback), so a
-// request cut short is refused at once instead of waiting for more. (The
-// harness cannot end its side early: the server answers no half-closed peer.)
+// serves one request per connection. The harness ends its side once the
+// input is sent: the front closes a connection whose head ends unfinished,
+// and a complete head goes to a worker whose read timeout is 0 here, so a
+// body cut short is refused at once instead of waiting for more.
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -65,6 +65,7 @@ Collector& TheCollector() {
     o.max_body_bytes = 64 << 10;
     o.http_workers = 2;
     o.http_timeout_s = 0;
+    o.http_head_timeout_ms = 1000;  // a backstop: an unfinished head ends with the harness's shutdown
     o.now_ms = [] { return int64_t{1'800'000'000'000}; };
     o.log = [](const std::string&) {};
     c->server = std::make_unique<ApiServer>(*c->store, o);
@@ -126,6 +127,7 @@ std::string Exchange(int port, const uint8_t* data, size_t size) {
         continue;
       }
       sent += static_cast<size_t>(n);
+      if (sent == size) ::shutdown(fd, SHUT_WR);  // all of the input: nothing more will come
     }
   }
   ::close(fd);
@@ -135,8 +137,8 @@ std::string Exchange(int port, const uint8_t* data, size_t size) {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  // A connection that sends nothing waits out the library's keep-alive
-  // timeout (5 s) before it is closed: no request to judge, only time lost.
+  // A connection that sends nothing is held to the front's head deadline:
+  // no request to judge, only time lost.
   if (size == 0) return 0;
   Collector& c = TheCollector();
   const std::string answer = Exchange(c.port, data, size);
