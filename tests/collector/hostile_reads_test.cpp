@@ -221,6 +221,7 @@ TEST(HostileInput, ReadsNeitherCompressHardNorStallIngest) {
   std::mutex mu;
   std::condition_variable cv;
   int reads_done = 0, reads_ok = 0;
+  std::vector<double> read_ms;  // each read's time while the reports go in
   std::vector<std::thread> readers;
   for (int i = 0; i < 2; ++i)
     readers.emplace_back([&] {
@@ -228,9 +229,12 @@ TEST(HostileInput, ReadsNeitherCompressHardNorStallIngest) {
       cli.set_read_timeout(120, 0);
       while (!stop) {
         ++in_flight;
+        const Clock::time_point began = Clock::now();
         auto r = cli.Get("/api/v1/ports");
+        const double took = MsSince(began);
         --in_flight;
         std::lock_guard<std::mutex> lock(mu);
+        if (reads_done >= 2) read_ms.push_back(took);
         ++reads_done;
         reads_ok += r && r->status == 200;
         cv.notify_all();
@@ -263,18 +267,22 @@ TEST(HostileInput, ReadsNeitherCompressHardNorStallIngest) {
   std::vector<double> sorted = acks;
   std::sort(sorted.begin(), sorted.end());
   const double median = sorted[sorted.size() / 2];
-  char extra[200];
+  std::sort(read_ms.begin(), read_ms.end());
+  const double read_median = read_ms.empty() ? alone_ms : read_ms[read_ms.size() / 2];
+  char extra[240];
   std::snprintf(extra, sizeof extra,
-                "one read %.0f ms, %.1f MB; ack median %.0f ms, max %.0f ms; %d of 12 acked while read; %d reads "
-                "(%d ok)",
-                alone_ms, static_cast<double>(alone->body.size()) / 1e6, median, sorted.back(), posted_during_reads,
-                reads_done, reads_ok);
+                "one read %.0f ms alone, %.0f ms beside the other; %.1f MB; ack median %.0f ms, max %.0f ms; %d of 12 "
+                "acked while read; %d reads (%d ok)",
+                alone_ms, read_median, static_cast<double>(alone->body.size()) / 1e6, median, sorted.back(),
+                posted_during_reads, reads_done, reads_ok);
   Row("12 reports while 2 clients read 100,000 ports", "acks " + statuses, before, RssKb(child.pid()), Alive(port),
       extra);
   // Under the writer's lock a report that came as a read began waited for
-  // most of that read (measured before the reads moved off the lock: one
-  // read 6.7 s, slowest ack 7.2 s).
-  EXPECT_LT(sorted.back(), alone_ms / 4) << "a report waited for the reads";
+  // most of that read's query. The reference is one read alone (the test
+  // runs alone: RUN_SERIAL). Measured with the reads under the lock: slowest
+  // ack 1172 and 1208 ms against reads of 1535 and 1491 ms alone; off the
+  // lock 5 to 40 ms against about 500 ms.
+  EXPECT_LT(sorted.back(), alone_ms / 3) << "a report waited for the reads";
   EXPECT_GE(posted_during_reads, kReports * 2 / 3) << "the reads must run while the reports are posted";
   child.Stop(10000);
 }
