@@ -299,9 +299,10 @@ void Store::RefreshSnapshot(const std::set<std::string>& nodes, bool fabric_chan
       if (st.value()) st.value()->Apply(std::move(row));
     }
     for (auto& [state, old] : older) state->MergeOlder(old->pairs);
-    for (auto& [name, st] : fresh) {
-      auto it = std::find_if(older.begin(), older.end(), [&](const auto& o) { return o.first == st.get(); });
-      CapDestinations(*st, it == older.end() ? 0 : it->second->pairs.size());
+    for (auto& entry : fresh) {
+      const auto* state = entry.second.get();  // a structured binding cannot be captured before C++20
+      auto it = std::find_if(older.begin(), older.end(), [state](const auto& o) { return o.first == state; });
+      CapDestinations(*entry.second, it == older.end() ? 0 : it->second->pairs.size());
     }
     if (fabric_changed) {
       // A sweep can move any node's leaf switch.
