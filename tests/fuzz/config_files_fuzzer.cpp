@@ -50,7 +50,8 @@ void CheckTokens(const std::vector<rdmascope::collector::NodeToken>& tokens) {
   using namespace rdmascope::collector;
   for (const NodeToken& t : tokens) {
     if (t.token.size() < 8 || t.node.empty()) __builtin_trap();
-    if (!TokenScope("Bearer " + t.token, tokens)) __builtin_trap();
+    auto grant = TokenGrantOf("Bearer " + t.token, tokens);
+    if (!grant || grant->node != t.node || grant->MaySweep() != (t.sweep || t.node == "*")) __builtin_trap();
     if (t.token.size() <= 3000 && !ReadAuthorized("Basic " + Base64("user:" + t.token), tokens)) __builtin_trap();
   }
 }

@@ -46,7 +46,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   LineConn conn{UniqueFd(fds[0])};
   const uint64_t deadline = NowNs() + 2'000'000'000ull;
   if (side == 2) {
-    (void)Authenticate(conn, "fleet-secret", deadline);
+    (void)Authenticate(conn, "fleet-secret", /*strict=*/true, deadline);
   } else {
     for (int lines = 0; lines < 64; ++lines) {
       auto line = conn.ReadLine(deadline);

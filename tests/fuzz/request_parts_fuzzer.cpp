@@ -3,7 +3,7 @@
 // same through the real server). The input is lines:
 //   METHOD / PATH / Authorization value / Date value / "Name: value" headers...
 // and goes through GuardRequest (with the headers as its lookup),
-// TokenScope / BearerMatches / ReadAuthorized against a fixed token table,
+// TokenGrantOf / BearerMatches / ReadAuthorized against a fixed token table,
 // ParseHttpDate and MeasureClockSkew, and JsonNestingExceeds (whole input).
 // Findings: a crash or sanitizer report; a refusal with a status outside
 // 400..499; a token accepted that is not in the table; a parsed date whose
@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -62,7 +63,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       64 << 10);
   if (refusal && (refusal->status < 400 || refusal->status > 499 || refusal->error.empty())) __builtin_trap();
 
-  auto scope = TokenScope(authorization, Tokens());
+  auto grant = TokenGrantOf(authorization, Tokens());
+  std::optional<std::string> scope;
+  if (grant) scope = grant->node;
   if (scope && *scope != "node-a" && *scope != "*") __builtin_trap();
   if (scope.has_value() != BearerMatches(authorization, Tokens())) __builtin_trap();
   if (scope && authorization.find("node-token-0001") == std::string::npos &&
