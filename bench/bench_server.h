@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <thread>
 
-#include "collector/api_server.h"
+#include "collector/http/api_server.h"
 
 namespace rdmascope::collector::bench {
 

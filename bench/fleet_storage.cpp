@@ -3,7 +3,7 @@
 #include <cstdio>
 #include <set>
 
-#include "collector/store_db.h"
+#include "collector/store/store_db.h"
 
 namespace rdmascope::collector::bench {
 

@@ -12,7 +12,7 @@
 #include <cstdint>
 #include <string>
 
-#include "collector/store.h"
+#include "collector/store/store.h"
 
 namespace rdmascope::collector::bench {
 

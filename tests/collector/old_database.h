@@ -4,9 +4,9 @@
 #include <string>
 #include <vector>
 
-#include "collector/store.h"
-#include "collector/store_db.h"
-#include "collector/store_migrate.h"
+#include "collector/store/store.h"
+#include "collector/store/store_db.h"
+#include "collector/store/store_migrate.h"
 
 namespace rdmascope::collector::testing {
 

@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "collector/store.h"
+#include "collector/store/store.h"
 
 namespace rdmascope::collector::testing {
 

@@ -10,8 +10,8 @@
 #include <string>
 #include <thread>
 
-#include "collector/api_server.h"
-#include "collector/store.h"
+#include "collector/http/api_server.h"
+#include "collector/store/store.h"
 #include "tests/support/scratch_dir.h"
 
 namespace rdmascope::collector::testing {

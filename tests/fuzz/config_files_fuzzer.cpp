@@ -19,8 +19,8 @@
 #include <string>
 
 #include "agent/agent_config.h"
-#include "collector/api_auth.h"
-#include "collector/collector_config.h"
+#include "collector/http/api_auth.h"
+#include "collector/service/collector_config.h"
 #include "probes/control_auth.h"
 
 namespace {

@@ -7,7 +7,7 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "collector/http_head.h"
+#include "collector/http/http_head.h"
 
 using rdmascope::collector::HeadLimits;
 using rdmascope::collector::HeadScanner;

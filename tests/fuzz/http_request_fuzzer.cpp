@@ -29,8 +29,8 @@
 #include <string>
 #include <thread>
 
-#include "collector/api_server.h"
-#include "collector/store.h"
+#include "collector/http/api_server.h"
+#include "collector/store/store.h"
 
 namespace {
 

@@ -13,11 +13,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "collector/clock_skew.h"
-#include "collector/report_decode.h"
-#include "collector/report_validate.h"
-#include "collector/request_guard.h"
-#include "collector/store.h"
+#include "collector/rules/clock_skew.h"
+#include "collector/ingest/report_decode.h"
+#include "collector/ingest/report_validate.h"
+#include "collector/http/request_guard.h"
+#include "collector/store/store.h"
 
 // The package build has no NDEBUG, so its assertions (the JSON library's
 // JSON_ASSERT among them: operator[] on a const object for an absent key)

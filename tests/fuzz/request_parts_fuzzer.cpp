@@ -17,9 +17,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "collector/api_auth.h"
-#include "collector/clock_skew.h"
-#include "collector/request_guard.h"
+#include "collector/http/api_auth.h"
+#include "collector/rules/clock_skew.h"
+#include "collector/http/request_guard.h"
 #include "common/http_date.h"
 
 namespace {

@@ -6,7 +6,7 @@
 #include "agent/agent_config.h"
 #include "agent/inventory.h"
 #include "agent/report_builder.h"
-#include "collector/report_validate.h"
+#include "collector/ingest/report_validate.h"
 
 namespace rdmascope::agent {
 namespace {

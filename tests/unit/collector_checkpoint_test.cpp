@@ -10,8 +10,8 @@
 #include <string>
 #include <thread>
 
-#include "collector/group_commit.h"
-#include "collector/store.h"
+#include "collector/ingest/group_commit.h"
+#include "collector/store/store.h"
 #include "tests/collector/old_database.h"
 #include "tests/collector/test_batch.h"
 #include "tests/collector/test_reports.h"

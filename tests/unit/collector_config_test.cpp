@@ -5,11 +5,11 @@
 
 #include <fstream>
 
-#include "collector/api_auth.h"
-#include "collector/api_server.h"
-#include "collector/collector_config.h"
-#include "collector/storage_fault.h"
-#include "collector/store.h"
+#include "collector/http/api_auth.h"
+#include "collector/http/api_server.h"
+#include "collector/service/collector_config.h"
+#include "collector/store/storage_fault.h"
+#include "collector/store/store.h"
 
 namespace rdmascope::collector {
 namespace {

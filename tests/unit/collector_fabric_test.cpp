@@ -9,12 +9,12 @@
 #include <cstdlib>
 #include <string>
 
-#include "collector/collector_metrics.h"
-#include "collector/metrics_render.h"
-#include "collector/pinglist.h"
-#include "collector/report_decode.h"
-#include "collector/report_validate.h"
-#include "collector/store.h"
+#include "collector/metrics/collector_metrics.h"
+#include "collector/metrics/metrics_render.h"
+#include "collector/readmodel/pinglist.h"
+#include "collector/ingest/report_decode.h"
+#include "collector/ingest/report_validate.h"
+#include "collector/store/store.h"
 #include "fabric/fabric_json.h"
 #include "fabric/neighbour.h"
 #include "fabric/sweep.h"

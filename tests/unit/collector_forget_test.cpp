@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "collector/read_snapshot.h"
-#include "collector/store.h"
+#include "collector/readmodel/read_snapshot.h"
+#include "collector/store/store.h"
 #include "tests/collector/test_reports.h"
 #include "tests/support/scratch_dir.h"
 

@@ -14,9 +14,9 @@
 #include <sstream>
 #include <string>
 
-#include "collector/clock_skew.h"
-#include "collector/request_guard.h"
-#include "collector/store_db.h"
+#include "collector/rules/clock_skew.h"
+#include "collector/http/request_guard.h"
+#include "collector/store/store_db.h"
 #include "common/http_date.h"
 #include "tests/collector/test_reports.h"
 #include "tests/collector/test_server.h"

@@ -6,8 +6,8 @@
 #include <future>
 #include <string>
 
-#include "collector/history_reader.h"
-#include "collector/store.h"
+#include "collector/store/history_reader.h"
+#include "collector/store/store.h"
 #include "tests/collector/test_reports.h"
 #include "tests/support/scratch_dir.h"
 

@@ -6,9 +6,9 @@
 #include <future>
 #include <string>
 
-#include "collector/bounded_task_queue.h"
-#include "collector/client_slots.h"
-#include "collector/http_head.h"
+#include "collector/http/bounded_task_queue.h"
+#include "collector/http/client_slots.h"
+#include "collector/http/http_head.h"
 
 namespace rdmascope::collector {
 namespace {

@@ -14,9 +14,9 @@
 
 #include <prometheus/text_serializer.h>
 
-#include "collector/metrics_hygiene.h"
-#include "collector/metrics_port_text.h"
-#include "collector/metrics_render.h"
+#include "collector/metrics/metrics_hygiene.h"
+#include "collector/readmodel/metrics_port_text.h"
+#include "collector/metrics/metrics_render.h"
 #include "common/counter_names.h"
 #include "tests/collector/test_reports.h"
 #include "tests/collector/test_server.h"

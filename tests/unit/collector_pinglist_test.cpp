@@ -4,7 +4,7 @@
 
 #include <set>
 
-#include "collector/pinglist.h"
+#include "collector/readmodel/pinglist.h"
 
 namespace rdmascope::collector {
 namespace {

@@ -4,8 +4,8 @@
 #include <cmath>
 #include <cstdint>
 
-#include "collector/probe_input.h"
-#include "collector/read_snapshot.h"
+#include "collector/core/probe_input.h"
+#include "collector/readmodel/read_snapshot.h"
 #include "tests/collector/test_reports.h"
 
 namespace rdmascope::collector {

@@ -11,9 +11,9 @@
 #include <random>
 #include <string>
 
-#include "collector/group_commit.h"
-#include "collector/store.h"
-#include "collector/store_rows.h"
+#include "collector/ingest/group_commit.h"
+#include "collector/store/store.h"
+#include "collector/store/store_rows.h"
 #include "tests/collector/test_batch.h"
 #include "tests/collector/test_reports.h"
 #include "tests/support/scratch_dir.h"

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "collector/http_body.h"
+#include "collector/http/http_body.h"
 #include "tests/collector/test_reports.h"
 #include "tests/collector/test_server.h"
 

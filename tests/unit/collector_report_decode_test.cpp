@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "collector/report_decode.h"
+#include "collector/ingest/report_decode.h"
 #include "tests/collector/test_reports.h"
 
 namespace rdmascope::collector {

@@ -11,12 +11,12 @@
 
 #include <prometheus/text_serializer.h>
 
-#include "collector/collector_metrics.h"
-#include "collector/retention_worker.h"
-#include "collector/store.h"
-#include "collector/store_db.h"
-#include "collector/store_migrate.h"
-#include "collector/store_rows.h"
+#include "collector/metrics/collector_metrics.h"
+#include "collector/service/retention_worker.h"
+#include "collector/store/store.h"
+#include "collector/store/store_db.h"
+#include "collector/store/store_migrate.h"
+#include "collector/store/store_rows.h"
 #include "tests/collector/old_database.h"
 #include "tests/collector/test_reports.h"
 #include "tests/support/scratch_dir.h"

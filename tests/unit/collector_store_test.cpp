@@ -10,12 +10,12 @@
 #include <thread>
 #include <vector>
 
-#include "collector/group_commit.h"
-#include "collector/periodic_thread.h"
-#include "collector/report_validate.h"
-#include "collector/retention_worker.h"
-#include "collector/store.h"
-#include "collector/store_migrate.h"
+#include "collector/ingest/group_commit.h"
+#include "collector/core/periodic_thread.h"
+#include "collector/ingest/report_validate.h"
+#include "collector/service/retention_worker.h"
+#include "collector/store/store.h"
+#include "collector/store/store_migrate.h"
 #include "tests/collector/old_database.h"
 #include "tests/collector/test_batch.h"
 #include "tests/collector/test_reports.h"

@@ -8,8 +8,8 @@
 #include <cstdio>
 #include <fstream>
 
-#include "collector/report_decode.h"
-#include "collector/report_validate.h"
+#include "collector/ingest/report_decode.h"
+#include "collector/ingest/report_validate.h"
 #include "tests/collector/test_reports.h"
 #include "tests/support/required_tool.h"
 #include "tests/support/run_command.h"

@@ -1,6 +1,6 @@
 // ServiceWatchdog: READY=1 once the server is ready, WATCHDOG=1 only while the
 // health check passes, STOPPING=1 on Stop(); nothing without $NOTIFY_SOCKET.
-#include "collector/service_watchdog.h"
+#include "collector/service/service_watchdog.h"
 
 #include <gtest/gtest.h>
 #include <stdlib.h>

@@ -5,8 +5,8 @@
 #include <chrono>
 #include <httplib.h>
 
-#include "collector/diagnosis_track.h"
-#include "collector/diagnosis_worker.h"
+#include "collector/diagnosis/diagnosis_track.h"
+#include "collector/diagnosis/diagnosis_worker.h"
 #include "tests/collector/test_reports.h"
 #include "tests/collector/test_server.h"
 #include "tests/collector/rdmactl_run.h"

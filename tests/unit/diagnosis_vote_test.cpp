@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "collector/diagnosis.h"
-#include "collector/pinglist.h"
+#include "collector/diagnosis/diagnosis.h"
+#include "collector/readmodel/pinglist.h"
 
 namespace rdmascope::collector::diagnosis {
 namespace {

@@ -1,0 +1,175 @@
+// LoadDiagnosisInput: Store rows -> diagnosis::Input (contract in diagnosis_input.h).
+#include "collector/diagnosis/diagnosis_input.h"
+
+#include <algorithm>
+#include <map>
+#include <tuple>
+#include <vector>
+
+#include "collector/core/json_view.h"
+#include "collector/core/probe_error_name.h"
+#include "collector/readmodel/pinglist.h"
+#include "collector/core/sat_int.h"
+#include "collector/rules/thresholds.h"
+
+namespace rdmascope::collector {
+namespace {
+
+using nlohmann::json;
+using diagnosis::CounterDelta;
+
+constexpr int64_t kPortActive = 4;
+
+// A number as int64_t, saturated (a stored row holds what agents sent).
+int64_t IntOf(const json& v) { return SaturatedInt64Of(NlohmannView(v)); }
+
+int64_t Int(const json& row, const char* k, int64_t dflt = 0) {
+  auto it = row.find(k);
+  return it != row.end() && it->is_number() ? IntOf(*it) : dflt;
+}
+
+// Member k of row when it is an array, else an empty one (never operator[]
+// on a const json: an absent key is an assertion).
+const json& Rows(const json& row, const char* k) {
+  static const json kNone = json::array();
+  auto it = row.find(k);
+  return it != row.end() && it->is_array() ? *it : kNone;
+}
+
+std::string Text(const json& row, const char* k) {
+  auto it = row.find(k);
+  return it != row.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+std::optional<double> Real(const json& row, const char* k) {
+  auto it = row.find(k);
+  if (it == row.end() || !it->is_number()) return std::nullopt;
+  return it->get<double>();
+}
+
+diagnosis::PathSummary Path(const json& r) {
+  diagnosis::PathSummary p;
+  p.src = Text(r, "src"), p.dst = Text(r, "dst"), p.rail = Text(r, "rail"), p.transport = Text(r, "transport");
+  p.src_device = Text(r, "src_device"), p.dst_device = Text(r, "dst_device");
+  p.interval_start_ms = Int(r, "interval_start"), p.interval_end_ms = Int(r, "interval_end");
+  p.sent = Int(r, "sent"), p.received = Int(r, "received"), p.lost = Int(r, "lost");
+  p.rtt_min_us = Real(r, "rtt_min"), p.rtt_p50_us = Real(r, "rtt_p50"), p.rtt_p99_us = Real(r, "rtt_p99");
+  auto by = r.find("errors_by_status");
+  if (by != r.end() && by->is_object())
+    for (const auto& [k, v] : by->items())
+      if (v.is_number_integer()) {
+        int64_t& n = p.errors_by_status[StatusKeyName(k)];
+        n = SatAdd(n, IntOf(v));
+      }
+  auto not_run = r.find("not_run");
+  p.not_run = not_run != r.end() && !not_run->is_null();
+  return p;
+}
+
+using PortId = std::tuple<std::string, std::string, int64_t>;
+
+PortId IdOf(const json& r) { return {Text(r, "node"), Text(r, "device"), Int(r, "port")}; }
+
+// Error counters of the newest switch sample that rose over the one before.
+std::vector<CounterDelta> SwitchMoved(const json& newest, const json& before) {
+  std::vector<CounterDelta> out;
+  auto a = newest.find("counters");
+  auto b = before.find("counters");
+  if (a == newest.end() || b == before.end() || !a->is_object() || !b->is_object()) return out;
+  for (const auto& [k, v] : a->items()) {
+    auto was = b->find(k);
+    if (!v.is_number_integer() || was == b->end() || !was->is_number_integer()) continue;
+    const int64_t d = SatSub(IntOf(v), IntOf(*was));
+    if (d > 0 && IsErrorCounter(k)) out.push_back({k, d});
+  }
+  return out;
+}
+
+}  // namespace
+
+bool IsErrorCounter(const std::string& name) {
+  static const CounterThresholds kTable = DefaultCounterThresholds();
+  if (kTable.count(name)) return true;
+  std::string n = name;
+  std::transform(n.begin(), n.end(), n.begin(), [](unsigned char c) { return std::tolower(c); });
+  for (const char* w : {"err", "retr", "timeout", "drop", "discard", "seq", "nak", "rnr", "dup", "out_of", "resend",
+                        "downed", "symbol"})
+    if (n.find(w) != std::string::npos) return true;
+  return false;
+}
+
+Result<diagnosis::Input> LoadDiagnosisInput(Store& store, int64_t now_ms, const DiagnosisSourceOptions& o,
+                                            int64_t* interval_ms) {
+  auto infos = store.NodeInfos();
+  if (!infos.ok()) return infos.status();
+  auto nodes = store.Nodes(now_ms, 0);
+  if (!nodes.ok()) return nodes.status();
+  std::map<std::string, int64_t> own_interval;
+  std::vector<int64_t> intervals;
+  for (const json& n : Rows(nodes.value(), "nodes")) {
+    auto s = Real(n, "interval_s");
+    if (!s || *s <= 0) continue;
+    own_interval[Text(n, "name")] = static_cast<int64_t>(*s * 1000);
+    intervals.push_back(static_cast<int64_t>(*s * 1000));
+  }
+  // The fleet's interval is the lower median of the nodes' own: a node's
+  // interval_s is its own fact, and no node token (nor any minority of them)
+  // can stretch the whole fleet's analysis by reporting a long one.
+  int64_t interval = o.default_interval_ms;
+  if (!intervals.empty()) {
+    auto mid = intervals.begin() + static_cast<std::ptrdiff_t>((intervals.size() - 1) / 2);
+    std::nth_element(intervals.begin(), mid, intervals.end());
+    interval = *mid;
+  }
+  if (interval_ms) *interval_ms = interval;
+
+  diagnosis::Input in;
+  std::map<std::string, bool> silent;
+  for (const NodeInfo& n : infos.value()) {
+    int64_t own = own_interval.count(n.name) ? own_interval[n.name] : interval;
+    bool quiet = now_ms - n.last_report_at > static_cast<int64_t>(o.silent_intervals * static_cast<double>(own));
+    silent[n.name] = quiet;
+    in.nodes.push_back({n.name, NodeGroup(n, o.group_label), quiet, n.last_report_at});
+  }
+
+  const int64_t since = now_ms - static_cast<int64_t>(o.window_intervals * static_cast<double>(interval));
+  // A counter moved when its newest sample in the window rose over the
+  // sample before it, which is one report earlier: two intervals back is
+  // enough and keeps the query's cost to the window, not the history.
+  auto facts = store.DiagnosisFacts(since, since - 2 * interval);
+  if (!facts.ok()) return facts.status();
+  const json& f = facts.value();
+  for (const json& r : Rows(f, "paths")) {
+    diagnosis::PathSummary p = Path(r);
+    if (silent.count(p.src) && silent[p.src]) continue;  // an old summary of a node that went quiet
+    in.paths.push_back(std::move(p));
+  }
+  std::map<PortId, diagnosis::PortFacts> ports;
+  for (const json& r : Rows(f, "ports")) {
+    diagnosis::PortFacts& p = ports[IdOf(r)];
+    p.node = Text(r, "node"), p.device = Text(r, "device"), p.port = Int(r, "port");
+    p.state = Text(r, "state_name");
+    auto state = r.find("state");
+    p.active = state == r.end() || state->is_null() || Int(r, "state") == kPortActive;
+  }
+  for (const json& r : Rows(f, "moved")) {
+    auto it = ports.find(IdOf(r));
+    if (it != ports.end() && IsErrorCounter(Text(r, "name"))) it->second.moved.push_back({Text(r, "name"), Int(r, "delta")});
+  }
+  const json& sw = Rows(f, "switch");  // newest first per node port: pairs (newest, before)
+  for (size_t i = 0; i < sw.size(); ++i) {
+    auto it = ports.find(IdOf(sw[i]));
+    if (it == ports.end()) continue;
+    diagnosis::PortFacts& p = it->second;
+    p.switch_guid = Text(sw[i], "switch_guid"), p.switch_port = Int(sw[i], "switch_port");
+    p.switch_description = Text(sw[i], "switch_description");
+    if (i + 1 < sw.size() && IdOf(sw[i + 1]) == IdOf(sw[i])) {
+      if (Int(sw[i], "at") >= since) p.switch_moved = SwitchMoved(sw[i], sw[i + 1]);
+      ++i;
+    }
+  }
+  for (auto& [id, p] : ports) in.ports.push_back(std::move(p));
+  return in;
+}
+
+}  // namespace rdmascope::collector

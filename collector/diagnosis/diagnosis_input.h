@@ -1,0 +1,41 @@
+// The diagnosis's input read from the Store (the adapter around the pure
+// Diagnose(); another source, e.g. an in-memory snapshot, can fill the same
+// diagnosis::Input).
+//
+// Contract:
+//  - The report interval is the lower median of the nodes' interval_s
+//    (default_interval_ms when none reported one), so that no node token sets
+//    the fleet's pace alone; paths are the newest summary per
+//    (src, dst, rail, transport) that ended within window_intervals of now.
+//  - A node is silent when its last report is older than silent_intervals
+//    of its own interval; its own (old) summaries are left out.
+//  - A node's group: labels[group_label], else "leaf:<switch GUID>", else ""
+//    (the pinglist's rule).
+//  - Counters that moved: error counters only (the threshold table's names
+//    and hw_counters whose names speak of errors, retries, timeouts, drops,
+//    sequence errors, NAKs, RNR or duplicates), delta of the newest sample.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "collector/diagnosis/diagnosis.h"
+#include "collector/store/store.h"
+
+namespace rdmascope::collector {
+
+struct DiagnosisSourceOptions {
+  std::string group_label = "group";
+  double window_intervals = 2.5;
+  double silent_intervals = 1.5;
+  int64_t default_interval_ms = 10000;
+};
+
+// The report interval the input was read with (ms), for the worker's pace.
+Result<diagnosis::Input> LoadDiagnosisInput(Store& store, int64_t now_ms, const DiagnosisSourceOptions& o,
+                                            int64_t* interval_ms = nullptr);
+
+// True for a counter name that counts errors (see the contract above).
+bool IsErrorCounter(const std::string& name);
+
+}  // namespace rdmascope::collector

@@ -1,0 +1,62 @@
+#include "collector/diagnosis/diagnosis_worker.h"
+
+#include "collector/core/heap_release.h"
+
+#include <algorithm>
+#include <chrono>
+
+namespace rdmascope::collector {
+
+DiagnosisWorker::DiagnosisWorker(Store& store, DiagnosisWorkerOptions options, std::function<int64_t()> now_ms,
+                                 std::function<void(const std::string&)> log)
+    : store_(store),
+      options_(std::move(options)),
+      now_ms_(std::move(now_ms)),
+      log_(std::move(log)),
+      tracker_(options_.track) {}
+
+void DiagnosisWorker::Start() {
+  thread_.Start(
+      [this] {
+        return options_.interval_ms > 0 ? options_.interval_ms : std::max<int64_t>(1000, report_interval_ms_ / 2);
+      },
+      [this] { Tick(); });
+}
+
+Result<DiagnosisPass> DiagnosisWorker::RunPass() {
+  const int64_t now = now_ms_();
+  int64_t interval_ms = 0;
+  auto input = LoadDiagnosisInput(store_, now, options_.source, &interval_ms);
+  if (!input.ok()) return Status::Error("diagnosis: reading the store: " + input.status().message());
+  report_interval_ms_ = interval_ms;
+  std::vector<diagnosis::Verdict> verdicts = diagnosis::Diagnose(input.value(), options_.vote);
+  auto open = store_.OpenDiagnosisKeys();
+  if (!open.ok()) return Status::Error("diagnosis: reading open diagnoses: " + open.status().message());
+  diagnosis::TrackStep step = tracker_.Observe(verdicts, open.value(), now, interval_ms);
+  if (Status s = store_.ApplyDiagnoses(step.upsert, step.close, now); !s.ok())
+    return Status::Error("diagnosis: storing diagnoses: " + s.message());
+  DiagnosisPass pass;
+  pass.verdicts = static_cast<int>(verdicts.size());
+  for (const diagnosis::Verdict& v : step.upsert)
+    if (!open.value().count(v.Key())) pass.opened.push_back(v.Key());
+  pass.closed = step.close;
+  return pass;
+}
+
+void DiagnosisWorker::Tick() {
+  const auto start = std::chrono::steady_clock::now();
+  auto pass = RunPass();
+  ReleaseFreedHeap();  // the pass read every path of its window
+  const auto took_ms =
+      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start).count();
+  // A pass reads on a read-only connection (ingest goes on meanwhile) and
+  // holds the store lock only to store its verdicts; one that takes a good
+  // part of a second delays the verdicts: say so.
+  if (took_ms >= kSlowPassMs)
+    log_("diagnosis: a pass took " + std::to_string(took_ms) + " ms (reading the store and voting)");
+  if (!pass.ok()) return log_(pass.status().message());
+  for (const std::string& k : pass.value().opened) log_("diagnosis opened: " + k);
+  for (const std::string& k : pass.value().closed) log_("diagnosis closed: " + k);
+}
+
+}  // namespace rdmascope::collector

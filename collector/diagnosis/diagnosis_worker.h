@@ -1,0 +1,59 @@
+// Background diagnosis: every interval, read the newest facts from the Store,
+// run the vote, and open, refresh or close diagnoses with hysteresis.
+//
+// Contract: RunPass() is one whole run (what the timer does) and returns what
+// it opened and closed; the loop runs it every interval_ms (0: every half
+// report interval, at least 1 s). Stop() wakes the worker and joins it; it
+// returns within one pass. A failed pass is logged and retried at the next
+// tick: the daemon never stops for it.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "collector/diagnosis/diagnosis.h"
+#include "collector/diagnosis/diagnosis_input.h"
+#include "collector/diagnosis/diagnosis_track.h"
+#include "collector/core/periodic_thread.h"
+#include "collector/store/store.h"
+
+namespace rdmascope::collector {
+
+struct DiagnosisWorkerOptions {
+  int64_t interval_ms = 0;  // 0: half the report interval, at least 1 s
+  DiagnosisSourceOptions source;
+  diagnosis::Options vote;
+  diagnosis::TrackOptions track;
+};
+
+struct DiagnosisPass {
+  int verdicts = 0;  // verdicts of this run
+  std::vector<std::string> opened, closed;  // keys
+};
+
+class DiagnosisWorker {
+ public:
+  DiagnosisWorker(Store& store, DiagnosisWorkerOptions options, std::function<int64_t()> now_ms,
+                  std::function<void(const std::string&)> log);
+  ~DiagnosisWorker() { Stop(); }
+  void Start();
+  void Stop() { thread_.Stop(); }
+  Result<DiagnosisPass> RunPass();
+
+ private:
+  static constexpr long kSlowPassMs = 300;  // a pass this long is logged
+  void Tick();
+
+  Store& store_;
+  DiagnosisWorkerOptions options_;
+  std::function<int64_t()> now_ms_;
+  std::function<void(const std::string&)> log_;
+  diagnosis::Tracker tracker_;
+  std::atomic<int64_t> report_interval_ms_{10000};  // as the last pass read it
+  PeriodicThread thread_;
+};
+
+}  // namespace rdmascope::collector

@@ -1,0 +1,228 @@
+// rdmascope-collector: receives agent reports, stores them, serves the API.
+//
+// Exit codes: 0 after SIGTERM/SIGINT (server stopped, current requests
+// finished, database closed), 2 on a bad option or a startup failure (the
+// message names what failed). Logs one line per event to stderr.
+#include <pthread.h>
+#include <signal.h>
+#include <sys/stat.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "collector/http/api_auth.h"
+#include "collector/http/api_server.h"
+#include "collector/service/collector_config.h"
+#include "collector/core/heap_release.h"
+#include "collector/diagnosis/diagnosis_worker.h"
+#include "collector/service/retention_worker.h"
+#include "collector/service/service_watchdog.h"
+#include "collector/store/store.h"
+#include "common/http_date.h"
+#include "common/sd_notify.h"
+#include "common/version.h"
+
+namespace {
+
+using namespace rdmascope::collector;
+
+int64_t NowMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+void Log(const std::string& line) {
+  // Called from any thread (HTTP workers, retention, the signal waiter).
+  std::fprintf(stderr, "%s rdmascope-collector: %s\n", rdmascope::FormatUtcTimestamp(NowMs()).c_str(), line.c_str());
+}
+
+int Fail(const std::string& message) {
+  Log(message);
+  return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  rdmascope::collector::FixHeapThresholds();  // before any thread starts (heap_release.h)
+  const std::vector<std::string> args(argv + 1, argv + argc);
+  if (rdmascope::PrintVersionIfAsked("rdmascope-collector", args)) return 0;
+  auto parsed = ParseCollectorArgs(args);
+  if (!parsed.ok()) {
+    std::fprintf(stderr, "rdmascope-collector: %s\n", parsed.status().message().c_str());
+    return 2;
+  }
+  const CollectorConfig& c = parsed.value();
+  if (c.help) {
+    std::fputs(kCollectorUsage, stdout);
+    return 0;
+  }
+
+  ApiOptions api;
+  if (c.no_auth) {
+    api.auth = false;
+    Log("authentication is OFF (--no-auth): any client can post reports");
+  } else if (c.token_file.empty()) {
+    return Fail("refusing to start without authentication: give --token-file FILE (lines `NODE TOKEN`, "
+                "`sweep NODE TOKEN` or `* TOKEN`), or --no-auth to accept reports from anyone (trusted networks "
+                "only)");
+  } else {
+    auto tokens = LoadTokenFile(c.token_file);
+    if (!tokens.ok()) return Fail(tokens.status().message());
+    api.tokens = tokens.value();
+  }
+  if (!c.read_token_file.empty()) {
+    auto tokens = LoadTokenFile(c.read_token_file);
+    if (!tokens.ok()) return Fail(tokens.status().message());
+    api.read_tokens = tokens.value();
+  }
+  api.tls_cert = c.tls_cert;
+  api.tls_key = c.tls_key;
+  if (!c.web_dir.empty()) {
+    struct stat st {};
+    if (::stat(c.web_dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+      return Fail("--web-dir " + c.web_dir + " is not a directory");
+    api.web_dir = c.web_dir;
+  }
+  api.max_body_bytes = static_cast<size_t>(c.max_body_bytes);
+  api.http_workers = static_cast<size_t>(c.http_workers);
+  api.http_max_connections = static_cast<size_t>(c.http_max_connections);
+  api.http_max_per_client = static_cast<size_t>(c.http_max_per_client);
+  api.http_head_timeout_ms = c.http_head_timeout_ms;
+  api.stale_after_ms = c.stale_after_s * 1000;
+  api.metrics_drop_after_ms = c.metrics_drop_after_s * 1000;
+  api.clock_skew_tolerance_ms = c.clock_skew_tolerance_s * 1000;
+  api.clock_skew_refuse_ms = c.clock_skew_refuse_s * 1000;
+  api.metrics_worst_pairs = static_cast<int>(c.metrics_worst_pairs);
+  api.pinglist.group_label = c.pinglist_group_label;
+  api.pinglist.max_targets = static_cast<int>(c.pinglist_max_targets);
+  api.pinglist.cross_group_targets = static_cast<int>(c.pinglist_cross_group_targets);
+  api.pinglist.max_age_ms = c.pinglist_max_age_s * 1000;
+  api.max_destinations_per_node = static_cast<size_t>(c.max_destinations_per_node);
+  api.log = Log;
+
+  // Signals go to the waiting thread only; block them before any thread starts.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGTERM);
+  sigaddset(&signals, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  signal(SIGPIPE, SIG_IGN);
+
+  StoreOptions so;
+  so.path = c.db;
+  so.synchronous_full = c.db_synchronous_full;
+  so.max_bytes = c.db_max_bytes;
+  so.query_deadline_ms = c.query_deadline_ms;
+  so.max_destinations_per_node = static_cast<size_t>(c.max_destinations_per_node);
+  so.log = Log;
+  // Each beat gives the start another minute: a migration of a large
+  // database outlasts the service manager's start timeout otherwise.
+  so.migration_heartbeat.beat = [] {
+    static bool said = false;
+    if (!said) Log("migrating the database schema; this can take minutes on a large database");
+    said = true;
+    (void)rdmascope::SdNotify("EXTEND_TIMEOUT_USEC=60000000\nSTATUS=migrating the database schema");
+  };
+  auto store = Store::Open(so);
+  if (!store.ok()) return Fail(store.status().message());
+  if (auto space = store.value()->DatabaseSpace(); space.ok() && !space.value().releasable)
+    Log("database " + c.db + " was created without incremental vacuum: space freed by retention is reused but "
+        "never handed back to the file system; to convert it, stop the collector and run once: sqlite3 " + c.db +
+        " 'PRAGMA auto_vacuum=INCREMENTAL; VACUUM' (collector/README.md, Disk space)");
+
+  // Destroyed before the store (below): its group committer's threads use the store until then.
+  std::optional<ApiServer> server;
+  server.emplace(*store.value(), api);
+  auto port = server->Bind(c.listen_host, c.listen_port);
+  if (!port.ok()) return Fail(port.status().message());
+
+  RetentionPolicy policy;
+  policy.raw_max_age_ms = c.retention_days > 0 ? c.retention_days * 86400 * 1000 : c.raw_retention_minutes * 60 * 1000;
+  policy.minute_max_age_ms = c.minute_rollup_retention_days * 86400 * 1000;
+  policy.rollup_max_age_ms = c.rollup_retention_days * 86400 * 1000;
+  policy.forget_after_ms = c.forget_after_s * 1000;
+  RetentionWorker retention(
+      *store.value(), policy, c.retention_interval_s * 1000,
+      NowMs,
+      Log, &server->metrics());
+  retention.Start();
+
+  DiagnosisWorkerOptions diag;
+  diag.interval_ms = c.diagnosis_interval_s * 1000;
+  diag.source.group_label = c.pinglist_group_label;
+  diag.vote.latency_factor = static_cast<double>(c.diagnosis_latency_factor_pct) / 100.0;
+  DiagnosisWorker diagnosis(
+      *store.value(), diag,
+      NowMs,
+      Log);
+  diagnosis.Start();
+
+  // The service manager's readiness and watchdog: /healthz answered by this
+  // very server proves a free HTTP worker and a usable database.
+  // Over HTTPS the check does not verify the certificate: it talks to itself.
+  const std::string self_host = c.listen_host == "0.0.0.0" ? "127.0.0.1" : c.listen_host == "::" ? "::1" : c.listen_host;
+  const int self_port = port.value();
+  const std::string self_url = std::string(c.tls_cert.empty() ? "http://" : "https://") +
+                               (self_host.find(':') != std::string::npos ? "[" + self_host + "]" : self_host) + ":" +
+                               std::to_string(self_port);
+  ServiceWatchdog watchdog([&server] { return server->WaitUntilReady(0); },
+                           [&self_host, &self_url, self_port]() -> rdmascope::Status {
+                             httplib::Client cli(self_url);
+                             cli.enable_server_certificate_verification(false);
+                             cli.set_connection_timeout(5);
+                             cli.set_read_timeout(10);
+                             auto r = cli.Get("/healthz");
+                             if (!r) return rdmascope::Status::Error("GET /healthz on " + self_host + ":" +
+                                                                     std::to_string(self_port) + ": " +
+                                                                     httplib::to_string(r.error()));
+                             // A full or failing disk is reported by /healthz and the 503s to agents;
+                             // a restart would not cure it, so the watchdog still counts the collector alive.
+                             if (r->status == 503 && r->body.find("\"storage problem\"") != std::string::npos)
+                               return rdmascope::Status::Ok();
+                             if (r->status != 200)
+                               return rdmascope::Status::Error("GET /healthz: HTTP " + std::to_string(r->status) +
+                                                               " " + r->body);
+                             return rdmascope::Status::Ok();
+                           },
+                           Log);
+  watchdog.Start();
+
+  std::atomic<bool> signalled{false}, waking{false};
+  std::thread waiter([&] {
+    int sig = 0;
+    sigwait(&signals, &sig);
+    if (waking) return;  // woken by main after the server ended on its own
+    signalled = true;
+    Log(std::string("received ") + (sig == SIGINT ? "SIGINT" : "SIGTERM") + ", stopping");
+    watchdog.Stop();
+    server->Stop();
+  });
+
+  Log("listening on " + c.listen_host + ":" + std::to_string(port.value()) +
+      (c.tls_cert.empty() ? " (HTTP)" : " (HTTPS)") + ", database " + c.db +
+      (api.read_tokens.empty() ? ", reading open to all" : ", reading needs a read token"));
+  bool served = server->Listen();  // returns after Stop(), once in-flight requests have finished
+  const bool by_signal = signalled;
+  if (!by_signal) {
+    waking = true;
+    pthread_kill(waiter.native_handle(), SIGTERM);
+  }
+  waiter.join();
+  watchdog.Stop();
+  retention.Stop();
+  diagnosis.Stop();
+  server.reset();          // joins the group committer's writer, publisher and checkpoint threads
+  store.value().reset();  // closes the database (checkpoints the WAL)
+  if (!served && !by_signal) {
+    Log("the HTTP server failed while serving; stopped");
+    return 2;
+  }
+  Log("stopped");
+  return 0;
+}

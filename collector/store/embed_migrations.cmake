@@ -1,0 +1,23 @@
+# Writes OUT: a C++ header holding every schemas/migrations/NNNN_*.sql file as
+# a string, in file-name order, so the collector needs no files at run time.
+# Usage: cmake -DMIGRATIONS_DIR=... -DOUT=... -P embed_migrations.cmake
+file(GLOB sql_files "${MIGRATIONS_DIR}/[0-9][0-9][0-9][0-9]_*.sql")
+list(SORT sql_files)
+set(body "// Generated from schemas/migrations/*.sql by collector/embed_migrations.cmake. Do not edit.\n")
+string(APPEND body "#pragma once\n\nnamespace rdmascope::collector {\n\n")
+string(APPEND body "struct EmbeddedMigration {\n  int version;\n  const char* name;\n  const char* sql;\n};\n\n")
+string(APPEND body "inline constexpr EmbeddedMigration kEmbeddedMigrations[] = {\n")
+foreach(f IN LISTS sql_files)
+  get_filename_component(name "${f}" NAME)
+  string(SUBSTRING "${name}" 0 4 num)
+  math(EXPR version "${num}")
+  file(READ "${f}" sql)
+  string(FIND "${sql}" ")rdmsql\"" bad)
+  if(NOT bad EQUAL -1)
+    message(FATAL_ERROR "${f} contains the raw-string delimiter )rdmsql\"")
+  endif()
+  string(APPEND body "    {${version}, \"${name}\", R\"rdmsql(${sql})rdmsql\"},\n")
+endforeach()
+string(APPEND body "};\n\n}  // namespace rdmascope::collector\n")
+include(${CMAKE_CURRENT_LIST_DIR}/../../cmake/write_if_changed.cmake)
+rdmascope_write_if_changed("${OUT}" "${body}")

@@ -1,0 +1,167 @@
+#include "collector/store/store.h"
+#include "collector/store/store_rows.h"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <set>
+
+#include "collector/core/probe_error_name.h"
+#include "collector/store/storage_fault.h"
+#include "collector/store/store_migrate.h"
+#include "common/wc_status.h"
+
+namespace rdmascope::collector {
+
+namespace {
+
+constexpr int kWriterCacheKiB = 64 * 1024;
+
+// The steps before the store is usable: WAL, durability, migrations, size cap.
+Status PrepareDatabase(Db& d, const StoreOptions& options) {
+  sqlite3_busy_timeout(d.raw(), options.busy_timeout_ms);
+  // A new file keeps track of its pages so retention's free pages can be
+  // handed back (Store::ReleaseFreePages). Only an empty file not yet in WAL
+  // mode takes this; an existing file keeps the mode it was made with.
+  if (Status s = d.Exec("PRAGMA auto_vacuum=INCREMENTAL"); !s.ok()) return s;
+  if (options.path != ":memory:") {
+    auto mode = d.Prepare("PRAGMA journal_mode=WAL");
+    if (!mode.ok()) return mode.status();
+    auto row = mode.value().Step();
+    if (!row.ok()) return row.status();
+    if (!row.value() || mode.value().Text(0) != "wal")
+      return Status::Error("cannot switch to WAL mode (is it on a network file system?)");
+  }
+  if (Status s = d.Exec(options.synchronous_full ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=NORMAL"); !s.ok())
+    return s;
+  // The writer's page cache. Each report lands at the end of its source's
+  // run in probe_summaries_src_time and of its source's rollup rows, so the
+  // pages written are spread over every source (2,000 at the scale designed
+  // for); SQLite's default 2 MiB cache would read most back from the OS.
+  if (Status s = d.Exec("PRAGMA cache_size=-" + std::to_string(kWriterCacheKiB)); !s.ok()) return s;
+  auto version = ApplyMigrations(d, BuiltinMigrations(), options.migration_heartbeat);
+  if (!version.ok()) return version.status();
+  if (options.max_bytes > 0) {
+    auto page_size = d.QueryInt("PRAGMA page_size");
+    if (!page_size.ok()) return page_size.status();
+    const int64_t pages = std::max<int64_t>(1, options.max_bytes / std::max<int64_t>(page_size.value(), 512));
+    if (Status s = d.Exec("PRAGMA max_page_count=" + std::to_string(pages)); !s.ok()) return s;
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Store>> Store::Open(const StoreOptions& options) {
+  auto db = Db::Open(options.path);
+  if (!db.ok()) return db.status();
+  Db d = std::move(db).value();
+  if (Status s = PrepareDatabase(d, options); !s.ok()) {
+    const StorageFault fault = ClassifyStorageFault(s.message());
+    return Result<std::unique_ptr<Store>>::Error(
+        "database " + options.path + ": " + s.message() +
+        (fault == StorageFault::kNone ? std::string() : "; " + StorageFaultAdvice(fault, options.path)));
+  }
+  std::unique_ptr<Store> store(new Store(std::move(d), options));
+  {
+    std::lock_guard<std::mutex> lock(store->mu_);
+    if (Status s = store->LoadSnapshot(); !s.ok())
+      return Result<std::unique_ptr<Store>>::Error("database " + options.path +
+                                                   ": cannot load the newest state: " + s.message());
+    store->LoadOpenEventKeys();
+    if (Status s = store->LoadRollupMark(); !s.ok())
+      return Result<std::unique_ptr<Store>>::Error("database " + options.path +
+                                                   ": cannot read how far the rollups reach: " + s.message());
+  }
+  return store;
+}
+
+Store::Store(Db db, StoreOptions options) : db_(std::move(db)), options_(std::move(options)) {
+  if (options_.path == ":memory:") return;
+  history_ = std::make_unique<HistoryReader>(options_.path, options_.query_deadline_ms, options_.busy_timeout_ms);
+  sqlite3_wal_hook(db_.raw(), &Store::OnWalCommit, this);
+}
+
+Result<nlohmann::json> Store::History(const std::function<Result<nlohmann::json>(Db&)>& fn) {
+  if (history_) return history_->Query(fn);
+  std::lock_guard<std::mutex> lock(mu_);
+  return fn(db_);
+}
+
+Result<std::string> Store::HistoryText(const std::function<Result<std::string>(Db&)>& fn) {
+  if (history_) return history_->Run<std::string>(fn);
+  std::lock_guard<std::mutex> lock(mu_);
+  return fn(db_);
+}
+
+Store::~Store() {
+  std::lock_guard<std::mutex> lock(mu_);
+  // The read-only connections first: closing the writer's connection last
+  // checkpoints the WAL into the database file and removes it.
+  history_.reset();
+  rollup_reader_.reset();
+  {
+    std::lock_guard<std::mutex> checkpoint_lock(checkpoint_mu_);
+    checkpoint_db_.reset();
+  }
+  stmts_.clear();  // statements before the connection
+  db_.Close();
+}
+
+Result<Stmt*> Store::Q(const char* sql) {
+  auto it = stmts_.find(sql);
+  if (it != stmts_.end()) {
+    it->second.Reset();
+    return &it->second;
+  }
+  auto s = db_.Prepare(sql);
+  if (!s.ok()) return s.status();
+  auto [pos, inserted] = stmts_.emplace(sql, std::move(s).value());
+  (void)inserted;
+  return &pos->second;
+}
+
+Status Store::Fault(const char* step) { return fault_hook_ ? fault_hook_(step) : Status::Ok(); }
+
+void Store::SetIngestFaultHook(std::function<Status(const std::string&)> hook) {
+  std::lock_guard<std::mutex> lock(mu_);
+  fault_hook_ = std::move(hook);
+}
+
+int64_t Store::SizeBytes() const {
+  if (options_.path == ":memory:") return 0;
+  int64_t total = 0;
+  for (const std::string& f : {options_.path, options_.path + "-wal"}) {
+    struct stat st {};
+    if (::stat(f.c_str(), &st) == 0) total += st.st_size;
+  }
+  return total;
+}
+
+Status Store::Ping() {
+  // The schema's newest version: a read of the file itself, not only of the connection.
+  auto r = History([](Db& db) -> Result<nlohmann::json> {
+    auto q = db.Prepare("SELECT MAX(version) FROM schema_version");
+    if (!q.ok()) return q.status();
+    return Rows(q.value());
+  });
+  return r.ok() ? Status::Ok() : r.status();
+}
+
+Result<int64_t> Store::CountRows(const std::string& table) {
+  static const std::set<std::string> kTables = {"reports",   "nodes",           "ports",        "counter_port_samples",
+                                                "counters_latest", "probe_summaries", "probe_hourly", "probe_minute", "wc_errors",
+                                                "wc_error_totals", "events",          "schema_version",
+                                                "fabric_nodes", "fabric_ports", "fabric_links", "fabric_port_samples",
+                                                "node_neighbours", "diagnoses"};
+  if (!kTables.count(table)) return Result<int64_t>::Error("unknown table " + table);
+  std::lock_guard<std::mutex> lock(mu_);
+  auto q = db_.Prepare("SELECT COUNT(*) FROM " + table);
+  if (!q.ok()) return q.status();
+  auto r = q.value().Step();
+  if (!r.ok()) return r.status();
+  return q.value().Int(0);
+}
+
+
+}  // namespace rdmascope::collector

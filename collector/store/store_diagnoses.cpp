@@ -1,0 +1,114 @@
+// Store side of the diagnosis: the facts it reads and the diagnoses it keeps.
+#include "collector/store/counter_rows_sql.h"
+#include "collector/core/verdict.h"
+#include "collector/store/store.h"
+#include "collector/store/store_rows.h"
+
+namespace rdmascope::collector {
+
+using nlohmann::json;
+
+Result<json> Store::DiagnosisFacts(int64_t since_ms, int64_t counters_from_ms) {
+  struct Part {
+    const char* name;
+    const char* sql;  // ?1: since_ms; ?2 (when counters_from): counters_from_ms
+    bool counters_from = false;
+  };
+  static const Part kParts[] = {
+      // SQLite takes the bare columns from the row holding MAX(interval_end).
+      {"paths", "SELECT src, dst, COALESCE(rail, '') AS rail, transport, COALESCE(local_device, '') AS src_device, "
+                "COALESCE(remote_device, '') AS dst_device, interval_start, MAX(interval_end) AS interval_end, sent, "
+                "received, lost, rtt_min, rtt_p50, rtt_p99, errors_by_status AS errors_by_status_json, not_run "
+                "FROM probe_summaries WHERE interval_end >= ?1 GROUP BY src, dst, rail, transport"},
+      {"ports", "SELECT node, device, port, state, COALESCE(state_name, '') AS state_name FROM ports "
+                "WHERE ?1 = ?1 ORDER BY node, device, port"},
+      {"moved", "SELECT node, device, port, kind, name, value - prev AS delta FROM ("
+                " SELECT node, device, port, kind, name, value, sampled_at, "
+                "  LAG(value) OVER (PARTITION BY node, device, port, kind, name ORDER BY sampled_at, id) AS prev, "
+                "  ROW_NUMBER() OVER (PARTITION BY node, device, port, kind, name ORDER BY sampled_at DESC, id DESC) "
+                "   AS rn FROM (SELECT s.id, " COUNTER_ROW_COLUMNS ", s.sampled_at FROM " COUNTER_ROWS_FROM
+                "    WHERE s.sampled_at >= ?2)) "
+                "WHERE rn = 1 AND sampled_at >= ?1 AND prev IS NOT NULL AND value > prev",
+       true},
+      {"switch", "SELECT nn.node, nn.device, nn.port, nn.switch_guid, nn.switch_port, nn.switch_description, "
+                 "s.at, s.counters AS counters_json FROM node_neighbours nn JOIN fabric_port_samples s "
+                 "ON s.guid = nn.switch_guid AND s.port = nn.switch_port AND s.at IN (SELECT at FROM "
+                 "fabric_port_samples WHERE guid = nn.switch_guid AND port = nn.switch_port ORDER BY at DESC LIMIT 2) "
+                 "WHERE ?1 = ?1 ORDER BY nn.node, nn.device, nn.port, s.at DESC"},
+  };
+  return History([&](Db& db) -> Result<json> {
+    json out = json::object();
+    for (const Part& p : kParts) {
+      auto q = db.Prepare(p.sql);
+      if (!q.ok()) return q.status();
+      q.value().Bind(1, since_ms);
+      if (p.counters_from) q.value().Bind(2, counters_from_ms);
+      auto rows = Rows(q.value());
+      if (!rows.ok()) return rows;
+      out[p.name] = std::move(rows).value();
+    }
+    return out;
+  });
+}
+
+Result<std::set<std::string>> Store::OpenDiagnosisKeys() {
+  auto rows = History([](Db& db) -> Result<json> {
+    auto q = db.Prepare("SELECT key FROM diagnoses WHERE closed_at IS NULL");
+    if (!q.ok()) return q.status();
+    return Rows(q.value());
+  });
+  if (!rows.ok()) return rows.status();
+  std::set<std::string> keys;
+  for (const json& r : rows.value())
+    if (r["key"].is_string()) keys.insert(r["key"].get<std::string>());
+  return keys;
+}
+
+Status Store::ApplyDiagnoses(const std::vector<diagnosis::Verdict>& upsert, const std::vector<std::string>& close,
+                             int64_t now_ms) {
+  std::lock_guard<std::mutex> lock(mu_);
+  Transaction tx(db_);
+  if (Status st = tx.Begin(); !st.ok()) return st;
+  for (const diagnosis::Verdict& v : upsert) {
+    auto q = Q("INSERT INTO diagnoses(key, scope, subject, kind, severity, confidence, evidence, paths, since_at, "
+               "opened_at, last_seen_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?10) "
+               "ON CONFLICT(key) WHERE closed_at IS NULL DO UPDATE SET severity = excluded.severity, "
+               "confidence = excluded.confidence, evidence = excluded.evidence, paths = excluded.paths, "
+               "last_seen_at = excluded.last_seen_at, runs = runs + 1");
+    if (!q.ok()) return q.status();
+    Stmt& s = *q.value();
+    s.Bind(1, v.Key()).Bind(2, v.scope).Bind(3, v.subject).Bind(4, v.kind).Bind(5, v.severity);
+    s.Bind(6, v.confidence).Bind(7, v.evidence.dump()).Bind(8, v.paths.dump());
+    s.Bind(9, v.first_bad_ms > 0 ? v.first_bad_ms : now_ms).Bind(10, now_ms);
+    if (Status st = s.Run(); !st.ok()) return st;
+  }
+  for (const std::string& key : close) {
+    auto q = Q("UPDATE diagnoses SET closed_at = ?2 WHERE key = ?1 AND closed_at IS NULL");
+    if (!q.ok()) return q.status();
+    q.value()->Bind(1, key).Bind(2, now_ms);
+    if (Status st = q.value()->Run(); !st.ok()) return st;
+  }
+  if (Status st = tx.Commit(); !st.ok()) return st;
+  // /metrics counts open diagnoses from the read snapshot, without this
+  // mutex; when that reload fails, the next commit reloads the whole snapshot.
+  if (!LoadDiagnosesOpen().ok()) snapshot_dirty_ = true;
+  return Status::Ok();
+}
+
+Result<json> Store::Diagnoses(bool include_closed, int limit) {
+  return History([&](Db& db) -> Result<json> {
+  auto q = db.Prepare("SELECT id, scope, subject, kind, severity, confidence, evidence AS evidence_json, paths AS paths_json, "
+             "since_at AS since_ms, opened_at AS opened_at_ms, last_seen_at AS last_seen_at_ms, "
+             "closed_at AS closed_at_ms, runs FROM diagnoses WHERE ?1 = 1 OR closed_at IS NULL "
+             "ORDER BY (closed_at IS NULL) DESC, severity = 'critical' DESC, opened_at DESC, id DESC LIMIT ?2");
+  if (!q.ok()) return q.status();
+  q.value().Bind(1, static_cast<int64_t>(include_closed ? 1 : 0)).Bind(2, static_cast<int64_t>(limit));
+  auto rows = Rows(q.value());
+  if (!rows.ok()) return rows;
+  json list = std::move(rows).value();
+  for (json& d : list) d["open"] = d["closed_at_ms"].is_null();
+  return json{{"diagnoses", std::move(list)}};
+  });
+}
+
+}  // namespace rdmascope::collector

@@ -1,0 +1,69 @@
+// Event bookkeeping inside an ingest transaction.
+//
+// Contract: at most one open event per key (a partial unique index enforces
+// it). Opening an already open event adds to its count and moves last_seen_at
+// forward. An event is closed only by evidence newer than its last sighting,
+// so a replayed old report cannot close a current fault.
+#include "collector/store/store.h"
+
+namespace rdmascope::collector {
+
+Status Store::OpenOrTouchEvent(const std::string& kind, const std::string& key, const std::string& node,
+                               const std::optional<std::string>& peer, const std::optional<std::string>& transport,
+                               const std::optional<std::string>& device, std::optional<int64_t> port,
+                               const std::string& status, const std::string& detail, int64_t count, int64_t at) {
+  auto q = Q("INSERT INTO events(kind, key, node, peer, transport, device, port, status, detail, count, started_at, "
+             "last_seen_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?11) "
+             "ON CONFLICT(key) WHERE ended_at IS NULL DO UPDATE SET count = count + excluded.count, "
+             "status = excluded.status, "
+             "detail = CASE WHEN excluded.last_seen_at >= last_seen_at THEN excluded.detail ELSE detail END, "
+             "started_at = MIN(started_at, excluded.started_at), "
+             "last_seen_at = MAX(last_seen_at, excluded.last_seen_at)");
+  if (!q.ok()) return q.status();
+  Stmt& s = *q.value();
+  s.Bind(1, kind).Bind(2, key).Bind(3, node).Bind(4, peer).Bind(5, transport).Bind(6, device).Bind(7, port);
+  s.Bind(8, status).Bind(9, detail).Bind(10, count).Bind(11, at);
+  if (Status st = s.Run(); !st.ok()) return st;
+  open_events_.Add(key, kind, node, peer, transport);
+  return Status::Ok();
+}
+
+Status Store::CloseEventByKey(const std::string& key, int64_t at) {
+  if (!open_events_.MayBeOpen(key)) return Status::Ok();
+  auto q = Q("UPDATE events SET ended_at = ?2 WHERE key = ?1 AND ended_at IS NULL AND last_seen_at < ?2");
+  if (!q.ok()) return q.status();
+  q.value()->Bind(1, key).Bind(2, at);
+  if (Status st = q.value()->Run(); !st.ok()) return st;
+  closed_events_ = closed_events_ || db_.Changes() > 0;
+  return Status::Ok();
+}
+
+Status Store::CloseWcEvents(const std::string& src, const std::string& dst, const std::string& transport,
+                            int64_t at) {
+  if (!open_events_.MayHaveWcError(src, dst, transport)) return Status::Ok();
+  auto q = Q("UPDATE events SET ended_at = ?4 WHERE kind = 'wc_error' AND node = ?1 AND peer = ?2 AND transport = ?3 "
+             "AND ended_at IS NULL AND last_seen_at < ?4");
+  if (!q.ok()) return q.status();
+  q.value()->Bind(1, src).Bind(2, dst).Bind(3, transport).Bind(4, at);
+  if (Status st = q.value()->Run(); !st.ok()) return st;
+  closed_events_ = closed_events_ || db_.Changes() > 0;
+  return Status::Ok();
+}
+
+void Store::LoadOpenEventKeys() {
+  open_events_.Invalidate();
+  auto q = Q("SELECT key, kind, node, COALESCE(peer, ''), COALESCE(transport, '') FROM events WHERE ended_at IS NULL");
+  if (!q.ok()) return;
+  std::unordered_set<std::string> keys, wc_paths;
+  for (;;) {
+    auto more = q.value()->Step();
+    if (!more.ok()) return;
+    if (!more.value()) break;
+    const Stmt& s = *q.value();
+    keys.insert(s.Text(0));
+    if (s.Text(1) == "wc_error") wc_paths.insert(OpenEventKeys::WcPath(s.Text(2), s.Text(3), s.Text(4)));
+  }
+  open_events_.Replace(std::move(keys), std::move(wc_paths));
+}
+
+}  // namespace rdmascope::collector

@@ -1,0 +1,414 @@
+// Store::Ingest: one report, one transaction.
+#include <cstdio>
+#include <map>
+#include <set>
+
+#include "collector/core/json_get.h"
+#include "collector/core/probe_input.h"
+#include "common/counter_rules.h"
+#include "collector/store/storage_fault.h"
+#include "collector/store/store.h"
+#include "collector/store/store_status_macros.h"
+
+namespace rdmascope::collector {
+
+// One probe_summaries row; IngestProbe binds every parameter.
+constexpr char kProbeInsertSql[] =
+    "INSERT INTO probe_summaries(report_id, src, dst, transport, local_device, local_port, "
+    "remote_host, interval_start, interval_end, sent, received, lost, loss_ratio, rtt_count, rtt_min, "
+    "rtt_avg, rtt_p50, rtt_p90, rtt_p99, rtt_p999, rtt_max, network_p50, network_p99, responder_p50, "
+    "responder_p99, read_p50, read_p99, error_count, errors_by_status, rail, remote_device, remote_port, "
+    "not_run) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, "
+    "?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33)";
+namespace {
+
+using nlohmann::json;
+
+constexpr int64_t kPortActive = 4;
+// A counter delta spanning more than this many report intervals (reports lost
+// to an outage) is not judged against per-report thresholds.
+constexpr int64_t kMaxDeltaIntervals = 5;
+
+// True when the report carries InfiniBand sections, which can move any
+// node's leaf switch and the fabric counts.
+bool HasFabric(const json& r) { return r.contains("neighbours") || r.contains("fabric"); }
+
+}  // namespace
+
+Result<IngestResult> Store::Ingest(const json& report, int64_t received_at_ms, std::optional<int64_t> clock_skew_ms) {
+  std::vector<std::shared_ptr<const NodeState>> replaced;  // freed after the lock is released
+  std::lock_guard<std::mutex> lock(mu_);
+  pending_rows_.clear();
+  pending_owed_.clear();
+  Transaction tx(db_);
+  if (Status s = tx.Begin(); !s.ok()) return s;
+  closed_events_ = false;
+  IngestResult out;
+  if (Status s = IngestLocked(report, received_at_ms, nullptr, nullptr, &out); !s.ok()) return s;  // tx rolls back
+  if (out.duplicate) return out;                                                  // nothing written; rolls back
+  if (Status s = IngestClockSkew(report["node"].get<std::string>(), clock_skew_ms, received_at_ms); !s.ok()) return s;
+  if (Status s = Fault("commit"); !s.ok()) return s;
+  if (Status s = tx.Commit(); !s.ok()) return s;
+  OweCommittedLateSummaries();
+  if (closed_events_) LoadOpenEventKeys();
+  RefreshSnapshot({report["node"].get<std::string>()}, HasFabric(report));
+  replaced.swap(replaced_);
+  return out;
+}
+
+Status Store::IngestLocked(const json& r, int64_t received_at, const std::vector<ProbeInput>* probes,
+                           const std::vector<std::shared_ptr<const ProbeRow>>* rows, IngestResult* out) {
+  RETURN_IF_ERROR(Fault("report"));
+  const std::string id = r["report_id"].get<std::string>();
+  ingest_report_id_ = std::make_shared<const std::string>(id);
+  ingest_boot_id_ = OptText(r, "boot_id").value_or("");
+  ingest_interval_ms_ = static_cast<int64_t>(OptReal(r, "interval_s").value_or(0) * 1000);
+  {
+    ASSIGN_STMT(ins,
+                Q("INSERT INTO reports(id, node, received_at, generated_at, agent_version, interval_s, boot_id, "
+                  "received_seq) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, "
+                  "(SELECT COALESCE(MAX(received_seq), 0) + 1 FROM reports)) ON CONFLICT(id) DO NOTHING"));
+    ins.Bind(1, id).Bind(2, r["node"].get<std::string>()).Bind(3, received_at);
+    ins.Bind(4, *OptInt(r, "generated_at_ms")).Bind(5, OptText(r, "agent_version")).Bind(6, OptReal(r, "interval_s"));
+    ins.Bind(7, OptText(r, "boot_id"));
+    RETURN_IF_ERROR(ins.Run());
+    if (db_.Changes() == 0) {
+      out->duplicate = true;
+      return Status::Ok();
+    }
+  }
+  RETURN_IF_ERROR(IngestNode(r, received_at));
+  RETURN_IF_ERROR(IngestInventory(r, received_at));
+  RETURN_IF_ERROR(IngestFabric(r, received_at));
+  const std::string node = r["node"].get<std::string>();
+  std::vector<ProbeInput> extracted;
+  if (!probes) {
+    extracted = ExtractProbes(r);
+    probes = &extracted;
+  }
+  std::set<std::string> failing;
+  for (const ProbeInput& p : *probes)
+    if (p.has_errors) failing.insert(p.target + "|" + p.transport);
+  if (rows && rows->size() != probes->size()) return Status::Error("probe rows do not match the report's probes");
+  ASSIGN_STMT(insert, Q(kProbeInsertSql));
+  for (size_t i = 0; i < probes->size(); ++i) {
+    RETURN_IF_ERROR(IngestProbe(node, (*probes)[i], received_at, id, failing, insert, rows ? (*rows)[i] : nullptr));
+    ++out->probe_summaries;
+  }
+  return Status::Ok();
+}
+
+void Store::IngestBatch(std::vector<BatchItem>& items, SnapshotUpdate* deferred) {
+  // States no caller took since the last batch: freed after the lock.
+  std::vector<std::shared_ptr<const NodeState>> untaken;
+  std::lock_guard<std::mutex> lock(mu_);
+  untaken.swap(replaced_);
+  auto fail_all = [&](const Status& s) {
+    for (BatchItem& it : items) it.status = s;
+  };
+  pending_rows_.clear();
+  pending_owed_.clear();
+  Transaction tx(db_);
+  if (Status s = tx.Begin(); !s.ok()) return fail_all(s);
+  closed_events_ = false;
+  for (BatchItem& it : items) {
+    const size_t rows_before = pending_rows_.size(), owed_before = pending_owed_.size();
+    if (Status s = db_.Exec("SAVEPOINT report"); !s.ok()) {
+      it.status = s;
+      continue;
+    }
+    it.out = IngestResult{};
+    Status s = IngestLocked(*it.report, it.received_at_ms, it.probes, it.probes ? it.rows : nullptr, &it.out);
+    if (s.ok() && !it.out.duplicate)
+      s = IngestClockSkew((*it.report)["node"].get<std::string>(), it.clock_skew_ms, it.received_at_ms);
+    if (!s.ok()) {
+      // A storage fault (disk full, I/O, damage) may already have rolled the
+      // whole transaction back: then nothing of the batch is stored, and no
+      // later savepoint may start a transaction of its own.
+      if (ClassifyStorageFault(s.message()) != StorageFault::kNone || sqlite3_get_autocommit(db_.raw()))
+        return fail_all(s);
+      (void)db_.Exec("ROLLBACK TO report");
+      (void)db_.Exec("RELEASE report");
+      pending_rows_.resize(rows_before);
+      pending_owed_.resize(owed_before);
+      it.status = s;
+      continue;
+    }
+    if (Status r = db_.Exec("RELEASE report"); !r.ok()) return fail_all(r);  // tx rolls back
+    it.status = Status::Ok();
+  }
+  if (Status s = Fault("commit"); !s.ok()) return fail_all(s);
+  if (Status s = tx.Commit(); !s.ok()) return fail_all(s);
+  OweCommittedLateSummaries();
+  if (closed_events_) LoadOpenEventKeys();
+  std::set<std::string> nodes;
+  bool fabric = false;
+  for (const BatchItem& it : items)
+    if (it.status.ok() && !it.out.duplicate) {
+      nodes.insert((*it.report)["node"].get<std::string>());
+      fabric = fabric || HasFabric(*it.report);
+    }
+  RefreshSnapshot(nodes, fabric, deferred);
+}
+
+Status Store::IngestClockSkew(const std::string& node, std::optional<int64_t> skew_ms, int64_t received_at) {
+  const std::string key = "clock_skew|" + node;
+  if (!skew_ms) return CloseEventByKey(key, received_at);
+  const double s = static_cast<double>(*skew_ms) / 1000.0;
+  char detail[200];
+  std::snprintf(detail, sizeof detail,
+                "agent clock %.0f s %s the collector's; its report times were stored at receive time "
+                "(check NTP/chrony on the node)",
+                s < 0 ? -s : s, s < 0 ? "behind" : "ahead of");
+  return OpenOrTouchEvent("clock_skew", key, node, std::nullopt, std::nullopt, std::nullopt, std::nullopt,
+                          "skewed", detail, 1, received_at);
+}
+
+Status Store::IngestNode(const json& r, int64_t received_at) {
+  RETURN_IF_ERROR(Fault("node"));
+  const json* labels = Field(r, "labels");
+  ASSIGN_STMT(up,
+              Q("INSERT INTO nodes(name, labels, agent_version, first_seen_at, last_report_at, last_generated_at, "
+                "last_report_id, interval_s) VALUES (?1, ?2, ?3, ?4, ?4, ?5, ?6, ?7) "
+                "ON CONFLICT(name) DO UPDATE SET last_report_at = MAX(last_report_at, excluded.last_report_at), "
+                "labels = CASE WHEN excluded.last_generated_at >= last_generated_at THEN excluded.labels ELSE labels END, "
+                "agent_version = CASE WHEN excluded.last_generated_at >= last_generated_at "
+                "  THEN excluded.agent_version ELSE agent_version END, "
+                "interval_s = CASE WHEN excluded.last_generated_at >= last_generated_at "
+                "  THEN excluded.interval_s ELSE interval_s END, "
+                "last_report_id = CASE WHEN excluded.last_generated_at >= last_generated_at "
+                "  THEN excluded.last_report_id ELSE last_report_id END, "
+                "last_generated_at = MAX(last_generated_at, excluded.last_generated_at)"));
+  up.Bind(1, r["node"].get<std::string>()).Bind(2, labels ? labels->dump() : std::string("{}"));
+  up.Bind(3, OptText(r, "agent_version")).Bind(4, received_at).Bind(5, *OptInt(r, "generated_at_ms"));
+  up.Bind(6, r["report_id"].get<std::string>()).Bind(7, OptReal(r, "interval_s"));
+  return up.Run();
+}
+
+Status Store::IngestInventory(const json& r, int64_t /*received_at*/) {
+  const json* inv = Field(r, "inventory");
+  if (!inv) return Status::Ok();
+  const json* devices = Field(*inv, "devices");
+  if (!devices) return Status::Ok();
+  const std::string node = r["node"].get<std::string>();
+  const std::string id = r["report_id"].get<std::string>();
+  const int64_t at = *OptInt(r, "generated_at_ms");
+  for (const json& dev : *devices) {
+    RETURN_IF_ERROR(JudgePcie(node, dev, at));
+    const json* ports = Field(dev, "ports");
+    if (!ports) continue;
+    for (const json& port : *ports) RETURN_IF_ERROR(IngestPort(node, dev, port, at, id));
+  }
+  return Status::Ok();
+}
+
+// A PCIe link trained below its maximum speed or width opens pcie_degraded
+// (closed once it trains at full speed and width again).
+Status Store::JudgePcie(const std::string& node, const json& dev, int64_t at) {
+  const json* pcie = Field(dev, "pcie");
+  if (!pcie || !dev.contains("name") || !dev["name"].is_string()) return Status::Ok();
+  const std::string device = dev["name"].get<std::string>();
+  auto speed = OptReal(*pcie, "speed_gts"), max_speed = OptReal(*pcie, "max_speed_gts");
+  auto width = OptInt(*pcie, "width"), max_width = OptInt(*pcie, "max_width");
+  std::string detail;
+  if (speed && max_speed && *speed < *max_speed) {
+    char buf[96];
+    std::snprintf(buf, sizeof buf, "PCIe link at %g GT/s of %g", *speed, *max_speed);
+    detail = buf;
+  }
+  if (width && max_width && *width < *max_width)
+    detail += (detail.empty() ? "PCIe link " : ", ") + std::string("x") + std::to_string(*width) + " of x" +
+              std::to_string(*max_width);
+  const std::string key = "pcie_degraded|" + node + "|" + device;
+  if (detail.empty()) return CloseEventByKey(key, at);
+  return OpenOrTouchEvent("pcie_degraded", key, node, std::nullopt, std::nullopt, device, std::nullopt, "degraded",
+                          detail, 1, at);
+}
+
+Status Store::IngestPort(const std::string& node, const json& dev, const json& port, int64_t at,
+                         const std::string& report_id) {
+  RETURN_IF_ERROR(Fault("port"));
+  const std::string device = dev["name"].get<std::string>();
+  const int64_t number = *OptInt(port, "port");
+  // Only a report at least as new as what is stored replaces the port and moves its events.
+  bool newer = true;
+  {
+    ASSIGN_STMT(q, Q("SELECT updated_at FROM ports WHERE node = ?1 AND device = ?2 AND port = ?3"));
+    q.Bind(1, node).Bind(2, device).Bind(3, number);
+    auto row = q.Step();
+    if (!row.ok()) return row.status();
+    if (row.value()) newer = at >= q.Int(0);
+    q.Reset();
+  }
+  const json* state = Field(port, "state");
+  const json* phys = Field(port, "phys_state");
+  const json* rate = Field(port, "rate");
+  if (newer) {
+    ASSIGN_STMT(up,
+                Q("INSERT OR REPLACE INTO ports(node, device, port, state, state_name, phys_state, phys_state_name, "
+                  "lid, sm_lid, link_layer, active_mtu, rate_gbps, rate_text, gids, fw, node_guid, updated_at) "
+                  "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)"));
+    up.Bind(1, node).Bind(2, device).Bind(3, number);
+    up.Bind(4, state ? OptInt(*state, "number") : std::nullopt).Bind(5, state ? OptText(*state, "name") : std::nullopt);
+    up.Bind(6, phys ? OptInt(*phys, "number") : std::nullopt).Bind(7, phys ? OptText(*phys, "name") : std::nullopt);
+    up.Bind(8, OptInt(port, "lid")).Bind(9, OptInt(port, "sm_lid")).Bind(10, OptText(port, "link_layer"));
+    up.Bind(11, OptInt(port, "active_mtu"));
+    up.Bind(12, rate ? OptReal(*rate, "gbps") : std::nullopt).Bind(13, rate ? OptText(*rate, "text") : std::nullopt);
+    const json* gids = Field(port, "gids");
+    up.Bind(14, gids ? gids->dump() : std::string("[]"));
+    up.Bind(15, OptText(dev, "fw_ver")).Bind(16, OptText(dev, "node_guid")).Bind(17, at);
+    RETURN_IF_ERROR(up.Run());
+
+    if (state) {
+      const std::string key = "port_state|" + node + "|" + device + "|" + std::to_string(number);
+      int64_t s = *OptInt(*state, "number");
+      if (s == kPortActive) {
+        RETURN_IF_ERROR(CloseEventByKey(key, at));
+      } else {
+        std::string name = OptText(*state, "name").value_or(std::to_string(s));
+        std::string detail = "port state " + name + ", physical state " +
+                             (phys ? OptText(*phys, "name").value_or("unknown") : std::string("unknown"));
+        RETURN_IF_ERROR(OpenOrTouchEvent("port_state", key, node, std::nullopt, std::nullopt, device, number, name,
+                                         detail, 1, at));
+      }
+    }
+  }
+  json sample = json::object();
+  for (const char* kind : {"counters", "hw_counters"})
+    if (const json* c = Field(port, kind))
+      RETURN_IF_ERROR(IngestCounters(node, device, number, kind, *c, at, newer, &sample[kind]));
+  if (sample.empty()) return Status::Ok();
+  ASSIGN_STMT(ins, Q("INSERT INTO counter_port_samples(report_id, node, device, port, sampled_at, counters) "
+                     "VALUES (?1, ?2, ?3, ?4, ?5, ?6)"));
+  ins.Bind(1, report_id).Bind(2, node).Bind(3, device).Bind(4, number).Bind(5, at).Bind(6, sample.dump());
+  return ins.Run();
+}
+
+Status Store::IngestCounters(const std::string& node, const std::string& device, int64_t port, const char* kind,
+                             const json& map, int64_t at, bool newer, json* sample) {
+  RETURN_IF_ERROR(Fault("counters"));
+  *sample = json::object();
+  for (const auto& [name, value] : map.items()) {
+    std::optional<int64_t> v;
+    if (value.is_number()) v = SaturatedInt64Of(NlohmannView(value));
+    (*sample)[name] = v ? json(*v) : json(nullptr);
+    if (!newer) continue;
+    RETURN_IF_ERROR(JudgeCounter(node, device, port, kind, name, v, at));
+    ASSIGN_STMT(up, Q("INSERT INTO counters_latest(node, device, port, kind, name, value, sampled_at, boot_id) "
+                      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) ON CONFLICT(node, device, port, kind, name) DO UPDATE SET "
+                      "value = excluded.value, sampled_at = excluded.sampled_at, boot_id = excluded.boot_id "
+                      "WHERE excluded.sampled_at >= counters_latest.sampled_at"));
+    up.Bind(1, node).Bind(2, device).Bind(3, port).Bind(4, kind).Bind(5, name).Bind(6, v).Bind(7, at);
+    up.Bind(8, ingest_boot_id_.empty() ? std::nullopt : std::optional<std::string>(ingest_boot_id_));
+    RETURN_IF_ERROR(up.Run());
+  }
+  return Status::Ok();
+}
+
+// Compares one counter with its previous reading through the counter rules:
+// a saturated counter opens a counter_saturated event (closed once it is
+// cleared), a delta past its threshold opens counter_threshold. Deltas that
+// span a reset-free gap of more than kMaxDeltaIntervals are not judged.
+Status Store::JudgeCounter(const std::string& node, const std::string& device, int64_t port, const char* kind,
+                           const std::string& name, std::optional<int64_t> v, int64_t at) {
+  const std::string where = node + "|" + device + "|" + std::to_string(port) + "|" + name;
+  std::optional<CounterReading> previous;
+  {
+    ASSIGN_STMT(prev, Q("SELECT value, sampled_at, boot_id FROM counters_latest "
+                        "WHERE node = ?1 AND device = ?2 AND port = ?3 AND kind = ?4 AND name = ?5"));
+    prev.Bind(1, node).Bind(2, device).Bind(3, port).Bind(4, kind).Bind(5, name);
+    auto row = prev.Step();
+    if (!row.ok()) return row.status();
+    if (row.value() && prev.Int(1) < at) {
+      auto pv = prev.OptInt(0);
+      previous = CounterReading{pv ? std::optional<uint64_t>(static_cast<uint64_t>(*pv)) : std::nullopt,
+                                prev.OptText(2).value_or(""), prev.Int(1)};
+    }
+    prev.Reset();
+  }
+  CounterReading current{v ? std::optional<uint64_t>(static_cast<uint64_t>(*v)) : std::nullopt, ingest_boot_id_, at};
+  CounterDelta d = ComputeCounterDelta(kind, name, previous, current);
+  if (d.kind == DeltaKind::kAbsent) return Status::Ok();
+  const std::string sat_key = "counter_saturated|" + where;
+  if (d.saturated) {
+    RETURN_IF_ERROR(OpenOrTouchEvent("counter_saturated", sat_key, node, std::nullopt, std::nullopt, device, port, name,
+                                     name + " saturated at " + std::to_string(*v) +
+                                         " — clear it to see new errors (perfquery -x -R or a counter reset)",
+                                     1, at));
+  } else {
+    RETURN_IF_ERROR(CloseEventByKey(sat_key, at));
+  }
+  auto threshold = options_.thresholds.find(name);
+  if (threshold == options_.thresholds.end() || !d.delta || !previous) return Status::Ok();
+  if (ingest_interval_ms_ > 0 && d.kind != DeltaKind::kReset && at - previous->at_ms > kMaxDeltaIntervals * ingest_interval_ms_)
+    return Status::Ok();
+  const std::string key = "counter_threshold|" + where;
+  if (*d.delta >= threshold->second) {
+    std::string detail = name + " rose by " + std::to_string(*d.delta) + " since the previous report (threshold " +
+                         std::to_string(threshold->second) + (d.kind == DeltaKind::kDelta ? "" : std::string(", ") + DeltaKindName(d.kind)) + ")";
+    return OpenOrTouchEvent("counter_threshold", key, node, std::nullopt, std::nullopt, device, port, name, detail, 1, at);
+  }
+  return CloseEventByKey(key, at);
+}
+
+Status Store::IngestProbe(const std::string& node, const ProbeInput& p, int64_t received_at,
+                          const std::string& report_id, const std::set<std::string>& failing, Stmt& ins,
+                          std::shared_ptr<const ProbeRow> row) {
+  RETURN_IF_ERROR(Fault("probe"));
+  const std::string& dst = p.target;
+  const std::string& transport = p.transport;
+  const int64_t start = p.interval_start;
+  const int64_t end = p.interval_end;
+  {
+    // Every string bound here outlives ins.Run() below, so none is copied.
+    ins.BindUncopied(1, report_id).BindUncopied(2, node).BindUncopied(3, dst).BindUncopied(4, transport);
+    ins.BindUncopied(5, p.local_device).Bind(6, p.local_port);
+    ins.BindUncopied(7, p.remote_host).Bind(8, start).Bind(9, end);
+    ins.Bind(10, p.sent).Bind(11, p.received).Bind(12, p.lost);
+    ins.Bind(13, p.loss_ratio).Bind(14, p.rtt_count);
+    ins.Bind(15, p.rtt_min).Bind(16, p.rtt_avg).Bind(17, p.rtt_p50).Bind(18, p.rtt_p90);
+    ins.Bind(19, p.rtt_p99).Bind(20, p.rtt_p999).Bind(21, p.rtt_max);
+    ins.Bind(22, p.network_p50).Bind(23, p.network_p99).Bind(24, p.responder_p50).Bind(25, p.responder_p99);
+    ins.Bind(26, p.read_p50).Bind(27, p.read_p99).Bind(28, p.error_count);
+    ins.BindUncopied(29, p.errors_by_status_json);
+    ins.BindUncopied(30, p.rail).BindUncopied(31, p.remote_device);
+    ins.Bind(32, p.remote_port).BindUncopied(33, p.not_run);
+    RETURN_IF_ERROR(ins.Run());
+    pending_rows_.push_back(row ? std::move(row)
+                                : std::make_shared<const ProbeRow>(ProbeRowFromInput(node, p, ingest_report_id_)));
+  }
+  // Rollups are built per closed slice (store_rollup.cpp); a summary for a
+  // slice already rolled is added to them here.
+  if (end < rollup_through_ms_) RETURN_IF_ERROR(AddLateSummaryToRollups(node, p));
+  for (const WcErrorInput& e : p.errors) {
+    RETURN_IF_ERROR(Fault("wc_error"));
+    ASSIGN_STMT(ins, Q("INSERT INTO wc_errors(report_id, src, dst, transport, status, status_name, vendor_err, opcode, "
+                       "wall_ms, after_ms, explanation, received_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, "
+                       "?11, ?12)"));
+    ins.Bind(1, report_id).Bind(2, node).Bind(3, dst).Bind(4, transport).Bind(5, e.status);
+    ins.Bind(6, e.status_name).Bind(7, e.vendor_err).Bind(8, e.opcode);
+    ins.Bind(9, e.wall_ms).Bind(10, e.after_ms).Bind(11, e.explanation);
+    ins.Bind(12, received_at);
+    RETURN_IF_ERROR(ins.Run());
+  }
+  for (const auto& [name, n] : p.error_counts) {
+    if (n == 0) continue;
+    {
+      ASSIGN_STMT(up, Q("INSERT INTO wc_error_totals(node, status, count) VALUES (?1, ?2, ?3) "
+                        "ON CONFLICT(node, status) DO UPDATE SET count = count + excluded.count"));
+      up.Bind(1, node).Bind(2, name).Bind(3, n);
+      RETURN_IF_ERROR(up.Run());
+    }
+    const std::string key = "wc_error|" + node + "|" + dst + "|" + transport + "|" + name;
+    std::string detail = std::to_string(n) + " failed completion(s) to " + dst + " over " + transport;
+    auto explanation = p.first_explanation.find(name);
+    if (explanation != p.first_explanation.end() && !explanation->second.empty()) detail += ": " + explanation->second;
+    RETURN_IF_ERROR(OpenOrTouchEvent("wc_error", key, node, dst, transport, std::nullopt, std::nullopt, name, detail,
+                                     n, start));
+  }
+  if (p.error_count == 0 && p.received > 0 && !failing.count(dst + "|" + transport))
+    RETURN_IF_ERROR(CloseWcEvents(node, dst, transport, end));
+  return Status::Ok();
+}
+
+}  // namespace rdmascope::collector

@@ -1,0 +1,331 @@
+// Store: upkeep of the read snapshot (read_snapshot.h). Runs on the writer's
+// side, under mu_: the probe rows a commit wrote come from memory, the state
+// of the nodes it touched from keyed lookups; never a scan of the history.
+#include <algorithm>
+#include <functional>
+
+#include "collector/store/probe_row_sql.h"
+#include "collector/store/store.h"
+#include "collector/store/store_rows.h"
+
+namespace rdmascope::collector {
+
+using nlohmann::json;
+
+namespace {
+// At open, pairs whose newest summary ended more than this before the newest
+// summary stored are not loaded (they come back with their next report).
+constexpr int64_t kLoadLookbackMs = 3600LL * 1000;
+
+// Steps s (selecting kProbeRowColumns first) to its end, handing each row to
+// apply; the rows of one report share its id string. Resets s.
+Status ForEachProbeRow(Stmt& s, const std::function<Status(std::shared_ptr<const ProbeRow>)>& apply) {
+  std::shared_ptr<const std::string> id;
+  Status out = Status::Ok();
+  for (;;) {
+    auto r = s.Step();
+    if (!r.ok()) {
+      out = r.status();
+      break;
+    }
+    if (!r.value()) break;
+    auto row = std::make_shared<const ProbeRow>(ProbeRowFromStmt(s, id));
+    id = row->report_id;
+    if (out = apply(std::move(row)); !out.ok()) break;
+  }
+  s.Reset();
+  return out;
+}
+}  // namespace
+
+Result<std::string> Store::LeafSwitch(const std::string& name) {
+  // The node's own neighbour report, else a sweep's switch port whose remote
+  // is one of the node's adapters (node GUIDs joined).
+  auto q = Q("SELECT COALESCE("
+             "(SELECT switch_guid FROM node_neighbours nn WHERE nn.node = ?1 AND nn.switch_type = 'Switch' "
+             " ORDER BY nn.device, nn.port LIMIT 1), "
+             "(SELECT fp.guid FROM ports p JOIN fabric_ports fp "
+             "   ON fp.remote_guid = '0x' || lower(replace(p.node_guid, ':', '')) "
+             " JOIN fabric_nodes fn ON fn.guid = fp.guid AND fn.type = 'Switch' "
+             " WHERE p.node = ?1 ORDER BY p.device, p.port LIMIT 1), '')");
+  if (!q.ok()) return q.status();
+  Stmt& s = *q.value();
+  s.Bind(1, name);
+  auto r = s.Step();
+  if (!r.ok()) return r.status();
+  std::string leaf = s.Text(0);
+  s.Reset();
+  return leaf;
+}
+
+Result<std::shared_ptr<NodeState>> Store::LoadNodeState(const std::string& name) {
+  auto st = std::make_shared<NodeState>();
+  {
+    auto q = Q("SELECT labels, interval_s, last_generated_at, last_report_at FROM nodes WHERE name = ?1");
+    if (!q.ok()) return q.status();
+    Stmt& s = *q.value();
+    s.Bind(1, name);
+    auto r = s.Step();
+    if (!r.ok()) return r.status();
+    if (!r.value()) return std::shared_ptr<NodeState>();  // not a reporting node
+    st->name = name;
+    st->labels = json::parse(s.Text(0), nullptr, /*allow_exceptions=*/false);
+    st->interval_s = s.OptReal(1);
+    st->last_generated_at = s.Int(2);
+    st->last_report_at = s.Int(3);
+    s.Reset();
+  }
+  auto leaf = LeafSwitch(name);
+  if (!leaf.ok()) return leaf.status();
+  st->leaf_switch = leaf.value();
+  struct Part {
+    json NodeState::*member;
+    const char* sql;
+  };
+  static const Part kParts[] = {
+      {&NodeState::ports, "SELECT node, device, port, state, link_layer, lid, gids AS gids_json, active_mtu, rate_gbps "
+                          "FROM ports WHERE node = ?1 ORDER BY device, port"},
+      {&NodeState::counters, "SELECT node, device, port, kind, name, value FROM counters_latest WHERE node = ?1 AND "
+                             "value IS NOT NULL ORDER BY device, port, kind, name"},
+      {&NodeState::wc_totals, "SELECT node, status, count FROM wc_error_totals WHERE node = ?1 ORDER BY status"},
+  };
+  for (const Part& p : kParts) {
+    auto q = Q(p.sql);
+    if (!q.ok()) return q.status();
+    q.value()->Bind(1, name);
+    auto rows = Rows(*q.value());
+    if (!rows.ok()) return rows.status();
+    (*st).*(p.member) = std::move(rows).value();
+  }
+  return st;
+}
+
+Result<json> Store::SelectRows(const char* sql) {
+  auto q = Q(sql);
+  if (!q.ok()) return q.status();
+  return Rows(*q.value());
+}
+
+Status Store::LoadEventsOpen() {
+  auto rows = SelectRows("SELECT kind, COUNT(*) AS n FROM events WHERE ended_at IS NULL GROUP BY kind");
+  if (!rows.ok()) return rows.status();
+  snapshot_.SetEventsOpen(std::move(rows).value());
+  return Status::Ok();
+}
+
+Status Store::LoadDiagnosesOpen() {
+  auto rows = SelectRows("SELECT scope, kind, COUNT(*) AS n FROM diagnoses WHERE closed_at IS NULL GROUP BY scope, kind");
+  if (!rows.ok()) return rows.status();
+  snapshot_.SetDiagnosesOpen(std::move(rows).value());
+  return Status::Ok();
+}
+
+Status Store::LoadFabricParts() {
+  struct Part {
+    const char* name;
+    const char* sql;
+  };
+  static const Part kParts[] = {
+      {"fabric_links", "SELECT (gone_at IS NULL) AS up, COUNT(*) AS n FROM fabric_links GROUP BY up"},
+      {"fabric_nodes", "SELECT type, COUNT(*) AS n FROM fabric_nodes GROUP BY type"},
+      {"fabric_ports", "SELECT p.guid, p.port, COALESCE(n.description, '') AS description, "
+                       "COALESCE(r.description, '') AS peer, p.counters AS counters_json FROM fabric_ports p "
+                       "LEFT JOIN fabric_nodes n ON n.guid = p.guid LEFT JOIN fabric_nodes r ON r.guid = p.remote_guid "
+                       "WHERE p.counters <> '{}'"},
+  };
+  json parts = json::object();
+  for (const Part& p : kParts) {
+    auto q = Q(p.sql);
+    if (!q.ok()) return q.status();
+    auto rows = Rows(*q.value());
+    if (!rows.ok()) return rows.status();
+    parts[p.name] = std::move(rows).value();
+  }
+  snapshot_.SetFabric(std::move(parts));
+  return Status::Ok();
+}
+
+void Store::CapDestinations(NodeState& st, size_t before) {
+  // Only a commit that added pairs can take a node over the cap: the check
+  // costs nothing while a node's destinations stay the same.
+  if (st.pairs.size() <= before) return;
+  const size_t dropped = st.KeepNewestDestinations(options_.max_destinations_per_node);
+  if (dropped > 0 && options_.log)
+    options_.log("node " + st.name.substr(0, 128) + " named more than " +
+                 std::to_string(options_.max_destinations_per_node) + " probe destinations: the " +
+                 std::to_string(dropped) +
+                 " reported least recently left memory (their summaries stay in the database; "
+                 "--max-destinations-per-node)");
+}
+
+Status Store::LoadSnapshot() {
+  std::map<std::string, std::shared_ptr<NodeState>> states;
+  {
+    auto q = Q("SELECT name FROM nodes");
+    if (!q.ok()) return q.status();
+    std::vector<std::string> names;
+    for (;;) {
+      auto r = q.value()->Step();
+      if (!r.ok()) return r.status();
+      if (!r.value()) break;
+      names.push_back(q.value()->Text(0));
+    }
+    q.value()->Reset();
+    for (const std::string& name : names) {
+      auto st = LoadNodeState(name);
+      if (!st.ok()) return st.status();
+      if (st.value()) states[name] = std::move(st).value();
+    }
+  }
+  // The newest summary, and the newest that ran, of each (src, dst, rail, transport).
+  static const std::string kNewest = std::string("SELECT ") + kProbeRowColumns +
+                                     ", MAX(interval_end) FROM probe_summaries WHERE interval_end >= "
+                                     "(SELECT COALESCE(MAX(interval_end), 0) FROM probe_summaries) - ?1 ";
+  static const std::string kGroup = " GROUP BY src, dst, rail, transport";
+  static const std::string kAny = kNewest + kGroup, kRun = kNewest + "AND not_run IS NULL" + kGroup;
+  for (const std::string* sql : {&kAny, &kRun}) {
+    auto q = Q(sql->c_str());
+    if (!q.ok()) return q.status();
+    Stmt& s = *q.value();
+    s.Bind(1, kLoadLookbackMs);
+    Status st = ForEachProbeRow(s, [&states](std::shared_ptr<const ProbeRow> row) {
+      auto it = states.find(*row->src);
+      if (it != states.end()) it->second->Apply(std::move(row));
+      return Status::Ok();
+    });
+    if (!st.ok()) return st;
+  }
+  if (Status s = LoadEventsOpen(); !s.ok()) return s;
+  if (Status s = LoadDiagnosesOpen(); !s.ok()) return s;
+  if (Status s = LoadFabricParts(); !s.ok()) return s;
+  snapshot_.Clear();
+  for (auto& [name, st] : states) {
+    CapDestinations(*st, 0);
+    snapshot_.PutNode(std::move(st));
+  }
+  snapshot_dirty_ = false;
+  return Status::Ok();
+}
+
+std::vector<std::shared_ptr<const NodeState>> Store::TakeReplacedStates() {
+  std::vector<std::shared_ptr<const NodeState>> out;
+  std::lock_guard<std::mutex> lock(mu_);
+  out.swap(replaced_);
+  return out;
+}
+
+void Store::WaitForPublishedSnapshot() {
+  std::unique_lock<std::mutex> lock(publish_mu_);
+  publish_cv_.wait(lock, [&] { return publishes_owed_ == 0; });
+}
+
+void Store::PublishSnapshot(SnapshotUpdate& update) {
+  if (!update.pending) return;
+  std::vector<std::shared_ptr<const NodeState>> replaced;
+  {
+    std::map<std::string_view, NodeState*> by_name;
+    for (const auto& st : update.states) by_name[st->name] = st.get();
+    for (std::shared_ptr<const ProbeRow>& row : update.rows) {
+      auto it = by_name.find(*row->src);
+      if (it != by_name.end()) it->second->Apply(std::move(row));
+    }
+    // Earlier updates are published (one thread, commit order), so each
+    // node's published pairs hold every older commit's.
+    for (std::shared_ptr<NodeState>& st : update.states) {
+      size_t before = 0;
+      if (auto old = snapshot_.Node(st->name)) {
+        before = old->pairs.size();
+        st->MergeOlder(old->pairs);
+        replaced.push_back(std::move(old));
+      }
+      CapDestinations(*st, before);
+      snapshot_.PutNode(std::move(st));
+    }
+  }
+  update = SnapshotUpdate{};
+  replaced.clear();  // the replaced states are freed here, not on the writer
+  {
+    std::lock_guard<std::mutex> lock(publish_mu_);
+    --publishes_owed_;
+  }
+  publish_cv_.notify_all();
+}
+
+void Store::RefreshSnapshot(const std::set<std::string>& nodes, bool fabric_changed, SnapshotUpdate* deferred) {
+  std::vector<std::shared_ptr<const ProbeRow>> rows = std::move(pending_rows_);
+  pending_rows_.clear();
+  if (deferred && !snapshot_dirty_ && !fabric_changed) {
+    // The reads of the SQL connection here; the rest in PublishSnapshot.
+    auto read = [&]() -> Status {
+      std::set<std::string> names = nodes;
+      for (const auto& row : rows) names.insert(*row->src);
+      for (const std::string& name : names) {
+        auto st = LoadNodeState(name);
+        if (!st.ok()) return st.status();
+        if (st.value()) deferred->states.push_back(std::move(st).value());
+      }
+      return LoadEventsOpen();
+    };
+    if (read().ok()) {
+      deferred->rows = std::move(rows);
+      deferred->pending = true;
+      std::lock_guard<std::mutex> lock(publish_mu_);
+      ++publishes_owed_;
+    } else {
+      deferred->states.clear();
+      snapshot_dirty_ = true;  // rebuilt whole at the next commit
+    }
+    return;
+  }
+  WaitForPublishedSnapshot();
+  auto refresh = [&]() -> Status {
+    if (snapshot_dirty_) return LoadSnapshot();
+    std::map<std::string, std::shared_ptr<NodeState>> fresh;
+    std::vector<std::pair<NodeState*, std::shared_ptr<const NodeState>>> older;  // fresh state, its published one
+    auto state_of = [&](const std::string& name) -> Result<NodeState*> {
+      auto it = fresh.find(name);
+      if (it != fresh.end()) return it->second.get();
+      auto st = LoadNodeState(name);
+      if (!st.ok()) return st.status();
+      if (!st.value()) return static_cast<NodeState*>(nullptr);
+      NodeState* state = (fresh[name] = std::move(st).value()).get();
+      if (auto old = snapshot_.Node(name)) older.emplace_back(state, std::move(old));
+      return state;
+    };
+    for (const std::string& name : nodes)
+      if (auto st = state_of(name); !st.ok()) return st.status();
+    for (std::shared_ptr<const ProbeRow>& row : rows) {
+      auto st = state_of(*row->src);
+      if (!st.ok()) return st.status();
+      if (st.value()) st.value()->Apply(std::move(row));
+    }
+    for (auto& [state, old] : older) state->MergeOlder(old->pairs);
+    for (auto& entry : fresh) {
+      const auto* state = entry.second.get();  // a structured binding cannot be captured before C++20
+      auto it = std::find_if(older.begin(), older.end(), [state](const auto& o) { return o.first == state; });
+      CapDestinations(*entry.second, it == older.end() ? 0 : it->second->pairs.size());
+    }
+    if (fabric_changed) {
+      // A sweep can move any node's leaf switch.
+      for (const auto& n : snapshot_.Take().nodes) {
+        if (fresh.count(n->name)) continue;
+        auto leaf = LeafSwitch(n->name);
+        if (!leaf.ok()) return leaf.status();
+        if (leaf.value() == n->leaf_switch) continue;
+        auto st = std::make_shared<NodeState>(*n);
+        st->leaf_switch = leaf.value();
+        fresh[n->name] = std::move(st);
+      }
+      if (Status st = LoadFabricParts(); !st.ok()) return st;
+    }
+    if (Status st = LoadEventsOpen(); !st.ok()) return st;
+    for (auto& [name, st] : fresh) snapshot_.PutNode(std::move(st));
+    for (auto& [state, old] : older) replaced_.push_back(std::move(old));
+    return Status::Ok();
+  };
+  // The commit stands either way; a snapshot that could not follow is rebuilt
+  // whole at the next commit.
+  snapshot_dirty_ = !refresh().ok();
+}
+
+}  // namespace rdmascope::collector

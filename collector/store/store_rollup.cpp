@@ -1,0 +1,331 @@
+// Probe rollups (probe_minute, probe_hourly) built from the raw summaries once
+// per closed slice of time, and the path for summaries that arrive after
+// their slice was rolled. Contract in schemas/migrations/0006_probe_minute.sql,
+// but for probe_hourly: it holds the whole minutes below rollup_marks'
+// 'probe_hourly' (saved with the minute mark of its step, 'probe_hourly_at'),
+// which trails the minute mark by up to ten minutes.
+#include <algorithm>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "collector/store/store.h"
+#include "collector/store/store_status_macros.h"
+
+namespace rdmascope::collector {
+
+namespace {
+
+constexpr int64_t kMinuteMs = 60LL * 1000;
+constexpr int64_t kHourMs = 3600LL * 1000;
+// Completed minutes reach probe_hourly in stretches this long (a divisor of
+// the hour): each stretch upserts one row per (pair, hour) under the store's
+// lock, 80,000 rows at 2,000 nodes, so per minute that cost the ingest a
+// stall every minute; per ten minutes it is a tenth.
+constexpr int64_t kHourlyMergeMs = 10 * kMinuteMs;
+
+int64_t FloorTo(int64_t t, int64_t unit) { return t >= 0 ? t / unit * unit : -((-t + unit - 1) / unit) * unit; }
+
+// Sums that cannot fail. SQLite's SUM() raises "integer overflow" (and a
+// failing slice would hold the rollup mark, and with it the raw retention);
+// the validator bounds each count to 2^40, yet enough summaries of one pair
+// in one minute still add up past 2^63. So sums are TOTAL()s (floating point,
+// exact below 2^53) and every sum and merge is capped at 2^62: a merge of two
+// capped values still fits (SQLite's + turns to floating point on overflow,
+// and MIN() brings it back to the integer cap).
+#define SUM_CAP "4611686018427387904"
+#define SAT_SUM(X) "CAST(MIN(TOTAL(" X "), " SUM_CAP ".0) AS INTEGER)"
+#define SAT_MERGE(C) C " = MIN(" C " + excluded." C ", " SUM_CAP ")"
+
+// The measures both rollups add up, in the order their columns take them.
+#define ROLLUP_MEASURES "intervals, sent, received, lost, error_count, rtt_p50_sum, rtt_p50_n, rtt_p99_max, rtt_max"
+#define ROLLUP_MERGE                                                                                        \
+  " DO UPDATE SET " SAT_MERGE("intervals") ", " SAT_MERGE("sent") ", " SAT_MERGE("received") ", "           \
+  SAT_MERGE("lost") ", " SAT_MERGE("error_count") ", rtt_p50_sum = rtt_p50_sum + excluded.rtt_p50_sum, "   \
+  SAT_MERGE("rtt_p50_n") ", "                                                                              \
+  "rtt_p99_max = MAX(COALESCE(rtt_p99_max, excluded.rtt_p99_max), COALESCE(excluded.rtt_p99_max, rtt_p99_max)), " \
+  "rtt_max = MAX(COALESCE(rtt_max, excluded.rtt_max), COALESCE(excluded.rtt_max, rtt_max))"
+
+// The measures of a slice's raw summaries, in ROLLUP_MEASURES order.
+#define SLICE_MEASURES                                                                                   \
+  "COUNT(*), " SAT_SUM("sent") ", " SAT_SUM("received") ", " SAT_SUM("lost") ", " SAT_SUM("error_count") \
+  ", TOTAL(rtt_p50), COUNT(rtt_p50), MAX(rtt_p99), MAX(rtt_max)"
+
+// The hours of the minutes in [FROM, TO) of probe_minute, summed, in
+// ROLLUP_MEASURES order after (src, dst, transport, hour).
+#define HOURS_OF_MINUTES(FROM, TO)                                                                    \
+  "SELECT src, dst, transport, minute / 3600000 * 3600000, " SAT_SUM("intervals") ", " SAT_SUM("sent") ", " \
+  SAT_SUM("received") ", " SAT_SUM("lost") ", " SAT_SUM("error_count") ", TOTAL(rtt_p50_sum), "              \
+  SAT_SUM("rtt_p50_n") ", MAX(rtt_p99_max), MAX(rtt_max) "                                                   \
+  "FROM probe_minute WHERE minute >= " FROM " AND minute < " TO " GROUP BY 1, 2, 3, 4"
+
+// One late summary added to its minute or its hour: ?1 src, ?2 dst,
+// ?3 transport, ?4 period, then ?5.. its measures (Store::AddOneLateSummary).
+#define UPSERT_ONE(TABLE, PERIOD)                                                               \
+  "INSERT INTO " TABLE "(src, dst, transport, " PERIOD ", " ROLLUP_MEASURES ") "                 \
+  "VALUES (?1, ?2, ?3, ?4, 1, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12) ON CONFLICT(src, dst, transport, " PERIOD ")" ROLLUP_MERGE
+constexpr const char* kMinuteUpsertOne = UPSERT_ONE("probe_minute", "minute");
+constexpr const char* kHourlyUpsertOne = UPSERT_ONE("probe_hourly", "hour");
+
+// One rollup row's worth (of a minute or an hour), as grouped on a read connection.
+struct Rollup {
+  std::string src, dst, transport;
+  int64_t period, intervals, sent, received, lost, error_count;
+  double rtt_p50_sum;
+  int64_t rtt_p50_n;
+  std::optional<double> rtt_p99_max, rtt_max;
+};
+
+// Steps q (selecting src, dst, transport, period, then ROLLUP_MEASURES) to its end.
+Status ReadRollups(Stmt& q, std::vector<Rollup>* out) {
+  for (;;) {
+    auto r = q.Step();
+    if (!r.ok()) return r.status();
+    if (!r.value()) return Status::Ok();
+    out->push_back({q.Text(0), q.Text(1), q.Text(2), q.Int(3), q.Int(4), q.Int(5), q.Int(6), q.Int(7), q.Int(8),
+                    q.Real(9), q.Int(10), q.OptReal(11), q.OptReal(12)});
+  }
+}
+
+// Runs up (an upsert taking src, dst, transport, period, then
+// ROLLUP_MEASURES) once per row.
+Status WriteRollups(Stmt& up, const std::vector<Rollup>& rows) {
+  for (const Rollup& g : rows) {
+    up.Reset();
+    up.Bind(1, g.src).Bind(2, g.dst).Bind(3, g.transport).Bind(4, g.period).Bind(5, g.intervals);
+    up.Bind(6, g.sent).Bind(7, g.received).Bind(8, g.lost).Bind(9, g.error_count).Bind(10, g.rtt_p50_sum);
+    up.Bind(11, g.rtt_p50_n).Bind(12, g.rtt_p99_max).Bind(13, g.rtt_max);
+    if (Status s = up.Run(); !s.ok()) return s;
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status Store::LoadRollupMark() {
+  auto q = Q("SELECT name, through_ms FROM rollup_marks WHERE name IN ('probe_minute', 'probe_hourly', "
+             "'probe_hourly_at')");
+  if (!q.ok()) return q.status();
+  std::map<std::string, int64_t> marks;
+  for (;;) {
+    auto row = q.value()->Step();
+    if (!row.ok()) return row.status();
+    if (!row.value()) break;
+    marks[q.value()->Text(0)] = q.value()->Int(1);
+  }
+  q.value()->Reset();
+  rollup_through_ms_ = marks.count("probe_minute") ? marks["probe_minute"] : 0;
+  // The hourly mark holds when it was saved with the minute mark as it
+  // stands ('probe_hourly_at'). Otherwise (none yet, or a version that
+  // merges each minute as it completes has run since) every whole minute
+  // below the minute mark is merged.
+  hourly_through_ms_ = FloorTo(rollup_through_ms_, kMinuteMs);
+  if (marks.count("probe_hourly") && marks.count("probe_hourly_at") && marks["probe_hourly_at"] == rollup_through_ms_)
+    hourly_through_ms_ = std::min(hourly_through_ms_, marks["probe_hourly"]);
+  return Status::Ok();
+}
+
+int64_t Store::RollupThroughMs() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return rollup_through_ms_;
+}
+
+Result<int64_t> Store::RollupStep(int64_t now_ms, const RetentionPolicy& policy) {
+  return RollOrSkip(now_ms, policy, /*skip=*/false);
+}
+
+Result<int64_t> Store::SkipRollupStep(int64_t now_ms, const RetentionPolicy& policy) {
+  return RollOrSkip(now_ms, policy, /*skip=*/true);
+}
+
+Result<int64_t> Store::RollOrSkip(int64_t now_ms, const RetentionPolicy& policy, bool skip) {
+  int64_t mark = 0, start = 0, new_mark = 0, read_through_id = 0, hourly_from = 0, hourly_to = 0;
+  bool slice = false, hourly_pinned = false;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    const int64_t closed_until = FloorTo(now_ms - policy.rollup_grace_ms, policy.rollup_slice_ms);
+    mark = new_mark = rollup_through_ms_;
+    // The whole stretches of minutes the mark completed in earlier steps:
+    // no slice adds to them any more, only late summaries.
+    hourly_from = hourly_through_ms_;
+    hourly_to = FloorTo(mark, kHourlyMergeMs);
+    const bool hourly = hourly_from < hourly_to && hourly_reading_to_ == 0;
+    const bool closed = mark + policy.rollup_slice_ms <= closed_until;
+    if (!closed && !hourly) return int64_t{0};
+
+    if (closed) {
+      // Skip time with no raw summaries: the next slice holding one, or, when
+      // no summary lies past the mark, everything closed.
+      start = closed_until;
+      ASSIGN_STMT(first, Q("SELECT MIN(interval_end) FROM probe_summaries WHERE interval_end >= ?1"));
+      first.Bind(1, mark);
+      auto row = first.Step();
+      if (!row.ok()) return row.status();
+      if (auto end = first.OptInt(0)) start = std::min(closed_until, FloorTo(*end, policy.rollup_slice_ms));
+      first.Reset();
+      slice = start + policy.rollup_slice_ms <= closed_until;
+      new_mark = slice ? start + policy.rollup_slice_ms : closed_until;
+      if (slice && !skip) {
+        ASSIGN_STMT(last, Q("SELECT COALESCE(MAX(id), 0) FROM probe_summaries"));
+        auto r = last.Step();
+        if (!r.ok()) return r.status();
+        read_through_id = last.Int(0);
+        last.Reset();
+      }
+    }
+    // A skip passes over the slice alone when there is one (the minutes
+    // are merged by the next step), else over the minutes.
+    if (skip && closed) hourly_to = hourly_from;
+    if (hourly && !skip) hourly_pinned = PinRollupReader();
+    if (hourly_pinned) {
+      // From here on, a late summary in these minutes is not in the pinned
+      // read: it is owed to probe_hourly and added below.
+      hourly_reading_from_ = hourly_from;
+      hourly_reading_to_ = hourly_to;
+      hourly_owed_.clear();
+    } else if (!hourly) {
+      hourly_to = hourly_from;  // nothing to merge in this step
+    }
+  }
+  // Whatever happens below, the read of the minutes ends with the step.
+  struct EndHourlyRead {
+    Store* store;
+    bool pinned;
+    ~EndHourlyRead() {
+      if (!pinned) return;
+      (void)store->rollup_reader_->Exec("ROLLBACK");
+      std::lock_guard<std::mutex> lock(store->mu_);
+      store->hourly_reading_to_ = store->hourly_reading_from_ = 0;
+      store->hourly_owed_.clear();
+    }
+  } end_hourly_read{this, hourly_pinned};
+
+  // The slice's summaries stored so far (id up to read_through_id), grouped
+  // into minutes on a read connection, without the store's lock: reading
+  // and grouping is most of a slice's cost. When that read fails, the
+  // whole slice is grouped under the lock below instead.
+  std::vector<Rollup> grouped;
+  if (slice && !skip) {
+    auto read = History([&](Db& db) -> Result<nlohmann::json> {
+      auto q = db.Prepare("SELECT src, dst, transport, interval_end / 60000 * 60000, " SLICE_MEASURES
+                          " FROM probe_summaries WHERE interval_end >= ?1 AND interval_end < ?2 AND id <= ?3 "
+                          "GROUP BY 1, 2, 3, 4");
+      if (!q.ok()) return q.status();
+      q.value().Bind(1, start).Bind(2, new_mark).Bind(3, read_through_id);
+      if (Status st = ReadRollups(q.value(), &grouped); !st.ok()) return st;
+      return nlohmann::json();
+    });
+    if (!read.ok()) {
+      grouped.clear();
+      read_through_id = 0;
+    }
+  }
+  // The completed minutes summed into hours, on the reader pinned under the
+  // lock above. When that read fails, they are summed under the lock below.
+  std::vector<Rollup> hours;
+  bool hours_read = false;
+  if (hourly_pinned) {
+    auto q = rollup_reader_->Prepare(HOURS_OF_MINUTES("?1", "?2"));
+    if (q.ok()) {
+      q.value().Bind(1, hourly_from).Bind(2, hourly_to);
+      hours_read = ReadRollups(q.value(), &hours).ok();
+    }
+    if (!hours_read) hours.clear();
+  }
+  if (rollup_read_hook_) rollup_read_hook_();
+
+  std::lock_guard<std::mutex> lock(mu_);
+  if (rollup_through_ms_ != mark || hourly_through_ms_ != hourly_from)
+    return int64_t{1};  // rolled meanwhile: the caller asks again
+  Transaction tx(db_);
+  RETURN_IF_ERROR(tx.Begin());
+  if (slice && !skip) {
+    ASSIGN_STMT(up, Q("INSERT INTO probe_minute(src, dst, transport, minute, " ROLLUP_MEASURES ") "
+                      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13) "
+                      "ON CONFLICT(src, dst, transport, minute)" ROLLUP_MERGE));
+    RETURN_IF_ERROR(WriteRollups(up, grouped));
+    // What was stored in the slice after the read: below the old mark it
+    // was not added as late, so it is added here.
+    ASSIGN_STMT(rest, Q("INSERT INTO probe_minute(src, dst, transport, minute, " ROLLUP_MEASURES ") "
+                        "SELECT src, dst, transport, interval_end / 60000 * 60000, " SLICE_MEASURES
+                        " FROM probe_summaries WHERE interval_end >= ?1 AND interval_end < ?2 AND id > ?3 "
+                        "GROUP BY 1, 2, 3, 4 ON CONFLICT(src, dst, transport, minute)" ROLLUP_MERGE));
+    rest.Bind(1, start).Bind(2, new_mark).Bind(3, read_through_id);
+    RETURN_IF_ERROR(rest.Run());
+  }
+  if (hourly_from < hourly_to && !skip) {
+    if (hours_read) {
+      ASSIGN_STMT(up, Q("INSERT INTO probe_hourly(src, dst, transport, hour, " ROLLUP_MEASURES ") "
+                        "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13) "
+                        "ON CONFLICT(src, dst, transport, hour)" ROLLUP_MERGE));
+      RETURN_IF_ERROR(WriteRollups(up, hours));
+      for (const LateSummary& o : hourly_owed_) RETURN_IF_ERROR(AddOneLateSummary(kHourlyUpsertOne, o));
+    } else {
+      ASSIGN_STMT(hour, Q("INSERT INTO probe_hourly(src, dst, transport, hour, " ROLLUP_MEASURES ") " HOURS_OF_MINUTES(
+          "?1", "?2") " ON CONFLICT(src, dst, transport, hour)" ROLLUP_MERGE));
+      hour.Bind(1, hourly_from).Bind(2, hourly_to);
+      RETURN_IF_ERROR(hour.Run());
+    }
+  }
+  {
+    ASSIGN_STMT(save, Q("INSERT INTO rollup_marks(name, through_ms) VALUES ('probe_minute', ?1), ('probe_hourly', ?2), "
+                        "('probe_hourly_at', ?1) ON CONFLICT(name) DO UPDATE SET through_ms = excluded.through_ms"));
+    save.Bind(1, new_mark).Bind(2, hourly_to);
+    RETURN_IF_ERROR(save.Run());
+  }
+  RETURN_IF_ERROR(tx.Commit());
+  rollup_through_ms_ = new_mark;
+  hourly_through_ms_ = hourly_to;
+  return int64_t{1};
+}
+
+bool Store::PinRollupReader() {
+  if (options_.path == ":memory:") return false;
+  if (!rollup_reader_) {
+    auto db = Db::OpenReadOnly(options_.path);
+    if (!db.ok()) return false;
+    sqlite3_busy_timeout(db.value().raw(), options_.busy_timeout_ms);
+    rollup_reader_ = std::make_unique<Db>(std::move(db).value());
+  }
+  // A read transaction sees the database as of its first read.
+  if (!rollup_reader_->Exec("BEGIN").ok()) return false;
+  if (rollup_reader_->Exec("SELECT 1 FROM rollup_marks LIMIT 1").ok()) return true;
+  (void)rollup_reader_->Exec("ROLLBACK");
+  return false;
+}
+
+Status Store::AddOneLateSummary(const char* upsert, const LateSummary& o) {
+  ASSIGN_STMT(up, Q(upsert));
+  up.Bind(1, o.src).Bind(2, o.dst).Bind(3, o.transport).Bind(4, o.period).Bind(5, o.sent).Bind(6, o.received);
+  up.Bind(7, o.lost).Bind(8, o.error_count).Bind(9, o.rtt_p50.value_or(0.0));
+  up.Bind(10, static_cast<int64_t>(o.rtt_p50 ? 1 : 0)).Bind(11, o.rtt_p99).Bind(12, o.rtt_max);
+  return up.Run();
+}
+
+void Store::OweCommittedLateSummaries() {
+  hourly_owed_.insert(hourly_owed_.end(), std::make_move_iterator(pending_owed_.begin()),
+                      std::make_move_iterator(pending_owed_.end()));
+  pending_owed_.clear();
+}
+
+void Store::SetRollupReadHook(std::function<void()> hook) { rollup_read_hook_ = std::move(hook); }
+
+Status Store::AddLateSummaryToRollups(const std::string& src, const ProbeInput& s) {
+  const int64_t end = s.interval_end;
+  const int64_t minute = FloorTo(end, kMinuteMs);
+  LateSummary o{src, s.target, s.transport, minute, s.sent, s.received, s.lost, s.error_count,
+                s.rtt_p50, s.rtt_p99, s.rtt_max};
+  RETURN_IF_ERROR(AddOneLateSummary(kMinuteUpsertOne, o));
+  o.period = FloorTo(end, kHourMs);
+  // A minute not yet merged reaches its hour with the step that merges it;
+  // one being read for that step now is owed to it once this commits (not
+  // added here: should that step fail, the next one reads this summary from
+  // probe_minute).
+  if (minute < hourly_through_ms_) return AddOneLateSummary(kHourlyUpsertOne, o);
+  if (minute >= hourly_reading_from_ && minute < hourly_reading_to_) pending_owed_.push_back(std::move(o));
+  return Status::Ok();
+}
+
+}  // namespace rdmascope::collector

@@ -1,0 +1,50 @@
+// Store::DatabaseSpace and Store::ReleaseFreePages: the file's free pages,
+// and handing those beyond a reserve back to the file system.
+#include <algorithm>
+
+#include "collector/store/store.h"
+
+namespace rdmascope::collector {
+
+namespace {
+
+constexpr int64_t kAutoVacuumIncremental = 2;  // PRAGMA auto_vacuum: 0 none, 1 full, 2 incremental
+
+// The caller holds the store lock.
+Result<Store::Space> ReadSpace(Db& db) {
+  Store::Space s;
+  for (auto [pragma, out] : {std::pair{"page_size", &s.page_size}, std::pair{"page_count", &s.pages},
+                             std::pair{"freelist_count", &s.free_pages}}) {
+    auto v = db.QueryInt(std::string("PRAGMA ") + pragma);
+    if (!v.ok()) return v.status();
+    *out = v.value();
+  }
+  auto mode = db.QueryInt("PRAGMA auto_vacuum");
+  if (!mode.ok()) return mode.status();
+  s.releasable = mode.value() == kAutoVacuumIncremental;
+  return s;
+}
+
+}  // namespace
+
+Result<Store::Space> Store::DatabaseSpace() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return ReadSpace(db_);
+}
+
+Result<int64_t> Store::ReleaseFreePages(int64_t max_pages) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto before = ReadSpace(db_);
+  if (!before.ok()) return before.status();
+  const Space& s = before.value();
+  const int64_t excess = s.free_pages - s.pages / kFreePageReserveDivisor;
+  if (!s.releasable || excess <= 0 || max_pages <= 0) return int64_t{0};
+  // Exec steps the pragma to its end: it releases one page per step.
+  if (Status st = db_.Exec("PRAGMA incremental_vacuum(" + std::to_string(std::min(excess, max_pages)) + ")"); !st.ok())
+    return st;
+  auto after = db_.QueryInt("PRAGMA freelist_count");
+  if (!after.ok()) return after.status();
+  return s.free_pages - after.value();
+}
+
+}  // namespace rdmascope::collector
