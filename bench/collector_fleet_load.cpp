@@ -60,7 +60,7 @@
 #include "collector/retention_worker.h"
 #include "collector/store.h"
 #include "common/http_date.h"
-#include "tests/collector/test_reports.h"
+#include "tests/support/test_reports.h"
 
 namespace {
 

@@ -12,8 +12,8 @@
 
 #include "collector/read_snapshot.h"
 #include "collector/store.h"
-#include "tests/collector/test_reports.h"
 #include "tests/support/scratch_dir.h"
+#include "tests/support/test_reports.h"
 
 namespace rdmascope::collector {
 namespace {

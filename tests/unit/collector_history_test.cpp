@@ -8,8 +8,8 @@
 
 #include "collector/history_reader.h"
 #include "collector/store.h"
-#include "tests/collector/test_reports.h"
 #include "tests/support/scratch_dir.h"
+#include "tests/support/test_reports.h"
 
 namespace rdmascope::collector {
 namespace {

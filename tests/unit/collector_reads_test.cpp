@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "collector/http_body.h"
-#include "tests/collector/test_reports.h"
 #include "tests/collector/test_server.h"
+#include "tests/support/test_reports.h"
 
 namespace rdmascope::collector {
 namespace {

@@ -10,9 +10,9 @@
 
 #include "collector/report_decode.h"
 #include "collector/report_validate.h"
-#include "tests/collector/test_reports.h"
 #include "tests/support/required_tool.h"
 #include "tests/support/run_command.h"
+#include "tests/support/test_reports.h"
 
 namespace rdmascope::collector {
 namespace {

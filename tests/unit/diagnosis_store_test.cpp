@@ -7,9 +7,9 @@
 
 #include "collector/diagnosis_track.h"
 #include "collector/diagnosis_worker.h"
-#include "tests/collector/test_reports.h"
-#include "tests/collector/test_server.h"
 #include "tests/collector/rdmactl_run.h"
+#include "tests/collector/test_server.h"
+#include "tests/support/test_reports.h"
 
 namespace rdmascope::collector {
 namespace {
