@@ -33,7 +33,7 @@
 #include "collector/store/store.h"
 #include "collector/store/store_migrate.h"
 #include "common/http_date.h"
-#include "tests/collector/test_reports.h"
+#include "tests/support/test_reports.h"
 
 namespace {
 

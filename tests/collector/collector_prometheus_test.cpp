@@ -19,9 +19,9 @@
 #include <vector>
 
 #include "tests/collector/child_collector.h"
-#include "tests/collector/test_reports.h"
 #include "tests/support/required_tool.h"
 #include "tests/support/scratch_dir.h"
+#include "tests/support/test_reports.h"
 
 namespace rdmascope::collector {
 namespace {

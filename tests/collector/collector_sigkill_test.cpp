@@ -14,8 +14,8 @@
 #include <thread>
 
 #include "tests/collector/child_collector.h"
-#include "tests/collector/test_reports.h"
 #include "tests/support/scratch_dir.h"
+#include "tests/support/test_reports.h"
 
 namespace rdmascope::collector {
 namespace {

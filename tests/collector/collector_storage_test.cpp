@@ -14,9 +14,9 @@
 #include <string>
 
 #include "tests/collector/child_collector.h"
-#include "tests/collector/test_reports.h"
 #include "tests/support/run_command.h"
 #include "tests/support/scratch_dir.h"
+#include "tests/support/test_reports.h"
 
 namespace rdmascope::collector {
 namespace {

@@ -17,8 +17,8 @@
 #include "common/http_date.h"
 #include "tests/collector/child_collector.h"
 #include "tests/collector/hostile_support.h"
-#include "tests/collector/test_reports.h"
 #include "tests/support/scratch_dir.h"
+#include "tests/support/test_reports.h"
 
 namespace rdmascope::collector {
 namespace {

@@ -6,9 +6,9 @@
 #include <chrono>
 #include <fstream>
 
-#include "tests/collector/test_reports.h"
 #include "tests/collector/test_server.h"
 #include "tests/support/scratch_dir.h"
+#include "tests/support/test_reports.h"
 
 namespace rdmascope::collector {
 namespace {

@@ -14,8 +14,8 @@
 #include "collector/store/store.h"
 #include "tests/collector/old_database.h"
 #include "tests/collector/test_batch.h"
-#include "tests/collector/test_reports.h"
 #include "tests/support/scratch_dir.h"
+#include "tests/support/test_reports.h"
 
 namespace rdmascope::collector {
 namespace {

@@ -18,9 +18,9 @@
 #include "fabric/fabric_json.h"
 #include "fabric/neighbour.h"
 #include "fabric/sweep.h"
-#include "tests/collector/test_reports.h"
 #include "tests/fabric/fake_subnet.h"
 #include "tests/support/scratch_dir.h"
+#include "tests/support/test_reports.h"
 
 namespace rdmascope::collector {
 namespace {

@@ -12,7 +12,7 @@
 
 #include "collector/readmodel/read_snapshot.h"
 #include "collector/store/store.h"
-#include "tests/collector/test_reports.h"
+#include "tests/support/test_reports.h"
 #include "tests/support/scratch_dir.h"
 
 namespace rdmascope::collector {

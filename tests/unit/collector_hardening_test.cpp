@@ -18,11 +18,11 @@
 #include "collector/http/request_guard.h"
 #include "collector/store/store_db.h"
 #include "common/http_date.h"
-#include "tests/collector/test_reports.h"
 #include "tests/collector/test_server.h"
 #include "tests/support/raw_http.h"
 #include "tests/support/required_tool.h"
 #include "tests/support/run_command.h"
+#include "tests/support/test_reports.h"
 
 namespace rdmascope::collector {
 namespace {

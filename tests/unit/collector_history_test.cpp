@@ -8,7 +8,7 @@
 
 #include "collector/store/history_reader.h"
 #include "collector/store/store.h"
-#include "tests/collector/test_reports.h"
+#include "tests/support/test_reports.h"
 #include "tests/support/scratch_dir.h"
 
 namespace rdmascope::collector {

@@ -18,10 +18,10 @@
 #include "collector/readmodel/metrics_port_text.h"
 #include "collector/metrics/metrics_render.h"
 #include "common/counter_names.h"
-#include "tests/collector/test_reports.h"
 #include "tests/collector/test_server.h"
 #include "tests/support/required_tool.h"
 #include "tests/support/run_command.h"
+#include "tests/support/test_reports.h"
 
 namespace rdmascope::collector {
 namespace {

@@ -6,7 +6,7 @@
 
 #include "collector/core/probe_input.h"
 #include "collector/readmodel/read_snapshot.h"
-#include "tests/collector/test_reports.h"
+#include "tests/support/test_reports.h"
 
 namespace rdmascope::collector {
 namespace {

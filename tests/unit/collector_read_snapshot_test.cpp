@@ -15,8 +15,8 @@
 #include "collector/store/store.h"
 #include "collector/store/store_rows.h"
 #include "tests/collector/test_batch.h"
-#include "tests/collector/test_reports.h"
 #include "tests/support/scratch_dir.h"
+#include "tests/support/test_reports.h"
 
 namespace rdmascope::collector {
 namespace {

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "collector/http/http_body.h"
-#include "tests/collector/test_reports.h"
+#include "tests/support/test_reports.h"
 #include "tests/collector/test_server.h"
 
 namespace rdmascope::collector {

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "collector/ingest/report_decode.h"
-#include "tests/collector/test_reports.h"
+#include "tests/support/test_reports.h"
 
 namespace rdmascope::collector {
 namespace {

@@ -8,8 +8,8 @@
 #include <chrono>
 #include <string>
 
-#include "tests/collector/test_reports.h"
 #include "tests/collector/test_server.h"
+#include "tests/support/test_reports.h"
 
 namespace rdmascope::collector {
 namespace {

@@ -6,9 +6,9 @@
 #include <atomic>
 #include <cstdio>
 
-#include "tests/collector/test_reports.h"
-#include "tests/collector/test_server.h"
 #include "tests/collector/rdmactl_run.h"
+#include "tests/collector/test_server.h"
+#include "tests/support/test_reports.h"
 
 namespace rdmascope::collector {
 namespace {

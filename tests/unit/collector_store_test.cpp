@@ -18,8 +18,8 @@
 #include "collector/store/store_migrate.h"
 #include "tests/collector/old_database.h"
 #include "tests/collector/test_batch.h"
-#include "tests/collector/test_reports.h"
 #include "tests/support/scratch_dir.h"
+#include "tests/support/test_reports.h"
 
 namespace rdmascope::collector {
 namespace {

@@ -10,7 +10,7 @@
 
 #include "collector/ingest/report_decode.h"
 #include "collector/ingest/report_validate.h"
-#include "tests/collector/test_reports.h"
+#include "tests/support/test_reports.h"
 #include "tests/support/required_tool.h"
 #include "tests/support/run_command.h"
 

@@ -7,7 +7,7 @@
 
 #include "collector/diagnosis/diagnosis_track.h"
 #include "collector/diagnosis/diagnosis_worker.h"
-#include "tests/collector/test_reports.h"
+#include "tests/support/test_reports.h"
 #include "tests/collector/test_server.h"
 #include "tests/collector/rdmactl_run.h"
 

@@ -1,5 +1,5 @@
-// Synthetic agent reports (schemas/REPORT_FORMAT.md v1) for collector tests
-// and the ingest benchmark.
+// Synthetic agent reports (schemas/REPORT_FORMAT.md v1) for the collector's
+// tests and benchmarks (target rdmascope_report_fixtures).
 #pragma once
 
 #include <cstdint>
