@@ -1,8 +1,7 @@
 #include "agent/counters.h"
 
-#include <limits>
-
 #include "agent/sysfs_parse.h"
+#include "common/ib_encoding.h"
 
 namespace rdmascope {
 namespace {
@@ -11,19 +10,17 @@ void ReadCounterDir(AttrReader& attrs, const std::string& dir, CounterMap* out) 
   for (const std::string& name : attrs.List(dir)) {
     if (name == "lifespan") continue;
     const std::string rel = dir + "/" + name;
-    const bool words = name == "port_xmit_data" || name == "port_rcv_data";
-    const std::string key = words ? name + "_bytes" : name;
+    const ib::DataWordCounter* words = ib::DataWordCounterOf(name);
+    const std::string key = words ? std::string(words->bytes) : name;
     auto text = attrs.Text(rel);  // a bad file is warned about inside
     std::optional<uint64_t> value;
     if (text && *text != kNoPmaText) {
       value = ParseU64(*text);
       if (!value) {
         attrs.Warn(rel, "cannot parse \"" + text->substr(0, 40) + "\" as an unsigned 64-bit counter");
-      } else if (words && *value > std::numeric_limits<uint64_t>::max() / 4) {
-        attrs.Warn(rel, "word count too large to convert to bytes");
-        value.reset();
       } else if (words) {
-        *value *= 4;
+        value = ib::DataWordsToBytes(*value);
+        if (!value) attrs.Warn(rel, "word count too large to convert to bytes");
       }
     }
     (*out)[key] = value;

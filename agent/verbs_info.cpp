@@ -5,20 +5,13 @@
 #include <cerrno>
 #include <cstring>
 
+#include "common/ib_encoding.h"
+
 namespace rdmascope {
-
-uint32_t MtuEnumToBytes(int mtu) {
-  switch (mtu) {
-    case IBV_MTU_256: return 256;
-    case IBV_MTU_512: return 512;
-    case IBV_MTU_1024: return 1024;
-    case IBV_MTU_2048: return 2048;
-    case IBV_MTU_4096: return 4096;
-    default: return 0;
-  }
-}
-
 namespace {
+
+// The verbs MTU enum is the IBA MTU code that common/ib_encoding.h spells out.
+static_assert(IBV_MTU_256 == 1 && IBV_MTU_4096 == 5, "ibv_mtu is the IBA MTU code");
 
 std::string VerbError(const char* verb, const std::string& device, int err) {
   return std::string(verb) + "(" + device + "): " + std::strerror(err) + " (errno " + std::to_string(err) + ")";
@@ -88,7 +81,7 @@ class LibibverbsInfoSource : public VerbsInfoSource {
       std::memset(&pa, 0, sizeof pa);
       rc = ibv_query_port(ctx, static_cast<uint8_t>(p), &pa);
       if (rc != 0) return Result<VerbsDeviceInfo>::Error(VerbError("ibv_query_port", device + " port " + std::to_string(p), rc));
-      info.ports.push_back({p, MtuEnumToBytes(pa.active_mtu), MtuEnumToBytes(pa.max_mtu)});
+      info.ports.push_back({p, ib::MtuBytes(pa.active_mtu), ib::MtuBytes(pa.max_mtu)});
     }
     return info;
   }

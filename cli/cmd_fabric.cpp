@@ -6,6 +6,7 @@
 
 #include "agent/health.h"
 #include "cli/commands.h"
+#include "common/ib_encoding.h"
 #include "fabric/fabric_errors.h"
 #include "fabric/fabric_json.h"
 #include "fabric/port_query.h"
@@ -125,7 +126,7 @@ void PrintTopology(const Fabric& f, bool with_counters) {
     for (const FabricPort& p : n.ports) {
       if (p.remote == std::nullopt && p.phys_state != 5 && !with_counters) continue;
       std::printf("  [%d] %s/%s %s %s", p.number, PortStateName(p.state), PhysStateName(p.phys_state),
-                  WidthName(p.width_active).c_str(), SpeedName(p.speed_active, p.speed_ext_active).c_str());
+                  ib::WidthText(p.width_active).c_str(), ib::SpeedText(p.speed_active, p.speed_ext_active).c_str());
       if (p.remote) std::printf(" -> %s", NodeName(f, *p.remote).c_str());
       std::printf("\n");
       if (with_counters) {
@@ -240,7 +241,7 @@ int Port(const GlobalOptions& g, MadTransport& t, const FabricArgs& fa) {
     std::printf("%s %s \"%s\" port %d lid %u\n", NodeTypeName(node->type), GuidText(node->guid).c_str(),
                 node->description.c_str(), port, out.lid);
     std::printf("  state %s phys %s width %s speed %s\n", PortStateName(out.state), PhysStateName(out.phys_state),
-                WidthName(out.width_active).c_str(), SpeedName(out.speed_active, out.speed_ext_active).c_str());
+                ib::WidthText(out.width_active).c_str(), ib::SpeedText(out.speed_active, out.speed_ext_active).c_str());
     if (out.remote) std::printf("  remote %s\n", NodeName(f.value(), *out.remote).c_str());
     for (const auto& [k, v] : out.counters)
       std::printf("  %-34s %llu%s\n", k.c_str(), static_cast<unsigned long long>(v.value),

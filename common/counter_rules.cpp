@@ -2,33 +2,24 @@
 
 #include <map>
 
+#include "common/ib_encoding.h"
+
 namespace rdmascope {
 namespace {
 
-// sysfs counters/ names -> IBA PortCounters widths. Error counters saturate.
+// sysfs counters/ names -> IBA PortCounters widths (error counters saturate),
+// plus the bytes names of the legacy data counters (words * 4: 2 more bits).
+std::map<std::string, CounterWidth> BuildPmaTable() {
+  std::map<std::string, CounterWidth> t;
+  for (const ib::PortCounterField& f : ib::kPortCounters)
+    t[std::string(f.name)] = {f.bits, f.saturates ? CounterOverflow::kSaturates : CounterOverflow::kWraps};
+  for (const ib::DataWordCounter& c : ib::kDataWordCounters)
+    t[std::string(c.bytes)] = {ib::PortCounterOf(c.words)->bits + ib::kDataWordBytesLog2, CounterOverflow::kWraps};
+  return t;
+}
+
 const std::map<std::string, CounterWidth>& PmaTable() {
-  static const std::map<std::string, CounterWidth> t = {
-      {"symbol_error", {16, CounterOverflow::kSaturates}},
-      {"link_error_recovery", {8, CounterOverflow::kSaturates}},
-      {"link_downed", {8, CounterOverflow::kSaturates}},
-      {"port_rcv_errors", {16, CounterOverflow::kSaturates}},
-      {"port_rcv_remote_physical_errors", {16, CounterOverflow::kSaturates}},
-      {"port_rcv_switch_relay_errors", {16, CounterOverflow::kSaturates}},
-      {"port_xmit_discards", {16, CounterOverflow::kSaturates}},
-      {"port_xmit_constraint_errors", {8, CounterOverflow::kSaturates}},
-      {"port_rcv_constraint_errors", {8, CounterOverflow::kSaturates}},
-      {"local_link_integrity_errors", {4, CounterOverflow::kSaturates}},
-      {"excessive_buffer_overrun_errors", {4, CounterOverflow::kSaturates}},
-      {"VL15_dropped", {16, CounterOverflow::kSaturates}},
-      {"port_xmit_wait", {32, CounterOverflow::kWraps}},
-      // Legacy PortCounters data/packets (data in 4-byte words; _bytes is words * 4).
-      {"port_xmit_data", {32, CounterOverflow::kWraps}},
-      {"port_rcv_data", {32, CounterOverflow::kWraps}},
-      {"port_xmit_data_bytes", {34, CounterOverflow::kWraps}},
-      {"port_rcv_data_bytes", {34, CounterOverflow::kWraps}},
-      {"port_xmit_packets", {32, CounterOverflow::kWraps}},
-      {"port_rcv_packets", {32, CounterOverflow::kWraps}},
-  };
+  static const std::map<std::string, CounterWidth> t = BuildPmaTable();
   return t;
 }
 

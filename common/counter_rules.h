@@ -2,11 +2,12 @@
 // rate: per-counter width, saturation, wrap and reset.
 //
 // Contract:
-// - Width table: IBA PortCounters widths for the PMA error counters (they
-//   *saturate* at their maximum), 32 bits for port_xmit_wait and the legacy
-//   data/packet counters (they *wrap*), 64 bits for extended and hw_counters
-//   (unless listed). A value above the table's maximum means the source is
-//   wider (the kernel read the extended counter): it is treated as 64-bit.
+// - Width table: the PortCounters widths of common/ib_encoding.h (error
+//   counters *saturate* at their maximum; port_xmit_wait and the legacy
+//   data/packet counters *wrap*; the legacy data counters in bytes wrap 2 bits
+//   later), 64 bits for extended and hw_counters (unless listed). A value
+//   above the table's maximum means the source is wider (the kernel read the
+//   extended counter): it is treated as 64-bit.
 // - Absent current value: kAbsent, no delta (absent is not 0). No previous
 //   value (or an absent one): kFirst, no delta.
 // - A different non-empty boot id: kReset, delta = the current value (all of
@@ -22,6 +23,8 @@
 #include <optional>
 #include <string>
 
+#include "common/ib_encoding.h"
+
 namespace rdmascope {
 
 enum class CounterOverflow { kSaturates, kWraps };
@@ -29,7 +32,7 @@ enum class CounterOverflow { kSaturates, kWraps };
 struct CounterWidth {
   int bits = 64;
   CounterOverflow overflow = CounterOverflow::kWraps;
-  uint64_t max() const { return bits >= 64 ? UINT64_MAX : (uint64_t(1) << bits) - 1; }
+  uint64_t max() const { return ib::CounterMax(bits); }
 };
 
 // kind: "counters" (PMA, sysfs counters/) or "hw_counters".

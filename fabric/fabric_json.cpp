@@ -3,6 +3,8 @@
 #include <charconv>
 #include <string_view>
 
+#include "common/ib_encoding.h"
+
 namespace rdmascope::fabric {
 namespace {
 
@@ -25,38 +27,9 @@ int PhysFromName(const std::string& s) {
   return 0;
 }
 
-int WidthFromName(const std::string& s) {
-  for (int b : {1, 2, 4, 8, 16})
-    if (s == WidthName(b)) return b;
-  return 0;
-}
-
-void SpeedFromName(const std::string& s, int* speed, int* ext) {
-  *speed = *ext = 0;
-  for (int b : {1, 2, 4, 8}) {
-    if (s == SpeedName(0, b)) *ext = b;
-    if (s == SpeedName(b, 0)) *speed = b;
-  }
-}
-
 nlohmann::json RemoteToJson(const std::optional<RemoteEnd>& r) {
   if (!r) return nullptr;
   return {{"guid", GuidText(r->guid)}, {"port", r->port}};
-}
-
-// Widest supported width bit, as a name.
-std::string BestWidth(int bits) {
-  for (int b : {8, 4, 2, 16, 1})
-    if (bits & b) return WidthName(b);
-  return "?";
-}
-
-std::string BestSpeed(int bits, int ext_bits) {
-  for (int b : {8, 4, 2, 1})
-    if (ext_bits & b) return SpeedName(0, b);
-  for (int b : {8, 4, 2, 1})
-    if (bits & b) return SpeedName(b, 0);
-  return "?";
 }
 
 }  // namespace
@@ -67,10 +40,10 @@ void PortIntoJson(const FabricPort& p, bool with_counters, nlohmann::json& j) {
   j["lid"] = p.lid;
   j["state"] = PortStateName(p.state);
   j["phys_state"] = PhysStateName(p.phys_state);
-  j["width"] = WidthName(p.width_active);
-  j["speed"] = SpeedName(p.speed_active, p.speed_ext_active);
-  j["width_supported"] = BestWidth(p.width_supported);
-  j["speed_supported"] = BestSpeed(p.speed_supported, p.speed_ext_supported);
+  j["width"] = ib::WidthText(p.width_active);
+  j["speed"] = ib::SpeedText(p.speed_active, p.speed_ext_active);
+  j["width_supported"] = ib::BestWidthText(p.width_supported);
+  j["speed_supported"] = ib::BestSpeedText(p.speed_supported, p.speed_ext_supported);
   j["remote"] = RemoteToJson(p.remote);
   if (!with_counters) return;
   nlohmann::json& c = j["counters"] = nlohmann::json::object();
@@ -227,15 +200,15 @@ void WritePort(Writer& w, const FabricPort& p, bool with_counters) {
     }
   }
   w.Key("speed");
-  w.Value(SpeedName(p.speed_active, p.speed_ext_active));
+  w.Value(ib::SpeedText(p.speed_active, p.speed_ext_active));
   w.Key("speed_supported");
-  w.Value(BestSpeed(p.speed_supported, p.speed_ext_supported));
+  w.Value(ib::BestSpeedText(p.speed_supported, p.speed_ext_supported));
   w.Key("state");
   w.Value(PortStateName(p.state));
   w.Key("width");
-  w.Value(WidthName(p.width_active));
+  w.Value(ib::WidthText(p.width_active));
   w.Key("width_supported");
-  w.Value(BestWidth(p.width_supported));
+  w.Value(ib::BestWidthText(p.width_supported));
   w.Close('}');
 }
 
@@ -295,10 +268,10 @@ Result<Fabric> FabricFromJson(const nlohmann::json& j) {
         p.lid = jp.value("lid", 0u);
         p.state = StateFromName(jp.value("state", ""));
         p.phys_state = PhysFromName(jp.value("phys_state", ""));
-        p.width_active = WidthFromName(jp.value("width", ""));
-        p.width_supported = WidthFromName(jp.value("width_supported", ""));
-        SpeedFromName(jp.value("speed", ""), &p.speed_active, &p.speed_ext_active);
-        SpeedFromName(jp.value("speed_supported", ""), &p.speed_supported, &p.speed_ext_supported);
+        p.width_active = ib::WidthBits(jp.value("width", ""));
+        p.width_supported = ib::WidthBits(jp.value("width_supported", ""));
+        ib::SpeedBits(jp.value("speed", ""), &p.speed_active, &p.speed_ext_active);
+        ib::SpeedBits(jp.value("speed_supported", ""), &p.speed_supported, &p.speed_ext_supported);
         if (jp.contains("remote") && jp["remote"].is_object()) {
           RemoteEnd r;
           if (!ParseGuid(jp["remote"].at("guid").get<std::string>(), &r.guid))

@@ -55,32 +55,4 @@ const char* PhysStateName(int phys) {
   }
 }
 
-std::string WidthName(int w) {
-  switch (w) {
-    case 1: return "1X";
-    case 2: return "4X";
-    case 4: return "8X";
-    case 8: return "12X";
-    case 16: return "2X";
-    default: return "?";
-  }
-}
-
-std::string SpeedName(int speed, int speed_ext) {
-  switch (speed_ext) {
-    case 1: return "FDR";
-    case 2: return "EDR";
-    case 4: return "HDR";
-    case 8: return "NDR";
-    default: break;
-  }
-  switch (speed) {
-    case 1: return "SDR";
-    case 2: return "DDR";
-    case 4: return "QDR";
-    case 8: return "FDR10";
-    default: return "?";
-  }
-}
-
 }  // namespace rdmascope::fabric

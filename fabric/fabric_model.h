@@ -34,7 +34,7 @@ struct FabricPort {
   uint32_t lid = 0;                 // the port's LID (a switch: port 0's LID)
   int state = 0;                    // PortInfo PortState: 1 DOWN .. 4 ACTIVE
   int phys_state = 0;               // PortInfo PortPhysicalState: 5 LinkUp
-  int width_active = 0;             // PortInfo LinkWidthActive bits (1=1X 2=4X 4=8X 8=12X 16=2X)
+  int width_active = 0;             // PortInfo LinkWidthActive bits (common/ib_encoding.h)
   int width_supported = 0;
   int speed_active = 0;             // PortInfo LinkSpeedActive (1 SDR 2 DDR 4 QDR)
   int speed_supported = 0;
@@ -87,7 +87,6 @@ bool ParseGuid(const std::string& text, uint64_t* guid);
 // PortInfo encodings as ibstat/iblinkinfo print them.
 const char* PortStateName(int state);      // "DOWN", "INIT", "ARMED", "ACTIVE", "?"
 const char* PhysStateName(int phys);       // "Sleep", "Polling", "Disabled", ..., "LinkUp"
-std::string WidthName(int width_bits);     // "4X"; "?" when unknown
-std::string SpeedName(int speed, int speed_ext);  // "SDR", "QDR", "EDR"; ext wins when non-zero
+// Widths and speeds: common/ib_encoding.h.
 
 }  // namespace rdmascope::fabric

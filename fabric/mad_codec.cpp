@@ -4,58 +4,72 @@
 
 #include <cstdio>
 #include <cstring>
+#include <string_view>
+
+#include "common/ib_encoding.h"
 
 namespace rdmascope::fabric {
 namespace {
 
 uint8_t* Data(const MadBytes& mad) { return const_cast<uint8_t*>(mad.data()) + IB_SMP_DATA_OFFS; }
 
-struct CounterField {
+// One PortCounters(Extended) field as the sweep reads and stores it.
+struct MadCounter {
   enum MAD_FIELDS field;
-  const char* name;
   int bits;
-  int scale;  // data counters count 4-byte words
+  uint64_t scale;          // data counters count 4-byte words: stored in bytes
+  std::string_view name;   // the sysfs name it is stored under
 };
 
-// PortCounters: every field, its width, by sysfs name.
-constexpr CounterField kPortCounters[] = {
-    {IB_PC_ERR_SYM_F, "symbol_error", 16, 1},
-    {IB_PC_LINK_RECOVERS_F, "link_error_recovery", 8, 1},
-    {IB_PC_LINK_DOWNED_F, "link_downed", 8, 1},
-    {IB_PC_ERR_RCV_F, "port_rcv_errors", 16, 1},
-    {IB_PC_ERR_PHYSRCV_F, "port_rcv_remote_physical_errors", 16, 1},
-    {IB_PC_ERR_SWITCH_REL_F, "port_rcv_switch_relay_errors", 16, 1},
-    {IB_PC_XMT_DISCARDS_F, "port_xmit_discards", 16, 1},
-    {IB_PC_ERR_XMTCONSTR_F, "port_xmit_constraint_errors", 8, 1},
-    {IB_PC_ERR_RCVCONSTR_F, "port_rcv_constraint_errors", 8, 1},
-    {IB_PC_ERR_LOCALINTEG_F, "local_link_integrity_errors", 4, 1},
-    {IB_PC_ERR_EXCESS_OVR_F, "excessive_buffer_overrun_errors", 4, 1},
-    {IB_PC_VL15_DROPPED_F, "VL15_dropped", 16, 1},
-    {IB_PC_XMT_BYTES_F, "port_xmit_data_bytes", 32, 4},
-    {IB_PC_RCV_BYTES_F, "port_rcv_data_bytes", 32, 4},
-    {IB_PC_XMT_PKTS_F, "port_xmit_packets", 32, 1},
-    {IB_PC_RCV_PKTS_F, "port_rcv_packets", 32, 1},
-    {IB_PC_XMT_WAIT_F, "port_xmit_wait", 32, 1},
+// The field of that sysfs name in that table (a name missing from it does not compile).
+template <size_t N>
+constexpr MadCounter Field(enum MAD_FIELDS field, const ib::PortCounterField (&table)[N], std::string_view name) {
+  const ib::PortCounterField& f = *ib::FieldIn(table, name);
+  const ib::DataWordCounter* words = ib::DataWordCounterOf(name);
+  return {field, f.bits, words ? ib::kDataWordBytes : 1, words ? words->bytes : f.name};
+}
+
+constexpr const auto& kPc = ib::kPortCounters;
+constexpr const auto& kPcExt = ib::kPortCountersExtended;
+
+// PortCounters: every field, by sysfs name.
+constexpr MadCounter kPortCounters[] = {
+    Field(IB_PC_ERR_SYM_F, kPc, "symbol_error"),
+    Field(IB_PC_LINK_RECOVERS_F, kPc, "link_error_recovery"),
+    Field(IB_PC_LINK_DOWNED_F, kPc, "link_downed"),
+    Field(IB_PC_ERR_RCV_F, kPc, "port_rcv_errors"),
+    Field(IB_PC_ERR_PHYSRCV_F, kPc, "port_rcv_remote_physical_errors"),
+    Field(IB_PC_ERR_SWITCH_REL_F, kPc, "port_rcv_switch_relay_errors"),
+    Field(IB_PC_XMT_DISCARDS_F, kPc, "port_xmit_discards"),
+    Field(IB_PC_ERR_XMTCONSTR_F, kPc, "port_xmit_constraint_errors"),
+    Field(IB_PC_ERR_RCVCONSTR_F, kPc, "port_rcv_constraint_errors"),
+    Field(IB_PC_ERR_LOCALINTEG_F, kPc, "local_link_integrity_errors"),
+    Field(IB_PC_ERR_EXCESS_OVR_F, kPc, "excessive_buffer_overrun_errors"),
+    Field(IB_PC_VL15_DROPPED_F, kPc, "VL15_dropped"),
+    Field(IB_PC_XMT_BYTES_F, kPc, "port_xmit_data"),
+    Field(IB_PC_RCV_BYTES_F, kPc, "port_rcv_data"),
+    Field(IB_PC_XMT_PKTS_F, kPc, "port_xmit_packets"),
+    Field(IB_PC_RCV_PKTS_F, kPc, "port_rcv_packets"),
+    Field(IB_PC_XMT_WAIT_F, kPc, "port_xmit_wait"),
 };
 
-constexpr CounterField kPortCountersExt[] = {
-    {IB_PC_EXT_XMT_BYTES_F, "port_xmit_data_bytes", 64, 4},
-    {IB_PC_EXT_RCV_BYTES_F, "port_rcv_data_bytes", 64, 4},
-    {IB_PC_EXT_XMT_PKTS_F, "port_xmit_packets", 64, 1},
-    {IB_PC_EXT_RCV_PKTS_F, "port_rcv_packets", 64, 1},
-    {IB_PC_EXT_XMT_UPKTS_F, "unicast_xmit_packets", 64, 1},
-    {IB_PC_EXT_RCV_UPKTS_F, "unicast_rcv_packets", 64, 1},
-    {IB_PC_EXT_XMT_MPKTS_F, "multicast_xmit_packets", 64, 1},
-    {IB_PC_EXT_RCV_MPKTS_F, "multicast_rcv_packets", 64, 1},
+constexpr MadCounter kPortCountersExt[] = {
+    Field(IB_PC_EXT_XMT_BYTES_F, kPcExt, "port_xmit_data"),
+    Field(IB_PC_EXT_RCV_BYTES_F, kPcExt, "port_rcv_data"),
+    Field(IB_PC_EXT_XMT_PKTS_F, kPcExt, "port_xmit_packets"),
+    Field(IB_PC_EXT_RCV_PKTS_F, kPcExt, "port_rcv_packets"),
+    Field(IB_PC_EXT_XMT_UPKTS_F, kPcExt, "unicast_xmit_packets"),
+    Field(IB_PC_EXT_RCV_UPKTS_F, kPcExt, "unicast_rcv_packets"),
+    Field(IB_PC_EXT_XMT_MPKTS_F, kPcExt, "multicast_xmit_packets"),
+    Field(IB_PC_EXT_RCV_MPKTS_F, kPcExt, "multicast_rcv_packets"),
 };
 
 template <size_t N>
-void ParseCounters(const MadBytes& mad, const CounterField (&fields)[N], PortCounterMap* out) {
+void ParseCounters(const MadBytes& mad, const MadCounter (&fields)[N], PortCounterMap* out) {
   uint8_t* data = Data(mad);
-  for (const CounterField& f : fields) {
+  for (const MadCounter& f : fields) {
     uint64_t raw = f.bits == 64 ? mad_get_field64(data, 0, f.field) : mad_get_field(data, 0, f.field);
-    uint64_t max = f.bits == 64 ? ~uint64_t{0} : ((uint64_t{1} << f.bits) - 1);
-    (*out)[f.name] = CounterValue{raw * static_cast<uint64_t>(f.scale), raw == max};
+    (*out)[std::string(f.name)] = CounterValue{raw * f.scale, raw == ib::CounterMax(f.bits)};
   }
 }
 

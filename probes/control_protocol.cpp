@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/ib_encoding.h"
 #include "probes/local_port.h"
 
 namespace rdmascope::probes {
@@ -53,7 +54,7 @@ Status ReadEndpoint(const json& j, RemoteEndpoint* ep) {
   RETURN_IF_ERROR(GetUint(j, "psn", 0xffffff, &v)); ep->psn = uint32_t(v);
   RETURN_IF_ERROR(GetUint(j, "lid", 0xffff, &v)); ep->lid = uint16_t(v);
   RETURN_IF_ERROR(GetUint(j, "mtu", 4096, &v));
-  if (v != 256 && v != 512 && v != 1024 && v != 2048 && v != 4096) {
+  if (ib::MtuCode(v) == 0) {
     return Status::Error("field 'mtu' must be 256, 512, 1024, 2048 or 4096");
   }
   ep->mtu_bytes = int(v);

@@ -4,6 +4,7 @@
 
 #include <cstring>
 
+#include "common/ib_encoding.h"
 #include "probes/verbs_error.h"
 
 namespace rdmascope::probes {
@@ -103,25 +104,17 @@ Result<ibv_gid> Ipv4MappedGid(const std::string& ipv4) {
   return g;
 }
 
+// The verbs MTU enum is the IBA MTU code that common/ib_encoding.h spells out.
+static_assert(IBV_MTU_256 == 1 && IBV_MTU_4096 == 5, "ibv_mtu is the IBA MTU code");
+
 int MtuBytes(ibv_mtu mtu) {
-  switch (mtu) {
-    case IBV_MTU_256: return 256;
-    case IBV_MTU_512: return 512;
-    case IBV_MTU_1024: return 1024;
-    case IBV_MTU_2048: return 2048;
-    case IBV_MTU_4096: return 4096;
-  }
-  return 1024;
+  const uint32_t bytes = ib::MtuBytes(mtu);
+  return bytes == 0 ? 1024 : static_cast<int>(bytes);
 }
 
 ibv_mtu MtuFromBytes(int bytes) {
-  switch (bytes) {
-    case 256: return IBV_MTU_256;
-    case 512: return IBV_MTU_512;
-    case 2048: return IBV_MTU_2048;
-    case 4096: return IBV_MTU_4096;
-    default: return IBV_MTU_1024;
-  }
+  const int code = bytes > 0 ? ib::MtuCode(static_cast<uint64_t>(bytes)) : 0;
+  return code == 0 ? IBV_MTU_1024 : static_cast<ibv_mtu>(code);
 }
 
 }  // namespace rdmascope::probes

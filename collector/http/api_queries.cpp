@@ -1,11 +1,12 @@
 // GET endpoints of /api/v1. Query parameters: node, src, dst (names), since,
-// until (ms since the epoch), limit, open (0/1), kind. A bad parameter is a
-// 400 naming it.
+// until (ms since the epoch), limit, open (0/1), kind, rates (0/1: counters
+// with their per-second rates). A bad parameter is a 400 naming it.
 #include "collector/http/api_params.h"
 #include "collector/http/api_server.h"
 #include "collector/core/event_kinds.h"
 #include "collector/http/http_body.h"
 #include "collector/readmodel/pinglist.h"
+#include "common/counter_rates.h"
 
 namespace rdmascope::collector {
 namespace {
@@ -45,11 +46,13 @@ void ApiServer::GetPorts(const httplib::Request& req, httplib::Response& res) {
 
 void ApiServer::GetCounters(const httplib::Request& req, httplib::Response& res) {
   std::optional<std::string> node;
-  int64_t since = Now() - kHourMs, limit = 10000;
+  int64_t since = Now() - kHourMs, limit = 10000, rates = 0;
   if (!NameParam(req, res, "node", &node) || !IntParam(req, res, "since", 0, INT64_MAX / 2, &since) ||
-      !IntParam(req, res, "limit", 1, 100000, &limit))
+      !IntParam(req, res, "limit", 1, 100000, &limit) || !IntParam(req, res, "rates", 0, 1, &rates))
     return;
-  ReplyStore(res, store_.Counters(node, since, static_cast<int>(limit)), "counter samples", options_.log);
+  auto samples = store_.Counters(node, since, static_cast<int>(limit), /*with_boot_id=*/rates == 1);
+  if (rates == 1 && samples.ok()) AddCounterRates(samples.value()["samples"]);  // common/counter_rates.h
+  ReplyStore(res, samples, "counter samples", options_.log);
 }
 
 void ApiServer::GetProbes(const httplib::Request& req, httplib::Response& res) {

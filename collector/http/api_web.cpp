@@ -9,7 +9,7 @@
 
 #include "collector/http/api_server.h"
 #include "collector/http/http_body.h"
-#include "collector/web_embedded.h"
+#include "collector/http/web_embedded.h"
 
 namespace rdmascope::collector {
 

@@ -160,7 +160,9 @@ class Store {
   // The same answer as JSON text written row by row (GET /api/v1/ports, the
   // largest list: it costs about its text, not a value per field).
   Result<std::string> PortsText(const std::optional<std::string>& node, int limit = kListLimit);
-  Result<nlohmann::json> Counters(const std::optional<std::string>& node, int64_t since_ms, int limit);
+  // with_boot_id: each sample also names the boot of its report (null: unknown).
+  Result<nlohmann::json> Counters(const std::optional<std::string>& node, int64_t since_ms, int limit,
+                                  bool with_boot_id = false);
   Result<nlohmann::json> Probes(const std::optional<std::string>& src, const std::optional<std::string>& dst,
                                 int64_t since_ms, int64_t until_ms, int limit);
   // Rollup rows of probe_minute (hourly = false) or probe_hourly whose period

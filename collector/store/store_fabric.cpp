@@ -26,6 +26,7 @@
 
 #include "collector/core/json_get.h"
 #include "collector/store/store.h"
+#include "common/ib_encoding.h"
 
 namespace rdmascope::collector {
 namespace {
@@ -55,16 +56,8 @@ std::string LinkKey(const char* kind, const End& a, const End& b) {
   return std::string(kind) + "|" + a.guid + "|" + std::to_string(a.port) + "|" + b.guid + "|" + std::to_string(b.port);
 }
 
-int Rank(const std::string& v, std::initializer_list<const char*> order) {
-  int i = 0;
-  for (const char* o : order) {
-    if (v == o) return i;
-    ++i;
-  }
-  return -1;
-}
-int WidthRank(const std::string& w) { return Rank(w, {"1X", "2X", "4X", "8X", "12X"}); }
-int SpeedRank(const std::string& s) { return Rank(s, {"SDR", "DDR", "QDR", "FDR10", "FDR", "EDR", "HDR", "NDR"}); }
+using ib::SpeedRank;
+using ib::WidthRank;
 
 }  // namespace
 

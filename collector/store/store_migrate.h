@@ -11,7 +11,7 @@
 #include <functional>
 #include <vector>
 
-#include "collector/migrations_embedded.h"
+#include "collector/store/migrations_embedded.h"
 #include "collector/store/store_db.h"
 
 namespace rdmascope::collector {

@@ -5,6 +5,8 @@
 
 #include <chrono>
 #include <fstream>
+#include <map>
+#include <vector>
 
 #include "tests/collector/test_server.h"
 #include "tests/support/scratch_dir.h"
@@ -235,6 +237,64 @@ TEST_F(ApiTest, GetEndpoints) {
   auto health = cli_.Get("/healthz");
   ASSERT_TRUE(health);
   EXPECT_EQ(health->status, 200);
+}
+
+// rates=1: every sample with its per-second rate by the counter rules (wrap,
+// reset on a new boot id), word counters in bytes; without it, no rate fields.
+TEST_F(ApiTest, CounterRatesOnRequest) {
+  const int64_t now = NowMs();
+  struct Step {
+    int64_t at;
+    const char* boot;
+    json counters;
+    json hw_counters;
+  };
+  const Step steps[] = {
+      {now - 40000, "b1", {{"port_xmit_wait", 4294967290ull}, {"port_xmit_data", 100}, {"VL15_dropped", 1}},
+       {{"rcvd_pkts", 1000}}},
+      {now - 30000, "b1", {{"port_xmit_wait", 5}, {"port_xmit_data", 1100}, {"VL15_dropped", nullptr}},
+       {{"rcvd_pkts", 1300}}},
+      {now - 20000, "b2", {{"port_xmit_wait", 5}, {"port_xmit_data", 1100}, {"VL15_dropped", 2}},
+       {{"rcvd_pkts", 50}}},
+  };
+  int i = 0;
+  for (const Step& s : steps) {
+    json r = MakeReport("rate-" + std::to_string(i++), "node-a", s.at);
+    r["boot_id"] = s.boot;
+    json& port = r["inventory"]["devices"][0]["ports"][0];
+    port["counters"] = s.counters;
+    port["hw_counters"] = s.hw_counters;
+    ASSERT_EQ(Post(r)->status, 200);
+  }
+  const std::string query = "/api/v1/counters?node=node-a&since=" + std::to_string(now - 60000);
+  auto plain = Body(cli_.Get(query.c_str()));
+  ASSERT_EQ(plain["samples"].size(), 12u) << plain.dump();
+  for (const json& s : plain["samples"]) {
+    EXPECT_FALSE(s.contains("rate")) << s.dump();
+    EXPECT_FALSE(s.contains("boot_id")) << s.dump();
+  }
+
+  auto rated = Body(cli_.Get((query + "&rates=1").c_str()));
+  ASSERT_EQ(rated["samples"].size(), 12u) << rated.dump();
+  std::map<std::string, std::vector<json>> rates, units;  // name -> per report
+  for (const json& s : rated["samples"]) {
+    rates[s["name"].get<std::string>()].push_back(s["rate"]);
+    units[s["name"].get<std::string>()].push_back(s["rate_unit"]);
+  }
+  // 32-bit wrap: 11 in 10 s; then a new boot: all 5 are new.
+  EXPECT_EQ(json(rates["port_xmit_wait"]), json::parse("[null, 1.1, 0.5]"));
+  // 1000 words = 4000 bytes in 10 s; then a new boot: 1100 words.
+  EXPECT_EQ(json(rates["port_xmit_data"]), json::parse("[null, 400.0, 440.0]"));
+  EXPECT_EQ(json(units["port_xmit_data"]), json::parse(R"(["bytes/s", "bytes/s", "bytes/s"])"));
+  EXPECT_EQ(json(units["rcvd_pkts"]), json::parse(R"(["/s", "/s", "/s"])"));
+  EXPECT_EQ(json(rates["rcvd_pkts"]), json::parse("[null, 30.0, 5.0]"));  // backwards under a new boot: reset
+  EXPECT_EQ(json(rates["VL15_dropped"]), json::parse("[null, null, null]"));  // absent breaks the series
+  EXPECT_EQ(rated["samples"][0]["boot_id"], "b1");
+
+  auto bad = cli_.Get((query + "&rates=2").c_str());
+  ASSERT_TRUE(bad);
+  EXPECT_EQ(bad->status, 400);
+  EXPECT_EQ(Body(bad)["detail"]["param"], "rates");
 }
 
 // Without --web-dir the dashboard built into the binary is served: / is its

@@ -69,17 +69,17 @@ test('model: stale after the collector says so or three missed intervals; bad pa
   assert.equal(errorText({ RETRY_EXC_ERR: 3, WR_FLUSH_ERR: 0 }), 'RETRY_EXC_ERR: 3');
 });
 
-test('counter rates: per second, data words as bytes, a reset gives no point', () => {
-  const s = (name, value, t) => ({ device: 'rxe0', port: 1, kind: 'hw_counters', name, value, sampled_at_ms: t });
+test('counter rates: the API\'s rates and units, by port and counter, no rate no point', () => {
+  const s = (name, rate, t, rate_unit = '/s') => ({ device: 'rxe0', port: 1, kind: 'hw_counters', name, value: 1, sampled_at_ms: t, rate, rate_unit });
   const out = rates([
-    s('rcvd_pkts', 100, 0), s('rcvd_pkts', 400, 10000), s('rcvd_pkts', 50, 20000), s('rcvd_pkts', 250, 30000),
-    s('port_rcv_data', 0, 0), s('port_rcv_data', 1000, 10000),
-    s('symbol_error', null, 0), s('symbol_error', 5, 10000),
+    s('rcvd_pkts', null, 0), s('rcvd_pkts', 30, 10000), s('rcvd_pkts', 5, 20000),
+    s('port_rcv_data', null, 0, 'bytes/s'), s('port_rcv_data', 400, 10000, 'bytes/s'),
+    { ...s('rcvd_pkts', 7, 10000), port: 2 },
   ]);
   const port = out.get('rxe0/1');
-  assert.deepEqual(port.get('rcvd_pkts'), [[10000, 30], [20000, null], [30000, 20]]);
-  assert.deepEqual(port.get('port_rcv_data'), [[10000, 400]]);
-  assert.deepEqual(port.get('symbol_error'), [[10000, null]]);
+  assert.deepEqual(port.get('rcvd_pkts'), { unit: '/s', points: [[0, null], [10000, 30], [20000, 5]] });
+  assert.deepEqual(port.get('port_rcv_data'), { unit: 'bytes/s', points: [[0, null], [10000, 400]] });
+  assert.deepEqual(out.get('rxe0/2').get('rcvd_pkts'), { unit: '/s', points: [[10000, 7]] });
 });
 
 test('evidenceText: the vote, counters, switch ports and port states in words', () => {
