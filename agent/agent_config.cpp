@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "agent/reporter_url.h"
+#include "common/text.h"
 
 namespace rdmascope::agent {
 
@@ -61,14 +62,6 @@ namespace {
 constexpr uint64_t kMinSpoolBytes = 64 * 1024;
 constexpr long kMaxIntervalS = 86400;
 
-std::string Trim(const std::string& s) {
-  size_t b = 0;
-  size_t e = s.size();
-  while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
-  while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
-  return s.substr(b, e - b);
-}
-
 // A decimal integer in [lo, hi]; nullopt otherwise.
 std::optional<uint64_t> ParseUnsigned(const std::string& v, uint64_t lo, uint64_t hi) {
   if (v.empty() || !std::all_of(v.begin(), v.end(), [](char c) { return c >= '0' && c <= '9'; })) {
@@ -92,7 +85,7 @@ std::vector<std::string> SplitList(const std::string& v) {
   std::stringstream ss(v);
   std::string item;
   while (std::getline(ss, item, ',')) {
-    item = Trim(item);
+    item = std::string(Trim(item));
     if (!item.empty()) out.push_back(item);
   }
   return out;
@@ -283,11 +276,11 @@ Result<std::map<std::string, std::string>> ParseLabels(const std::string& text) 
   std::stringstream ss(text);
   std::string item;
   while (std::getline(ss, item, ',')) {
-    item = Trim(item);
+    item = std::string(Trim(item));
     size_t eq = item.find('=');
     if (eq == std::string::npos) return Status::Error("label '" + item + "' is not k=v");
-    std::string k = Trim(item.substr(0, eq));
-    std::string v = Trim(item.substr(eq + 1));
+    std::string k(Trim(item.substr(0, eq)));
+    std::string v(Trim(item.substr(eq + 1)));
     if (k.empty() || k.size() > 64 || !std::all_of(k.begin(), k.end(), NameChar)) {
       return Status::Error("label key '" + k + "' must be 1..64 of [A-Za-z0-9_.-]");
     }
@@ -326,12 +319,12 @@ Status ApplyConfigText(const std::string& text, const std::string& source, Agent
   while (std::getline(ss, line)) {
     ++number;
     const std::string where = source + ":" + std::to_string(number) + ": ";
-    std::string t = Trim(line);
+    std::string t(Trim(line));
     if (t.empty() || t[0] == '#') continue;
     size_t eq = t.find('=');
     if (eq == std::string::npos) return Status::Error(where + "expected `key = value`, got '" + t + "'");
-    std::string key = Trim(t.substr(0, eq));
-    std::string value = Trim(t.substr(eq + 1));
+    std::string key(Trim(t.substr(0, eq)));
+    std::string value(Trim(t.substr(eq + 1)));
     if (key == "once" || key == "config") {
       return Status::Error(where + "key '" + key + "' is a command-line flag only");
     }

@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "agent/rails.h"
+#include "common/text.h"
 
 namespace rdmascope::agent {
 namespace {
@@ -40,20 +41,20 @@ Status ApplyRailPathKey(const std::string& name, const std::string& value, RailP
   std::stringstream ss(value);
   std::string item;
   while (std::getline(ss, item, ',')) {
-    item = TrimBlanks(item);
+    item = std::string(Trim(item, kBlanks));
     if (item.empty()) continue;
     const size_t eq = item.find('=');
     probes::ProbePathSettings* target = &next.all;
     std::string v = item;
     if (eq != std::string::npos) {
-      const std::string rail = TrimBlanks(item.substr(0, eq));
+      const std::string rail(Trim(item.substr(0, eq), kBlanks));
       if (rail.empty()) return Status::Error("item '" + item + "': expected VALUE or RAIL=VALUE");
       probes::ProbePathSettings& s = next.by_rail[rail];
       if ((name == "gid_index" && s.gid_index) || (name == "gid_subnet" && s.gid_subnet) ||
           (name == "probe_traffic_class" && s.traffic_class) || (name == "probe_sl" && s.sl))
         return Status::Error("rail " + rail + " given twice");
       target = &s;
-      v = TrimBlanks(item.substr(eq + 1));
+      v = std::string(Trim(item.substr(eq + 1), kBlanks));
     } else {
       if (have_all) return Status::Error("more than one value for every rail ('" + item + "')");
       have_all = true;

@@ -4,6 +4,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include "common/text.h"
+
 namespace rdmascope::agent {
 namespace {
 
@@ -21,9 +23,7 @@ std::string ReadStateName(const fs::path& file) {
   if (!in || !std::getline(in, line)) return "";
   size_t colon = line.find(':');
   std::string name = colon == std::string::npos ? line : line.substr(colon + 1);
-  size_t b = name.find_first_not_of(" \t");
-  size_t e = name.find_last_not_of(" \t\r\n");
-  return b == std::string::npos ? "" : name.substr(b, e - b + 1);
+  return std::string(Trim(name, kBlanksAndLineEnds));
 }
 
 // Devices with a uverbs node (class/infiniband_verbs/*/ibdev); nullopt when

@@ -4,6 +4,8 @@
 #include <cctype>
 #include <set>
 
+#include "common/text.h"
+
 namespace rdmascope::agent {
 namespace {
 
@@ -16,14 +18,8 @@ bool NameOk(const std::string& s) {
 
 }  // namespace
 
-std::string TrimBlanks(const std::string& s) {
-  size_t b = s.find_first_not_of(" \t");
-  size_t e = s.find_last_not_of(" \t");
-  return b == std::string::npos ? "" : s.substr(b, e - b + 1);
-}
-
 Result<RailSpec> ParseRailSpec(const std::string& text) {
-  const std::string t = TrimBlanks(text);
+  const std::string t(Trim(text, kBlanks));
   size_t eq = t.find('=');
   if (eq == std::string::npos) return Status::Error("rail '" + t + "': expected NAME=DEV[/PORT]");
   RailSpec r;
@@ -48,7 +44,7 @@ Result<std::vector<RailSpec>> ParseRailList(const std::string& text) {
   size_t start = 0;
   while (start <= text.size()) {
     size_t comma = text.find(',', start);
-    std::string item = TrimBlanks(text.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+    std::string item(Trim(text.substr(start, comma == std::string::npos ? std::string::npos : comma - start), kBlanks));
     if (!item.empty()) {
       auto r = ParseRailSpec(item);
       if (!r.ok()) return r.status();

@@ -32,9 +32,6 @@ struct RailSpec {
   PortRef where;
 };
 
-// `s` without leading and trailing blanks (spaces, tabs).
-std::string TrimBlanks(const std::string& s);
-
 // "NAME=DEV[/PORT]" -> spec; the error names the bad part.
 Result<RailSpec> ParseRailSpec(const std::string& text);
 // Comma-separated list of specs ("" = none), for the config file.

@@ -4,7 +4,6 @@
 
 #include "agent/collector_client.h"
 
-#include <cctype>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -13,20 +12,13 @@
 #include <nlohmann/json.hpp>
 
 #include "common/http_date.h"
+#include "common/text.h"
 
 namespace rdmascope::agent {
 namespace {
 
 constexpr size_t kMaxTokenBytes = 4096;
 constexpr size_t kMaxDetailChars = 300;
-
-std::string Trim(const std::string& s) {
-  size_t b = 0;
-  size_t e = s.size();
-  while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
-  while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
-  return s.substr(b, e - b);
-}
 
 void SetTimeout(std::chrono::milliseconds d, void (httplib::Client::*set)(time_t, time_t), httplib::Client* c) {
   (c->*set)(time_t(d.count() / 1000), time_t((d.count() % 1000) * 1000));
@@ -45,7 +37,7 @@ std::string ErrorText(const std::string& body) {
              (d->is_string() ? d->get<std::string>() : d->dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
     }
   }
-  if (out.empty()) out = Trim(body);
+  if (out.empty()) out = std::string(Trim(body));
   if (out.size() > kMaxDetailChars) out = out.substr(0, kMaxDetailChars) + "...";
   return out;
 }
@@ -73,7 +65,7 @@ Result<std::string> ReadTokenFile(const std::string& path) {
   in.read(&text[0], std::streamsize(text.size()));
   text.resize(size_t(in.gcount()));
   if (text.size() > kMaxTokenBytes) return Status::Error("token file " + path + ": longer than 4096 bytes");
-  std::string token = Trim(text);
+  std::string token(Trim(text));
   if (token.empty()) return Status::Error("token file " + path + ": holds no token");
   for (char c : token) {
     if (c == '\r' || c == '\n' || c == '\0') return Status::Error("token file " + path + ": token spans lines");

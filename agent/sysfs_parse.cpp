@@ -4,6 +4,8 @@
 #include <cstdlib>
 #include <limits>
 
+#include "common/text.h"
+
 namespace rdmascope {
 namespace {
 
@@ -26,12 +28,6 @@ std::optional<uint64_t> ParseUnsigned(std::string_view s, int base) {
     v = v * static_cast<uint64_t>(base) + static_cast<uint64_t>(d);
   }
   return v;
-}
-
-std::string_view Trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return s;
 }
 
 }  // namespace
