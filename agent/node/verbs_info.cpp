@@ -1,0 +1,101 @@
+#include "agent/node/verbs_info.h"
+
+#include <infiniband/verbs.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace rdmascope {
+
+uint32_t MtuEnumToBytes(int mtu) {
+  switch (mtu) {
+    case IBV_MTU_256: return 256;
+    case IBV_MTU_512: return 512;
+    case IBV_MTU_1024: return 1024;
+    case IBV_MTU_2048: return 2048;
+    case IBV_MTU_4096: return 4096;
+    default: return 0;
+  }
+}
+
+namespace {
+
+std::string VerbError(const char* verb, const std::string& device, int err) {
+  return std::string(verb) + "(" + device + "): " + std::strerror(err) + " (errno " + std::to_string(err) + ")";
+}
+
+class LibibverbsInfoSource : public VerbsInfoSource {
+ public:
+  std::vector<std::string> ListDevices() override {
+    std::vector<std::string> names;
+    int n = 0;
+    ibv_device** list = ibv_get_device_list(&n);
+    if (list == nullptr) return names;
+    for (int i = 0; i < n; ++i) names.emplace_back(ibv_get_device_name(list[i]));
+    ibv_free_device_list(list);
+    return names;
+  }
+
+  Result<VerbsDeviceInfo> Query(const std::string& device) override {
+    int n = 0;
+    ibv_device** list = ibv_get_device_list(&n);
+    if (list == nullptr) return Result<VerbsDeviceInfo>::Error(VerbError("ibv_get_device_list", device, errno));
+    ibv_context* ctx = nullptr;
+    bool found = false;
+    int open_errno = 0;
+    for (int i = 0; i < n; ++i) {
+      if (device == ibv_get_device_name(list[i])) {
+        found = true;
+        ctx = ibv_open_device(list[i]);
+        open_errno = errno;
+        break;
+      }
+    }
+    ibv_free_device_list(list);
+    if (!found) return Result<VerbsDeviceInfo>::Error("ibv_get_device_list: no device named " + device);
+    if (ctx == nullptr) return Result<VerbsDeviceInfo>::Error(VerbError("ibv_open_device", device, open_errno));
+    Result<VerbsDeviceInfo> r = QueryOpen(ctx, device);
+    ibv_close_device(ctx);
+    return r;
+  }
+
+ private:
+  static Result<VerbsDeviceInfo> QueryOpen(ibv_context* ctx, const std::string& device) {
+    ibv_device_attr_ex attr;
+    std::memset(&attr, 0, sizeof attr);
+    int rc = ibv_query_device_ex(ctx, nullptr, &attr);
+    if (rc != 0) return Result<VerbsDeviceInfo>::Error(VerbError("ibv_query_device_ex", device, rc));
+    VerbsDeviceInfo info;
+    const ibv_device_attr& a = attr.orig_attr;
+    info.caps.fw_ver = a.fw_ver;
+    info.caps.vendor_id = a.vendor_id;
+    info.caps.vendor_part_id = a.vendor_part_id;
+    info.caps.hw_ver = a.hw_ver;
+    info.caps.phys_port_cnt = a.phys_port_cnt;
+    info.caps.max_qp = a.max_qp;
+    info.caps.max_qp_wr = a.max_qp_wr;
+    info.caps.max_cq = a.max_cq;
+    info.caps.max_cqe = a.max_cqe;
+    info.caps.max_mr = a.max_mr;
+    info.caps.max_mr_size = a.max_mr_size;
+    info.caps.max_pd = a.max_pd;
+    info.caps.max_sge = a.max_sge;
+    info.caps.max_ah = a.max_ah;
+    info.caps.completion_timestamps = attr.completion_timestamp_mask != 0;
+    info.caps.hca_core_clock_khz = attr.hca_core_clock;
+    for (int p = 1; p <= a.phys_port_cnt; ++p) {
+      ibv_port_attr pa;
+      std::memset(&pa, 0, sizeof pa);
+      rc = ibv_query_port(ctx, static_cast<uint8_t>(p), &pa);
+      if (rc != 0) return Result<VerbsDeviceInfo>::Error(VerbError("ibv_query_port", device + " port " + std::to_string(p), rc));
+      info.ports.push_back({p, MtuEnumToBytes(pa.active_mtu), MtuEnumToBytes(pa.max_mtu)});
+    }
+    return info;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<VerbsInfoSource> MakeLibibverbsInfoSource() { return std::make_unique<LibibverbsInfoSource>(); }
+
+}  // namespace rdmascope
