@@ -7,6 +7,8 @@
 #include <cerrno>
 #include <cstring>
 
+#include "probes/verbs_resources.h"
+
 namespace rdmascope::agent {
 namespace {
 
@@ -36,23 +38,18 @@ bool IsPortEvent(ibv_event_type t) {
 }  // namespace
 
 Result<std::unique_ptr<AsyncEventWatcher>> AsyncEventWatcher::Start(const std::string& device, Callback on_event) {
-  int n = 0;
-  ibv_device** list = ibv_get_device_list(&n);
-  if (list == nullptr) return Status::Error("ibv_get_device_list: " + std::string(std::strerror(errno)));
-  ibv_context* ctx = nullptr;
-  for (int i = 0; i < n; ++i)
-    if (device == ibv_get_device_name(list[i])) ctx = ibv_open_device(list[i]);
-  ibv_free_device_list(list);
-  if (ctx == nullptr) return Status::Error("ibv_open_device " + device + ": not found or cannot be opened");
-  int flags = fcntl(ctx->async_fd, F_GETFL);
-  if (flags < 0 || fcntl(ctx->async_fd, F_SETFL, flags | O_NONBLOCK) < 0) {
-    ibv_close_device(ctx);
+  probes::DeviceOpening opened = probes::OpenDeviceNamed(device);
+  if (opened.failure == probes::DeviceOpening::Failure::kListFailed)
+    return Status::Error("ibv_get_device_list: " + std::string(std::strerror(opened.err)));
+  if (!opened.context) return Status::Error("ibv_open_device " + device + ": not found or cannot be opened");
+  const int async_fd = opened.context->async_fd;
+  int flags = fcntl(async_fd, F_GETFL);
+  if (flags < 0 || fcntl(async_fd, F_SETFL, flags | O_NONBLOCK) < 0)
     return Status::Error("fcntl O_NONBLOCK on the async fd of " + device + ": " + std::strerror(errno));
-  }
   std::unique_ptr<AsyncEventWatcher> w(new AsyncEventWatcher());
   w->device_ = device;
   w->on_event_ = std::move(on_event);
-  w->ctx_ = ctx;
+  w->ctx_ = opened.context.release();  // closed by the thread
   w->thread_ = std::thread([raw = w.get()] { raw->Loop(); });
   return w;
 }

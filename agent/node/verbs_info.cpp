@@ -2,8 +2,9 @@
 
 #include <infiniband/verbs.h>
 
-#include <cerrno>
 #include <cstring>
+
+#include "probes/verbs_resources.h"
 
 namespace rdmascope {
 
@@ -26,37 +27,22 @@ std::string VerbError(const char* verb, const std::string& device, int err) {
 
 class LibibverbsInfoSource : public VerbsInfoSource {
  public:
-  std::vector<std::string> ListDevices() override {
-    std::vector<std::string> names;
-    int n = 0;
-    ibv_device** list = ibv_get_device_list(&n);
-    if (list == nullptr) return names;
-    for (int i = 0; i < n; ++i) names.emplace_back(ibv_get_device_name(list[i]));
-    ibv_free_device_list(list);
-    return names;
-  }
+  std::vector<std::string> ListDevices() override { return probes::ListDeviceNames(); }
 
   Result<VerbsDeviceInfo> Query(const std::string& device) override {
-    int n = 0;
-    ibv_device** list = ibv_get_device_list(&n);
-    if (list == nullptr) return Result<VerbsDeviceInfo>::Error(VerbError("ibv_get_device_list", device, errno));
-    ibv_context* ctx = nullptr;
-    bool found = false;
-    int open_errno = 0;
-    for (int i = 0; i < n; ++i) {
-      if (device == ibv_get_device_name(list[i])) {
-        found = true;
-        ctx = ibv_open_device(list[i]);
-        open_errno = errno;
+    using Failure = probes::DeviceOpening::Failure;
+    probes::DeviceOpening opened = probes::OpenDeviceNamed(device);
+    switch (opened.failure) {
+      case Failure::kNone:
+        return QueryOpen(opened.context.get(), device);  // the context is closed on return
+      case Failure::kListFailed:
+        return Result<VerbsDeviceInfo>::Error(VerbError("ibv_get_device_list", device, opened.err));
+      case Failure::kNoSuchDevice:
+        return Result<VerbsDeviceInfo>::Error("ibv_get_device_list: no device named " + device);
+      case Failure::kOpenFailed:
         break;
-      }
     }
-    ibv_free_device_list(list);
-    if (!found) return Result<VerbsDeviceInfo>::Error("ibv_get_device_list: no device named " + device);
-    if (ctx == nullptr) return Result<VerbsDeviceInfo>::Error(VerbError("ibv_open_device", device, open_errno));
-    Result<VerbsDeviceInfo> r = QueryOpen(ctx, device);
-    ibv_close_device(ctx);
-    return r;
+    return Result<VerbsDeviceInfo>::Error(VerbError("ibv_open_device", device, opened.err));
   }
 
  private:
