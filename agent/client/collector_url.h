@@ -1,4 +1,4 @@
-// The collector's address as the reporter uses it.
+// The collector's address as the agent's reporter and pinglist client use it.
 //
 // Contract: ParseCollectorUrl accepts "http://HOST[:PORT][/PREFIX]" and
 // "https://..." (HOST may be a bracketed IPv6 literal). A trailing "/" is
