@@ -103,20 +103,15 @@ Result<ibv_gid> Ipv4MappedGid(const std::string& ipv4) {
   return g;
 }
 
-uint32_t MtuEnumToBytes(int mtu) {
+int MtuBytes(ibv_mtu mtu) {
   switch (mtu) {
     case IBV_MTU_256: return 256;
     case IBV_MTU_512: return 512;
     case IBV_MTU_1024: return 1024;
     case IBV_MTU_2048: return 2048;
     case IBV_MTU_4096: return 4096;
-    default: return 0;
   }
-}
-
-int MtuBytes(ibv_mtu mtu) {
-  const uint32_t bytes = MtuEnumToBytes(mtu);
-  return bytes != 0 ? static_cast<int>(bytes) : 1024;
+  return 1024;
 }
 
 ibv_mtu MtuFromBytes(int bytes) {

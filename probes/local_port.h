@@ -51,10 +51,7 @@ Result<ibv_gid> GidFromString(const std::string& text);
 // The IPv4-mapped GID of a dotted-quad address; error if `ipv4` is not one.
 Result<ibv_gid> Ipv4MappedGid(const std::string& ipv4);
 
-// MTU enum <-> bytes (256..4096). MtuEnumToBytes gives 0 for a value that is
-// no MTU; MtuBytes reads such a value, and MtuFromBytes bytes that are not an
-// MTU, as IBV_MTU_1024.
-uint32_t MtuEnumToBytes(int mtu);
+// MTU enum <-> bytes (256..4096); bytes that are not an MTU give IBV_MTU_1024.
 int MtuBytes(ibv_mtu mtu);
 ibv_mtu MtuFromBytes(int bytes);
 

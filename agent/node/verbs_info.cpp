@@ -4,10 +4,20 @@
 
 #include <cstring>
 
-#include "probes/local_port.h"
 #include "probes/verbs_resources.h"
 
 namespace rdmascope {
+
+uint32_t MtuEnumToBytes(int mtu) {
+  switch (mtu) {
+    case IBV_MTU_256: return 256;
+    case IBV_MTU_512: return 512;
+    case IBV_MTU_1024: return 1024;
+    case IBV_MTU_2048: return 2048;
+    case IBV_MTU_4096: return 4096;
+    default: return 0;
+  }
+}
 
 namespace {
 
@@ -64,7 +74,7 @@ class LibibverbsInfoSource : public VerbsInfoSource {
       std::memset(&pa, 0, sizeof pa);
       rc = ibv_query_port(ctx, static_cast<uint8_t>(p), &pa);
       if (rc != 0) return Result<VerbsDeviceInfo>::Error(VerbError("ibv_query_port", device + " port " + std::to_string(p), rc));
-      info.ports.push_back({p, probes::MtuEnumToBytes(pa.active_mtu), probes::MtuEnumToBytes(pa.max_mtu)});
+      info.ports.push_back({p, MtuEnumToBytes(pa.active_mtu), MtuEnumToBytes(pa.max_mtu)});
     }
     return info;
   }

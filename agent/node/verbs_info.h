@@ -35,4 +35,7 @@ class VerbsInfoSource {
 // The libibverbs-backed source.
 std::unique_ptr<VerbsInfoSource> MakeLibibverbsInfoSource();
 
+// enum ibv_mtu value (1..5) to bytes (256..4096); 0 for anything else.
+uint32_t MtuEnumToBytes(int mtu);
+
 }  // namespace rdmascope
