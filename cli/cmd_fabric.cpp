@@ -4,7 +4,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "agent/health.h"
+#include "agent/node/health.h"
 #include "cli/commands.h"
 #include "common/ib_encoding.h"
 #include "fabric/fabric_errors.h"

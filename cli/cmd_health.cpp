@@ -8,8 +8,8 @@
 #include <map>
 #include <optional>
 
-#include "agent/health.h"
-#include "agent/sysfs_parse.h"
+#include "agent/node/health.h"
+#include "agent/node/sysfs_parse.h"
 #include "cli/commands.h"
 #include "cli/inventory_source.h"
 #include "cli/output_text.h"

@@ -2,8 +2,8 @@
 
 #include <cstdio>
 
-#include "agent/inventory.h"
-#include "agent/sysfs_parse.h"
+#include "agent/node/inventory.h"
+#include "agent/node/sysfs_parse.h"
 
 namespace rdmascope::cli {
 

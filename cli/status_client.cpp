@@ -5,8 +5,8 @@
 #include <cstdio>
 #include <memory>
 
-#include "agent/collector_client.h"
-#include "agent/reporter.h"
+#include "agent/client/collector_client.h"
+#include "agent/client/token_file.h"
 #include "common/http_date.h"
 
 namespace rdmascope::cli {
@@ -25,12 +25,12 @@ Result<Connection> Connect(const std::string& url, const CollectorAccess& access
     return Result<Connection>::Error("bad collector URL \"" + url +
                                      "\": expected http://HOST:PORT or https://HOST:PORT");
   Connection c;
-  c.client = agent::MakeCollectorClient(url, access.ca_file);
+  c.client = client::MakeCollectorClient(url, access.ca_file);
   if (!c.client->is_valid())
     return Result<Connection>::Error("bad collector URL \"" + url +
                                      "\": expected http://HOST:PORT or https://HOST:PORT");
   if (!access.token_file.empty()) {
-    auto token = agent::ReadTokenFile(access.token_file);
+    auto token = client::ReadTokenFile(access.token_file);
     if (!token.ok()) return token.status();
     c.headers.emplace("Authorization", "Bearer " + token.value());
   }
@@ -43,7 +43,7 @@ Result<json> GetMember(Connection& c, const std::string& url, const std::string&
                        const std::string& ca_file) {
   auto res = c.client->Get(path.c_str(), c.headers);
   if (!res)
-    return Result<json>::Error("collector " + url + " unreachable (" + agent::DescribeHttpError(res.error(), ca_file) +
+    return Result<json>::Error("collector " + url + " unreachable (" + client::DescribeHttpError(res.error(), ca_file) +
                                "): is rdmascope-collector running and listening there? (see --collector)");
   if (res->status == 401)
     return Result<json>::Error("collector " + url + path + " answered HTTP 401: it needs a read token; give one with "

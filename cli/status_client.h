@@ -2,7 +2,7 @@
 //
 // Contract: one GET per endpoint (/api/v1/nodes, /ports, /probes/worst,
 // /events?open=1, /diagnoses) with a 2 s connect and 5 s read timeout, over
-// HTTP or HTTPS (certificate verified, see agent/collector_client.h), with a
+// HTTP or HTTPS (certificate verified, see agent/client/collector_client.h), with a
 // bearer read token when one is given. Any failure — unreachable, non-200,
 // not JSON — is an error naming the URL and what to check.
 #pragma once

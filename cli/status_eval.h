@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "agent/health.h"
+#include "agent/node/health.h"
 #include "cli/status_client.h"
 
 namespace rdmascope::cli {

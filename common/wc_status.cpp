@@ -8,6 +8,8 @@
 
 #include <cctype>
 
+#include "common/text.h"
+
 namespace rdmascope {
 namespace {
 
@@ -402,24 +404,6 @@ std::vector<WcStatusInfo> BuildTable() {
         "(RDMA READ, then FIN message)",
         "ibv_query_device_ex tm_caps: max_rndv_hdr_size"}},
   };
-}
-
-std::string_view Trim(std::string_view s) {
-  const char* ws = " \t\r\n\f\v";
-  size_t b = s.find_first_not_of(ws);
-  if (b == std::string_view::npos) return {};
-  size_t e = s.find_last_not_of(ws);
-  return s.substr(b, e - b + 1);
-}
-
-bool EqualsNoCase(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (std::tolower(static_cast<unsigned char>(a[i])) !=
-        std::tolower(static_cast<unsigned char>(b[i])))
-      return false;
-  }
-  return true;
 }
 
 bool StartsWithNoCase(std::string_view s, std::string_view prefix) {

@@ -20,30 +20,44 @@ std::vector<std::string> ListDeviceNames() {
   return names;
 }
 
-Result<ContextPtr> OpenDevice(const std::string& name) {
+DeviceOpening OpenDeviceNamed(const std::string& name) {
+  using Failure = DeviceOpening::Failure;
+  DeviceOpening out;
   int n = 0;
   errno = 0;
   ibv_device** list = ibv_get_device_list(&n);
   if (list == nullptr) {
-    int err = ErrnoOr(ENODEV);
-    return ErrnoStatus("ibv_get_device_list", err,
-                       err == ENOSYS ? "no RDMA support in this kernel: is ib_uverbs loaded?" : "");
+    out.failure = Failure::kListFailed;
+    out.err = ErrnoOr(ENODEV);
+    return out;
   }
-  ibv_context* ctx = nullptr;
-  bool found = false;
-  int err = 0;
+  out.failure = Failure::kNoSuchDevice;
   for (int i = 0; i < n; ++i) {
     if (name != ibv_get_device_name(list[i])) continue;
-    found = true;
     errno = 0;
-    ctx = ibv_open_device(list[i]);
-    if (ctx == nullptr) err = ErrnoOr(EIO);
+    out.context.reset(ibv_open_device(list[i]));
+    out.failure = out.context ? Failure::kNone : Failure::kOpenFailed;
+    if (!out.context) out.err = ErrnoOr(EIO);
     break;
   }
   ibv_free_device_list(list);
-  if (!found) return Status::Error("no RDMA device named '" + name + "' (see: rdma link show, ibv_devices)");
-  if (ctx == nullptr) return ErrnoStatus("ibv_open_device", err, name);
-  return ContextPtr(ctx);
+  return out;
+}
+
+Result<ContextPtr> OpenDevice(const std::string& name) {
+  DeviceOpening o = OpenDeviceNamed(name);
+  switch (o.failure) {
+    case DeviceOpening::Failure::kNone:
+      return std::move(o.context);
+    case DeviceOpening::Failure::kListFailed:
+      return ErrnoStatus("ibv_get_device_list", o.err,
+                         o.err == ENOSYS ? "no RDMA support in this kernel: is ib_uverbs loaded?" : "");
+    case DeviceOpening::Failure::kNoSuchDevice:
+      return Status::Error("no RDMA device named '" + name + "' (see: rdma link show, ibv_devices)");
+    case DeviceOpening::Failure::kOpenFailed:
+      break;
+  }
+  return ErrnoStatus("ibv_open_device", o.err, name);
 }
 
 Result<PdPtr> AllocPd(ibv_context* ctx) {

@@ -33,6 +33,17 @@ using QpPtr = std::unique_ptr<ibv_qp, QpDeleter>;
 // Opens the device called `name` ("rxe0"). Error if absent or ibv_open_device fails.
 Result<ContextPtr> OpenDevice(const std::string& name);
 
+// What opening the device called `name` came to, for callers that word their
+// own errors: the context, or the step that failed and its errno (never 0:
+// ENODEV when listing fails without one, EIO when opening does).
+struct DeviceOpening {
+  enum class Failure { kNone, kListFailed, kNoSuchDevice, kOpenFailed };
+  ContextPtr context;  // set when failure == kNone
+  Failure failure = Failure::kNone;
+  int err = 0;         // kListFailed, kOpenFailed: errno of the failed verb
+};
+DeviceOpening OpenDeviceNamed(const std::string& name);
+
 // Names of all RDMA devices libibverbs sees (empty when there are none).
 std::vector<std::string> ListDeviceNames();
 

@@ -8,15 +8,10 @@
 
 #include <openssl/evp.h>
 
+#include "common/text.h"
+
 namespace rdmascope::collector {
 namespace {
-
-std::string Trim(const std::string& s) {
-  size_t b = s.find_first_not_of(" \t\r\n");
-  if (b == std::string::npos) return "";
-  size_t e = s.find_last_not_of(" \t\r\n");
-  return s.substr(b, e - b + 1);
-}
 
 bool ConstantTimeEqual(const std::string& a, const std::string& b) {
   unsigned char diff = a.size() == b.size() ? 0 : 1;
@@ -34,7 +29,7 @@ Result<std::vector<NodeToken>> LoadTokenFile(const std::string& path) {
   std::map<std::string, int> first_line;  // token -> line number
   std::string line;
   for (int number = 1; std::getline(in, line); ++number) {
-    std::string t = Trim(line);
+    std::string t(Trim(line, kBlanksAndLineEnds));
     if (t.empty() || t[0] == '#') continue;
     std::istringstream words(t);
     std::vector<std::string> w;
@@ -67,7 +62,7 @@ std::optional<TokenGrant> TokenGrantOf(const std::string& authorization, const s
   const std::string prefix = "Bearer ";
   if (authorization.size() <= prefix.size() || authorization.compare(0, prefix.size(), prefix) != 0)
     return std::nullopt;
-  std::string presented = Trim(authorization.substr(prefix.size()));
+  std::string presented(Trim(authorization.substr(prefix.size()), kBlanksAndLineEnds));
   std::optional<TokenGrant> grant;
   for (const NodeToken& t : tokens)  // no early exit: the time does not tell which entry matched
     if (ConstantTimeEqual(presented, t.token) && !grant) grant = TokenGrant{t.node, t.sweep};
@@ -99,7 +94,7 @@ std::optional<std::string> Base64Decode(const std::string& in) {
 bool ReadAuthorized(const std::string& authorization, const std::vector<NodeToken>& read_tokens) {
   const std::string basic = "Basic ";
   if (authorization.compare(0, basic.size(), basic) != 0) return BearerMatches(authorization, read_tokens);
-  auto decoded = Base64Decode(Trim(authorization.substr(basic.size())));
+  auto decoded = Base64Decode(std::string(Trim(authorization.substr(basic.size()), kBlanksAndLineEnds)));
   if (!decoded) return false;
   size_t colon = decoded->find(':');
   if (colon == std::string::npos) return false;

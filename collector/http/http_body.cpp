@@ -8,30 +8,19 @@
 #include <cstdlib>
 #include <memory>
 
+#include "common/text.h"
+
 namespace rdmascope::collector {
 namespace {
-
-std::string_view Trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
-}
-
-bool EqualsNoCase(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i)
-    if (std::tolower(static_cast<unsigned char>(a[i])) != std::tolower(static_cast<unsigned char>(b[i]))) return false;
-  return true;
-}
 
 // q=0 (or 0.0, 0.00, 0.000) among the parameters after the coding.
 bool RefusedByQ(std::string_view params) {
   while (!params.empty()) {
     size_t semi = params.find(';');
-    std::string_view p = Trim(params.substr(0, semi));
+    std::string_view p = Trim(params.substr(0, semi), kBlanks);
     params = semi == std::string_view::npos ? std::string_view() : params.substr(semi + 1);
     if (p.size() < 2 || std::tolower(static_cast<unsigned char>(p[0])) != 'q' || p[1] != '=') continue;
-    std::string_view v = Trim(p.substr(2));
+    std::string_view v = Trim(p.substr(2), kBlanks);
     bool zero = !v.empty() && v[0] == '0';
     for (size_t i = 1; zero && i < v.size(); ++i) zero = (i == 1 && v[i] == '.') || (i > 1 && v[i] == '0');
     return zero;
@@ -70,7 +59,7 @@ bool AcceptsGzip(std::string_view accept_encoding) {
     std::string_view item = accept_encoding.substr(0, comma);
     accept_encoding = comma == std::string_view::npos ? std::string_view() : accept_encoding.substr(comma + 1);
     size_t semi = item.find(';');
-    std::string_view coding = Trim(item.substr(0, semi));
+    std::string_view coding = Trim(item.substr(0, semi), kBlanks);
     if (!EqualsNoCase(coding, "gzip") && !EqualsNoCase(coding, "x-gzip")) continue;
     return semi == std::string_view::npos || !RefusedByQ(item.substr(semi + 1));
   }

@@ -7,6 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/text.h"
+
 namespace rdmascope::collector {
 
 const char kCollectorUsage[] =
@@ -114,12 +116,6 @@ bool ParseInt(const std::string& v, int64_t min, int64_t max, int64_t* out) {
   return true;
 }
 
-std::string Trim(const std::string& s) {
-  size_t b = s.find_first_not_of(" \t\r\n");
-  if (b == std::string::npos) return "";
-  return s.substr(b, s.find_last_not_of(" \t\r\n") - b + 1);
-}
-
 }  // namespace
 
 Status SetCollectorKey(CollectorConfig* c, const std::string& key, const std::string& value, const std::string& origin) {
@@ -199,7 +195,7 @@ Status LoadCollectorConfigFile(CollectorConfig* c, const std::string& path) {
   std::stringstream ss;
   ss << in.rdbuf();
   std::string text = ss.str();
-  std::string trimmed = Trim(text);
+  std::string_view trimmed = Trim(text, kBlanksAndLineEnds);
   if (!trimmed.empty() && trimmed[0] == '{') {
     nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
     if (j.is_discarded() || !j.is_object()) return Status::Error("config file " + path + ": not a valid JSON object");
@@ -214,12 +210,13 @@ Status LoadCollectorConfigFile(CollectorConfig* c, const std::string& path) {
   int n = 0;
   while (std::getline(lines, line)) {
     ++n;
-    std::string t = Trim(line);
+    std::string t(Trim(line, kBlanksAndLineEnds));
     if (t.empty() || t[0] == '#') continue;
     size_t eq = t.find('=');
     std::string origin = path + ":" + std::to_string(n);
     if (eq == std::string::npos) return Status::Error(origin + ": expected key=value, got \"" + t + "\"");
-    if (Status s = SetCollectorKey(c, Trim(t.substr(0, eq)), Trim(t.substr(eq + 1)), origin); !s.ok()) return s;
+    const std::string key(Trim(t.substr(0, eq), kBlanksAndLineEnds)), value(Trim(t.substr(eq + 1), kBlanksAndLineEnds));
+    if (Status s = SetCollectorKey(c, key, value, origin); !s.ok()) return s;
   }
   return Status::Ok();
 }

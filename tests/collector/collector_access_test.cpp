@@ -10,10 +10,10 @@
 #include <fstream>
 #include <string>
 
-#include "agent/collector_client.h"
-#include "agent/pinglist_client.h"
-#include "agent/reporter.h"
-#include "agent/spool.h"
+#include "agent/client/collector_client.h"
+#include "agent/daemon/pinglist_client.h"
+#include "agent/daemon/reporter.h"
+#include "agent/daemon/spool.h"
 #include "tests/collector/child_collector.h"
 #include "tests/support/run_command.h"
 #include "tests/support/scratch_dir.h"
@@ -71,9 +71,9 @@ class AccessTest : public ::testing::Test {
     return std::move(r).value();
   }
   int Get(const std::string& path, const httplib::Headers& headers = {}) {
-    auto cli = agent::MakeCollectorClient("https://127.0.0.1:" + std::to_string(port_), kTls + "/ca.crt");
+    auto cli = client::MakeCollectorClient("https://127.0.0.1:" + std::to_string(port_), kTls + "/ca.crt");
     auto res = cli->Get(path.c_str(), headers);
-    EXPECT_TRUE(res) << path << ": " << agent::DescribeHttpError(res.error(), kTls + "/ca.crt");
+    EXPECT_TRUE(res) << path << ": " << client::DescribeHttpError(res.error(), kTls + "/ca.crt");
     if (res && res->status == 401) {
       EXPECT_NE(res->get_header_value("WWW-Authenticate").find("Basic"), std::string::npos) << path;
     }
@@ -111,7 +111,7 @@ TEST_F(AccessTest, AgentReportsOverHttpsWithItsCaAndIsRefusedWithAnother) {
 
   // Only the first report was stored.
   httplib::Headers read = {{"Authorization", std::string("Bearer ") + kReadToken}};
-  auto cli = agent::MakeCollectorClient(url, kTls + "/ca.crt");
+  auto cli = client::MakeCollectorClient(url, kTls + "/ca.crt");
   auto nodes = cli->Get("/api/v1/nodes", read);
   ASSERT_TRUE(nodes);
   ASSERT_EQ(nodes->status, 200) << nodes->body;

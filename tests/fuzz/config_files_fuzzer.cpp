@@ -18,7 +18,7 @@
 #include <cstdint>
 #include <string>
 
-#include "agent/agent_config.h"
+#include "agent/daemon/agent_config.h"
 #include "collector/http/api_auth.h"
 #include "collector/service/collector_config.h"
 #include "probes/control_auth.h"

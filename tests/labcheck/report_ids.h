@@ -1,7 +1,7 @@
 // Exactly-once delivery check over agent report ids.
 //
 // Report ids are "<node>-<generated_at_ms>-<8 hex per agent process>-<seq>"
-// (agent/report_builder.h), seq counting from 1 in each agent process. An
+// (agent/daemon/report_builder.h), seq counting from 1 in each agent process. An
 // agent stopped with SIGTERM writes its last report (seq N) to the spool and
 // logs its id; every earlier report of that process must then be stored by
 // the collector exactly once: the stored ids of the process are seq 1..N-1,

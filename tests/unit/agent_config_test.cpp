@@ -1,6 +1,6 @@
 // Agent config: defaults, the config file, flags over the file, and errors
 // that name the bad key, line or flag.
-#include "agent/agent_config.h"
+#include "agent/daemon/agent_config.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>

@@ -1,7 +1,7 @@
 // AgentDaemon against the fixture sysfs trees and an in-process collector:
 // reports on schedule with inventory, counters and probes; READY/WATCHDOG/
 // STOPPING notifications; prompt stop; --once delivery and spooling.
-#include "agent/daemon.h"
+#include "agent/daemon/daemon.h"
 
 #include <gtest/gtest.h>
 
@@ -13,8 +13,8 @@
 #include <set>
 #include <thread>
 
-#include "agent/daemon_inventory.h"
-#include "agent/inventory.h"
+#include "agent/daemon/daemon_inventory.h"
+#include "agent/node/inventory.h"
 #include "agent_test_util.h"
 #include "common/model_json.h"
 

@@ -5,7 +5,7 @@
 
 #include <chrono>
 
-#include "agent/fabric_report.h"
+#include "agent/daemon/fabric_report.h"
 #include "tests/fabric/fake_subnet.h"
 
 namespace rdmascope::agent {

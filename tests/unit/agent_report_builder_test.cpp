@@ -1,12 +1,12 @@
 // Report builder: every field of the report format v1, the inventory with
 // counters, probe pass-through, and unique, well-formed report ids.
-#include "agent/report_builder.h"
+#include "agent/daemon/report_builder.h"
 
 #include <gtest/gtest.h>
 
 #include <set>
 
-#include "agent/inventory.h"
+#include "agent/node/inventory.h"
 #include "common/model_json.h"
 
 namespace rdmascope::agent {

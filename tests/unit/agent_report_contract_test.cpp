@@ -3,9 +3,9 @@
 // entry in the contract's shape, and with the bounds the builder enforces.
 #include <gtest/gtest.h>
 
-#include "agent/agent_config.h"
-#include "agent/inventory.h"
-#include "agent/report_builder.h"
+#include "agent/daemon/agent_config.h"
+#include "agent/node/inventory.h"
+#include "agent/daemon/report_builder.h"
 #include "collector/ingest/report_validate.h"
 
 namespace rdmascope::agent {

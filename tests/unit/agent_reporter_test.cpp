@@ -1,7 +1,7 @@
 // Reporter against an in-process collector on 127.0.0.1: delivery, spooling
 // while the collector is away, in-order exactly-once replay when it is back,
 // rejected reports dropped and counted, token handling.
-#include "agent/reporter.h"
+#include "agent/daemon/reporter.h"
 
 #include <gtest/gtest.h>
 

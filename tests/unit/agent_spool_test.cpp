@@ -1,6 +1,6 @@
 // Spool: atomic one-file-per-report writes, order, the byte cap (oldest
 // dropped and counted), corrupt files skipped, and reopening.
-#include "agent/spool.h"
+#include "agent/daemon/spool.h"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>

@@ -1,4 +1,4 @@
-#include "agent/health.h"
+#include "agent/node/health.h"
 
 #include <gtest/gtest.h>
 

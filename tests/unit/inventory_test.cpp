@@ -1,7 +1,7 @@
 // Inventory against the fixture trees in tests/fixtures/sys, compared with the
 // hand-written goldens in tests/fixtures/expected; plus the verbs enrichment
 // through a fake source and the reader's three outcomes.
-#include "agent/inventory.h"
+#include "agent/node/inventory.h"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>

@@ -1,9 +1,9 @@
 // `rdmactl probe` and `rdmascope-agent` argument parsing.
 #include <gtest/gtest.h>
 
-#include "agent/rails.h"
+#include "agent/daemon/rails.h"
 
-#include "agent/agent_options.h"
+#include "agent/daemon/agent_options.h"
 #include "cli/probe_args.h"
 #include "cli/probe_output.h"
 

@@ -5,7 +5,7 @@
 
 #include <atomic>
 
-#include "agent/rail_supervisor.h"
+#include "agent/daemon/rail_supervisor.h"
 
 namespace rdmascope::agent {
 namespace {

@@ -1,4 +1,4 @@
-#include "agent/sysfs_parse.h"
+#include "agent/node/sysfs_parse.h"
 
 #include <gtest/gtest.h>
 

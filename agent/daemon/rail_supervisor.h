@@ -1,0 +1,119 @@
+// RailSupervisor: keeps every rail of the node served and probed through
+// link flaps, device resets and removals. Never ends the agent.
+//
+// Contract:
+// - Start() starts the control server (the one setup error: the port cannot
+//   be bound) and a thread that reconciles at once, then every second (or
+//   interval, when shorter) and whenever an async event arrives (Wake()).
+//   A device whose uverbs node is gone is being removed (no event says so):
+//   it is released at once, since its removal waits for every open context.
+// - A reconcile reads every port's state from sysfs (cheap), names the rails
+//   (agent/daemon/rails.h, ports ever seen stay known so names do not shift when a
+//   device goes), starts an async event watcher per present device, serves
+//   (responder) exactly the ACTIVE rails, runs one prober per ACTIVE rail and
+//   stops the prober of a rail that is not ACTIVE. A device whose watcher
+//   reported DEVICE_FATAL or removal is released at once (responder
+//   generation and probers on it stopped) so its removal completes; it is
+//   used again when it is back (within one interval).
+// - on_change (from the supervisor's thread) is called when a rail changed
+//   state or a port/device event arrived: the daemon reports at once.
+// - Collect() returns the probe entries since the previous call, each with
+//   "rail"; for every rail that is not ACTIVE, one entry per target and
+//   transport with "not_run" ("local port DOWN", "local device missing") and
+//   nothing sent: a local fault is never reported as loss to the peer.
+// - RailsJson(): [{name, device, port, state}] for the report.
+// Stop() (also the destructor) stops everything it started.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "agent/node/async_events.h"
+#include "agent/daemon/daemon_log.h"
+#include "agent/daemon/rail_paths.h"
+#include "agent/daemon/rails.h"
+#include "common/status.h"
+#include "probes/probe_scheduler.h"
+#include "probes/responder.h"
+
+namespace rdmascope::agent {
+
+struct RailSupervisorOptions {
+  std::string sysfs_root = "/sys";
+  std::vector<std::string> devices;  // --device; empty: every device (unless rails are named)
+  std::vector<RailSpec> rails;       // --rail
+  probes::ResponderOptions responder;
+  uint64_t probe_count = 10;
+  RailPaths paths;  // each rail's GID pin and probe class
+  uint64_t interval_ms = 10000;
+  // Targets of one rail; nullopt keeps the previous ones. Unset: no probing.
+  std::function<std::optional<std::vector<probes::ProbeTarget>>(const std::string& rail)> targets;
+  std::function<void(const std::string& why)> on_change;
+  // Called from a prober's thread when a target's probe results turned bad
+  // or good (probes/probe_turn.h): the daemon reports early (ReportSoon).
+  std::function<void()> on_probe_turn;
+  LogFn log;
+};
+
+class RailSupervisor {
+ public:
+  static Result<std::unique_ptr<RailSupervisor>> Start(RailSupervisorOptions opts);
+  ~RailSupervisor();
+  void Stop();
+  void Wake();
+
+  std::vector<nlohmann::json> Collect();
+  nlohmann::json RailsJson();
+  // The rail names currently configured (for the report's labels).
+  std::vector<std::string> RailNames();
+
+ private:
+  struct RailState {
+    RailSpec spec;
+    std::string state = "unknown";  // ACTIVE, DOWN, INIT, ..., "missing"
+    std::unique_ptr<probes::ProbeScheduler> prober;
+    uint64_t prober_epoch = 0;
+    std::vector<probes::ProbeTarget> targets;  // last known, for not-run entries
+  };
+
+  explicit RailSupervisor(RailSupervisorOptions opts) : opts_(std::move(opts)) {}
+  void Loop();
+  void Reconcile();
+  void OnEvent(const AsyncEvent& e);
+  // State name of every port in sysfs, by (device, port).
+  std::map<PortRef, std::string> DiscoverPorts() const;
+  void StopProber(RailState& r);
+
+  RailSupervisorOptions opts_;
+  std::unique_ptr<probes::Responder> responder_;
+  std::string served_signature_;
+  std::set<PortRef> known_;
+  std::map<std::string, std::unique_ptr<AsyncEventWatcher>> watchers_;
+  std::map<std::string, uint64_t> epoch_;  // per device: bumped when it went away
+  std::chrono::steady_clock::time_point last_down_fetch_{};  // targets of down rails, once an interval
+
+  std::mutex mu_;  // guards the members below
+  std::condition_variable cv_;
+  bool stop_ = false;
+  bool wake_ = false;
+  std::set<std::string> gone_;          // devices whose watcher ended, not yet released
+  std::vector<std::string> event_log_;  // async events not yet logged
+  std::vector<RailState> rails_;
+  std::vector<nlohmann::json> pending_;  // entries of stopped probers
+  int64_t last_collect_ms_ = 0;
+  std::thread thread_;
+};
+
+}  // namespace rdmascope::agent

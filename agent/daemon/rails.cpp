@@ -1,0 +1,90 @@
+#include "agent/daemon/rails.h"
+
+#include <algorithm>
+#include <cctype>
+#include <set>
+
+#include "common/text.h"
+
+namespace rdmascope::agent {
+namespace {
+
+bool NameOk(const std::string& s) {
+  if (s.empty() || s.size() > 64) return false;
+  for (char c : s)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '_' && c != '-') return false;
+  return true;
+}
+
+}  // namespace
+
+Result<RailSpec> ParseRailSpec(const std::string& text) {
+  const std::string t(Trim(text, kBlanks));
+  size_t eq = t.find('=');
+  if (eq == std::string::npos) return Status::Error("rail '" + t + "': expected NAME=DEV[/PORT]");
+  RailSpec r;
+  r.name = t.substr(0, eq);
+  if (!NameOk(r.name)) return Status::Error("rail '" + t + "': name must be 1..64 of [A-Za-z0-9._-]");
+  std::string where = t.substr(eq + 1);
+  size_t slash = where.find('/');
+  r.where.device = where.substr(0, slash);
+  if (!NameOk(r.where.device)) return Status::Error("rail '" + t + "': bad device name");
+  if (slash != std::string::npos) {
+    const std::string p = where.substr(slash + 1);
+    if (p.empty() || p.size() > 3 || !std::all_of(p.begin(), p.end(), ::isdigit) || std::stoi(p) < 1 ||
+        std::stoi(p) > 255)
+      return Status::Error("rail '" + t + "': PORT must be 1..255");
+    r.where.port = std::stoi(p);
+  }
+  return r;
+}
+
+Result<std::vector<RailSpec>> ParseRailList(const std::string& text) {
+  std::vector<RailSpec> out;
+  size_t start = 0;
+  while (start <= text.size()) {
+    size_t comma = text.find(',', start);
+    std::string item(Trim(text.substr(start, comma == std::string::npos ? std::string::npos : comma - start), kBlanks));
+    if (!item.empty()) {
+      auto r = ParseRailSpec(item);
+      if (!r.ok()) return r.status();
+      out.push_back(*r);
+    }
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  Status v = ValidateRails(out);
+  if (!v.ok()) return v;
+  return out;
+}
+
+Status ValidateRails(const std::vector<RailSpec>& rails) {
+  std::set<std::string> names;
+  std::set<PortRef> ports;
+  for (const RailSpec& r : rails) {
+    if (!names.insert(r.name).second) return Status::Error("rail name '" + r.name + "' given twice");
+    if (!ports.insert(r.where).second)
+      return Status::Error("port " + r.where.device + "/" + std::to_string(r.where.port) + " named by two rails");
+  }
+  return Status::Ok();
+}
+
+std::vector<RailSpec> ComputeRails(std::vector<PortRef> known, const std::vector<std::string>& devices,
+                                   const std::vector<RailSpec>& named) {
+  std::set<PortRef> probed;
+  const bool all = devices.empty() && named.empty();
+  for (const PortRef& p : known)
+    if (all || std::find(devices.begin(), devices.end(), p.device) != devices.end()) probed.insert(p);
+  for (const RailSpec& r : named) probed.insert(r.where);
+  std::vector<RailSpec> out;
+  size_t i = 0;
+  for (const PortRef& p : probed) {
+    RailSpec r{std::to_string(i++), p};
+    for (const RailSpec& n : named)
+      if (n.where == p) r.name = n.name;
+    out.push_back(r);
+  }
+  return out;
+}
+
+}  // namespace rdmascope::agent
