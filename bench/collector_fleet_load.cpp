@@ -56,7 +56,7 @@
 #include "bench/fleet_storage.h"
 #include "collector/http/api_server.h"
 #include "collector/service/retention_worker.h"
-#include "collector/store/store.h"
+#include "collector/store/storage.h"
 
 namespace {
 
@@ -70,14 +70,14 @@ constexpr double kBudgetBytesPerNodeDay = 50.0 * 1024 * 1024;
 // last ten minutes have closed (the hour in progress reaches probe_hourly
 // ten minutes at a time), timing each step: its reads run without the
 // store lock, its write holds it. False when a step failed.
-bool RollUpWhatIsLeft(Store& store, const RetentionPolicy& policy, int64_t sim_now, int nodes) {
+bool RollUpWhatIsLeft(Storage& store, const RetentionPolicy& policy, int64_t sim_now, int nodes) {
   const int64_t later = sim_now + policy.rollup_grace_ms + policy.rollup_slice_ms + 10LL * 60 * 1000;
   int slices = 0;
   double total_ms = 0, longest_ms = 0;
   bool good = true;
   for (;;) {
     const auto s = Clock::now();
-    auto n = store.RollupStep(later, policy);
+    auto n = store.rollups.RollupStep(later, policy);
     const double ms = std::chrono::duration<double, std::milli>(Clock::now() - s).count();
     if (!n.ok()) {
       std::printf("rollup failed: %s\n", n.status().message().c_str());
@@ -117,7 +117,7 @@ int main(int argc, char** argv) {
 
   StoreOptions so;
   so.path = dir + "/fleet.db";
-  auto store = Store::Open(so);
+  auto store = Storage::Open(so);
   if (!store.ok()) {
     std::fprintf(stderr, "%s\n", store.status().message().c_str());
     return 1;
@@ -190,7 +190,7 @@ int main(int argc, char** argv) {
   double node_intervals = static_cast<double>(done.back().ok);
   for (size_t i = 0; i + 1 < done.size(); ++i) node_intervals += static_cast<double>(done[i].rounds_done) * a.nodes;
   const double sim_s = node_intervals / a.nodes * a.interval_s;
-  std::printf("database: %.1f MB after %.1f simulated min\n", static_cast<double>(store.value()->SizeBytes()) / 1048576.0,
+  std::printf("database: %.1f MB after %.1f simulated min\n", static_cast<double>(store.value()->db.SizeBytes()) / 1048576.0,
               sim_s / 60.0);
   const FleetStorage storage = MeasureFleetStorage(so.path, a.nodes, sim_s, policy);
   PrintFleetStorage(storage, policy, kBudgetBytesPerNodeDay);

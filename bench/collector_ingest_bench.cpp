@@ -30,7 +30,7 @@
 #include "bench/thread_cpu.h"
 #include "collector/ingest/group_commit.h"
 #include "collector/http/api_server.h"
-#include "collector/store/store.h"
+#include "collector/store/storage.h"
 #include "collector/store/store_migrate.h"
 #include "common/http_date.h"
 #include "tests/support/test_reports.h"
@@ -190,7 +190,7 @@ int main(int argc, char** argv) {
   StoreOptions so;
   so.path = dir + "/http.db";
   so.synchronous_full = a.sync_full;
-  auto store = Store::Open(so);
+  auto store = Storage::Open(so);
   if (!store.ok()) {
     std::fprintf(stderr, "%s\n", store.status().message().c_str());
     return 1;

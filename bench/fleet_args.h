@@ -6,7 +6,7 @@
 #include <cstdint>
 
 #include "collector/http/http_workers.h"
-#include "collector/store/store.h"
+#include "collector/store/storage.h"
 
 namespace rdmascope::collector::bench {
 

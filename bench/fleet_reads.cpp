@@ -39,8 +39,8 @@ Read Time(int port, const std::string& path) {
 
 }  // namespace
 
-bool MeasureReads(int port, Store& store, const FleetArgs& a, const char* when) {
-  auto history = store.CountRows("probe_summaries");
+bool MeasureReads(int port, Storage& store, const FleetArgs& a, const char* when) {
+  auto history = store.db.CountRows("probe_summaries");
   const Read metrics = Time(port, "/metrics");
   const Read matrix = Time(port, "/api/v1/matrix");
   const Read pinglist = Time(port, "/api/v1/pinglist?node=node-0&rail=0");

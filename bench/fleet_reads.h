@@ -4,12 +4,12 @@
 #pragma once
 
 #include "bench/fleet_args.h"
-#include "collector/store/store.h"
+#include "collector/store/storage.h"
 
 namespace rdmascope::collector::bench {
 
 // Reads the three answers (best of three each) and prints them; false when
 // one failed or its row count is not what the fleet implies.
-bool MeasureReads(int port, Store& store, const FleetArgs& a, const char* when);
+bool MeasureReads(int port, Storage& store, const FleetArgs& a, const char* when);
 
 }  // namespace rdmascope::collector::bench

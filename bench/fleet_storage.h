@@ -12,7 +12,7 @@
 #include <cstdint>
 #include <string>
 
-#include "collector/store/store.h"
+#include "collector/store/storage.h"
 
 namespace rdmascope::collector::bench {
 

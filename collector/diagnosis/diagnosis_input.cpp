@@ -1,4 +1,4 @@
-// LoadDiagnosisInput: Store rows -> diagnosis::Input (contract in diagnosis_input.h).
+// LoadDiagnosisInput: Storage rows -> diagnosis::Input (contract in diagnosis_input.h).
 #include "collector/diagnosis/diagnosis_input.h"
 
 #include <algorithm>
@@ -98,11 +98,11 @@ bool IsErrorCounter(const std::string& name) {
   return false;
 }
 
-Result<diagnosis::Input> LoadDiagnosisInput(Store& store, int64_t now_ms, const DiagnosisSourceOptions& o,
+Result<diagnosis::Input> LoadDiagnosisInput(Storage& store, int64_t now_ms, const DiagnosisSourceOptions& o,
                                             int64_t* interval_ms) {
-  auto infos = store.NodeInfos();
+  auto infos = store.read.NodeInfos();
   if (!infos.ok()) return infos.status();
-  auto nodes = store.Nodes(now_ms, 0);
+  auto nodes = store.history.Nodes(now_ms, 0);
   if (!nodes.ok()) return nodes.status();
   std::map<std::string, int64_t> own_interval;
   std::vector<int64_t> intervals;
@@ -136,7 +136,7 @@ Result<diagnosis::Input> LoadDiagnosisInput(Store& store, int64_t now_ms, const 
   // A counter moved when its newest sample in the window rose over the
   // sample before it, which is one report earlier: two intervals back is
   // enough and keeps the query's cost to the window, not the history.
-  auto facts = store.DiagnosisFacts(since, since - 2 * interval);
+  auto facts = store.diagnoses.DiagnosisFacts(since, since - 2 * interval);
   if (!facts.ok()) return facts.status();
   const json& f = facts.value();
   for (const json& r : Rows(f, "paths")) {

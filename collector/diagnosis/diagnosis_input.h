@@ -20,7 +20,7 @@
 #include <string>
 
 #include "collector/diagnosis/diagnosis.h"
-#include "collector/store/store.h"
+#include "collector/store/storage.h"
 
 namespace rdmascope::collector {
 
@@ -32,7 +32,7 @@ struct DiagnosisSourceOptions {
 };
 
 // The report interval the input was read with (ms), for the worker's pace.
-Result<diagnosis::Input> LoadDiagnosisInput(Store& store, int64_t now_ms, const DiagnosisSourceOptions& o,
+Result<diagnosis::Input> LoadDiagnosisInput(Storage& store, int64_t now_ms, const DiagnosisSourceOptions& o,
                                             int64_t* interval_ms = nullptr);
 
 // True for a counter name that counts errors (see the contract above).

@@ -7,7 +7,7 @@
 
 namespace rdmascope::collector {
 
-DiagnosisWorker::DiagnosisWorker(Store& store, DiagnosisWorkerOptions options, std::function<int64_t()> now_ms,
+DiagnosisWorker::DiagnosisWorker(Storage& store, DiagnosisWorkerOptions options, std::function<int64_t()> now_ms,
                                  std::function<void(const std::string&)> log)
     : store_(store),
       options_(std::move(options)),
@@ -30,10 +30,10 @@ Result<DiagnosisPass> DiagnosisWorker::RunPass() {
   if (!input.ok()) return Status::Error("diagnosis: reading the store: " + input.status().message());
   report_interval_ms_ = interval_ms;
   std::vector<diagnosis::Verdict> verdicts = diagnosis::Diagnose(input.value(), options_.vote);
-  auto open = store_.OpenDiagnosisKeys();
+  auto open = store_.diagnoses.OpenDiagnosisKeys();
   if (!open.ok()) return Status::Error("diagnosis: reading open diagnoses: " + open.status().message());
   diagnosis::TrackStep step = tracker_.Observe(verdicts, open.value(), now, interval_ms);
-  if (Status s = store_.ApplyDiagnoses(step.upsert, step.close, now); !s.ok())
+  if (Status s = store_.diagnoses.ApplyDiagnoses(step.upsert, step.close, now); !s.ok())
     return Status::Error("diagnosis: storing diagnoses: " + s.message());
   DiagnosisPass pass;
   pass.verdicts = static_cast<int>(verdicts.size());

@@ -18,7 +18,7 @@
 #include "collector/diagnosis/diagnosis_input.h"
 #include "collector/diagnosis/diagnosis_track.h"
 #include "collector/core/periodic_thread.h"
-#include "collector/store/store.h"
+#include "collector/store/storage.h"
 
 namespace rdmascope::collector {
 
@@ -36,7 +36,7 @@ struct DiagnosisPass {
 
 class DiagnosisWorker {
  public:
-  DiagnosisWorker(Store& store, DiagnosisWorkerOptions options, std::function<int64_t()> now_ms,
+  DiagnosisWorker(Storage& store, DiagnosisWorkerOptions options, std::function<int64_t()> now_ms,
                   std::function<void(const std::string&)> log);
   ~DiagnosisWorker() { Stop(); }
   void Start();
@@ -47,7 +47,7 @@ class DiagnosisWorker {
   static constexpr long kSlowPassMs = 300;  // a pass this long is logged
   void Tick();
 
-  Store& store_;
+  Storage& store_;
   DiagnosisWorkerOptions options_;
   std::function<int64_t()> now_ms_;
   std::function<void(const std::string&)> log_;

@@ -37,7 +37,7 @@ void ApiServer::GetMatrix(const httplib::Request& req, httplib::Response& res) {
     if (!ok) return SendError(res, 400, "invalid query", {{"param", "rail"}, {"problem", "expected a rail name"}});
     rail = v;
   }
-  auto r = store_.MatrixText(since, kMaxMatrixRows, rail);
+  auto r = store_.read.MatrixText(since, kMaxMatrixRows, rail);
   if (!r.ok()) return SendStoreFailure(res, r.status(), "the latency matrix", options_.log);
   res.status = 200;
   res.set_content(std::move(r).value(), "application/json; charset=utf-8");

@@ -1,6 +1,6 @@
 // GET /api/v1/fabric/nodes, /links, /errors, /neighbours: the InfiniBand
 // fabric as sweeps and agents' neighbour lookups reported it (shapes in
-// collector/README.md). Each takes limit (1 to Store::kListLimit, the default).
+// collector/README.md). Each takes limit (1 to HistoryQueries::kListLimit, the default).
 #include "collector/http/api_params.h"
 #include "collector/http/api_server.h"
 
@@ -10,8 +10,8 @@ namespace {
 constexpr int64_t kDayMs = 86400LL * 1000;
 
 bool Limit(const httplib::Request& req, httplib::Response& res, int* out) {
-  int64_t limit = Store::kListLimit;
-  if (!IntParam(req, res, "limit", 1, Store::kListLimit, &limit)) return false;
+  int64_t limit = HistoryQueries::kListLimit;
+  if (!IntParam(req, res, "limit", 1, HistoryQueries::kListLimit, &limit)) return false;
   *out = static_cast<int>(limit);
   return true;
 }
@@ -20,26 +20,26 @@ bool Limit(const httplib::Request& req, httplib::Response& res, int* out) {
 
 void ApiServer::GetFabricNodes(const httplib::Request& req, httplib::Response& res) {
   int limit = 0;
-  if (Limit(req, res, &limit)) ReplyStore(res, store_.FabricNodes(limit), "the fabric's nodes", options_.log);
+  if (Limit(req, res, &limit)) ReplyStore(res, store_.history.FabricNodes(limit), "the fabric's nodes", options_.log);
 }
 
 void ApiServer::GetFabricLinks(const httplib::Request& req, httplib::Response& res) {
   int limit = 0;
   if (Limit(req, res, &limit))
-    ReplyStore(res, store_.FabricLinks(Now() - kDayMs, limit), "the fabric's links", options_.log);
+    ReplyStore(res, store_.history.FabricLinks(Now() - kDayMs, limit), "the fabric's links", options_.log);
 }
 
 void ApiServer::GetFabricNeighbours(const httplib::Request& req, httplib::Response& res) {
   int limit = 0;
   if (!Limit(req, res, &limit)) return;
-  auto r = store_.NodeNeighbours(std::nullopt, limit);
+  auto r = store_.history.NodeNeighbours(std::nullopt, limit);
   if (!r.ok()) return SendStoreFailure(res, r.status(), "the nodes' neighbours", options_.log);
   SendJson(res, nlohmann::json{{"neighbours", std::move(r).value()}});
 }
 
 void ApiServer::GetFabricErrors(const httplib::Request& req, httplib::Response& res) {
   int limit = 0;
-  if (Limit(req, res, &limit)) ReplyStore(res, store_.FabricErrors(limit), "the fabric's errors", options_.log);
+  if (Limit(req, res, &limit)) ReplyStore(res, store_.history.FabricErrors(limit), "the fabric's errors", options_.log);
 }
 
 }  // namespace rdmascope::collector

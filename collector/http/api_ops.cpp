@@ -25,7 +25,7 @@ void NotOk(httplib::Response& res, const std::string& error, const std::string& 
 
 void ApiServer::GetHealth(const httplib::Request&, httplib::Response& res) {
   // A read on a read-only connection: the answer does not wait for the writer.
-  Status s = store_.Ping();
+  Status s = store_.db.Ping();
   if (!s.ok()) {
     options_.log("health check: the database does not answer: " + s.message());
     return NotOk(res, "database unavailable", "the collector cannot read its database; its log has the cause");
@@ -37,16 +37,16 @@ void ApiServer::GetHealth(const httplib::Request&, httplib::Response& res) {
 }
 
 void ApiServer::GetMetrics(const httplib::Request& req, httplib::Response& res) {
-  auto snap = store_.MetricsSnapshotParts(Now() - options_.metrics_probe_window_ms, options_.metrics_worst_pairs);
+  auto snap = store_.read.MetricsSnapshotParts(Now() - options_.metrics_probe_window_ms, options_.metrics_worst_pairs);
   if (!snap.ok()) return SendStoreFailure(res, snap.status(), "the metrics", options_.log);
-  Store::MetricsParts& parts = snap.value();
+  ReadModel::MetricsParts& parts = snap.value();
   const std::set<std::string> dropped =
       ApplyNodeStaleness(parts.rows, Now(), options_.stale_after_ms, options_.metrics_drop_after_ms);
   std::vector<const PortFamilies*> port_text;
   for (const auto& node : parts.nodes)
     if (!dropped.count(node->name)) port_text.push_back(&node->port_text);
   // Anyone may scrape: gzip at level 1 or nothing, never the library's brotli (http_body.h).
-  SetGzipOrPlain(req, res, RenderMetrics(parts.rows, port_text, metrics_, store_.SizeBytes()),
+  SetGzipOrPlain(req, res, RenderMetrics(parts.rows, port_text, metrics_, store_.db.SizeBytes()),
                  "text/plain; version=0.0.4");
 }
 

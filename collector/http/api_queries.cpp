@@ -18,18 +18,18 @@ constexpr int64_t kHourMs = 3600LL * 1000;
 }  // namespace
 
 void ApiServer::GetNodes(const httplib::Request& req, httplib::Response& res) {
-  int64_t limit = Store::kListLimit;
-  if (!IntParam(req, res, "limit", 1, Store::kListLimit, &limit)) return;
-  ReplyStore(res, store_.Nodes(Now(), options_.stale_after_ms, static_cast<int>(limit)), "the node list", options_.log);
+  int64_t limit = HistoryQueries::kListLimit;
+  if (!IntParam(req, res, "limit", 1, HistoryQueries::kListLimit, &limit)) return;
+  ReplyStore(res, store_.history.Nodes(Now(), options_.stale_after_ms, static_cast<int>(limit)), "the node list", options_.log);
 }
 
 void ApiServer::GetNode(const httplib::Request& req, httplib::Response& res) {
   std::string name = req.matches[1];
-  auto r = store_.Node(name, Now(), options_.stale_after_ms);
+  auto r = store_.history.Node(name, Now(), options_.stale_after_ms);
   if (!r.ok()) return SendStoreFailure(res, r.status(), "node " + name, options_.log);
   if (!r.value()) return SendError(res, 404, "unknown node", name);
   nlohmann::json node = std::move(*r.value());
-  auto neighbours = store_.NodeNeighbours(name);
+  auto neighbours = store_.history.NodeNeighbours(name);
   if (!neighbours.ok()) return SendStoreFailure(res, neighbours.status(), "node " + name + "'s neighbours", options_.log);
   node["neighbours"] = std::move(neighbours).value();  // the switch port at the other end of each IB port
   SendJson(res, node);
@@ -37,9 +37,9 @@ void ApiServer::GetNode(const httplib::Request& req, httplib::Response& res) {
 
 void ApiServer::GetPorts(const httplib::Request& req, httplib::Response& res) {
   std::optional<std::string> node;
-  int64_t limit = Store::kListLimit;
-  if (!NameParam(req, res, "node", &node) || !IntParam(req, res, "limit", 1, Store::kListLimit, &limit)) return;
-  auto text = store_.PortsText(node, static_cast<int>(limit));
+  int64_t limit = HistoryQueries::kListLimit;
+  if (!NameParam(req, res, "node", &node) || !IntParam(req, res, "limit", 1, HistoryQueries::kListLimit, &limit)) return;
+  auto text = store_.history.PortsText(node, static_cast<int>(limit));
   if (!text.ok()) return SendStoreFailure(res, text.status(), "the port list", options_.log);
   SetUncompressed(res, std::move(text).value(), "application/json; charset=utf-8");  // moved, not copied
 }
@@ -50,7 +50,7 @@ void ApiServer::GetCounters(const httplib::Request& req, httplib::Response& res)
   if (!NameParam(req, res, "node", &node) || !IntParam(req, res, "since", 0, INT64_MAX / 2, &since) ||
       !IntParam(req, res, "limit", 1, 100000, &limit) || !IntParam(req, res, "rates", 0, 1, &rates))
     return;
-  auto samples = store_.Counters(node, since, static_cast<int>(limit), /*with_boot_id=*/rates == 1);
+  auto samples = store_.history.Counters(node, since, static_cast<int>(limit), /*with_boot_id=*/rates == 1);
   if (rates == 1 && samples.ok()) AddCounterRates(samples.value()["samples"]);  // common/counter_rates.h
   ReplyStore(res, samples, "counter samples", options_.log);
 }
@@ -63,7 +63,7 @@ void ApiServer::GetProbes(const httplib::Request& req, httplib::Response& res) {
       !IntParam(req, res, "limit", 1, 100000, &limit))
     return;
   if (until < since) return (void)BadParam(res, "until", "must not be before since");
-  ReplyStore(res, store_.Probes(src, dst, since, until, static_cast<int>(limit)), "probe summaries", options_.log);
+  ReplyStore(res, store_.history.Probes(src, dst, since, until, static_cast<int>(limit)), "probe summaries", options_.log);
 }
 
 // GET /api/v1/probes/rollup?resolution=minute|hour: the history beyond the raw
@@ -79,14 +79,14 @@ void ApiServer::GetProbeRollups(const httplib::Request& req, httplib::Response& 
       !IntParam(req, res, "limit", 1, 100000, &limit))
     return;
   if (until < since) return (void)BadParam(res, "until", "must not be before since");
-  ReplyStore(res, store_.ProbeRollups(hourly, src, dst, since, until, static_cast<int>(limit)), "probe rollups",
+  ReplyStore(res, store_.history.ProbeRollups(hourly, src, dst, since, until, static_cast<int>(limit)), "probe rollups",
              options_.log);
 }
 
 void ApiServer::GetWorstPairs(const httplib::Request& req, httplib::Response& res) {
   int64_t since = Now() - options_.metrics_probe_window_ms, limit = 20;
   if (!IntParam(req, res, "since", 0, INT64_MAX / 2, &since) || !IntParam(req, res, "limit", 1, 1000, &limit)) return;
-  ReplyStore(res, store_.WorstPairs(since, static_cast<int>(limit)), "the worst pairs", options_.log);
+  ReplyStore(res, store_.read.WorstPairs(since, static_cast<int>(limit)), "the worst pairs", options_.log);
 }
 
 void ApiServer::GetEvents(const httplib::Request& req, httplib::Response& res) {
@@ -100,7 +100,7 @@ void ApiServer::GetEvents(const httplib::Request& req, httplib::Response& res) {
     for (auto k : kEventKinds) known += (known.empty() ? "" : ", ") + std::string(k);
     return (void)BadParam(res, "kind", "expected one of " + known);
   }
-  ReplyStore(res, store_.Events(open == 1, kind, node, static_cast<int>(limit)), "events", options_.log);
+  ReplyStore(res, store_.history.Events(open == 1, kind, node, static_cast<int>(limit)), "events", options_.log);
 }
 
 void ApiServer::GetPinglist(const httplib::Request& req, httplib::Response& res) {
@@ -116,7 +116,7 @@ void ApiServer::GetPinglist(const httplib::Request& req, httplib::Response& res)
                      {{"node", *node}, {"problem", "this token reads only the pinglist of node " + grant->node}});
   std::optional<std::string> rail;
   if (!NameParam(req, res, "rail", &rail)) return;
-  auto nodes = store_.NodeInfos();
+  auto nodes = store_.read.NodeInfos();
   if (!nodes.ok()) return SendStoreFailure(res, nodes.status(), "the node list", options_.log);
   SendJson(res, BuildPinglist(*node, nodes.value(), Now(), options_.pinglist, rail.value_or("")));
 }
@@ -125,7 +125,7 @@ void ApiServer::GetPinglist(const httplib::Request& req, httplib::Response& res)
 void ApiServer::GetDiagnoses(const httplib::Request& req, httplib::Response& res) {
   int64_t all = 0, limit = 500;
   if (!IntParam(req, res, "all", 0, 1, &all) || !IntParam(req, res, "limit", 1, 100000, &limit)) return;
-  ReplyStore(res, store_.Diagnoses(all == 1, static_cast<int>(limit)), "diagnoses", options_.log);
+  ReplyStore(res, store_.diagnoses.Diagnoses(all == 1, static_cast<int>(limit)), "diagnoses", options_.log);
 }
 
 }  // namespace rdmascope::collector

@@ -116,7 +116,7 @@ void ApiServer::PostReport(const httplib::Request& req, httplib::Response& res) 
       SendError(res, 500, "store failed", "the report was not stored; the collector's log has the cause");
     }
     options_.log("report " + id + " not stored: " + stored.status().message() +
-                 (fault == StorageFault::kNone ? "" : "; " + StorageFaultAdvice(fault, store_.path())));
+                 (fault == StorageFault::kNone ? "" : "; " + StorageFaultAdvice(fault, store_.db.path())));
     return;
   }
   metrics_.ObserveIngestSeconds(seconds);

@@ -30,7 +30,7 @@ void ApiServer::RoutingServer::Serve(httplib::Stream& stream) {
   process_request(stream, /*close_connection=*/true, closed, nullptr);
 }
 
-ApiServer::ApiServer(Store& store, ApiOptions options)
+ApiServer::ApiServer(Storage& store, ApiOptions options)
     : store_(store),
       committer_(std::make_unique<GroupCommitter>(store)),
       options_(std::move(options)),

@@ -48,7 +48,7 @@
 #include "collector/http/http_front.h"
 #include "collector/http/http_workers.h"
 #include "collector/store/storage_fault.h"
-#include "collector/store/store.h"
+#include "collector/store/storage.h"
 
 namespace rdmascope::collector {
 
@@ -84,7 +84,7 @@ class ApiServer {
   // `store` must outlive this object, not only Stop(): the group committer
   // the server owns (its writer, publisher and checkpoint threads) uses the
   // store until the destructor joins them.
-  ApiServer(Store& store, ApiOptions options);
+  ApiServer(Storage& store, ApiOptions options);
   ~ApiServer();
 
   // Binds host:port (port 0: an ephemeral port); returns the bound port or an
@@ -123,7 +123,7 @@ class ApiServer {
   httplib::Server::HandlerResponse PreRoute(const httplib::Request& req, httplib::Response& res);
   int64_t Now() const;
 
-  Store& store_;
+  Storage& store_;
   std::unique_ptr<GroupCommitter> committer_;  // every report ingest goes through its writer thread
   ApiOptions options_;
   CollectorMetrics metrics_;

@@ -6,7 +6,7 @@
 
 namespace rdmascope::collector {
 
-GroupCommitter::GroupCommitter(Store& store, size_t max_batch)
+GroupCommitter::GroupCommitter(Storage& store, size_t max_batch)
     : store_(store), max_batch_(max_batch == 0 ? 1 : max_batch) {
   checkpointer_ = std::thread(&GroupCommitter::RunCheckpoints, this);
   publisher_ = std::thread(&GroupCommitter::RunPublisher, this);
@@ -81,7 +81,7 @@ void GroupCommitter::Run() {
     for (Pending* p : batch) c.items.push_back(std::move(p->item));
     c.batch = std::move(batch);
     batch = {};
-    store_.IngestBatch(c.items, &c.update);
+    store_.writer.IngestBatch(c.items, &c.update);
     {
       std::lock_guard<std::mutex> lock(mu_);
       committed_.push_back(std::move(c));
@@ -89,7 +89,7 @@ void GroupCommitter::Run() {
     publish_cv_.notify_one();
     // The states an update made here replaced are freed, and the checkpoint
     // thread looks at the WAL.
-    (void)store_.TakeReplacedStates();
+    (void)store_.read.TakeReplacedStates();
     {
       std::lock_guard<std::mutex> lock(checkpoint_mu_);
       checkpoint_wanted_ = true;
@@ -109,7 +109,7 @@ void GroupCommitter::RunPublisher() {
       c = std::move(committed_.front());
       committed_.pop_front();
     }
-    store_.PublishSnapshot(c.update);
+    store_.read.PublishSnapshot(c.update);
     {
       std::lock_guard<std::mutex> lock(mu_);
       for (size_t i = 0; i < c.batch.size(); ++i) {
@@ -132,7 +132,7 @@ void GroupCommitter::RunCheckpoints() {
       if (checkpoint_stop_) return;
       checkpoint_wanted_ = false;
     }
-    (void)store_.CheckpointWal();  // copies once enough has grown; a failure is tried again after the next batch
+    (void)store_.checkpoint.CheckpointWal();  // copies once enough has grown; a failure is tried again after the next batch
   }
 }
 

@@ -26,7 +26,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "collector/store/store.h"
+#include "collector/store/storage.h"
 
 namespace rdmascope::collector {
 
@@ -37,14 +37,14 @@ inline constexpr char kPublisherThreadName[] = "rdms-publish";
 
 class GroupCommitter {
  public:
-  explicit GroupCommitter(Store& store, size_t max_batch = 64);
+  explicit GroupCommitter(Storage& store, size_t max_batch = 64);
   ~GroupCommitter();
   GroupCommitter(const GroupCommitter&) = delete;
   GroupCommitter& operator=(const GroupCommitter&) = delete;
 
   // probes: ExtractProbes(report), made by the caller so the writer need not;
   // nullptr: the writer extracts them. rows: with probes, their snapshot rows
-  // (Store::BatchItem::rows), made by the caller too; or nullptr.
+  // (ReportWriter::BatchItem::rows), made by the caller too; or nullptr.
   Result<IngestResult> Submit(const nlohmann::json& report, int64_t received_at_ms,
                               std::optional<int64_t> clock_skew_ms, const std::vector<ProbeInput>* probes = nullptr,
                               const std::vector<std::shared_ptr<const ProbeRow>>* rows = nullptr);
@@ -55,20 +55,20 @@ class GroupCommitter {
 
  private:
   struct Pending {
-    Store::BatchItem item;
+    ReportWriter::BatchItem item;
     bool done = false;
   };
   // A committed batch on its way to the publisher.
   struct Committed {
     std::vector<Pending*> batch;
-    std::vector<Store::BatchItem> items;  // their outcomes, in batch order
-    Store::SnapshotUpdate update;
+    std::vector<ReportWriter::BatchItem> items;  // their outcomes, in batch order
+    SnapshotUpdate update;
   };
   void Run();
   void RunPublisher();
   void RunCheckpoints();
 
-  Store& store_;
+  Storage& store_;
   const size_t max_batch_;
   mutable std::mutex mu_;
   std::condition_variable work_cv_, done_cv_;

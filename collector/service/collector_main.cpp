@@ -22,7 +22,7 @@
 #include "collector/diagnosis/diagnosis_worker.h"
 #include "collector/service/retention_worker.h"
 #include "collector/service/service_watchdog.h"
-#include "collector/store/store.h"
+#include "collector/store/storage.h"
 #include "common/http_date.h"
 #include "common/sd_notify.h"
 #include "common/version.h"
@@ -129,9 +129,9 @@ int main(int argc, char** argv) {
     said = true;
     (void)rdmascope::SdNotify("EXTEND_TIMEOUT_USEC=60000000\nSTATUS=migrating the database schema");
   };
-  auto store = Store::Open(so);
+  auto store = Storage::Open(so);
   if (!store.ok()) return Fail(store.status().message());
-  if (auto space = store.value()->DatabaseSpace(); space.ok() && !space.value().releasable)
+  if (auto space = store.value()->retention.DatabaseSpace(); space.ok() && !space.value().releasable)
     Log("database " + c.db + " was created without incremental vacuum: space freed by retention is reused but "
         "never handed back to the file system; to convert it, stop the collector and run once: sqlite3 " + c.db +
         " 'PRAGMA auto_vacuum=INCREMENTAL; VACUUM' (collector/README.md, Disk space)");

@@ -6,7 +6,7 @@
 
 namespace rdmascope::collector {
 
-RetentionWorker::RetentionWorker(Store& store, RetentionPolicy policy, int64_t interval_ms,
+RetentionWorker::RetentionWorker(Storage& store, RetentionPolicy policy, int64_t interval_ms,
                                  std::function<int64_t()> now_ms, std::function<void(const std::string&)> log,
                                  CollectorMetrics* metrics)
     : store_(store),
@@ -43,8 +43,8 @@ Result<int64_t> RetentionWorker::Repeat(const std::function<Result<int64_t>()>& 
 }
 
 Status RetentionWorker::Forget(int64_t now, bool rest) {
-  Store::ForgetTally tally;
-  auto visited = Repeat([&] { return store_.ForgetStep(now, policy_, &tally); }, rest);
+  Retention::ForgetTally tally;
+  auto visited = Repeat([&] { return store_.retention.ForgetStep(now, policy_, &tally); }, rest);
   if (!visited.ok()) return visited.status();
   // The names nothing holds any more: those of what was just dropped (once
   // its readers let go) and of what earlier passes dropped.
@@ -59,9 +59,9 @@ Status RetentionWorker::Forget(int64_t now, bool rest) {
 }
 
 Result<int64_t> RetentionWorker::RollupOrSkip(int64_t now) {
-  auto n = store_.RollupStep(now, policy_);
+  auto n = store_.rollups.RollupStep(now, policy_);
   if (n.ok()) return n;
-  auto skipped = store_.SkipRollupStep(now, policy_);
+  auto skipped = store_.rollups.SkipRollupStep(now, policy_);
   if (!skipped.ok())
     return Result<int64_t>::Error("rollup of probe summaries failed (" + n.status().message() +
                                   ") and skipping the failed step failed too (" + skipped.status().message() + ")");
@@ -83,10 +83,10 @@ Result<int64_t> RetentionWorker::Pass(bool rest) {
 }
 
 Result<int64_t> RetentionWorker::Deletes(int64_t now, bool rest) {
-  auto deleted = Repeat([&] { return store_.RetentionStep(now, policy_); }, /*rest=*/false);
+  auto deleted = Repeat([&] { return store_.retention.RetentionStep(now, policy_); }, /*rest=*/false);
   if (!deleted.ok()) return deleted.status();
   if (Status s = Forget(now, rest); !s.ok()) log_("retention: forgetting failed: " + s.message());
-  auto released = Repeat([&] { return store_.ReleaseFreePages(policy_.release_pages_per_step); }, rest);
+  auto released = Repeat([&] { return store_.retention.ReleaseFreePages(policy_.release_pages_per_step); }, rest);
   if (!released.ok()) return Result<int64_t>::Error("handing free pages back failed: " + released.status().message());
   if (released.value() > 0)
     log_("retention: handed " + std::to_string(released.value()) + " free pages back to the file system");

@@ -27,13 +27,13 @@
 
 #include "collector/metrics/collector_metrics.h"
 #include "collector/core/periodic_thread.h"
-#include "collector/store/store.h"
+#include "collector/store/storage.h"
 
 namespace rdmascope::collector {
 
 class RetentionWorker {
  public:
-  RetentionWorker(Store& store, RetentionPolicy policy, int64_t interval_ms, std::function<int64_t()> now_ms,
+  RetentionWorker(Storage& store, RetentionPolicy policy, int64_t interval_ms, std::function<int64_t()> now_ms,
                   std::function<void(const std::string&)> log, CollectorMetrics* metrics = nullptr);
   ~RetentionWorker() { Stop(); }
   void Start();
@@ -54,7 +54,7 @@ class RetentionWorker {
   // as the call took.
   Result<int64_t> Repeat(const std::function<Result<int64_t>()>& step, bool rest);
 
-  Store& store_;
+  Storage& store_;
   RetentionPolicy policy_;
   int64_t interval_ms_;
   std::function<int64_t()> now_ms_;

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "collector/store/store.h"
+#include "collector/store/storage.h"
 #include "collector/store/store_db.h"
 #include "collector/store/store_migrate.h"
 
@@ -25,16 +25,16 @@ inline Status MakeDatabaseAtVersion(const std::string& path, int version, const 
 
 // Opens path with the current store (every migration applied), as a test
 // collector does: synchronous=NORMAL.
-inline Result<std::unique_ptr<Store>> OpenCurrentStore(const std::string& path) {
+inline Result<std::unique_ptr<Storage>> OpenCurrentStore(const std::string& path) {
   StoreOptions o;
   o.path = path;
   o.synchronous_full = false;
-  return Store::Open(o);
+  return Storage::Open(o);
 }
 
 // Makes path at `version` with `rows`, then opens it with the current store:
 // the upgrade a collector of this version does.
-inline Result<std::unique_ptr<Store>> UpgradeFrom(const std::string& path, int version, const std::string& rows) {
+inline Result<std::unique_ptr<Storage>> UpgradeFrom(const std::string& path, int version, const std::string& rows) {
   if (Status made = MakeDatabaseAtVersion(path, version, rows); !made.ok()) return made;
   return OpenCurrentStore(path);
 }

@@ -7,15 +7,15 @@
 
 #include <nlohmann/json.hpp>
 
-#include "collector/store/store.h"
+#include "collector/store/storage.h"
 
 namespace rdmascope::collector::testing {
 
 // One batch item per report, in order, each received at received_at_ms. The
 // items point at the reports, which must outlive them.
-inline std::vector<Store::BatchItem> BatchOf(std::initializer_list<const nlohmann::json*> reports,
+inline std::vector<ReportWriter::BatchItem> BatchOf(std::initializer_list<const nlohmann::json*> reports,
                                              int64_t received_at_ms) {
-  std::vector<Store::BatchItem> items(reports.size());
+  std::vector<ReportWriter::BatchItem> items(reports.size());
   size_t i = 0;
   for (const nlohmann::json* r : reports) {
     items[i].report = r;

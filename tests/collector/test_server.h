@@ -11,7 +11,7 @@
 #include <thread>
 
 #include "collector/http/api_server.h"
-#include "collector/store/store.h"
+#include "collector/store/storage.h"
 #include "tests/support/scratch_dir.h"
 
 namespace rdmascope::collector::testing {
@@ -24,7 +24,7 @@ class TestCollector {
     StoreOptions so;
     so.path = dir_ + "/collector.db";
     so.synchronous_full = false;
-    auto s = Store::Open(so);
+    auto s = Storage::Open(so);
     if (!s.ok()) {
       ADD_FAILURE() << s.status().message();
       return;
@@ -50,10 +50,10 @@ class TestCollector {
   }
 
   int port() const { return port_; }
-  Store& store() { return *store_; }
+  Storage& store() { return *store_; }
   const std::string& dir() const { return dir_; }
   int64_t Rows(const std::string& table) {
-    auto n = store_->CountRows(table);
+    auto n = store_->db.CountRows(table);
     EXPECT_TRUE(n.ok()) << n.status().message();
     return n.ok() ? n.value() : -1;
   }
@@ -61,7 +61,7 @@ class TestCollector {
  private:
   testsupport::ScratchDir scratch_{"collector_api_test"};  // destroyed after the store
   const std::string dir_ = scratch_.path();
-  std::unique_ptr<Store> store_;
+  std::unique_ptr<Storage> store_;
   std::unique_ptr<ApiServer> server_;
   std::thread thread_;
   int port_ = 0;

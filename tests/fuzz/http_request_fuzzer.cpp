@@ -30,7 +30,7 @@
 #include <thread>
 
 #include "collector/http/api_server.h"
-#include "collector/store/store.h"
+#include "collector/store/storage.h"
 
 namespace {
 
@@ -45,7 +45,7 @@ constexpr char kFleetToken[] = "fleet-token-0002";
 constexpr char kReadToken[] = "read-token-0003";
 
 struct Collector {
-  std::unique_ptr<Store> store;
+  std::unique_ptr<Storage> store;
   std::unique_ptr<ApiServer> server;
   std::thread thread;
   int port = -1;
@@ -56,7 +56,7 @@ Collector& TheCollector() {
     auto* c = new Collector;  // lives until exit: server threads may still run at exit
     rdmascope::collector::StoreOptions so;
     so.path = ":memory:";
-    auto s = Store::Open(so);
+    auto s = Storage::Open(so);
     if (!s.ok()) __builtin_trap();
     c->store = std::move(s).value();
     ApiOptions o;

@@ -17,7 +17,7 @@
 #include "collector/ingest/report_decode.h"
 #include "collector/ingest/report_validate.h"
 #include "collector/http/request_guard.h"
-#include "collector/store/store.h"
+#include "collector/store/storage.h"
 
 // The package build has no NDEBUG, so its assertions (the JSON library's
 // JSON_ASSERT among them: operator[] on a const object for an absent key)
@@ -30,11 +30,11 @@ namespace {
 
 using rdmascope::collector::Store;
 
-Store& TheStore() {
-  static std::unique_ptr<Store> store = [] {
+Storage& TheStore() {
+  static std::unique_ptr<Storage> store = [] {
     rdmascope::collector::StoreOptions o;
     o.path = ":memory:";
-    auto s = Store::Open(o);
+    auto s = Storage::Open(o);
     if (!s.ok()) __builtin_trap();
     return std::move(s).value();
   }();
@@ -79,11 +79,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     rdmascope::collector::ShiftReportTimes(decoded.report, *skew);
     rdmascope::collector::ShiftProbeTimes(decoded.probes, *skew);
   }
-  std::vector<Store::BatchItem> batch(1);
+  std::vector<ReportWriter::BatchItem> batch(1);
   batch[0].report = &decoded.report;
   batch[0].probes = &decoded.probes;
   batch[0].received_at_ms = now;
   batch[0].clock_skew_ms = skew;
-  TheStore().IngestBatch(batch);  // a store error is an answer (500), not a finding
+  TheStore().writer.IngestBatch(batch);  // a store error is an answer (500), not a finding
   return 0;
 }

@@ -57,7 +57,7 @@ TEST_F(ApiTest, ProbeRollupsAnswerBeyondTheRawSummaries) {
     ASSERT_EQ(Post(r)->status, 200);
   }
   RetentionPolicy policy;
-  for (auto n = c_.store().RollupStep(now, policy); n.ok() && n.value() > 0; n = c_.store().RollupStep(now, policy)) {
+  for (auto n = c_.store().rollups.RollupStep(now, policy); n.ok() && n.value() > 0; n = c_.store().rollups.RollupStep(now, policy)) {
   }
   const std::string range = "&since=" + std::to_string(hour - 1) + "&until=" + std::to_string(now);
   auto minute = Body(cli_.Get(("/api/v1/probes/rollup?src=node-a" + range).c_str()));

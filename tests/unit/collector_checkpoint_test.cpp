@@ -11,7 +11,7 @@
 #include <thread>
 
 #include "collector/ingest/group_commit.h"
-#include "collector/store/store.h"
+#include "collector/store/storage.h"
 #include "tests/collector/old_database.h"
 #include "tests/collector/test_batch.h"
 #include "tests/support/scratch_dir.h"
@@ -29,7 +29,7 @@ constexpr int64_t kWalHeaderBytes = 32, kWalFrameHeaderBytes = 24;
 // A commit rewrites the pages it touched, so the WAL holds several copies of
 // some: a checkpoint of kWalCheckpointPages frames copies at least this many
 // distinct pages (about 420 measured with these reports).
-constexpr int64_t kCopiedPages = Store::kWalCheckpointPages / 5;
+constexpr int64_t kCopiedPages = WriterDb::kWalCheckpointPages / 5;
 
 class CheckpointTest : public ::testing::Test {
  protected:
@@ -37,7 +37,7 @@ class CheckpointTest : public ::testing::Test {
     auto s = testing::OpenCurrentStore(dir_.File("store.db"));
     ASSERT_TRUE(s.ok()) << s.status().message();
     store_ = std::move(s).value();
-    auto space = store_->DatabaseSpace();
+    auto space = store_->retention.DatabaseSpace();
     ASSERT_TRUE(space.ok()) << space.status().message();
     page_size_ = space.value().page_size;
     file_bytes_at_open_ = Bytes("store.db");
@@ -64,32 +64,32 @@ class CheckpointTest : public ::testing::Test {
   }
   void IngestOne(int probes) {
     json r = NextReport(probes);
-    std::vector<Store::BatchItem> items = testing::BatchOf({&r}, kT0);
-    store_->IngestBatch(items);
+    std::vector<ReportWriter::BatchItem> items = testing::BatchOf({&r}, kT0);
+    store_->writer.IngestBatch(items);
     ASSERT_TRUE(items[0].status.ok()) << items[0].status.message();
   }
   // Commits, with no checkpoint call, until the WAL holds more than a
   // checkpoint's worth (about 25 frames a report: 200 are far more than needed).
   void FillWalPastCheckpointMark() {
-    for (int i = 0; i < 200 && WalFrames() < Store::kWalCheckpointPages + 100; ++i) ASSERT_NO_FATAL_FAILURE(IngestOne(300));
-    ASSERT_GE(WalFrames(), Store::kWalCheckpointPages + 100) << "the WAL was restarted: a commit checkpointed it";
+    for (int i = 0; i < 200 && WalFrames() < WriterDb::kWalCheckpointPages + 100; ++i) ASSERT_NO_FATAL_FAILURE(IngestOne(300));
+    ASSERT_GE(WalFrames(), WriterDb::kWalCheckpointPages + 100) << "the WAL was restarted: a commit checkpointed it";
   }
 
   testsupport::ScratchDir dir_{"collector_checkpoint_test"};
-  std::unique_ptr<Store> store_;
+  std::unique_ptr<Storage> store_;
   int64_t page_size_ = 0, file_bytes_at_open_ = 0;
   int n_ = 0;
 };
 
 TEST_F(CheckpointTest, ACommitLeavesTheWalForTheCheckpointToCopy) {
   ASSERT_NO_FATAL_FAILURE(FillWalPastCheckpointMark());
-  ASSERT_LT(WalFrames(), Store::kWalBackstopPages) << "the reports are small enough to stop below the backstop";
+  ASSERT_LT(WalFrames(), WriterDb::kWalBackstopPages) << "the reports are small enough to stop below the backstop";
   EXPECT_FALSE(FileGrewBy(100)) << "no commit copied the WAL into the database file";
 
-  ASSERT_TRUE(store_->CheckpointWal().ok());
+  ASSERT_TRUE(store_->checkpoint.CheckpointWal().ok());
   EXPECT_TRUE(FileGrewBy(kCopiedPages)) << "the checkpoint copied the WAL's pages";
   const int64_t after_first = Bytes("store.db");
-  ASSERT_TRUE(store_->CheckpointWal().ok());
+  ASSERT_TRUE(store_->checkpoint.CheckpointWal().ok());
   EXPECT_EQ(Bytes("store.db"), after_first) << "nothing left to copy";
 }
 
@@ -107,7 +107,7 @@ TEST_F(CheckpointTest, TheGroupCommitCopiesTheWalOnceItAnswered) {
   while (!FileGrewBy(kCopiedPages) && std::chrono::steady_clock::now() < deadline)
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   EXPECT_TRUE(FileGrewBy(kCopiedPages)) << "the checkpoint thread did not copy the WAL within 30 s";
-  EXPECT_LT(WalFrames(), Store::kWalBackstopPages) << "the checkpoint thread copied it, not the backstop";
+  EXPECT_LT(WalFrames(), WriterDb::kWalBackstopPages) << "the checkpoint thread copied it, not the backstop";
 }
 
 TEST_F(CheckpointTest, ACheckpointDoesNotWaitForTheWriter) {
@@ -119,16 +119,16 @@ TEST_F(CheckpointTest, ACheckpointDoesNotWaitForTheWriter) {
   // the future outlives the hook.)
   bool copied_meanwhile = false, asked = false;
   std::future<Status> checkpoint;
-  store_->SetIngestFaultHook([&](const std::string& step) {
+  store_->db.SetIngestFaultHook([&](const std::string& step) {
     if (step != "report" || asked) return Status::Ok();
     asked = true;
-    checkpoint = std::async(std::launch::async, [&] { return store_->CheckpointWal(); });
+    checkpoint = std::async(std::launch::async, [&] { return store_->checkpoint.CheckpointWal(); });
     copied_meanwhile = checkpoint.wait_for(std::chrono::seconds(20)) == std::future_status::ready &&
                        checkpoint.get().ok() && FileGrewBy(kCopiedPages);
     return Status::Ok();
   });
   ASSERT_NO_FATAL_FAILURE(IngestOne(10));
-  store_->SetIngestFaultHook(nullptr);
+  store_->db.SetIngestFaultHook(nullptr);
   EXPECT_TRUE(asked);
   EXPECT_TRUE(copied_meanwhile) << "the checkpoint waited for the writer's transaction to end";
 }
@@ -136,9 +136,9 @@ TEST_F(CheckpointTest, ACheckpointDoesNotWaitForTheWriter) {
 TEST_F(CheckpointTest, ACommitPastTheBackstopCopiesTheWalAtOnce) {
   // Without a writer thread after them (retention, rollups), commits still
   // keep the WAL bounded.
-  for (int i = 0; i < 200 && WalFrames() < Store::kWalBackstopPages; ++i) ASSERT_NO_FATAL_FAILURE(IngestOne(1500));
-  ASSERT_GE(WalFrames(), Store::kWalBackstopPages);
-  EXPECT_TRUE(FileGrewBy(Store::kWalBackstopPages / 8)) << "the commit past the backstop copied the WAL";
+  for (int i = 0; i < 200 && WalFrames() < WriterDb::kWalBackstopPages; ++i) ASSERT_NO_FATAL_FAILURE(IngestOne(1500));
+  ASSERT_GE(WalFrames(), WriterDb::kWalBackstopPages);
+  EXPECT_TRUE(FileGrewBy(WriterDb::kWalBackstopPages / 8)) << "the commit past the backstop copied the WAL";
 }
 
 }  // namespace

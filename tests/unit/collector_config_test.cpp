@@ -9,7 +9,7 @@
 #include "collector/http/api_server.h"
 #include "collector/service/collector_config.h"
 #include "collector/store/storage_fault.h"
-#include "collector/store/store.h"
+#include "collector/store/storage.h"
 
 namespace rdmascope::collector {
 namespace {
@@ -247,7 +247,7 @@ TEST(StorageFault, ADamagedDatabaseIsRefusedAtOpenNamingTheFileAndWhatToDo) {
   std::string f = TempFile(std::string(8192, 'x'));
   StoreOptions o;
   o.path = f;
-  auto store = Store::Open(o);
+  auto store = Storage::Open(o);
   ASSERT_FALSE(store.ok());
   const std::string& m = store.status().message();
   EXPECT_NE(m.find(f), std::string::npos) << m;

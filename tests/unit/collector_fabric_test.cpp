@@ -14,7 +14,7 @@
 #include "collector/readmodel/pinglist.h"
 #include "collector/ingest/report_decode.h"
 #include "collector/ingest/report_validate.h"
-#include "collector/store/store.h"
+#include "collector/store/storage.h"
 #include "fabric/fabric_json.h"
 #include "fabric/neighbour.h"
 #include "fabric/sweep.h"
@@ -53,7 +53,7 @@ class FabricStoreTest : public ::testing::Test {
     dir_ = scratch_.path();
     StoreOptions o;
     o.path = dir_ + "/store.db";
-    auto s = Store::Open(o);
+    auto s = Storage::Open(o);
     ASSERT_TRUE(s.ok()) << s.status().message();
     store_ = std::move(s).value();
   }
@@ -61,26 +61,26 @@ class FabricStoreTest : public ::testing::Test {
   void Ingest(const json& r, int64_t at) {
     auto err = ValidateReport(r);
     ASSERT_FALSE(err.has_value()) << err->field << ": " << err->problem;
-    auto res = store_->Ingest(r, at);
+    auto res = store_->writer.Ingest(r, at);
     ASSERT_TRUE(res.ok()) << res.status().message();
   }
   json Open(const std::string& kind) {
-    auto e = store_->Events(true, kind, std::nullopt, 100);
+    auto e = store_->history.Events(true, kind, std::nullopt, 100);
     EXPECT_TRUE(e.ok());
     return e.ok() ? e.value()["events"] : json::array();
   }
 
   std::string dir_;
-  std::unique_ptr<Store> store_;
+  std::unique_ptr<Storage> store_;
 };
 
 TEST_F(FabricStoreTest, SweepStoresNodesPortsAndLinks) {
   FakeSubnet s = Subnet();
   Ingest(SweepReport("r1", kT0, SweepOf(s)), kT0);
-  auto nodes = store_->FabricNodes();
+  auto nodes = store_->history.FabricNodes();
   ASSERT_TRUE(nodes.ok());
   EXPECT_EQ(nodes.value()["nodes"].size(), 5u);
-  auto links = store_->FabricLinks(0);
+  auto links = store_->history.FabricLinks(0);
   ASSERT_TRUE(links.ok());
   ASSERT_EQ(links.value()["links"].size(), 4u);
   bool found = false;
@@ -94,7 +94,7 @@ TEST_F(FabricStoreTest, SweepStoresNodesPortsAndLinks) {
 // but only a sweep (the sweep role) names or retypes a known one.
 TEST_F(FabricStoreTest, ANeighbourAddsAnUnknownSwitchButRenamesNoKnownOne) {
   auto description_of = [&](const std::string& guid) {
-    auto nodes = store_->FabricNodes();
+    auto nodes = store_->history.FabricNodes();
     EXPECT_TRUE(nodes.ok());
     for (const json& n : nodes.value()["nodes"])
       if (n["guid"] == guid) return n["description"].get<std::string>();
@@ -141,12 +141,12 @@ TEST_F(FabricStoreTest, RetentionForgetsOldErrorHistoryAndLinksGoneLongAgo) {
   s.nodes[1].links.erase(3);
   s.nodes[2].links.erase(3);
   Ingest(SweepReport("r2", kT0 + 10000, SweepOf(s)), kT0 + 10000);
-  ASSERT_GT(store_->CountRows("fabric_port_samples").value(), 0);
+  ASSERT_GT(store_->db.CountRows("fabric_port_samples").value(), 0);
   RetentionPolicy p;
-  while (store_->RetentionStep(kT0 + 100LL * 86400 * 1000, p).value() > 0) {
+  while (store_->retention.RetentionStep(kT0 + 100LL * 86400 * 1000, p).value() > 0) {
   }
-  EXPECT_EQ(store_->CountRows("fabric_port_samples").value(), 0);
-  auto links = store_->FabricLinks(0);
+  EXPECT_EQ(store_->db.CountRows("fabric_port_samples").value(), 0);
+  auto links = store_->history.FabricLinks(0);
   ASSERT_TRUE(links.ok());
   EXPECT_EQ(links.value()["links"].size(), 3u);  // the gone one is forgotten, the others stay
 }
@@ -169,13 +169,13 @@ TEST_F(FabricStoreTest, ErrorRiseOnOneEndOpensLinkErrorsAndTheApiListsThePort) {
   EXPECT_EQ(open[0]["node"], "sw2");
   EXPECT_EQ(open[0]["peer"], "sw1");
   EXPECT_NE(open[0]["detail"].get<std::string>().find("symbol_error +42"), std::string::npos) << open[0]["detail"];
-  auto errors = store_->FabricErrors();
+  auto errors = store_->history.FabricErrors();
   ASSERT_TRUE(errors.ok());
   ASSERT_EQ(errors.value()["ports"].size(), 1u);
   EXPECT_EQ(errors.value()["ports"][0]["counter"], "symbol_error");
   EXPECT_EQ(errors.value()["ports"][0]["remote_description"], "sw1");
   // /metrics: the port's error counter with bounded labels, and link counts.
-  auto snap = store_->MetricsSnapshot(0, 20);
+  auto snap = store_->read.MetricsSnapshot(0, 20);
   ASSERT_TRUE(snap.ok());
   std::string text = RenderMetrics(snap.value(), CollectorMetrics(), 0);
   EXPECT_NE(text.find("rdmascope_fabric_port_symbol_error_total{guid=\"0x0000000000000201\",switch=\"sw2\",port=\"3\","
@@ -215,7 +215,7 @@ TEST_F(FabricStoreTest, DiagnosisFactsCarryTheTwoNewestSamplesOfTheNeighbourPort
     s.nodes[2].counters[3] = {{IB_PC_ERR_SYM_F, 10u * i}};
     Ingest(SweepReport("r" + std::to_string(i + 1), kT0 + i * 10000, SweepOf(s)), kT0 + i * 10000);
   }
-  auto facts = store_->DiagnosisFacts(kT0 + 25000, kT0);
+  auto facts = store_->diagnoses.DiagnosisFacts(kT0 + 25000, kT0);
   ASSERT_TRUE(facts.ok()) << facts.status().message();
   const json& sw = facts.value()["switch"];
   ASSERT_EQ(sw.size(), 2u) << sw.dump();
@@ -245,7 +245,7 @@ TEST_F(FabricStoreTest, PinglistGroupsHostsByLeafSwitchAndLabelsWin) {
   report("host2", 3, "n2", false);
   report("host3", 4, "n3", false);
   report("host4", 3, "n4", true);
-  auto infos = store_->NodeInfos();
+  auto infos = store_->read.NodeInfos();
   ASSERT_TRUE(infos.ok());
   json pl = BuildPinglist("host1", infos.value(), kT0, PinglistOptions{});
   EXPECT_EQ(pl["group"], "leaf:0x0000000000000200");

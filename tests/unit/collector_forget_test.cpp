@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "collector/readmodel/read_snapshot.h"
-#include "collector/store/store.h"
+#include "collector/store/storage.h"
 #include "tests/support/test_reports.h"
 #include "tests/support/scratch_dir.h"
 
@@ -75,39 +75,39 @@ class ForgetTest : public ::testing::Test {
     o.synchronous_full = false;
     o.max_destinations_per_node = 8;
     o.log = [this](const std::string& line) { log_.push_back(line); };
-    auto s = Store::Open(o);
+    auto s = Storage::Open(o);
     ASSERT_TRUE(s.ok()) << s.status().message();
     store_ = std::move(s).value();
   }
   void Ingest(const std::string& id, const std::string& node, int64_t at, const std::vector<std::string>& dsts) {
     json r = MakeReport(id, node, at);
     for (const std::string& d : dsts) r["probes"].push_back(MakeProbe(d, at));
-    auto res = store_->Ingest(r, at);
+    auto res = store_->writer.Ingest(r, at);
     ASSERT_TRUE(res.ok()) << res.status().message();
   }
   std::shared_ptr<const NodeState> Published(const std::string& node) {
-    auto parts = store_->MetricsSnapshotParts(0, 5);
+    auto parts = store_->read.MetricsSnapshotParts(0, 5);
     EXPECT_TRUE(parts.ok());
     for (const auto& n : parts.value().nodes)
       if (n->name == node) return n;
     return nullptr;
   }
   int64_t Rows(const std::string& sql_table) {
-    auto n = store_->CountRows(sql_table);
+    auto n = store_->db.CountRows(sql_table);
     return n.ok() ? n.value() : -1;
   }
   // Whole rounds of ForgetStep, as the retention pass runs them.
-  Store::ForgetTally ForgetAt(int64_t now, const RetentionPolicy& policy) {
-    Store::ForgetTally tally;
+  Retention::ForgetTally ForgetAt(int64_t now, const RetentionPolicy& policy) {
+    Retention::ForgetTally tally;
     for (;;) {
-      auto n = store_->ForgetStep(now, policy, &tally);
+      auto n = store_->retention.ForgetStep(now, policy, &tally);
       EXPECT_TRUE(n.ok()) << n.status().message();
       if (!n.ok() || n.value() == 0) break;
     }
     return tally;
   }
   testsupport::ScratchDir dir_{"collector_forget_test"};
-  std::unique_ptr<Store> store_;
+  std::unique_ptr<Storage> store_;
   std::vector<std::string> log_;
 };
 
@@ -138,7 +138,7 @@ TEST_F(ForgetTest, SilentNodesAndAgedPairsLeaveTheDatabaseAndMemory) {
   // At kT0 + 110 s node-old is 110 s silent, node-new 10 s: node-old goes
   // whole; node-new keeps its node and ports, but its pair towards node-old
   // (ended at kT0 + 40 s) is older than the forget age.
-  const Store::ForgetTally tally = ForgetAt(kT0 + 110000, policy);
+  const Retention::ForgetTally tally = ForgetAt(kT0 + 110000, policy);
   EXPECT_EQ(tally.nodes, 1);
   EXPECT_EQ(tally.pairs, 1);
   EXPECT_FALSE(Published("node-old"));
@@ -148,7 +148,7 @@ TEST_F(ForgetTest, SilentNodesAndAgedPairsLeaveTheDatabaseAndMemory) {
   EXPECT_EQ(*n->pairs.begin()->first.dst, "other-peer");
   EXPECT_EQ(Rows("nodes"), 1);
   EXPECT_EQ(Rows("ports"), new_ports - 1);
-  auto infos = store_->NodeInfos();
+  auto infos = store_->read.NodeInfos();
   ASSERT_TRUE(infos.ok());
   ASSERT_EQ(infos.value().size(), 1u);
   EXPECT_EQ(infos.value()[0].name, "node-new");
@@ -162,8 +162,8 @@ TEST_F(ForgetTest, SilentNodesAndAgedPairsLeaveTheDatabaseAndMemory) {
 TEST_F(ForgetTest, CountersAndPortsANodeStoppedReportingAreForgotten) {
   json r = MakeReport("c-1", "node-a", kT0);
   r["inventory"]["devices"][0]["ports"][0]["counters"]["invented_counter"] = 5;
-  ASSERT_TRUE(store_->Ingest(r, kT0).ok());
-  ASSERT_TRUE(store_->Ingest(MakeReport("c-2", "node-a", kT0 + 100000), kT0 + 100000).ok());
+  ASSERT_TRUE(store_->writer.Ingest(r, kT0).ok());
+  ASSERT_TRUE(store_->writer.Ingest(MakeReport("c-2", "node-a", kT0 + 100000), kT0 + 100000).ok());
   auto counters = [&] {
     auto n = Published("node-a");
     int invented = 0;
@@ -173,7 +173,7 @@ TEST_F(ForgetTest, CountersAndPortsANodeStoppedReportingAreForgotten) {
   EXPECT_EQ(counters(), 1);
   RetentionPolicy policy;
   policy.forget_after_ms = 60000;
-  const Store::ForgetTally tally = ForgetAt(kT0 + 110000, policy);
+  const Retention::ForgetTally tally = ForgetAt(kT0 + 110000, policy);
   EXPECT_EQ(tally.nodes, 0);
   EXPECT_GE(tally.rows, 1);
   EXPECT_EQ(counters(), 0);

@@ -237,7 +237,7 @@ TEST(ClockSkew, SkewedReportIsStoredAtReceiveTimeAndRaisesAnEvent) {
   ASSERT_EQ(n["nodes"].size(), 1u) << nodes->body;
   const int64_t stored = n["nodes"][0]["last_generated_at_ms"].get<int64_t>();
   EXPECT_LT(stored, NowMs() + 60 * 1000) << "the future time was stored: " << stored;
-  auto open = c.store().Events(true, std::string("clock_skew"), std::nullopt, 10);
+  auto open = c.store().history.Events(true, std::string("clock_skew"), std::nullopt, 10);
   ASSERT_TRUE(open.ok());
   ASSERT_EQ(open.value()["events"].size(), 1u) << open.value().dump();
   EXPECT_NE(open.value()["events"][0]["detail"].get<std::string>().find("ahead of the collector"), std::string::npos)
@@ -248,7 +248,7 @@ TEST(ClockSkew, SkewedReportIsStoredAtReceiveTimeAndRaisesAnEvent) {
                      MakeReport("ontime-2", "node-a", NowMs() + 1000).dump(), "application/json");
   ASSERT_TRUE(ok);
   EXPECT_EQ(ok->status, 200) << ok->body;
-  auto after = c.store().Events(true, std::string("clock_skew"), std::nullopt, 10);
+  auto after = c.store().history.Events(true, std::string("clock_skew"), std::nullopt, 10);
   ASSERT_TRUE(after.ok());
   EXPECT_EQ(after.value()["events"].size(), 0u) << after.value().dump();
 }
@@ -290,10 +290,10 @@ TEST(ClockSkew, BodyAheadOfACurrentDateIsStoredAtReceiveTimeWithAnEvent) {
                       "application/json");
   ASSERT_TRUE(res);
   EXPECT_EQ(res->status, 200) << res->body;
-  auto open = c.store().Events(true, std::string("clock_skew"), std::nullopt, 10);
+  auto open = c.store().history.Events(true, std::string("clock_skew"), std::nullopt, 10);
   ASSERT_TRUE(open.ok());
   EXPECT_EQ(open.value()["events"].size(), 1u) << open.value().dump();
-  auto db = Db::OpenReadOnly(c.store().path());
+  auto db = Db::OpenReadOnly(c.store().db.path());
   ASSERT_TRUE(db.ok()) << db.status().message();
   const int64_t limit = NowMs() + 60 * 1000;
   for (const char* sql : {"SELECT MAX(interval_end) FROM probe_summaries", "SELECT MAX(generated_at) FROM reports",

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "collector/store/history_reader.h"
-#include "collector/store/store.h"
+#include "collector/store/storage.h"
 #include "tests/support/test_reports.h"
 #include "tests/support/scratch_dir.h"
 
@@ -20,12 +20,12 @@ using testing::MakeReport;
 
 constexpr int64_t kT0 = 1700000000000;
 
-std::unique_ptr<Store> OpenStore(const std::string& path, int64_t deadline_ms) {
+std::unique_ptr<Storage> OpenStore(const std::string& path, int64_t deadline_ms) {
   StoreOptions o;
   o.path = path;
   o.synchronous_full = false;
   o.query_deadline_ms = deadline_ms;
-  auto s = Store::Open(o);
+  auto s = Storage::Open(o);
   EXPECT_TRUE(s.ok()) << s.status().message();
   return s.ok() ? std::move(s).value() : nullptr;
 }
@@ -67,7 +67,7 @@ TEST(HistoryReader, HistoryIsReadWhileAReportIsBeingStored) {
   ASSERT_TRUE(store);
   json first = MakeReport("r-1", "node-a", kT0);
   first["probes"].push_back(MakeProbe("node-b", kT0));
-  ASSERT_TRUE(store->Ingest(first, kT0).ok());
+  ASSERT_TRUE(store->writer.Ingest(first, kT0).ok());
 
   // While the next report holds the store (inside its ingest), a history
   // query from another thread answers with what was committed before it.
@@ -76,10 +76,10 @@ TEST(HistoryReader, HistoryIsReadWhileAReportIsBeingStored) {
   bool answered_during_ingest = false;
   json seen;
   std::future<Result<json>> query;
-  store->SetIngestFaultHook([&](const std::string& step) {
+  store->db.SetIngestFaultHook([&](const std::string& step) {
     if (step != "probe" || query.valid()) return Status::Ok();
     query = std::async(std::launch::async, [&] {
-      return store->Probes(std::string("node-a"), std::nullopt, 0, kT0 + 60000, 100);
+      return store->history.Probes(std::string("node-a"), std::nullopt, 0, kT0 + 60000, 100);
     });
     if (query.wait_for(std::chrono::seconds(10)) == std::future_status::ready) {
       auto r = query.get();
@@ -90,12 +90,12 @@ TEST(HistoryReader, HistoryIsReadWhileAReportIsBeingStored) {
   });
   json second = MakeReport("r-2", "node-a", kT0 + 10000);
   second["probes"].push_back(MakeProbe("node-b", kT0 + 10000));
-  ASSERT_TRUE(store->Ingest(second, kT0 + 10000).ok());
-  store->SetIngestFaultHook(nullptr);
+  ASSERT_TRUE(store->writer.Ingest(second, kT0 + 10000).ok());
+  store->db.SetIngestFaultHook(nullptr);
   if (query.valid()) query.wait();
   EXPECT_TRUE(answered_during_ingest) << "the query waited for the store lock";
   EXPECT_EQ(seen["probes"].size(), 1u) << "only the committed report is visible";
-  auto after = store->Probes(std::string("node-a"), std::nullopt, 0, kT0 + 60000, 100);
+  auto after = store->history.Probes(std::string("node-a"), std::nullopt, 0, kT0 + 60000, 100);
   ASSERT_TRUE(after.ok());
   EXPECT_EQ(after.value()["probes"].size(), 2u);
 }

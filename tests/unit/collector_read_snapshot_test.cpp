@@ -12,7 +12,7 @@
 #include <string>
 
 #include "collector/ingest/group_commit.h"
-#include "collector/store/store.h"
+#include "collector/store/storage.h"
 #include "collector/store/store_rows.h"
 #include "tests/collector/test_batch.h"
 #include "tests/support/scratch_dir.h"
@@ -67,12 +67,12 @@ class ReadSnapshotTest : public ::testing::Test {
     StoreOptions o;
     o.path = dir_ + "/store.db";
     o.synchronous_full = false;
-    auto s = Store::Open(o);
+    auto s = Storage::Open(o);
     ASSERT_TRUE(s.ok()) << s.status().message();
     store_ = std::move(s).value();
   }
   void Ingest(const json& r, int64_t at = kT0) {
-    auto res = store_->Ingest(r, at);
+    auto res = store_->writer.Ingest(r, at);
     ASSERT_TRUE(res.ok()) << res.status().message();
   }
   json Oracle(const char* sql, int64_t a, std::optional<int64_t> b = std::nullopt) {
@@ -87,12 +87,12 @@ class ReadSnapshotTest : public ::testing::Test {
     return rows.value();
   }
   json Matrix(int64_t since = -1, std::optional<std::string> rail = std::nullopt) {
-    auto m = store_->Matrix(since, 1000, rail);
+    auto m = store_->read.Matrix(since, 1000, rail);
     EXPECT_TRUE(m.ok());
     return m.value();
   }
   std::string dir_;
-  std::unique_ptr<Store> store_;
+  std::unique_ptr<Storage> store_;
 };
 
 json Probe(const std::string& dst, int64_t end, double p99, const std::string& rail, int errors = 0,
@@ -122,19 +122,19 @@ TEST_F(ReadSnapshotTest, FollowsEachCommitAndKeepsTheNewestPerPair) {
   old["probes"].push_back(Probe("node-b", kT0 - 10000, 999.0, "0"));
   Ingest(old, kT0 + 11000);
   EXPECT_EQ(Matrix()["rows"][0][5], 70.0);
-  auto worst = store_->WorstPairs(0, 10);
+  auto worst = store_->read.WorstPairs(0, 10);
   ASSERT_TRUE(worst.ok());
   ASSERT_EQ(worst.value()["pairs"].size(), 1u);
   EXPECT_EQ(worst.value()["pairs"][0]["rtt_p99_us"], 70.0);
   EXPECT_EQ(worst.value()["pairs"][0]["report_id"], "a-2");
 
   // Pinglist nodes and /metrics rows follow too.
-  auto infos = store_->NodeInfos();
+  auto infos = store_->read.NodeInfos();
   ASSERT_TRUE(infos.ok());
   ASSERT_EQ(infos.value().size(), 1u);
   EXPECT_EQ(infos.value()[0].last_report_at, kT0 + 11000);
   EXPECT_EQ(infos.value()[0].labels["group"], "rack1");
-  auto snap = store_->MetricsSnapshot(0, 5);
+  auto snap = store_->read.MetricsSnapshot(0, 5);
   ASSERT_TRUE(snap.ok());
   EXPECT_EQ(snap.value()["ports"].size(), 1u);
   EXPECT_EQ(snap.value()["counters"].size(), 7u);  // VL15_dropped is null: left out
@@ -154,7 +154,7 @@ TEST_F(ReadSnapshotTest, GroupCommitsPublishEveryReport) {
     for (const json& r : reports) ASSERT_TRUE(committer.Submit(r, kT0, std::nullopt).ok());
   }
   EXPECT_EQ(Matrix()["rows"].size(), 6u);
-  EXPECT_EQ(store_->NodeInfos().value().size(), 6u);
+  EXPECT_EQ(store_->read.NodeInfos().value().size(), 6u);
 }
 
 // A report of node with one probe summary to dst ending at `at`, on rail "0".
@@ -202,7 +202,7 @@ TEST_F(ReadSnapshotTest, AnAnsweredReportIsAlreadyInTheSnapshot) {
           for (const ProbeInput& p : probes) rows.push_back(std::make_shared<const ProbeRow>(ProbeRowFromInput("node-a", p, id)));
           auto res = i % 2 ? committer.Submit(r, kT0, std::nullopt, &probes, &rows) : committer.Submit(r, kT0, std::nullopt);
           const std::string want = "node-a>" + r["probes"][0]["target"].get<std::string>();
-          auto m = store_->Matrix(-1, 1000, std::nullopt);
+          auto m = store_->read.Matrix(-1, 1000, std::nullopt);
           std::vector<std::string> pairs = m.ok() ? MatrixPairs(m.value()) : std::vector<std::string>{};
           if (!res.ok() || std::find(pairs.begin(), pairs.end(), want) == pairs.end()) {
             std::lock_guard<std::mutex> lock(missing_mu);
@@ -224,13 +224,13 @@ TEST_F(ReadSnapshotTest, AnAnsweredReportIsAlreadyInTheSnapshot) {
 TEST_F(ReadSnapshotTest, ADeferredUpdateShowsOnlyOncePublished) {
   Ingest(OneProbeReport("a-0", "node-a", "node-b", kT0, 11.0));
   json a1 = OneProbeReport("a-1", "node-a", "node-c", kT0 + 10000, 12.0);
-  std::vector<Store::BatchItem> items = testing::BatchOf({&a1}, kT0 + 10000);
-  Store::SnapshotUpdate update;
-  store_->IngestBatch(items, &update);
+  std::vector<ReportWriter::BatchItem> items = testing::BatchOf({&a1}, kT0 + 10000);
+  SnapshotUpdate update;
+  store_->writer.IngestBatch(items, &update);
   ASSERT_TRUE(items[0].status.ok()) << items[0].status.message();
   ASSERT_TRUE(update.pending);
   EXPECT_EQ(MatrixPairs(Matrix()), (std::vector<std::string>{"node-a>node-b"}));
-  store_->PublishSnapshot(update);
+  store_->read.PublishSnapshot(update);
   EXPECT_FALSE(update.pending);
   EXPECT_EQ(MatrixPairs(Matrix()), (std::vector<std::string>{"node-a>node-b", "node-a>node-c"}));
 }
@@ -246,24 +246,24 @@ TEST_F(ReadSnapshotTest, AReportRolledBackInABatchLeavesNoRows) {
   c["probes"].push_back(Probe("node-a", kT0, 14.0, "1", 2));
   Ingest(MakeReport("b-0", "node-b", kT0 - 10000), kT0 - 10000);  // node-b is known before the batch
   int probe_calls = 0;
-  store_->SetIngestFaultHook([&](const std::string& at) {
+  store_->db.SetIngestFaultHook([&](const std::string& at) {
     // b's second probe: its first row is already written when b fails.
     if (at == "probe" && ++probe_calls == 3) return Status::Error("injected failure at probe");
     return Status::Ok();
   });
-  std::vector<Store::BatchItem> items = testing::BatchOf({&a, &b, &c}, kT0);
-  store_->IngestBatch(items);
-  store_->SetIngestFaultHook(nullptr);
+  std::vector<ReportWriter::BatchItem> items = testing::BatchOf({&a, &b, &c}, kT0);
+  store_->writer.IngestBatch(items);
+  store_->db.SetIngestFaultHook(nullptr);
   ASSERT_TRUE(items[0].status.ok());
   ASSERT_FALSE(items[1].status.ok());
   ASSERT_TRUE(items[2].status.ok());
   const json matrix = Matrix();
   EXPECT_EQ(MatrixPairs(matrix), (std::vector<std::string>{"node-a>node-b", "node-c>node-a"})) << matrix.dump();
-  const json worst = store_->WorstPairs(0, 10).value(), metrics = store_->MetricsSnapshot(0, 5).value();
+  const json worst = store_->read.WorstPairs(0, 10).value(), metrics = store_->read.MetricsSnapshot(0, 5).value();
   Reopen();
   EXPECT_EQ(Matrix(), matrix);
-  EXPECT_EQ(store_->WorstPairs(0, 10).value(), worst);
-  EXPECT_EQ(store_->MetricsSnapshot(0, 5).value(), metrics);
+  EXPECT_EQ(store_->read.WorstPairs(0, 10).value(), worst);
+  EXPECT_EQ(store_->read.MetricsSnapshot(0, 5).value(), metrics);
 }
 
 // A batch's writer frees the node states it replaced after answering, off
@@ -272,22 +272,22 @@ TEST_F(ReadSnapshotTest, ABatchHandsOverTheStatesItReplaced) {
   Ingest(OneProbeReport("a-0", "node-a", "node-b", kT0, 11.0));
   std::weak_ptr<const NodeState> before;
   {
-    auto parts = store_->MetricsSnapshotParts(0, 5);
+    auto parts = store_->read.MetricsSnapshotParts(0, 5);
     ASSERT_TRUE(parts.ok()) << parts.status().message();
     ASSERT_EQ(parts.value().nodes.size(), 1u);
     before = parts.value().nodes[0];
   }
   json a1 = OneProbeReport("a-1", "node-a", "node-b", kT0 + 10000, 12.0);
-  std::vector<Store::BatchItem> items = testing::BatchOf({&a1}, kT0 + 10000);
-  store_->IngestBatch(items);
+  std::vector<ReportWriter::BatchItem> items = testing::BatchOf({&a1}, kT0 + 10000);
+  store_->writer.IngestBatch(items);
   ASSERT_TRUE(items[0].status.ok()) << items[0].status.message();
   EXPECT_FALSE(before.expired()) << "replaced, but not yet freed";
-  auto replaced = store_->TakeReplacedStates();
+  auto replaced = store_->read.TakeReplacedStates();
   ASSERT_EQ(replaced.size(), 1u);
   EXPECT_EQ(replaced[0], before.lock());
   replaced.clear();
   EXPECT_TRUE(before.expired());
-  EXPECT_TRUE(store_->TakeReplacedStates().empty()) << "handed over once";
+  EXPECT_TRUE(store_->read.TakeReplacedStates().empty()) << "handed over once";
 }
 
 TEST_F(ReadSnapshotTest, WindowsLeaveStalePairsOut) {
@@ -302,11 +302,11 @@ TEST_F(ReadSnapshotTest, WindowsLeaveStalePairsOut) {
   ASSERT_EQ(m["rows"].size(), 1u);
   EXPECT_EQ(m["nodes"][m["rows"][0][0].get<int>()]["name"], "node-b");
   EXPECT_EQ(Matrix(0)["rows"].size(), 2u);
-  EXPECT_EQ(store_->WorstPairs(kT0 + 1, 10).value()["pairs"].size(), 1u);
-  EXPECT_EQ(store_->MetricsSnapshot(kT0 + 1, 5).value()["worst_pairs"].size(), 1u);
-  EXPECT_EQ(store_->MetricsSnapshot(kT0, 5).value()["worst_pairs"].size(), 2u);
-  EXPECT_EQ(store_->MetricsSnapshot(kT0 + 1, 5).value()["probe_nodes"].size(), 1u);
-  EXPECT_EQ(store_->MetricsSnapshot(kT0, 5).value()["probe_nodes"].size(), 2u);
+  EXPECT_EQ(store_->read.WorstPairs(kT0 + 1, 10).value()["pairs"].size(), 1u);
+  EXPECT_EQ(store_->read.MetricsSnapshot(kT0 + 1, 5).value()["worst_pairs"].size(), 1u);
+  EXPECT_EQ(store_->read.MetricsSnapshot(kT0, 5).value()["worst_pairs"].size(), 2u);
+  EXPECT_EQ(store_->read.MetricsSnapshot(kT0 + 1, 5).value()["probe_nodes"].size(), 1u);
+  EXPECT_EQ(store_->read.MetricsSnapshot(kT0, 5).value()["probe_nodes"].size(), 2u);
 }
 
 TEST_F(ReadSnapshotTest, NotRunSummariesStayOutOfTheMatrixOnly) {
@@ -321,7 +321,7 @@ TEST_F(ReadSnapshotTest, NotRunSummariesStayOutOfTheMatrixOnly) {
   json m = Matrix(0);
   ASSERT_EQ(m["rows"].size(), 1u);
   EXPECT_EQ(m["rows"][0][3], kT0);  // the newest summary that ran
-  EXPECT_EQ(store_->WorstPairs(0, 10).value()["pairs"][0]["not_run"], "local port DOWN");
+  EXPECT_EQ(store_->read.WorstPairs(0, 10).value()["pairs"][0]["not_run"], "local port DOWN");
 }
 
 TEST_F(ReadSnapshotTest, RailsAreKeptApartAndFiltered) {
@@ -332,8 +332,8 @@ TEST_F(ReadSnapshotTest, RailsAreKeptApartAndFiltered) {
   EXPECT_EQ(Matrix(0, "1")["rows"].size(), 1u);
   EXPECT_EQ(Matrix(0, "1")["rows"][0][5], 80.0);
   EXPECT_EQ(Matrix(0, "7")["rows"].size(), 0u);
-  EXPECT_EQ(store_->WorstPairs(0, 10).value()["pairs"].size(), 2u);
-  EXPECT_EQ(store_->WorstPairs(0, 10).value()["pairs"][0]["rail"], "1");  // errors first
+  EXPECT_EQ(store_->read.WorstPairs(0, 10).value()["pairs"].size(), 2u);
+  EXPECT_EQ(store_->read.WorstPairs(0, 10).value()["pairs"][0]["rail"], "1");  // errors first
 }
 
 TEST_F(ReadSnapshotTest, AgreesWithTheSqlItReplaced) {
@@ -353,13 +353,13 @@ TEST_F(ReadSnapshotTest, AgreesWithTheSqlItReplaced) {
   // summary horizon, so /metrics reads the per-node summaries; the other
   // windows make it read the pairs.
   for (int64_t since : {int64_t{0}, kT0, kT0 + 15000}) {
-    EXPECT_EQ(store_->WorstPairs(since, 7).value()["pairs"], Oracle(kOracleWorst, since, 7)) << since;
-    const json metrics = store_->MetricsSnapshot(since, 5).value();
+    EXPECT_EQ(store_->read.WorstPairs(since, 7).value()["pairs"], Oracle(kOracleWorst, since, 7)) << since;
+    const json metrics = store_->read.MetricsSnapshot(since, 5).value();
     EXPECT_EQ(metrics["probe_nodes"], Oracle(kOracleMetricsNodes, since)) << since;
     EXPECT_EQ(metrics["worst_pairs"], Oracle(kOracleMetricsWorst, since, 5)) << since;
     EXPECT_EQ(metrics["worst_pairs"].size(), 5u);
     const int more = static_cast<int>(MetricsSummary::kWorstKept) + 1;  // beyond what a summary keeps
-    EXPECT_EQ(store_->MetricsSnapshot(since, more).value()["worst_pairs"], Oracle(kOracleMetricsWorst, since, more))
+    EXPECT_EQ(store_->read.MetricsSnapshot(since, more).value()["worst_pairs"], Oracle(kOracleMetricsWorst, since, more))
         << since;
   }
 }
@@ -372,14 +372,14 @@ TEST_F(ReadSnapshotTest, ARestartReloadsTheSameAnswers) {
   json b = MakeReport("b-1", "node-b", kT0 + 5000, /*state=*/1);
   b["probes"].push_back(Probe("node-a", kT0 + 5000, 40.0, "0"));
   Ingest(b, kT0 + 5000);
-  const json matrix = Matrix(), worst = store_->WorstPairs(0, 10).value();
-  const json metrics = store_->MetricsSnapshot(0, 5).value();
+  const json matrix = Matrix(), worst = store_->read.WorstPairs(0, 10).value();
+  const json metrics = store_->read.MetricsSnapshot(0, 5).value();
   ASSERT_EQ(metrics["events_open"].size(), 2u);  // port_state and wc_error
   Reopen();
   EXPECT_EQ(Matrix(), matrix);
-  EXPECT_EQ(store_->WorstPairs(0, 10).value(), worst);
-  EXPECT_EQ(store_->MetricsSnapshot(0, 5).value(), metrics);
-  EXPECT_EQ(store_->NodeInfos().value().size(), 2u);
+  EXPECT_EQ(store_->read.WorstPairs(0, 10).value(), worst);
+  EXPECT_EQ(store_->read.MetricsSnapshot(0, 5).value(), metrics);
+  EXPECT_EQ(store_->read.NodeInfos().value().size(), 2u);
 }
 
 // Rails fold into one cell: the newest row of any rail, the lowest rail on a
@@ -477,7 +477,7 @@ TEST_F(ReadSnapshotTest, MatrixTextIsOrderedTypedAndTruncated) {
   EXPECT_EQ(m["truncated"], false);
   EXPECT_EQ(m["since_ms"], 0);
 
-  auto two = store_->Matrix(0, 2);
+  auto two = store_->read.Matrix(0, 2);
   ASSERT_TRUE(two.ok());
   EXPECT_EQ(two.value()["rows"].size(), 2u);
   EXPECT_EQ(two.value()["truncated"], true);

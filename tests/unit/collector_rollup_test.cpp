@@ -13,7 +13,7 @@
 
 #include "collector/metrics/collector_metrics.h"
 #include "collector/service/retention_worker.h"
-#include "collector/store/store.h"
+#include "collector/store/storage.h"
 #include "collector/store/store_db.h"
 #include "collector/store/store_migrate.h"
 #include "collector/store/store_rows.h"
@@ -75,7 +75,7 @@ class RollupTest : public ::testing::Test {
     StoreOptions o;
     o.path = dir_.File("store.db");
     o.synchronous_full = false;
-    auto s = Store::Open(o);
+    auto s = Storage::Open(o);
     ASSERT_TRUE(s.ok()) << s.status().message();
     store_ = std::move(s).value();
   }
@@ -88,7 +88,7 @@ class RollupTest : public ::testing::Test {
     const int received_c = i % 5 == 0 ? 0 : 100;
     r["probes"].push_back(MakeProbe("node-b", end, errors, 100, "rc", 50.0 + i));
     r["probes"].push_back(MakeProbe("node-c", end, 0, received_c, "ud", 40.0));
-    auto res = store_->Ingest(r, end);
+    auto res = store_->writer.Ingest(r, end);
     ASSERT_TRUE(res.ok()) << res.status().message();
     Add(&want_minute_[{"node-a", "node-b", "rc", end / kMinute * kMinute}], errors, 100, 50.0 + i);
     Add(&want_minute_[{"node-a", "node-c", "ud", end / kMinute * kMinute}], 0, received_c, 40.0);
@@ -98,7 +98,7 @@ class RollupTest : public ::testing::Test {
   int RollAll(int64_t now) {
     int steps = 0;
     for (;;) {
-      auto n = store_->RollupStep(now, policy_);
+      auto n = store_->rollups.RollupStep(now, policy_);
       EXPECT_TRUE(n.ok()) << n.status().message();
       if (!n.ok() || n.value() == 0) return steps;
       if (++steps > 100000) return steps;
@@ -122,12 +122,12 @@ class RollupTest : public ::testing::Test {
     return out;
   }
   int64_t Rows(const char* table) {
-    auto n = store_->CountRows(table);
+    auto n = store_->db.CountRows(table);
     return n.ok() ? n.value() : -1;
   }
 
   testsupport::ScratchDir dir_{"collector_rollup_test"};
-  std::unique_ptr<Store> store_;
+  std::unique_ptr<Storage> store_;
   RetentionPolicy policy_;
   std::map<Key, Agg> want_minute_, want_hour_;
 };
@@ -137,7 +137,7 @@ TEST_F(RollupTest, ClosedSlicesAddUpToTheRawSummaries) {
   const int64_t last_end = kT0 + 290000;
   EXPECT_GT(RollAll(last_end + policy_.rollup_grace_ms + 60000), 0);
   EXPECT_EQ(Read("probe_minute", "minute"), want_minute_);
-  EXPECT_GT(store_->RollupThroughMs(), last_end);
+  EXPECT_GT(store_->rollups.RollupThroughMs(), last_end);
   EXPECT_NE(Read("probe_hourly", "hour"), want_hour_) << "the last minutes wait for their ten to complete";
   // The hour in progress reaches probe_hourly ten minutes at a time.
   const int64_t ten_end = (last_end / (10 * kMinute) + 1) * 10 * kMinute;
@@ -182,11 +182,11 @@ TEST_F(RollupTest, ALateSummaryIsAddedAsItIsStoredAndCountedOnce) {
 TEST_F(RollupTest, ASummaryStoredWhileItsSliceIsReadIsCountedOnce) {
   for (int i = 0; i < 6; ++i) Report(i);
   int stored = 0;
-  store_->SetRollupReadHook([&] {
+  store_->rollups.SetRollupReadHook([&] {
     if (stored++ == 0) Report(0, "meanwhile-");  // the first slice's interval, again
   });
   RollAll(kT0 + 10 * kMinute);
-  store_->SetRollupReadHook(nullptr);
+  store_->rollups.SetRollupReadHook(nullptr);
   EXPECT_GT(stored, 1);
   EXPECT_EQ(Read("probe_minute", "minute"), want_minute_);
   EXPECT_EQ(Read("probe_hourly", "hour"), want_hour_);
@@ -199,13 +199,13 @@ TEST_F(RollupTest, ALateSummaryInAMinuteBeingMergedReachesItsHourOnce) {
   for (int i = 0; i < 12; ++i) Report(i);
   const int64_t first_ten_end = (kT0 / (10 * kMinute) + 1) * 10 * kMinute;
   int late = 0;
-  store_->SetRollupReadHook([&] {
+  store_->rollups.SetRollupReadHook([&] {
     // The step's mark is still the one it started from: past the first ten
     // minutes, the first such step is the one merging them.
-    if (late == 0 && store_->RollupThroughMs() >= first_ten_end) Report(0, "late" + std::to_string(late++) + "-");
+    if (late == 0 && store_->rollups.RollupThroughMs() >= first_ten_end) Report(0, "late" + std::to_string(late++) + "-");
   });
   RollAll(kT0 + 20 * kMinute);
-  store_->SetRollupReadHook(nullptr);
+  store_->rollups.SetRollupReadHook(nullptr);
   EXPECT_EQ(late, 1);
   EXPECT_EQ(Read("probe_minute", "minute"), want_minute_);
   EXPECT_EQ(Read("probe_hourly", "hour"), want_hour_);
@@ -217,19 +217,19 @@ TEST_F(RollupTest, ALateSummaryRolledBackWhileItsMinutesAreMergedReachesNoHour) 
   for (int i = 0; i < 12; ++i) Report(i);
   const int64_t first_ten_end = (kT0 / (10 * kMinute) + 1) * 10 * kMinute;
   int tried = 0;
-  store_->SetRollupReadHook([&] {
-    if (tried > 0 || store_->RollupThroughMs() < first_ten_end) return;
+  store_->rollups.SetRollupReadHook([&] {
+    if (tried > 0 || store_->rollups.RollupThroughMs() < first_ten_end) return;
     ++tried;
-    store_->SetIngestFaultHook([](const std::string& at) {
+    store_->db.SetIngestFaultHook([](const std::string& at) {
       return at == "commit" ? Status::Error("injected failure at commit") : Status::Ok();
     });
     json r = MakeReport("late-failed", "node-a", kT0);
     r["probes"].push_back(MakeProbe("node-b", kT0, 0, 100, "rc", 50.0));
-    EXPECT_FALSE(store_->Ingest(r, kT0).ok());
-    store_->SetIngestFaultHook(nullptr);
+    EXPECT_FALSE(store_->writer.Ingest(r, kT0).ok());
+    store_->db.SetIngestFaultHook(nullptr);
   });
   RollAll(kT0 + 20 * kMinute);
-  store_->SetRollupReadHook(nullptr);
+  store_->rollups.SetRollupReadHook(nullptr);
   EXPECT_EQ(tried, 1);
   EXPECT_EQ(Read("probe_minute", "minute"), want_minute_);
   EXPECT_EQ(Read("probe_hourly", "hour"), want_hour_);
@@ -239,11 +239,11 @@ TEST_F(RollupTest, RawSummariesAreKeptUntilRolledThenAgeOut) {
   for (int i = 0; i < 12; ++i) Report(i);
   policy_.raw_max_age_ms = kMinute;
   const int64_t now = kT0 + kHour;
-  while (Positive(store_->RetentionStep(now, policy_))) {
+  while (Positive(store_->retention.RetentionStep(now, policy_))) {
   }
   EXPECT_EQ(Rows("probe_summaries"), 24) << "not rolled up yet: kept whatever their age";
   RollAll(now);
-  while (Positive(store_->RetentionStep(now, policy_))) {
+  while (Positive(store_->retention.RetentionStep(now, policy_))) {
   }
   EXPECT_EQ(Rows("probe_summaries"), 0);
   EXPECT_EQ(Read("probe_minute", "minute"), want_minute_) << "the rollups outlive the raw rows";
@@ -252,13 +252,13 @@ TEST_F(RollupTest, RawSummariesAreKeptUntilRolledThenAgeOut) {
   {
     json replay = MakeReport("r3", "node-a", kT0 + 30000);  // its acknowledgement was lost
     replay["probes"].push_back(MakeProbe("node-b", kT0 + 30000, 0, 100, "rc", 53.0));
-    auto res = store_->Ingest(replay, now);
+    auto res = store_->writer.Ingest(replay, now);
     ASSERT_TRUE(res.ok()) << res.status().message();
     EXPECT_TRUE(res.value().duplicate);
   }
   EXPECT_EQ(Read("probe_minute", "minute"), want_minute_) << "a replay is not counted twice";
   policy_.minute_max_age_ms = kHour - 5 * kMinute;  // every minute rolled is older
-  while (Positive(store_->RetentionStep(now + kMinute, policy_))) {
+  while (Positive(store_->retention.RetentionStep(now + kMinute, policy_))) {
   }
   EXPECT_EQ(Rows("probe_minute"), 0) << "minute rollups age out after their own time";
   EXPECT_EQ(Read("probe_hourly", "hour"), want_hour_);
@@ -274,7 +274,7 @@ TEST_F(RollupTest, SumsPastInt64SaturateAndNeverFailTheRollup) {
     for (const char* k : {"sent", "received", "lost"}) p["summary"][k] = INT64_MAX;
     p["summary"]["errors_by_status"]["RETRY_EXC_ERR (12)"] = INT64_MAX;
     r["probes"].push_back(p);
-    auto res = store_->Ingest(r, kT0 + i);
+    auto res = store_->writer.Ingest(r, kT0 + i);
     ASSERT_TRUE(res.ok()) << res.status().message();
   }
   const int64_t now = kT0 + kHour;
@@ -291,11 +291,11 @@ TEST_F(RollupTest, SumsPastInt64SaturateAndNeverFailTheRollup) {
   json p = MakeProbe("node-b", kT0 + 2);
   for (const char* k : {"sent", "received", "lost"}) p["summary"][k] = INT64_MAX;
   late["probes"].push_back(p);
-  auto res = store_->Ingest(late, now);
+  auto res = store_->writer.Ingest(late, now);
   ASSERT_TRUE(res.ok()) << res.status().message();
   EXPECT_EQ(Read("probe_minute", "minute").begin()->second.sent, int64_t{1} << 62);
   policy_.raw_max_age_ms = kMinute;
-  while (Positive(store_->RetentionStep(now, policy_))) {
+  while (Positive(store_->retention.RetentionStep(now, policy_))) {
   }
   EXPECT_EQ(Rows("probe_summaries"), 0) << "rolled, so retention deletes them";
 }
@@ -325,7 +325,7 @@ TEST_F(RollupTest, AFailedStepIsSkippedAndRetentionStillRuns) {
   ASSERT_TRUE(pass.ok()) << pass.status().message();
   EXPECT_GT(pass.value(), 0) << "the deletes ran";
   EXPECT_EQ(Rows("probe_summaries"), 0) << "nothing holds the raw retention, the skipped slice's rows neither";
-  EXPECT_GT(store_->RollupThroughMs(), kT0 + 290000);
+  EXPECT_GT(store_->rollups.RollupThroughMs(), kT0 + 290000);
   auto minute = Read("probe_minute", "minute");
   for (auto& [k, a] : want_minute_) {
     if (std::get<3>(k) == bad_minute) continue;
@@ -356,13 +356,13 @@ TEST_F(RollupTest, MinuteRollupsAreKeptUntilMergedIntoHoursThenAgeOut) {
   ASSERT_EQ(Read("probe_minute", "minute"), want_minute_);
   ASSERT_TRUE(Read("probe_hourly", "hour").empty());
   policy_.minute_max_age_ms = 1;
-  while (Positive(store_->RetentionStep(now, policy_))) {
+  while (Positive(store_->retention.RetentionStep(now, policy_))) {
   }
   EXPECT_EQ(Read("probe_minute", "minute"), want_minute_) << "not merged into hours yet: kept whatever their age";
   const int64_t later = kT0 + 20 * kMinute;
   RollAll(later);
   EXPECT_EQ(Read("probe_hourly", "hour"), want_hour_);
-  while (Positive(store_->RetentionStep(later, policy_))) {
+  while (Positive(store_->retention.RetentionStep(later, policy_))) {
   }
   EXPECT_EQ(Rows("probe_minute"), 0) << "merged, they age out after their own time";
   EXPECT_EQ(Read("probe_hourly", "hour"), want_hour_);
@@ -371,11 +371,11 @@ TEST_F(RollupTest, MinuteRollupsAreKeptUntilMergedIntoHoursThenAgeOut) {
 TEST_F(RollupTest, TheMarkSurvivesAReopen) {
   for (int i = 0; i < 12; ++i) Report(i);
   RollAll(kT0 + 10 * kMinute);
-  const int64_t mark = store_->RollupThroughMs();
+  const int64_t mark = store_->rollups.RollupThroughMs();
   ASSERT_GT(mark, kT0 + 110000);
   store_.reset();
   SetUp();
-  EXPECT_EQ(store_->RollupThroughMs(), mark);
+  EXPECT_EQ(store_->rollups.RollupThroughMs(), mark);
   EXPECT_EQ(RollAll(kT0 + 10 * kMinute), 0);
   EXPECT_EQ(Read("probe_minute", "minute"), want_minute_);
 }
@@ -388,7 +388,7 @@ TEST(RollupMigration, HourlyRollupsWrittenBeforeItCountAsRolled) {
                                     "INSERT INTO probe_hourly VALUES ('a', 'b', 'rc', 7200000, 1, 100, 100, 0, 0, 30, "
                                     "1, 50, 56), ('a', 'b', 'rc', 10800000, 1, 100, 100, 0, 0, 30, 1, 50, 56)");
   ASSERT_TRUE(store.ok()) << store.status().message();
-  EXPECT_EQ(store.value()->RollupThroughMs(), 14400000) << "the newest hour seen is whole from now on";
+  EXPECT_EQ(store.value()->rollups.RollupThroughMs(), 14400000) << "the newest hour seen is whole from now on";
 }
 
 // Version 9 keys the rollups by (src, period, dst, transport): the rows of a
@@ -405,14 +405,14 @@ TEST(RollupMigration, RollupsKeyedBySourceThenPeriodKeepEveryRow) {
       "INSERT INTO probe_hourly VALUES ('a', 'b', 'rc', 0, 1, 100, 100, 0, 0, 30, 1, 50, 56), "
       "('b', 'a', 'rc', 3600000, 1, 100, 100, 0, 0, 30, 1, 50, 56)");
   ASSERT_TRUE(opened.ok()) << opened.status().message();
-  Store& store = *opened.value();
-  EXPECT_EQ(store.CountRows("probe_minute").value(), 3);
-  EXPECT_EQ(store.CountRows("probe_hourly").value(), 2);
-  auto of_a = store.ProbeRollups(false, std::string("a"), std::nullopt, 0, 600000, 100);
+  Storage& store = *opened.value();
+  EXPECT_EQ(store.db.CountRows("probe_minute").value(), 3);
+  EXPECT_EQ(store.db.CountRows("probe_hourly").value(), 2);
+  auto of_a = store.history.ProbeRollups(false, std::string("a"), std::nullopt, 0, 600000, 100);
   ASSERT_TRUE(of_a.ok()) << of_a.status().message();
   ASSERT_EQ(of_a.value()["rollups"].size(), 2u);
   EXPECT_EQ(of_a.value()["rollups"][1]["lost"], 10);
-  auto hours = store.ProbeRollups(true, std::nullopt, std::string("a"), 0, 7200000, 100);
+  auto hours = store.history.ProbeRollups(true, std::nullopt, std::string("a"), 0, 7200000, 100);
   ASSERT_TRUE(hours.ok()) << hours.status().message();
   ASSERT_EQ(hours.value()["rollups"].size(), 1u);
   EXPECT_EQ(hours.value()["rollups"][0]["src"], "b");

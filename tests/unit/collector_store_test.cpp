@@ -14,7 +14,7 @@
 #include "collector/core/periodic_thread.h"
 #include "collector/ingest/report_validate.h"
 #include "collector/service/retention_worker.h"
-#include "collector/store/store.h"
+#include "collector/store/storage.h"
 #include "collector/store/store_migrate.h"
 #include "tests/collector/old_database.h"
 #include "tests/collector/test_batch.h"
@@ -43,28 +43,28 @@ class StoreTest : public ::testing::Test {
     StoreOptions o;
     o.path = dir_.File("store.db");
     o.synchronous_full = false;
-    auto s = Store::Open(o);
+    auto s = Storage::Open(o);
     ASSERT_TRUE(s.ok()) << s.status().message();
     store_ = std::move(s).value();
   }
   int64_t Rows(const std::string& table) {
-    auto n = store_->CountRows(table);
+    auto n = store_->db.CountRows(table);
     EXPECT_TRUE(n.ok()) << n.status().message();
     return n.ok() ? n.value() : -1;
   }
   IngestResult Ingest(const json& r, int64_t at = kT0) {
-    auto res = store_->Ingest(r, at);
+    auto res = store_->writer.Ingest(r, at);
     EXPECT_TRUE(res.ok()) << res.status().message();
     return res.ok() ? res.value() : IngestResult{};
   }
   json OpenEvents(const std::string& kind) {
-    auto e = store_->Events(true, kind, std::nullopt, 100);
+    auto e = store_->history.Events(true, kind, std::nullopt, 100);
     EXPECT_TRUE(e.ok());
     return e.ok() ? e.value()["events"] : json::array();
   }
 
   TempDir dir_;
-  std::unique_ptr<Store> store_;
+  std::unique_ptr<Storage> store_;
 };
 
 TEST_F(StoreTest, MigrationsRecordVersionAndReopenIsNoOp) {
@@ -72,9 +72,9 @@ TEST_F(StoreTest, MigrationsRecordVersionAndReopenIsNoOp) {
   store_.reset();
   StoreOptions o;
   o.path = dir_.File("store.db");
-  auto again = Store::Open(o);
+  auto again = Storage::Open(o);
   ASSERT_TRUE(again.ok()) << again.status().message();
-  auto n = again.value()->CountRows("schema_version");
+  auto n = again.value()->db.CountRows("schema_version");
   ASSERT_TRUE(n.ok());
   EXPECT_EQ(n.value(), static_cast<int64_t>(BuiltinMigrations().size()));
 }
@@ -160,7 +160,7 @@ TEST_F(StoreTest, CounterHistoryComesBackOneRowPerCounter) {
   Ingest(MakeReport("a-1", "node-a", kT0, 4, /*symbol_error=*/3));
   Ingest(MakeReport("a-2", "node-a", kT0 + 10000, 4, /*symbol_error=*/5), kT0 + 10000);
   EXPECT_EQ(Rows("counter_port_samples"), 2) << "one row per port per report";
-  auto got = store_->Counters(std::string("node-a"), kT0, 100);
+  auto got = store_->history.Counters(std::string("node-a"), kT0, 100);
   ASSERT_TRUE(got.ok()) << got.status().message();
   const json& rows = got.value()["samples"];
   ASSERT_EQ(rows.size(), 16u) << rows.dump();
@@ -178,7 +178,7 @@ TEST_F(StoreTest, CounterHistoryComesBackOneRowPerCounter) {
   EXPECT_EQ(rows[7]["sampled_at_ms"], kT0);
   EXPECT_EQ(rows[14]["report_id"], "a-2");
   EXPECT_EQ(rows[14]["value"], 5);
-  auto limited = store_->Counters(std::nullopt, kT0 + 1, 3);
+  auto limited = store_->history.Counters(std::nullopt, kT0 + 1, 3);
   ASSERT_TRUE(limited.ok());
   ASSERT_EQ(limited.value()["samples"].size(), 3u) << "the limit counts counters, not port samples";
   EXPECT_EQ(limited.value()["samples"][0]["report_id"], "a-2");
@@ -198,10 +198,10 @@ TEST(CounterMigration, CounterRowsOfVersion6ComeBackTheSame) {
   ASSERT_TRUE(made.ok()) << made.message();
   auto store = testing::OpenCurrentStore(path);
   ASSERT_TRUE(store.ok()) << store.status().message();
-  auto n = store.value()->CountRows("counter_port_samples");
+  auto n = store.value()->db.CountRows("counter_port_samples");
   ASSERT_TRUE(n.ok());
   EXPECT_EQ(n.value(), 3) << "one row per report, device and port";
-  auto got = store.value()->Counters(std::string("n"), 0, 100);
+  auto got = store.value()->history.Counters(std::string("n"), 0, 100);
   ASSERT_TRUE(got.ok()) << got.status().message();
   const json want = json::parse(R"([
     {"report_id": "r1", "device": "mlx5_0", "kind": "counters", "name": "link_downed", "value": 0},
@@ -236,7 +236,7 @@ TEST_F(StoreTest, FailureMidReportStoresNothingOfIt) {
   const int64_t reports = Rows("reports"), samples = Rows("counter_port_samples"), probes = Rows("probe_summaries");
   for (const char* step : {"node", "port", "counters", "probe", "wc_error", "commit"}) {
     int probe_calls = 0;
-    store_->SetIngestFaultHook([&, step](const std::string& at) {
+    store_->db.SetIngestFaultHook([&, step](const std::string& at) {
       if (at != step) return Status::Ok();
       // Fail at the second probe so the first one's rows were already written.
       if (at == "probe" && ++probe_calls < 2) return Status::Ok();
@@ -245,7 +245,7 @@ TEST_F(StoreTest, FailureMidReportStoresNothingOfIt) {
     json r = MakeReport("a-1", "node-a", kT0, /*state=*/1, /*symbol_error=*/50);
     r["probes"].push_back(MakeProbe("node-b", kT0, 3));
     r["probes"].push_back(MakeProbe("node-c", kT0, 1));
-    auto res = store_->Ingest(r, kT0);
+    auto res = store_->writer.Ingest(r, kT0);
     ASSERT_FALSE(res.ok()) << "step " << step;
     EXPECT_NE(res.status().message().find(step), std::string::npos);
     EXPECT_EQ(Rows("reports"), reports) << step;
@@ -255,12 +255,12 @@ TEST_F(StoreTest, FailureMidReportStoresNothingOfIt) {
     EXPECT_EQ(Rows("wc_error_totals"), 0) << step;
     EXPECT_EQ(Rows("events"), 0) << step;
     EXPECT_EQ(Rows("probe_hourly"), 0) << step;
-    auto ports = store_->Ports(std::string("node-a"));
+    auto ports = store_->history.Ports(std::string("node-a"));
     ASSERT_TRUE(ports.ok());
     EXPECT_EQ(ports.value()["ports"][0]["state"], 4) << step;
   }
   // The same report goes in whole once the fault is gone.
-  store_->SetIngestFaultHook(nullptr);
+  store_->db.SetIngestFaultHook(nullptr);
   json r = MakeReport("a-1", "node-a", kT0);
   r["probes"].push_back(MakeProbe("node-b", kT0, 3));
   EXPECT_FALSE(Ingest(r).duplicate);
@@ -298,7 +298,7 @@ TEST_F(StoreTest, WcErrorEventOpensOnceAndClosesOnCleanInterval) {
   r5["probes"].push_back(MakeProbe("node-b", kT0 + 40000));
   Ingest(r5);
   EXPECT_EQ(OpenEvents("wc_error").size(), 0u);
-  auto all = store_->Events(false, std::string("wc_error"), std::nullopt, 10);
+  auto all = store_->history.Events(false, std::string("wc_error"), std::nullopt, 10);
   ASSERT_TRUE(all.ok());
   ASSERT_EQ(all.value()["events"].size(), 1u);
   EXPECT_EQ(all.value()["events"][0]["ended_at_ms"], kT0 + 40000);
@@ -338,20 +338,20 @@ TEST_F(StoreTest, EventsOpenedBeforeARestartOrInTheSameBatchStillClose) {
   e1["probes"].push_back(MakeProbe("node-x", kT0 + 20000));
   e2["probes"].push_back(MakeProbe("node-d", kT0 + 30000));
   int probe_steps = 0;
-  store_->SetIngestFaultHook([&](const std::string& at) {
+  store_->db.SetIngestFaultHook([&](const std::string& at) {
     // Step 3 is e-1's second probe: its first one has opened node-d's event.
     if (at == "probe" && ++probe_steps == 3) return Status::Error("injected failure after the event");
     return Status::Ok();
   });
-  std::vector<Store::BatchItem> items = testing::BatchOf({&r3, &e1, &r4, &e2}, kT0 + 30000);
-  store_->IngestBatch(items);
-  store_->SetIngestFaultHook(nullptr);
+  std::vector<ReportWriter::BatchItem> items = testing::BatchOf({&r3, &e1, &r4, &e2}, kT0 + 30000);
+  store_->writer.IngestBatch(items);
+  store_->db.SetIngestFaultHook(nullptr);
   EXPECT_TRUE(items[0].status.ok());
   EXPECT_FALSE(items[1].status.ok());
   EXPECT_TRUE(items[2].status.ok());
   EXPECT_TRUE(items[3].status.ok());
   EXPECT_EQ(OpenEvents("wc_error").size(), 0u) << "node-c's event closed within the batch; node-d's never stored";
-  auto all = store_->Events(false, std::string("wc_error"), std::nullopt, 10);
+  auto all = store_->history.Events(false, std::string("wc_error"), std::nullopt, 10);
   ASSERT_TRUE(all.ok());
   EXPECT_EQ(all.value()["events"].size(), 2u);  // node-b's and node-c's, both closed
 
@@ -434,19 +434,19 @@ TEST_F(StoreTest, RetentionDeletesInBatches) {
   p.rollup_max_age_ms = 90 * day;
   p.batch_rows = 500;
   const int64_t now = kT0 + 10 * day;
-  for (auto n = store_->RollupStep(now, p); n.ok() && n.value() > 0; n = store_->RollupStep(now, p)) {
+  for (auto n = store_->rollups.RollupStep(now, p); n.ok() && n.value() > 0; n = store_->rollups.RollupStep(now, p)) {
   }
-  auto s1 = store_->RetentionStep(now, p);
+  auto s1 = store_->retention.RetentionStep(now, p);
   ASSERT_TRUE(s1.ok()) << s1.status().message();
   EXPECT_EQ(Rows("probe_summaries"), 701);
-  auto s2 = store_->RetentionStep(now, p);
+  auto s2 = store_->retention.RetentionStep(now, p);
   ASSERT_TRUE(s2.ok());
   EXPECT_EQ(Rows("probe_summaries"), 201);
-  auto s3 = store_->RetentionStep(now, p);
+  auto s3 = store_->retention.RetentionStep(now, p);
   ASSERT_TRUE(s3.ok());
   EXPECT_EQ(Rows("probe_summaries"), 1);
   EXPECT_EQ(Rows("reports"), 1);
-  auto s4 = store_->RetentionStep(now, p);
+  auto s4 = store_->retention.RetentionStep(now, p);
   ASSERT_TRUE(s4.ok());
   EXPECT_EQ(s4.value(), 0);
   EXPECT_EQ(Rows("probe_hourly"), 1) << "the old hour's rollup outlives its raw rows (the fresh slice is still open)";
@@ -457,24 +457,24 @@ TEST_F(StoreTest, QueriesShapeRows) {
   r["probes"].push_back(MakeProbe("node-b", kT0, 0, 100, "rc", 90.0));
   r["probes"].push_back(MakeProbe("node-c", kT0, 0, 100, "rc", 10.0));
   Ingest(r);
-  auto nodes = store_->Nodes(kT0 + 1000, 120000);
+  auto nodes = store_->history.Nodes(kT0 + 1000, 120000);
   ASSERT_TRUE(nodes.ok());
   EXPECT_EQ(nodes.value()["nodes"][0]["labels"]["group"], "rack1");
   EXPECT_EQ(nodes.value()["nodes"][0]["stale"], false);
-  auto stale = store_->Nodes(kT0 + 500000, 120000);
+  auto stale = store_->history.Nodes(kT0 + 500000, 120000);
   ASSERT_TRUE(stale.ok());
   EXPECT_EQ(stale.value()["nodes"][0]["stale"], true);
-  auto node = store_->Node("node-a", kT0, 120000);
+  auto node = store_->history.Node("node-a", kT0, 120000);
   ASSERT_TRUE(node.ok() && node.value());
   EXPECT_EQ((*node.value())["ports"][0]["gids"][0]["index"], 0);
-  auto missing = store_->Node("nope", kT0, 120000);
+  auto missing = store_->history.Node("nope", kT0, 120000);
   ASSERT_TRUE(missing.ok());
   EXPECT_FALSE(missing.value().has_value());
-  auto worst = store_->WorstPairs(0, 10);
+  auto worst = store_->read.WorstPairs(0, 10);
   ASSERT_TRUE(worst.ok());
   ASSERT_EQ(worst.value()["pairs"].size(), 2u);
   EXPECT_EQ(worst.value()["pairs"][0]["dst"], "node-b");
-  auto probes = store_->Probes(std::string("node-a"), std::string("node-c"), 0, kT0, 10);
+  auto probes = store_->history.Probes(std::string("node-a"), std::string("node-c"), 0, kT0, 10);
   ASSERT_TRUE(probes.ok());
   ASSERT_EQ(probes.value()["probes"].size(), 1u);
   EXPECT_EQ(probes.value()["probes"][0]["rtt_p99_us"], 10.0);
@@ -489,7 +489,7 @@ TEST_F(StoreTest, AllLostSummaryHasNoRtt) {
   p["summary"]["rtt_us"]["count"] = 0;
   r["probes"].push_back(p);
   Ingest(r);
-  auto probes = store_->Probes(std::string("node-a"), std::string("node-b"), 0, kT0, 10);
+  auto probes = store_->history.Probes(std::string("node-a"), std::string("node-b"), 0, kT0, 10);
   ASSERT_TRUE(probes.ok());
   ASSERT_EQ(probes.value()["probes"].size(), 1u);
   const json& row = probes.value()["probes"][0];
@@ -516,7 +516,7 @@ TEST_F(StoreTest, EveryAcceptedMutationIngestsCleanly) {
       if (ValidateReport(report)) continue;
       ++accepted;
       try {
-        auto res = store_->Ingest(report, kT0);
+        auto res = store_->writer.Ingest(report, kT0);
         EXPECT_TRUE(res.ok()) << ptr << " = " << v.dump() << ": " << res.status().message();
       } catch (const std::exception& e) {
         ADD_FAILURE() << ptr << " = " << v.dump() << " threw " << e.what();
@@ -555,7 +555,7 @@ TEST_F(StoreTest, RetentionHandsFreedPagesBackToTheFileSystem) {
     for (int k = 0; k < 1500; ++k) r["probes"].push_back(MakeProbe("node-" + std::to_string(k % 40), kT0 + i));
     Ingest(r, kT0 + i);
   }
-  auto before = store_->DatabaseSpace();
+  auto before = store_->retention.DatabaseSpace();
   ASSERT_TRUE(before.ok()) << before.status().message();
   ASSERT_TRUE(before.value().releasable) << "a new database is created with incremental vacuum";
   const int64_t bytes_before = before.value().pages * before.value().page_size;
@@ -567,12 +567,12 @@ TEST_F(StoreTest, RetentionHandsFreedPagesBackToTheFileSystem) {
   auto n = w.RunPass();
   ASSERT_TRUE(n.ok()) << n.status().message();
   ASSERT_EQ(Rows("probe_summaries"), 0);
-  auto after = store_->DatabaseSpace();
+  auto after = store_->retention.DatabaseSpace();
   ASSERT_TRUE(after.ok()) << after.status().message();
-  EXPECT_LE(after.value().free_pages, after.value().pages / Store::kFreePageReserveDivisor)
+  EXPECT_LE(after.value().free_pages, after.value().pages / Retention::kFreePageReserveDivisor)
       << "free pages beyond the reserve are handed back";
   EXPECT_LT(after.value().pages * 2, before.value().pages) << "the old rows were most of the file";
-  auto again = store_->ReleaseFreePages(1 << 20);
+  auto again = store_->retention.ReleaseFreePages(1 << 20);
   ASSERT_TRUE(again.ok());
   EXPECT_EQ(again.value(), 0) << "the reserve stays";
 
@@ -595,17 +595,17 @@ TEST(StoreSpace, AFileMadeWithoutIncrementalVacuumReusesItsPagesButKeepsThem) {
   ASSERT_TRUE(store.ok()) << store.status().message();
   json r = MakeReport("old", "node-a", kT0);
   for (int k = 0; k < 1500; ++k) r["probes"].push_back(MakeProbe("node-b", kT0));
-  ASSERT_TRUE(store.value()->Ingest(r, kT0).ok());
+  ASSERT_TRUE(store.value()->writer.Ingest(r, kT0).ok());
   RetentionPolicy p;
   RetentionWorker w(*store.value(), p, 3600 * 1000, [] { return kT0 + 30LL * 86400 * 1000; },
                     [](const std::string&) {});
   ASSERT_TRUE(w.RunPass().ok());
-  auto space = store.value()->DatabaseSpace();
+  auto space = store.value()->retention.DatabaseSpace();
   ASSERT_TRUE(space.ok()) << space.status().message();
   EXPECT_FALSE(space.value().releasable);
-  EXPECT_GT(space.value().free_pages, space.value().pages / Store::kFreePageReserveDivisor)
+  EXPECT_GT(space.value().free_pages, space.value().pages / Retention::kFreePageReserveDivisor)
       << "the deleted rows' pages stay in the file, free";
-  auto released = store.value()->ReleaseFreePages(1 << 20);
+  auto released = store.value()->retention.ReleaseFreePages(1 << 20);
   ASSERT_TRUE(released.ok()) << released.status().message();
   EXPECT_EQ(released.value(), 0);
 }
@@ -636,13 +636,13 @@ TEST_F(StoreTest, BatchFailsOneItemAloneAndCommitsTheRest) {
   json a = MakeReport("a-1", "node-a", kT0), b = MakeReport("b-1", "node-b", kT0), c = MakeReport("c-1", "node-c", kT0);
   b["probes"].push_back(MakeProbe("node-a", kT0, 2));
   int node_calls = 0;
-  store_->SetIngestFaultHook([&](const std::string& at) {
+  store_->db.SetIngestFaultHook([&](const std::string& at) {
     if (at == "node" && ++node_calls == 2) return Status::Error("injected failure at node");
     return Status::Ok();
   });
-  std::vector<Store::BatchItem> items = testing::BatchOf({&a, &b, &c}, kT0);
-  store_->IngestBatch(items);
-  store_->SetIngestFaultHook(nullptr);
+  std::vector<ReportWriter::BatchItem> items = testing::BatchOf({&a, &b, &c}, kT0);
+  store_->writer.IngestBatch(items);
+  store_->db.SetIngestFaultHook(nullptr);
   EXPECT_TRUE(items[0].status.ok());
   ASSERT_FALSE(items[1].status.ok());
   EXPECT_NE(items[1].status.message().find("injected failure at node"), std::string::npos);
@@ -654,14 +654,14 @@ TEST_F(StoreTest, BatchFailsOneItemAloneAndCommitsTheRest) {
 
 TEST_F(StoreTest, FailedBatchCommitStoresNothing) {
   json a = MakeReport("a-1", "node-a", kT0), b = MakeReport("b-1", "node-b", kT0);
-  store_->SetIngestFaultHook([](const std::string& at) {
+  store_->db.SetIngestFaultHook([](const std::string& at) {
     return at == "commit" ? Status::Error("injected failure at commit") : Status::Ok();
   });
-  std::vector<Store::BatchItem> items(2);
+  std::vector<ReportWriter::BatchItem> items(2);
   items[0].report = &a;
   items[1].report = &b;
-  store_->IngestBatch(items);
-  store_->SetIngestFaultHook(nullptr);
+  store_->writer.IngestBatch(items);
+  store_->db.SetIngestFaultHook(nullptr);
   EXPECT_FALSE(items[0].status.ok());
   EXPECT_FALSE(items[1].status.ok());
   EXPECT_EQ(Rows("reports"), 0);

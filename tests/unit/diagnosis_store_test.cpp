@@ -28,7 +28,7 @@ constexpr int64_t kIntervalMs = 10000;
 // kT0 + k intervals. bad: the node whose every path loses 30 % ("" none), or
 // with slow: whose every path has a 6 ms p50. bad_symbol_error: that node's
 // port counter symbol_error in this round (the others stay at 0).
-void Round(Store& store, int k, const std::string& bad, bool slow = false, int64_t bad_symbol_error = 0) {
+void Round(Storage& store, int k, const std::string& bad, bool slow = false, int64_t bad_symbol_error = 0) {
   const int64_t t = kT0 + k * kIntervalMs;
   for (int i = 0; i < 6; ++i) {
     const std::string node = "n" + std::to_string(i);
@@ -41,7 +41,7 @@ void Round(Store& store, int k, const std::string& bad, bool slow = false, int64
       r["probes"].push_back(MakeProbe(peer, t, 0, hit && !slow ? 70 : 100));
       if (hit && slow) r["probes"].back()["summary"]["rtt_us"]["p50"] = 6000.0;
     }
-    auto s = store.Ingest(r, t);
+    auto s = store.writer.Ingest(r, t);
     ASSERT_TRUE(s.ok()) << s.status().message();
   }
 }
@@ -140,7 +140,7 @@ TEST_F(DiagnosisStore, SilentAgentIsUnreachableHost) {
       r["labels"] = {{"group", i < 3 ? "a" : "b"}};
       for (int j = 0; j < 6; ++j)
         if (j != i) r["probes"].push_back(MakeProbe("n" + std::to_string(j), t, j == 5 ? 100 : 0, j == 5 ? 0 : 100));
-      ASSERT_TRUE(c_.store().Ingest(r, t).ok());
+      ASSERT_TRUE(c_.store().writer.Ingest(r, t).ok());
     }
     Pass(k);
   }

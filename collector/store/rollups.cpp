@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "collector/store/store.h"
+#include "collector/store/rollups.h"
 #include "collector/store/store_status_macros.h"
 
 namespace rdmascope::collector {
@@ -62,7 +62,7 @@ int64_t FloorTo(int64_t t, int64_t unit) { return t >= 0 ? t / unit * unit : -((
   "FROM probe_minute WHERE minute >= " FROM " AND minute < " TO " GROUP BY 1, 2, 3, 4"
 
 // One late summary added to its minute or its hour: ?1 src, ?2 dst,
-// ?3 transport, ?4 period, then ?5.. its measures (Store::AddOneLateSummary).
+// ?3 transport, ?4 period, then ?5.. its measures (Rollups::AddOneLateSummary).
 #define UPSERT_ONE(TABLE, PERIOD)                                                               \
   "INSERT INTO " TABLE "(src, dst, transport, " PERIOD ", " ROLLUP_MEASURES ") "                 \
   "VALUES (?1, ?2, ?3, ?4, 1, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12) ON CONFLICT(src, dst, transport, " PERIOD ")" ROLLUP_MERGE
@@ -104,7 +104,7 @@ Status WriteRollups(Stmt& up, const std::vector<Rollup>& rows) {
 
 }  // namespace
 
-Status Store::LoadRollupMark() {
+Status Rollups::LoadRollupMark() {
   auto q = Q("SELECT name, through_ms FROM rollup_marks WHERE name IN ('probe_minute', 'probe_hourly', "
              "'probe_hourly_at')");
   if (!q.ok()) return q.status();
@@ -127,20 +127,20 @@ Status Store::LoadRollupMark() {
   return Status::Ok();
 }
 
-int64_t Store::RollupThroughMs() {
+int64_t Rollups::RollupThroughMs() {
   std::lock_guard<std::mutex> lock(mu_);
   return rollup_through_ms_;
 }
 
-Result<int64_t> Store::RollupStep(int64_t now_ms, const RetentionPolicy& policy) {
+Result<int64_t> Rollups::RollupStep(int64_t now_ms, const RetentionPolicy& policy) {
   return RollOrSkip(now_ms, policy, /*skip=*/false);
 }
 
-Result<int64_t> Store::SkipRollupStep(int64_t now_ms, const RetentionPolicy& policy) {
+Result<int64_t> Rollups::SkipRollupStep(int64_t now_ms, const RetentionPolicy& policy) {
   return RollOrSkip(now_ms, policy, /*skip=*/true);
 }
 
-Result<int64_t> Store::RollOrSkip(int64_t now_ms, const RetentionPolicy& policy, bool skip) {
+Result<int64_t> Rollups::RollOrSkip(int64_t now_ms, const RetentionPolicy& policy, bool skip) {
   int64_t mark = 0, start = 0, new_mark = 0, read_through_id = 0, hourly_from = 0, hourly_to = 0;
   bool slice = false, hourly_pinned = false;
   {
@@ -191,7 +191,7 @@ Result<int64_t> Store::RollOrSkip(int64_t now_ms, const RetentionPolicy& policy,
   }
   // Whatever happens below, the read of the minutes ends with the step.
   struct EndHourlyRead {
-    Store* store;
+    Rollups* store;
     bool pinned;
     ~EndHourlyRead() {
       if (!pinned) return;
@@ -281,7 +281,7 @@ Result<int64_t> Store::RollOrSkip(int64_t now_ms, const RetentionPolicy& policy,
   return int64_t{1};
 }
 
-bool Store::PinRollupReader() {
+bool Rollups::PinRollupReader() {
   if (options_.path == ":memory:") return false;
   if (!rollup_reader_) {
     auto db = Db::OpenReadOnly(options_.path);
@@ -296,7 +296,7 @@ bool Store::PinRollupReader() {
   return false;
 }
 
-Status Store::AddOneLateSummary(const char* upsert, const LateSummary& o) {
+Status Rollups::AddOneLateSummary(const char* upsert, const LateSummary& o) {
   ASSIGN_STMT(up, Q(upsert));
   up.Bind(1, o.src).Bind(2, o.dst).Bind(3, o.transport).Bind(4, o.period).Bind(5, o.sent).Bind(6, o.received);
   up.Bind(7, o.lost).Bind(8, o.error_count).Bind(9, o.rtt_p50.value_or(0.0));
@@ -304,15 +304,15 @@ Status Store::AddOneLateSummary(const char* upsert, const LateSummary& o) {
   return up.Run();
 }
 
-void Store::OweCommittedLateSummaries() {
+void Rollups::OweCommittedLateSummaries() {
   hourly_owed_.insert(hourly_owed_.end(), std::make_move_iterator(pending_owed_.begin()),
                       std::make_move_iterator(pending_owed_.end()));
   pending_owed_.clear();
 }
 
-void Store::SetRollupReadHook(std::function<void()> hook) { rollup_read_hook_ = std::move(hook); }
+void Rollups::SetRollupReadHook(std::function<void()> hook) { rollup_read_hook_ = std::move(hook); }
 
-Status Store::AddLateSummaryToRollups(const std::string& src, const ProbeInput& s) {
+Status Rollups::AddLateSummaryToRollups(const std::string& src, const ProbeInput& s) {
   const int64_t end = s.interval_end;
   const int64_t minute = FloorTo(end, kMinuteMs);
   LateSummary o{src, s.target, s.transport, minute, s.sent, s.received, s.lost, s.error_count,
@@ -327,5 +327,11 @@ Status Store::AddLateSummaryToRollups(const std::string& src, const ProbeInput& 
   if (minute >= hourly_reading_from_ && minute < hourly_reading_to_) pending_owed_.push_back(std::move(o));
   return Status::Ok();
 }
+
+void Rollups::BeginTransaction() { pending_owed_.clear(); }
+
+size_t Rollups::PendingOwed() const { return pending_owed_.size(); }
+
+void Rollups::RollBackOwed(size_t to) { pending_owed_.resize(to); }
 
 }  // namespace rdmascope::collector

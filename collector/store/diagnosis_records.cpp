@@ -1,14 +1,14 @@
 // Store side of the diagnosis: the facts it reads and the diagnoses it keeps.
 #include "collector/store/counter_rows_sql.h"
 #include "collector/core/verdict.h"
-#include "collector/store/store.h"
+#include "collector/store/diagnosis_records.h"
 #include "collector/store/store_rows.h"
 
 namespace rdmascope::collector {
 
 using nlohmann::json;
 
-Result<json> Store::DiagnosisFacts(int64_t since_ms, int64_t counters_from_ms) {
+Result<json> DiagnosisRecords::DiagnosisFacts(int64_t since_ms, int64_t counters_from_ms) {
   struct Part {
     const char* name;
     const char* sql;  // ?1: since_ms; ?2 (when counters_from): counters_from_ms
@@ -51,7 +51,7 @@ Result<json> Store::DiagnosisFacts(int64_t since_ms, int64_t counters_from_ms) {
   });
 }
 
-Result<std::set<std::string>> Store::OpenDiagnosisKeys() {
+Result<std::set<std::string>> DiagnosisRecords::OpenDiagnosisKeys() {
   auto rows = History([](Db& db) -> Result<json> {
     auto q = db.Prepare("SELECT key FROM diagnoses WHERE closed_at IS NULL");
     if (!q.ok()) return q.status();
@@ -64,7 +64,7 @@ Result<std::set<std::string>> Store::OpenDiagnosisKeys() {
   return keys;
 }
 
-Status Store::ApplyDiagnoses(const std::vector<diagnosis::Verdict>& upsert, const std::vector<std::string>& close,
+Status DiagnosisRecords::ApplyDiagnoses(const std::vector<diagnosis::Verdict>& upsert, const std::vector<std::string>& close,
                              int64_t now_ms) {
   std::lock_guard<std::mutex> lock(mu_);
   Transaction tx(db_);
@@ -91,11 +91,11 @@ Status Store::ApplyDiagnoses(const std::vector<diagnosis::Verdict>& upsert, cons
   if (Status st = tx.Commit(); !st.ok()) return st;
   // /metrics counts open diagnoses from the read snapshot, without this
   // mutex; when that reload fails, the next commit reloads the whole snapshot.
-  if (!LoadDiagnosesOpen().ok()) snapshot_dirty_ = true;
+  if (!loader_.LoadDiagnosesOpen().ok()) loader_.MarkDirty();
   return Status::Ok();
 }
 
-Result<json> Store::Diagnoses(bool include_closed, int limit) {
+Result<json> DiagnosisRecords::Diagnoses(bool include_closed, int limit) {
   return History([&](Db& db) -> Result<json> {
   auto q = db.Prepare("SELECT id, scope, subject, kind, severity, confidence, evidence AS evidence_json, paths AS paths_json, "
              "since_at AS since_ms, opened_at AS opened_at_ms, last_seen_at AS last_seen_at_ms, "

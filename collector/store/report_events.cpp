@@ -4,11 +4,11 @@
 // it). Opening an already open event adds to its count and moves last_seen_at
 // forward. An event is closed only by evidence newer than its last sighting,
 // so a replayed old report cannot close a current fault.
-#include "collector/store/store.h"
+#include "collector/store/report_writer.h"
 
 namespace rdmascope::collector {
 
-Status Store::OpenOrTouchEvent(const std::string& kind, const std::string& key, const std::string& node,
+Status ReportWriter::OpenOrTouchEvent(const std::string& kind, const std::string& key, const std::string& node,
                                const std::optional<std::string>& peer, const std::optional<std::string>& transport,
                                const std::optional<std::string>& device, std::optional<int64_t> port,
                                const std::string& status, const std::string& detail, int64_t count, int64_t at) {
@@ -28,7 +28,7 @@ Status Store::OpenOrTouchEvent(const std::string& kind, const std::string& key, 
   return Status::Ok();
 }
 
-Status Store::CloseEventByKey(const std::string& key, int64_t at) {
+Status ReportWriter::CloseEventByKey(const std::string& key, int64_t at) {
   if (!open_events_.MayBeOpen(key)) return Status::Ok();
   auto q = Q("UPDATE events SET ended_at = ?2 WHERE key = ?1 AND ended_at IS NULL AND last_seen_at < ?2");
   if (!q.ok()) return q.status();
@@ -38,7 +38,7 @@ Status Store::CloseEventByKey(const std::string& key, int64_t at) {
   return Status::Ok();
 }
 
-Status Store::CloseWcEvents(const std::string& src, const std::string& dst, const std::string& transport,
+Status ReportWriter::CloseWcEvents(const std::string& src, const std::string& dst, const std::string& transport,
                             int64_t at) {
   if (!open_events_.MayHaveWcError(src, dst, transport)) return Status::Ok();
   auto q = Q("UPDATE events SET ended_at = ?4 WHERE kind = 'wc_error' AND node = ?1 AND peer = ?2 AND transport = ?3 "
@@ -50,7 +50,7 @@ Status Store::CloseWcEvents(const std::string& src, const std::string& dst, cons
   return Status::Ok();
 }
 
-void Store::LoadOpenEventKeys() {
+void ReportWriter::LoadOpenEventKeys() {
   open_events_.Invalidate();
   auto q = Q("SELECT key, kind, node, COALESCE(peer, ''), COALESCE(transport, '') FROM events WHERE ended_at IS NULL");
   if (!q.ok()) return;

@@ -1,4 +1,4 @@
-// Store::Ingest: one report, one transaction.
+// ReportWriter::Ingest: one report, one transaction.
 #include <cstdio>
 #include <map>
 #include <set>
@@ -7,7 +7,7 @@
 #include "collector/core/probe_input.h"
 #include "common/counter_rules.h"
 #include "collector/store/storage_fault.h"
-#include "collector/store/store.h"
+#include "collector/store/report_writer.h"
 #include "collector/store/store_status_macros.h"
 
 namespace rdmascope::collector {
@@ -35,11 +35,11 @@ bool HasFabric(const json& r) { return r.contains("neighbours") || r.contains("f
 
 }  // namespace
 
-Result<IngestResult> Store::Ingest(const json& report, int64_t received_at_ms, std::optional<int64_t> clock_skew_ms) {
+Result<IngestResult> ReportWriter::Ingest(const json& report, int64_t received_at_ms, std::optional<int64_t> clock_skew_ms) {
   std::vector<std::shared_ptr<const NodeState>> replaced;  // freed after the lock is released
   std::lock_guard<std::mutex> lock(mu_);
   pending_rows_.clear();
-  pending_owed_.clear();
+  rollups_.BeginTransaction();
   Transaction tx(db_);
   if (Status s = tx.Begin(); !s.ok()) return s;
   closed_events_ = false;
@@ -49,14 +49,15 @@ Result<IngestResult> Store::Ingest(const json& report, int64_t received_at_ms, s
   if (Status s = IngestClockSkew(report["node"].get<std::string>(), clock_skew_ms, received_at_ms); !s.ok()) return s;
   if (Status s = Fault("commit"); !s.ok()) return s;
   if (Status s = tx.Commit(); !s.ok()) return s;
-  OweCommittedLateSummaries();
+  rollups_.OweCommittedLateSummaries();
   if (closed_events_) LoadOpenEventKeys();
-  RefreshSnapshot({report["node"].get<std::string>()}, HasFabric(report));
-  replaced.swap(replaced_);
+  loader_.RefreshSnapshot({report["node"].get<std::string>()}, std::move(pending_rows_), HasFabric(report));
+  pending_rows_.clear();
+  replaced = read_.TakeReplacedStates();
   return out;
 }
 
-Status Store::IngestLocked(const json& r, int64_t received_at, const std::vector<ProbeInput>* probes,
+Status ReportWriter::IngestLocked(const json& r, int64_t received_at, const std::vector<ProbeInput>* probes,
                            const std::vector<std::shared_ptr<const ProbeRow>>* rows, IngestResult* out) {
   RETURN_IF_ERROR(Fault("report"));
   const std::string id = r["report_id"].get<std::string>();
@@ -98,21 +99,21 @@ Status Store::IngestLocked(const json& r, int64_t received_at, const std::vector
   return Status::Ok();
 }
 
-void Store::IngestBatch(std::vector<BatchItem>& items, SnapshotUpdate* deferred) {
+void ReportWriter::IngestBatch(std::vector<BatchItem>& items, SnapshotUpdate* deferred) {
   // States no caller took since the last batch: freed after the lock.
   std::vector<std::shared_ptr<const NodeState>> untaken;
   std::lock_guard<std::mutex> lock(mu_);
-  untaken.swap(replaced_);
+  untaken = read_.TakeReplacedStates();
   auto fail_all = [&](const Status& s) {
     for (BatchItem& it : items) it.status = s;
   };
   pending_rows_.clear();
-  pending_owed_.clear();
+  rollups_.BeginTransaction();
   Transaction tx(db_);
   if (Status s = tx.Begin(); !s.ok()) return fail_all(s);
   closed_events_ = false;
   for (BatchItem& it : items) {
-    const size_t rows_before = pending_rows_.size(), owed_before = pending_owed_.size();
+    const size_t rows_before = pending_rows_.size(), owed_before = rollups_.PendingOwed();
     if (Status s = db_.Exec("SAVEPOINT report"); !s.ok()) {
       it.status = s;
       continue;
@@ -130,7 +131,7 @@ void Store::IngestBatch(std::vector<BatchItem>& items, SnapshotUpdate* deferred)
       (void)db_.Exec("ROLLBACK TO report");
       (void)db_.Exec("RELEASE report");
       pending_rows_.resize(rows_before);
-      pending_owed_.resize(owed_before);
+      rollups_.RollBackOwed(owed_before);
       it.status = s;
       continue;
     }
@@ -139,7 +140,7 @@ void Store::IngestBatch(std::vector<BatchItem>& items, SnapshotUpdate* deferred)
   }
   if (Status s = Fault("commit"); !s.ok()) return fail_all(s);
   if (Status s = tx.Commit(); !s.ok()) return fail_all(s);
-  OweCommittedLateSummaries();
+  rollups_.OweCommittedLateSummaries();
   if (closed_events_) LoadOpenEventKeys();
   std::set<std::string> nodes;
   bool fabric = false;
@@ -148,10 +149,11 @@ void Store::IngestBatch(std::vector<BatchItem>& items, SnapshotUpdate* deferred)
       nodes.insert((*it.report)["node"].get<std::string>());
       fabric = fabric || HasFabric(*it.report);
     }
-  RefreshSnapshot(nodes, fabric, deferred);
+  loader_.RefreshSnapshot(nodes, std::move(pending_rows_), fabric, deferred);
+  pending_rows_.clear();
 }
 
-Status Store::IngestClockSkew(const std::string& node, std::optional<int64_t> skew_ms, int64_t received_at) {
+Status ReportWriter::IngestClockSkew(const std::string& node, std::optional<int64_t> skew_ms, int64_t received_at) {
   const std::string key = "clock_skew|" + node;
   if (!skew_ms) return CloseEventByKey(key, received_at);
   const double s = static_cast<double>(*skew_ms) / 1000.0;
@@ -164,7 +166,7 @@ Status Store::IngestClockSkew(const std::string& node, std::optional<int64_t> sk
                           "skewed", detail, 1, received_at);
 }
 
-Status Store::IngestNode(const json& r, int64_t received_at) {
+Status ReportWriter::IngestNode(const json& r, int64_t received_at) {
   RETURN_IF_ERROR(Fault("node"));
   const json* labels = Field(r, "labels");
   ASSIGN_STMT(up,
@@ -185,7 +187,7 @@ Status Store::IngestNode(const json& r, int64_t received_at) {
   return up.Run();
 }
 
-Status Store::IngestInventory(const json& r, int64_t /*received_at*/) {
+Status ReportWriter::IngestInventory(const json& r, int64_t /*received_at*/) {
   const json* inv = Field(r, "inventory");
   if (!inv) return Status::Ok();
   const json* devices = Field(*inv, "devices");
@@ -204,7 +206,7 @@ Status Store::IngestInventory(const json& r, int64_t /*received_at*/) {
 
 // A PCIe link trained below its maximum speed or width opens pcie_degraded
 // (closed once it trains at full speed and width again).
-Status Store::JudgePcie(const std::string& node, const json& dev, int64_t at) {
+Status ReportWriter::JudgePcie(const std::string& node, const json& dev, int64_t at) {
   const json* pcie = Field(dev, "pcie");
   if (!pcie || !dev.contains("name") || !dev["name"].is_string()) return Status::Ok();
   const std::string device = dev["name"].get<std::string>();
@@ -225,7 +227,7 @@ Status Store::JudgePcie(const std::string& node, const json& dev, int64_t at) {
                           detail, 1, at);
 }
 
-Status Store::IngestPort(const std::string& node, const json& dev, const json& port, int64_t at,
+Status ReportWriter::IngestPort(const std::string& node, const json& dev, const json& port, int64_t at,
                          const std::string& report_id) {
   RETURN_IF_ERROR(Fault("port"));
   const std::string device = dev["name"].get<std::string>();
@@ -284,7 +286,7 @@ Status Store::IngestPort(const std::string& node, const json& dev, const json& p
   return ins.Run();
 }
 
-Status Store::IngestCounters(const std::string& node, const std::string& device, int64_t port, const char* kind,
+Status ReportWriter::IngestCounters(const std::string& node, const std::string& device, int64_t port, const char* kind,
                              const json& map, int64_t at, bool newer, json* sample) {
   RETURN_IF_ERROR(Fault("counters"));
   *sample = json::object();
@@ -309,7 +311,7 @@ Status Store::IngestCounters(const std::string& node, const std::string& device,
 // a saturated counter opens a counter_saturated event (closed once it is
 // cleared), a delta past its threshold opens counter_threshold. Deltas that
 // span a reset-free gap of more than kMaxDeltaIntervals are not judged.
-Status Store::JudgeCounter(const std::string& node, const std::string& device, int64_t port, const char* kind,
+Status ReportWriter::JudgeCounter(const std::string& node, const std::string& device, int64_t port, const char* kind,
                            const std::string& name, std::optional<int64_t> v, int64_t at) {
   const std::string where = node + "|" + device + "|" + std::to_string(port) + "|" + name;
   std::optional<CounterReading> previous;
@@ -351,7 +353,7 @@ Status Store::JudgeCounter(const std::string& node, const std::string& device, i
   return CloseEventByKey(key, at);
 }
 
-Status Store::IngestProbe(const std::string& node, const ProbeInput& p, int64_t received_at,
+Status ReportWriter::IngestProbe(const std::string& node, const ProbeInput& p, int64_t received_at,
                           const std::string& report_id, const std::set<std::string>& failing, Stmt& ins,
                           std::shared_ptr<const ProbeRow> row) {
   RETURN_IF_ERROR(Fault("probe"));
@@ -379,7 +381,7 @@ Status Store::IngestProbe(const std::string& node, const ProbeInput& p, int64_t 
   }
   // Rollups are built per closed slice (store_rollup.cpp); a summary for a
   // slice already rolled is added to them here.
-  if (end < rollup_through_ms_) RETURN_IF_ERROR(AddLateSummaryToRollups(node, p));
+  if (end < rollups_.RollupThroughMsLocked()) RETURN_IF_ERROR(rollups_.AddLateSummaryToRollups(node, p));
   for (const WcErrorInput& e : p.errors) {
     RETURN_IF_ERROR(Fault("wc_error"));
     ASSIGN_STMT(ins, Q("INSERT INTO wc_errors(report_id, src, dst, transport, status, status_name, vendor_err, opcode, "

@@ -25,7 +25,7 @@
 #include <tuple>
 
 #include "collector/core/json_get.h"
-#include "collector/store/store.h"
+#include "collector/store/report_writer.h"
 #include "common/ib_encoding.h"
 
 namespace rdmascope::collector {
@@ -61,7 +61,7 @@ using ib::WidthRank;
 
 }  // namespace
 
-Status Store::IngestFabric(const json& r, int64_t at) {
+Status ReportWriter::IngestFabric(const json& r, int64_t at) {
   const std::string node = r["node"].get<std::string>();
   if (const json* ns = Field(r, "neighbours")) {
     for (const json& n : *ns) {
@@ -192,7 +192,7 @@ Status Store::IngestFabric(const json& r, int64_t at) {
   return Status::Ok();
 }
 
-Status Store::UpsertFabricNode(const json& n, const std::string& seen_by, int64_t at, bool describe) {
+Status ReportWriter::UpsertFabricNode(const json& n, const std::string& seen_by, int64_t at, bool describe) {
   auto up = Q(describe ? "INSERT INTO fabric_nodes(guid, type, description, num_ports, lid, first_seen_at, "
                          "last_seen_at, seen_by) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?6, ?7) ON CONFLICT(guid) DO UPDATE "
                          "SET type = excluded.type, description = excluded.description, "
@@ -209,7 +209,7 @@ Status Store::UpsertFabricNode(const json& n, const std::string& seen_by, int64_
   return s.Run();
 }
 
-Status Store::FabricNames(const std::vector<std::string>& guids, std::map<std::string, std::string>* names) {
+Status ReportWriter::FabricNames(const std::vector<std::string>& guids, std::map<std::string, std::string>* names) {
   for (const std::string& g : guids) {
     if (names->count(g) && !(*names)[g].empty()) continue;
     auto q = Q("SELECT description FROM fabric_nodes WHERE guid = ?1");
@@ -223,7 +223,7 @@ Status Store::FabricNames(const std::vector<std::string>& guids, std::map<std::s
   return Status::Ok();
 }
 
-Status Store::IngestFabricPort(const std::string& guid, int64_t port, const json& p,
+Status ReportWriter::IngestFabricPort(const std::string& guid, int64_t port, const json& p,
                                const std::map<std::string, std::string>& names, int64_t at) {
   // Error counters only (the threshold table): the history worth keeping.
   json errors = json::object();

@@ -1,8 +1,8 @@
-// Store::DatabaseSpace and Store::ReleaseFreePages: the file's free pages,
+// Retention::DatabaseSpace and Retention::ReleaseFreePages: the file's free pages,
 // and handing those beyond a reserve back to the file system.
 #include <algorithm>
 
-#include "collector/store/store.h"
+#include "collector/store/retention.h"
 
 namespace rdmascope::collector {
 
@@ -11,8 +11,8 @@ namespace {
 constexpr int64_t kAutoVacuumIncremental = 2;  // PRAGMA auto_vacuum: 0 none, 1 full, 2 incremental
 
 // The caller holds the store lock.
-Result<Store::Space> ReadSpace(Db& db) {
-  Store::Space s;
+Result<Retention::Space> ReadSpace(Db& db) {
+  Retention::Space s;
   for (auto [pragma, out] : {std::pair{"page_size", &s.page_size}, std::pair{"page_count", &s.pages},
                              std::pair{"freelist_count", &s.free_pages}}) {
     auto v = db.QueryInt(std::string("PRAGMA ") + pragma);
@@ -27,12 +27,12 @@ Result<Store::Space> ReadSpace(Db& db) {
 
 }  // namespace
 
-Result<Store::Space> Store::DatabaseSpace() {
+Result<Retention::Space> Retention::DatabaseSpace() {
   std::lock_guard<std::mutex> lock(mu_);
   return ReadSpace(db_);
 }
 
-Result<int64_t> Store::ReleaseFreePages(int64_t max_pages) {
+Result<int64_t> Retention::ReleaseFreePages(int64_t max_pages) {
   std::lock_guard<std::mutex> lock(mu_);
   auto before = ReadSpace(db_);
   if (!before.ok()) return before.status();

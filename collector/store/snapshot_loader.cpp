@@ -5,7 +5,7 @@
 #include <functional>
 
 #include "collector/store/probe_row_sql.h"
-#include "collector/store/store.h"
+#include "collector/store/snapshot_loader.h"
 #include "collector/store/store_rows.h"
 
 namespace rdmascope::collector {
@@ -38,7 +38,7 @@ Status ForEachProbeRow(Stmt& s, const std::function<Status(std::shared_ptr<const
 }
 }  // namespace
 
-Result<std::string> Store::LeafSwitch(const std::string& name) {
+Result<std::string> SnapshotLoader::LeafSwitch(const std::string& name) {
   // The node's own neighbour report, else a sweep's switch port whose remote
   // is one of the node's adapters (node GUIDs joined).
   auto q = Q("SELECT COALESCE("
@@ -58,7 +58,7 @@ Result<std::string> Store::LeafSwitch(const std::string& name) {
   return leaf;
 }
 
-Result<std::shared_ptr<NodeState>> Store::LoadNodeState(const std::string& name) {
+Result<std::shared_ptr<NodeState>> SnapshotLoader::LoadNodeState(const std::string& name) {
   auto st = std::make_shared<NodeState>();
   {
     auto q = Q("SELECT labels, interval_s, last_generated_at, last_report_at FROM nodes WHERE name = ?1");
@@ -100,27 +100,22 @@ Result<std::shared_ptr<NodeState>> Store::LoadNodeState(const std::string& name)
   return st;
 }
 
-Result<json> Store::SelectRows(const char* sql) {
-  auto q = Q(sql);
-  if (!q.ok()) return q.status();
-  return Rows(*q.value());
-}
 
-Status Store::LoadEventsOpen() {
-  auto rows = SelectRows("SELECT kind, COUNT(*) AS n FROM events WHERE ended_at IS NULL GROUP BY kind");
+Status SnapshotLoader::LoadEventsOpen() {
+  auto rows = w_.SelectRows("SELECT kind, COUNT(*) AS n FROM events WHERE ended_at IS NULL GROUP BY kind");
   if (!rows.ok()) return rows.status();
   snapshot_.SetEventsOpen(std::move(rows).value());
   return Status::Ok();
 }
 
-Status Store::LoadDiagnosesOpen() {
-  auto rows = SelectRows("SELECT scope, kind, COUNT(*) AS n FROM diagnoses WHERE closed_at IS NULL GROUP BY scope, kind");
+Status SnapshotLoader::LoadDiagnosesOpen() {
+  auto rows = w_.SelectRows("SELECT scope, kind, COUNT(*) AS n FROM diagnoses WHERE closed_at IS NULL GROUP BY scope, kind");
   if (!rows.ok()) return rows.status();
   snapshot_.SetDiagnosesOpen(std::move(rows).value());
   return Status::Ok();
 }
 
-Status Store::LoadFabricParts() {
+Status SnapshotLoader::LoadFabricParts() {
   struct Part {
     const char* name;
     const char* sql;
@@ -145,20 +140,8 @@ Status Store::LoadFabricParts() {
   return Status::Ok();
 }
 
-void Store::CapDestinations(NodeState& st, size_t before) {
-  // Only a commit that added pairs can take a node over the cap: the check
-  // costs nothing while a node's destinations stay the same.
-  if (st.pairs.size() <= before) return;
-  const size_t dropped = st.KeepNewestDestinations(options_.max_destinations_per_node);
-  if (dropped > 0 && options_.log)
-    options_.log("node " + st.name.substr(0, 128) + " named more than " +
-                 std::to_string(options_.max_destinations_per_node) + " probe destinations: the " +
-                 std::to_string(dropped) +
-                 " reported least recently left memory (their summaries stay in the database; "
-                 "--max-destinations-per-node)");
-}
 
-Status Store::LoadSnapshot() {
+Status SnapshotLoader::LoadSnapshot() {
   std::map<std::string, std::shared_ptr<NodeState>> states;
   {
     auto q = Q("SELECT name FROM nodes");
@@ -200,60 +183,18 @@ Status Store::LoadSnapshot() {
   if (Status s = LoadFabricParts(); !s.ok()) return s;
   snapshot_.Clear();
   for (auto& [name, st] : states) {
-    CapDestinations(*st, 0);
+    read_.CapDestinations(*st, 0);
     snapshot_.PutNode(std::move(st));
   }
   snapshot_dirty_ = false;
   return Status::Ok();
 }
 
-std::vector<std::shared_ptr<const NodeState>> Store::TakeReplacedStates() {
-  std::vector<std::shared_ptr<const NodeState>> out;
-  std::lock_guard<std::mutex> lock(mu_);
-  out.swap(replaced_);
-  return out;
-}
 
-void Store::WaitForPublishedSnapshot() {
-  std::unique_lock<std::mutex> lock(publish_mu_);
-  publish_cv_.wait(lock, [&] { return publishes_owed_ == 0; });
-}
 
-void Store::PublishSnapshot(SnapshotUpdate& update) {
-  if (!update.pending) return;
-  std::vector<std::shared_ptr<const NodeState>> replaced;
-  {
-    std::map<std::string_view, NodeState*> by_name;
-    for (const auto& st : update.states) by_name[st->name] = st.get();
-    for (std::shared_ptr<const ProbeRow>& row : update.rows) {
-      auto it = by_name.find(*row->src);
-      if (it != by_name.end()) it->second->Apply(std::move(row));
-    }
-    // Earlier updates are published (one thread, commit order), so each
-    // node's published pairs hold every older commit's.
-    for (std::shared_ptr<NodeState>& st : update.states) {
-      size_t before = 0;
-      if (auto old = snapshot_.Node(st->name)) {
-        before = old->pairs.size();
-        st->MergeOlder(old->pairs);
-        replaced.push_back(std::move(old));
-      }
-      CapDestinations(*st, before);
-      snapshot_.PutNode(std::move(st));
-    }
-  }
-  update = SnapshotUpdate{};
-  replaced.clear();  // the replaced states are freed here, not on the writer
-  {
-    std::lock_guard<std::mutex> lock(publish_mu_);
-    --publishes_owed_;
-  }
-  publish_cv_.notify_all();
-}
 
-void Store::RefreshSnapshot(const std::set<std::string>& nodes, bool fabric_changed, SnapshotUpdate* deferred) {
-  std::vector<std::shared_ptr<const ProbeRow>> rows = std::move(pending_rows_);
-  pending_rows_.clear();
+void SnapshotLoader::RefreshSnapshot(const std::set<std::string>& nodes, std::vector<std::shared_ptr<const ProbeRow>> rows,
+                                     bool fabric_changed, SnapshotUpdate* deferred) {
   if (deferred && !snapshot_dirty_ && !fabric_changed) {
     // The reads of the SQL connection here; the rest in PublishSnapshot.
     auto read = [&]() -> Status {
@@ -269,15 +210,14 @@ void Store::RefreshSnapshot(const std::set<std::string>& nodes, bool fabric_chan
     if (read().ok()) {
       deferred->rows = std::move(rows);
       deferred->pending = true;
-      std::lock_guard<std::mutex> lock(publish_mu_);
-      ++publishes_owed_;
+      read_.OwePublish();
     } else {
       deferred->states.clear();
       snapshot_dirty_ = true;  // rebuilt whole at the next commit
     }
     return;
   }
-  WaitForPublishedSnapshot();
+  read_.WaitForPublishedSnapshot();
   auto refresh = [&]() -> Status {
     if (snapshot_dirty_) return LoadSnapshot();
     std::map<std::string, std::shared_ptr<NodeState>> fresh;
@@ -303,7 +243,7 @@ void Store::RefreshSnapshot(const std::set<std::string>& nodes, bool fabric_chan
     for (auto& entry : fresh) {
       const auto* state = entry.second.get();  // a structured binding cannot be captured before C++20
       auto it = std::find_if(older.begin(), older.end(), [state](const auto& o) { return o.first == state; });
-      CapDestinations(*entry.second, it == older.end() ? 0 : it->second->pairs.size());
+      read_.CapDestinations(*entry.second, it == older.end() ? 0 : it->second->pairs.size());
     }
     if (fabric_changed) {
       // A sweep can move any node's leaf switch.
@@ -320,7 +260,9 @@ void Store::RefreshSnapshot(const std::set<std::string>& nodes, bool fabric_chan
     }
     if (Status st = LoadEventsOpen(); !st.ok()) return st;
     for (auto& [name, st] : fresh) snapshot_.PutNode(std::move(st));
-    for (auto& [state, old] : older) replaced_.push_back(std::move(old));
+    std::vector<std::shared_ptr<const NodeState>> replaced;
+    for (auto& [state, old] : older) replaced.push_back(std::move(old));
+    read_.AddReplaced(std::move(replaced));
     return Status::Ok();
   };
   // The commit stands either way; a snapshot that could not follow is rebuilt

@@ -1,4 +1,4 @@
-#include "collector/store/store.h"
+#include "collector/store/writer_db.h"
 #include "collector/store/store_rows.h"
 
 #include <sys/stat.h>
@@ -21,7 +21,7 @@ constexpr int kWriterCacheKiB = 64 * 1024;
 Status PrepareDatabase(Db& d, const StoreOptions& options) {
   sqlite3_busy_timeout(d.raw(), options.busy_timeout_ms);
   // A new file keeps track of its pages so retention's free pages can be
-  // handed back (Store::ReleaseFreePages). Only an empty file not yet in WAL
+  // handed back (WriterDb::ReleaseFreePages). Only an empty file not yet in WAL
   // mode takes this; an existing file keeps the mode it was made with.
   if (Status s = d.Exec("PRAGMA auto_vacuum=INCREMENTAL"); !s.ok()) return s;
   if (options.path != ":memory:") {
@@ -52,63 +52,47 @@ Status PrepareDatabase(Db& d, const StoreOptions& options) {
 
 }  // namespace
 
-Result<std::unique_ptr<Store>> Store::Open(const StoreOptions& options) {
+Result<Db> WriterDb::OpenDatabase(const StoreOptions& options) {
   auto db = Db::Open(options.path);
   if (!db.ok()) return db.status();
   Db d = std::move(db).value();
   if (Status s = PrepareDatabase(d, options); !s.ok()) {
     const StorageFault fault = ClassifyStorageFault(s.message());
-    return Result<std::unique_ptr<Store>>::Error(
+    return Result<Db>::Error(
         "database " + options.path + ": " + s.message() +
         (fault == StorageFault::kNone ? std::string() : "; " + StorageFaultAdvice(fault, options.path)));
   }
-  std::unique_ptr<Store> store(new Store(std::move(d), options));
-  {
-    std::lock_guard<std::mutex> lock(store->mu_);
-    if (Status s = store->LoadSnapshot(); !s.ok())
-      return Result<std::unique_ptr<Store>>::Error("database " + options.path +
-                                                   ": cannot load the newest state: " + s.message());
-    store->LoadOpenEventKeys();
-    if (Status s = store->LoadRollupMark(); !s.ok())
-      return Result<std::unique_ptr<Store>>::Error("database " + options.path +
-                                                   ": cannot read how far the rollups reach: " + s.message());
-  }
-  return store;
+  return d;
 }
 
-Store::Store(Db db, StoreOptions options) : db_(std::move(db)), options_(std::move(options)) {
+WriterDb::WriterDb(Db db, StoreOptions options) : db_(std::move(db)), options_(std::move(options)) {
   if (options_.path == ":memory:") return;
   history_ = std::make_unique<HistoryReader>(options_.path, options_.query_deadline_ms, options_.busy_timeout_ms);
-  sqlite3_wal_hook(db_.raw(), &Store::OnWalCommit, this);
+  sqlite3_wal_hook(db_.raw(), &WriterDb::OnWalCommit, this);
 }
 
-Result<nlohmann::json> Store::History(const std::function<Result<nlohmann::json>(Db&)>& fn) {
+Result<nlohmann::json> WriterDb::History(const std::function<Result<nlohmann::json>(Db&)>& fn) {
   if (history_) return history_->Query(fn);
   std::lock_guard<std::mutex> lock(mu_);
   return fn(db_);
 }
 
-Result<std::string> Store::HistoryText(const std::function<Result<std::string>(Db&)>& fn) {
+Result<std::string> WriterDb::HistoryText(const std::function<Result<std::string>(Db&)>& fn) {
   if (history_) return history_->Run<std::string>(fn);
   std::lock_guard<std::mutex> lock(mu_);
   return fn(db_);
 }
 
-Store::~Store() {
+WriterDb::~WriterDb() {
   std::lock_guard<std::mutex> lock(mu_);
-  // The read-only connections first: closing the writer's connection last
+  // The read-only connection first: closing the writer's connection last
   // checkpoints the WAL into the database file and removes it.
   history_.reset();
-  rollup_reader_.reset();
-  {
-    std::lock_guard<std::mutex> checkpoint_lock(checkpoint_mu_);
-    checkpoint_db_.reset();
-  }
   stmts_.clear();  // statements before the connection
   db_.Close();
 }
 
-Result<Stmt*> Store::Q(const char* sql) {
+Result<Stmt*> WriterDb::Q(const char* sql) {
   auto it = stmts_.find(sql);
   if (it != stmts_.end()) {
     it->second.Reset();
@@ -121,14 +105,14 @@ Result<Stmt*> Store::Q(const char* sql) {
   return &pos->second;
 }
 
-Status Store::Fault(const char* step) { return fault_hook_ ? fault_hook_(step) : Status::Ok(); }
+Status WriterDb::Fault(const char* step) { return fault_hook_ ? fault_hook_(step) : Status::Ok(); }
 
-void Store::SetIngestFaultHook(std::function<Status(const std::string&)> hook) {
+void WriterDb::SetIngestFaultHook(std::function<Status(const std::string&)> hook) {
   std::lock_guard<std::mutex> lock(mu_);
   fault_hook_ = std::move(hook);
 }
 
-int64_t Store::SizeBytes() const {
+int64_t WriterDb::SizeBytes() const {
   if (options_.path == ":memory:") return 0;
   int64_t total = 0;
   for (const std::string& f : {options_.path, options_.path + "-wal"}) {
@@ -138,7 +122,7 @@ int64_t Store::SizeBytes() const {
   return total;
 }
 
-Status Store::Ping() {
+Status WriterDb::Ping() {
   // The schema's newest version: a read of the file itself, not only of the connection.
   auto r = History([](Db& db) -> Result<nlohmann::json> {
     auto q = db.Prepare("SELECT MAX(version) FROM schema_version");
@@ -148,7 +132,7 @@ Status Store::Ping() {
   return r.ok() ? Status::Ok() : r.status();
 }
 
-Result<int64_t> Store::CountRows(const std::string& table) {
+Result<int64_t> WriterDb::CountRows(const std::string& table) {
   static const std::set<std::string> kTables = {"reports",   "nodes",           "ports",        "counter_port_samples",
                                                 "counters_latest", "probe_summaries", "probe_hourly", "probe_minute", "wc_errors",
                                                 "wc_error_totals", "events",          "schema_version",
@@ -163,5 +147,40 @@ Result<int64_t> Store::CountRows(const std::string& table) {
   return q.value().Int(0);
 }
 
+
+// Runs inside each commit on the writer's connection (the caller holds mu_).
+// Registering it replaces SQLite's automatic checkpoint after a commit.
+int WriterDb::OnWalCommit(void* store, sqlite3* /*db*/, const char* /*schema*/, int pages) {
+  auto* self = static_cast<WriterDb*>(store);
+  self->wal_pages_ = pages;
+  // The WAL only shrinks when a write restarted it from its start.
+  if (pages < self->wal_copied_) self->wal_copied_ = 0;
+  // Copies what the checkpoints left, so the next transaction restarts the
+  // WAL; busy while CheckpointWal() copies, and then tried at the next commit.
+  if (pages >= kWalBackstopPages) (void)self->CopyWal(self->db_);
+  return SQLITE_OK;  // the commit stands whatever the checkpoint did
+}
+
+int WriterDb::WalPagesToCopy() const {
+  const int pages = wal_pages_, copied = wal_copied_;
+  return pages >= copied ? pages - copied : pages;
+}
+
+Status WriterDb::CopyWal(Db& db) {
+  int log = 0, done = 0;
+  if (sqlite3_wal_checkpoint_v2(db.raw(), nullptr, SQLITE_CHECKPOINT_PASSIVE, &log, &done) != SQLITE_OK)
+    return Status::Error("checkpoint of " + options_.path + "-wal into the database file: " + db.ErrorMessage());
+  // Frames a reader still needs, and those committed meanwhile, are left
+  // for the next call.
+  if (log < 0) return Status::Error("checkpoint of " + options_.path + ": the connection is not in WAL mode");
+  if (done > 0) wal_copied_ = done;
+  return Status::Ok();
+}
+
+Result<nlohmann::json> WriterDb::SelectRows(const char* sql) {
+  auto q = Q(sql);
+  if (!q.ok()) return q.status();
+  return Rows(*q.value());
+}
 
 }  // namespace rdmascope::collector

@@ -1,7 +1,7 @@
 // Store queries for the API. Rows become JSON objects keyed by column name
 // (the SQL aliases are the API's field names); JSON-valued columns are parsed.
 #include "collector/store/counter_rows_sql.h"
-#include "collector/store/store.h"
+#include "collector/store/history_queries.h"
 #include "collector/store/store_rows.h"
 
 namespace rdmascope::collector {
@@ -45,7 +45,7 @@ void AddOpen(json* events) {
 
 }  // namespace
 
-Result<json> Store::Nodes(int64_t now_ms, int64_t stale_after_ms, int limit) {
+Result<json> HistoryQueries::Nodes(int64_t now_ms, int64_t stale_after_ms, int limit) {
   static const std::string sql = std::string(kNodeColumns) + "ORDER BY n.name LIMIT ?1";
   return History([&](Db& db) -> Result<json> {
     auto q = db.Prepare(sql);
@@ -60,7 +60,7 @@ Result<json> Store::Nodes(int64_t now_ms, int64_t stale_after_ms, int limit) {
   });
 }
 
-Result<std::optional<json>> Store::Node(const std::string& name, int64_t now_ms, int64_t stale_after_ms) {
+Result<std::optional<json>> HistoryQueries::Node(const std::string& name, int64_t now_ms, int64_t stale_after_ms) {
   // A node's own rows: bounded by what one report may carry (report_validate.cpp).
   static const std::string sql = std::string(kNodeColumns) + "WHERE n.name = ?1";
   static const std::string ports_sql = std::string(kPortColumns) + "WHERE node = ?1 ORDER BY device, port";
@@ -98,7 +98,7 @@ Result<std::optional<json>> Store::Node(const std::string& name, int64_t now_ms,
   return std::optional<json>(std::move(found.value()[0]));
 }
 
-Result<std::string> Store::PortsText(const std::optional<std::string>& node, int limit) {
+Result<std::string> HistoryQueries::PortsText(const std::optional<std::string>& node, int limit) {
   static const std::string sql =
       std::string(kPortColumns) + "WHERE (?1 IS NULL OR node = ?1) ORDER BY node, device, port LIMIT ?2";
   return HistoryText([&](Db& db) -> Result<std::string> {
@@ -112,13 +112,13 @@ Result<std::string> Store::PortsText(const std::optional<std::string>& node, int
   });
 }
 
-Result<json> Store::Ports(const std::optional<std::string>& node, int limit) {
+Result<json> HistoryQueries::Ports(const std::optional<std::string>& node, int limit) {
   auto text = PortsText(node, limit);
   if (!text.ok()) return text.status();
   return json::parse(text.value());
 }
 
-Result<json> Store::Counters(const std::optional<std::string>& node, int64_t since_ms, int limit,
+Result<json> HistoryQueries::Counters(const std::optional<std::string>& node, int64_t since_ms, int limit,
                              bool with_boot_id) {
 #define COUNTERS_QUERY(extra)                                                                          \
   "SELECT " COUNTER_ROW_COLUMNS ", s.sampled_at AS sampled_at_ms, s.report_id" extra " FROM " COUNTER_ROWS_FROM \
@@ -137,7 +137,7 @@ Result<json> Store::Counters(const std::optional<std::string>& node, int64_t sin
   });
 }
 
-Result<json> Store::Probes(const std::optional<std::string>& src, const std::optional<std::string>& dst,
+Result<json> HistoryQueries::Probes(const std::optional<std::string>& src, const std::optional<std::string>& dst,
                            int64_t since_ms, int64_t until_ms, int limit) {
   // With a source, its range of probe_summaries_src_time (the target is
   // checked in the index); without one, the time range of all sources.
@@ -157,7 +157,7 @@ Result<json> Store::Probes(const std::optional<std::string>& src, const std::opt
   });
 }
 
-Result<json> Store::ProbeRollups(bool hourly, const std::optional<std::string>& src,
+Result<json> HistoryQueries::ProbeRollups(bool hourly, const std::optional<std::string>& src,
                                  const std::optional<std::string>& dst, int64_t since_ms, int64_t until_ms, int limit) {
 #define ROLLUP_COLUMNS(period)                                                                                     \
   "SELECT src, dst, transport, " period " AS start_ms, intervals, sent, received, lost, "                          \
@@ -184,11 +184,7 @@ Result<json> Store::ProbeRollups(bool hourly, const std::optional<std::string>& 
   });
 }
 
-Result<json> Store::WorstPairs(int64_t since_ms, int limit) {
-  return SnapshotWorstPairs(snapshot_.Take(), since_ms, limit);  // no SQL, no store mutex
-}
-
-Result<json> Store::Events(bool open_only, const std::optional<std::string>& kind,
+Result<json> HistoryQueries::Events(bool open_only, const std::optional<std::string>& kind,
                            const std::optional<std::string>& node, int limit) {
   return History([&](Db& db) -> Result<json> {
     auto q = db.Prepare(EVENT_COLUMNS "WHERE (?1 = 0 OR ended_at IS NULL) AND (?2 IS NULL OR kind = ?2) "
@@ -203,15 +199,6 @@ Result<json> Store::Events(bool open_only, const std::optional<std::string>& kin
     AddOpen(&events);
     return json{{"events", events}};
   });
-}
-
-Result<std::vector<NodeInfo>> Store::NodeInfos() {
-  // From the read snapshot: no SQL, no store mutex (leaf switch: LeafSwitch()).
-  std::vector<NodeInfo> out;
-  for (const auto& n : snapshot_.Take().nodes)
-    out.push_back(NodeInfo{n->name, n->labels.is_object() ? n->labels : json::object(), n->last_report_at,
-                           n->leaf_switch});
-  return out;
 }
 
 }  // namespace rdmascope::collector

@@ -1,11 +1,11 @@
-// Store::RetentionStep: bounded deletes, so ingest never waits long for the lock.
+// Retention::RetentionStep: bounded deletes, so ingest never waits long for the lock.
 #include <algorithm>
 
-#include "collector/store/store.h"
+#include "collector/store/retention.h"
 
 namespace rdmascope::collector {
 
-Result<int64_t> Store::RetentionStep(int64_t now_ms, const RetentionPolicy& policy) {
+Result<int64_t> Retention::RetentionStep(int64_t now_ms, const RetentionPolicy& policy) {
   // kRawRolled: raw, and never past the rollup mark; kMinuteMerged: minute
   // rollups, and never past the minutes merged into hours.
   enum Age { kRaw, kRawRolled, kMinute, kMinuteMerged, kRollup };
@@ -42,13 +42,13 @@ Result<int64_t> Store::RetentionStep(int64_t now_ms, const RetentionPolicy& poli
     int64_t cutoff = now_ms - (r.age == kRaw || r.age == kRawRolled ? policy.raw_max_age_ms
                                : r.age == kMinute || r.age == kMinuteMerged ? policy.minute_max_age_ms
                                                                       : policy.rollup_max_age_ms);
-    if (r.age == kRawRolled) cutoff = std::min(cutoff, rollup_through_ms_);
-    if (r.age == kMinuteMerged) cutoff = std::min(cutoff, hourly_through_ms_);
+    if (r.age == kRawRolled) cutoff = std::min(cutoff, rollups_.RollupThroughMsLocked());
+    if (r.age == kMinuteMerged) cutoff = std::min(cutoff, rollups_.HourlyThroughMsLocked());
     q.value()->Bind(1, cutoff).Bind(2, static_cast<int64_t>(policy.batch_rows));
     if (Status s = q.value()->Run(); !s.ok()) return s;
     deleted += db_.Changes();
   }
-  if (deleted > 0) (void)LoadFabricParts();  // gone links leave the fabric counts
+  if (deleted > 0) (void)loader_.LoadFabricParts();  // gone links leave the fabric counts
   return deleted;
 }
 

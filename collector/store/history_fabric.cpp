@@ -1,5 +1,5 @@
 // Fabric queries for the API and the dashboard (shapes in collector/README.md).
-#include "collector/store/store.h"
+#include "collector/store/history_queries.h"
 #include "collector/store/store_rows.h"
 
 namespace rdmascope::collector {
@@ -16,7 +16,7 @@ Result<json> RowsOf(Db& db, std::string_view sql, const std::function<void(Stmt&
 
 }  // namespace
 
-Result<json> Store::FabricNodes(int limit) {
+Result<json> HistoryQueries::FabricNodes(int limit) {
   return History([&](Db& db) -> Result<json> {
     // The ports of the nodes listed, not of every node.
 #define FABRIC_NODES_LISTED "SELECT guid FROM fabric_nodes ORDER BY type DESC, description, guid LIMIT ?1"
@@ -49,7 +49,7 @@ Result<json> Store::FabricNodes(int limit) {
   });
 }
 
-Result<json> Store::FabricLinks(int64_t history_since_ms, int limit) {
+Result<json> HistoryQueries::FabricLinks(int64_t history_since_ms, int limit) {
   return History([&](Db& db) -> Result<json> {
     auto links = RowsOf(
         db,
@@ -80,7 +80,7 @@ Result<json> Store::FabricLinks(int64_t history_since_ms, int limit) {
   });
 }
 
-Result<json> Store::FabricErrors(int limit) {
+Result<json> HistoryQueries::FabricErrors(int limit) {
   return History([&](Db& db) -> Result<json> {
     auto ports = RowsOf(db,
                         "SELECT p.guid, n.description, n.type, p.port, p.state, p.remote_guid, p.remote_port, "
@@ -116,7 +116,7 @@ Result<json> Store::FabricErrors(int limit) {
   });
 }
 
-Result<json> Store::NodeNeighbours(const std::optional<std::string>& node, int limit) {
+Result<json> HistoryQueries::NodeNeighbours(const std::optional<std::string>& node, int limit) {
   return History([&](Db& db) -> Result<json> {
     return RowsOf(db,
                   "SELECT node, device, port, switch_guid, switch_port, switch_type, switch_description, state, "

@@ -1,8 +1,8 @@
-// Store::ForgetStep: what was not seen for the forget age leaves the database
+// Retention::ForgetStep: what was not seen for the forget age leaves the database
 // and the read snapshot, a few nodes per step so ingest never waits long.
 #include <algorithm>
 
-#include "collector/store/store.h"
+#include "collector/store/retention.h"
 #include "collector/store/store_rows.h"
 #include "collector/store/store_status_macros.h"
 
@@ -14,7 +14,7 @@ namespace {
 constexpr int64_t kForgetNodesPerStep = 64;
 }  // namespace
 
-Result<int64_t> Store::ForgetStep(int64_t now_ms, const RetentionPolicy& policy, ForgetTally* tally) {
+Result<int64_t> Retention::ForgetStep(int64_t now_ms, const RetentionPolicy& policy, ForgetTally* tally) {
   std::vector<std::shared_ptr<const NodeState>> replaced;  // freed after the lock
   std::lock_guard<std::mutex> lock(mu_);
   const int64_t cutoff = now_ms - policy.forget_after_ms;
@@ -77,7 +77,7 @@ Result<int64_t> Store::ForgetStep(int64_t now_ms, const RetentionPolicy& policy,
   // The snapshot follows: forgotten nodes leave it, nodes whose rows went
   // are read again, and pairs whose newest summary ended before the pair
   // cutoff are dropped (their raw summaries are past retention too).
-  WaitForPublishedSnapshot();  // no deferred update may hold an older state
+  read_.WaitForPublishedSnapshot();  // no deferred update may hold an older state
   auto refresh = [&]() -> Status {
     for (const std::string& name : gone)
       if (auto old = snapshot_.RemoveNode(name)) replaced.push_back(std::move(old));
@@ -91,7 +91,7 @@ Result<int64_t> Store::ForgetStep(int64_t now_ms, const RetentionPolicy& policy,
       if (!reread && aged == 0) continue;
       std::shared_ptr<NodeState> fresh;
       if (reread) {
-        auto st = LoadNodeState(name);
+        auto st = loader_.LoadNodeState(name);
         if (!st.ok()) return st.status();
         fresh = std::move(st).value();
         if (!fresh) continue;
@@ -109,7 +109,7 @@ Result<int64_t> Store::ForgetStep(int64_t now_ms, const RetentionPolicy& policy,
   };
   // The deletes stand either way; a snapshot that could not follow is rebuilt
   // whole at the next commit.
-  if (!refresh().ok()) snapshot_dirty_ = true;
+  if (!refresh().ok()) loader_.MarkDirty();
   return static_cast<int64_t>(nodes.size());
 }
 

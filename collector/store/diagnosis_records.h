@@ -1,0 +1,54 @@
+// What the diagnosis reads from the store, and the verdicts it keeps there.
+//
+// Contract:
+//  - DiagnosisFacts: the rows the analysis reads (diagnosis_input.cpp turns
+//    them into its input): "paths" the newest summary per (src, dst, rail,
+//    transport) ending at or after since_ms; "ports" every port's state;
+//    "moved" counters whose newest sample (at or after since_ms) rose over
+//    the one before, looking back no further than counters_from_ms
+//    (<= since_ms); "switch" the switch port at the other end of each node
+//    port with the error counters of its two newest samples. Cost: bounded
+//    by the rows inside the window, not by the history kept. Read on a
+//    read-only connection, never under the writer's lock, and stopped at the
+//    query deadline; so are OpenDiagnosisKeys and Diagnoses.
+//  - ApplyDiagnoses: one transaction opens (or refreshes the evidence of)
+//    every verdict of upsert and closes the open diagnoses of close at
+//    now_ms; then the read model's count of open diagnoses follows.
+//  - Diagnoses: {"diagnoses":[...]}: open ones (critical first, newest
+//    first); with include_closed also closed ones after them.
+#pragma once
+
+#include <cstdint>
+#include <mutex>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "collector/core/verdict.h"
+#include "collector/store/snapshot_loader.h"
+#include "collector/store/writer_db.h"
+
+namespace rdmascope::collector {
+
+class DiagnosisRecords {
+ public:
+  DiagnosisRecords(WriterDb& w, SnapshotLoader& loader) : w_(w), mu_(w.mu()), db_(w.db()), loader_(loader) {}
+
+  Result<nlohmann::json> DiagnosisFacts(int64_t since_ms, int64_t counters_from_ms);
+  Result<std::set<std::string>> OpenDiagnosisKeys();
+  Status ApplyDiagnoses(const std::vector<diagnosis::Verdict>& upsert, const std::vector<std::string>& close,
+                        int64_t now_ms);
+  Result<nlohmann::json> Diagnoses(bool include_closed, int limit);
+
+ private:
+  Result<Stmt*> Q(const char* sql) { return w_.Q(sql); }
+  Result<nlohmann::json> History(const std::function<Result<nlohmann::json>(Db&)>& fn) { return w_.History(fn); }
+  WriterDb& w_;
+  std::mutex& mu_;
+  Db& db_;
+  SnapshotLoader& loader_;
+};
+
+}  // namespace rdmascope::collector

@@ -1,0 +1,73 @@
+// Retention: what the store keeps, and for how long (RetentionPolicy).
+//
+// Contract (every step is its own short transaction under the writer's lock,
+// so ingest never waits long):
+//  - RetentionStep deletes at most policy.batch_rows rows from each table
+//    past its age and returns how many it deleted (0: nothing left). Raw
+//    summaries not yet rolled up (Rollups::RollupThroughMs), and minute
+//    rollups not yet merged into hours, are kept whatever their age.
+//  - ForgetStep visits the next few nodes (by name, from where the last call
+//    stopped): forgets those silent longer than policy.forget_after_ms,
+//    deletes the aged rows of the others and drops their aged probe pairs
+//    from the read model; adds to *tally. Returns the nodes visited: 0 when
+//    a round over every node is complete.
+//  - DatabaseSpace reads the file's pages; ReleaseFreePages hands free pages
+//    back to the file system (PRAGMA incremental_vacuum), at most max_pages
+//    per call, keeping a reserve of one page in kFreePageReserveDivisor of
+//    the file: a retention pass frees about what ingest writes again before
+//    the next. Returns the pages released: 0 when nothing is beyond the
+//    reserve or the file cannot release (created before incremental vacuum;
+//    see collector/README.md, Disk space).
+#pragma once
+
+#include <cstdint>
+#include <mutex>
+#include <string>
+
+#include "collector/readmodel/read_model.h"
+#include "collector/store/retention_policy.h"
+#include "collector/store/rollups.h"
+#include "collector/store/snapshot_loader.h"
+#include "collector/store/writer_db.h"
+
+namespace rdmascope::collector {
+
+class Retention {
+ public:
+  Retention(WriterDb& w, Rollups& rollups, ReadModel& read, SnapshotLoader& loader)
+      : w_(w), mu_(w.mu()), db_(w.db()), rollups_(rollups), read_(read), loader_(loader),
+        snapshot_(read.snapshot()) {}
+
+  Result<int64_t> RetentionStep(int64_t now_ms, const RetentionPolicy& policy);
+  // What ForgetStep forgot, summed over its calls.
+  struct ForgetTally {
+    int64_t nodes = 0, rows = 0, pairs = 0;
+  };
+  Result<int64_t> ForgetStep(int64_t now_ms, const RetentionPolicy& policy, ForgetTally* tally);
+
+  // The database file's pages. free_pages are empty pages inside the file,
+  // reused by later writes; releasable says whether they can be handed back
+  // to the file system (the file was created with incremental vacuum).
+  struct Space {
+    int64_t page_size = 0;
+    int64_t pages = 0;
+    int64_t free_pages = 0;
+    bool releasable = false;
+  };
+  Result<Space> DatabaseSpace();
+  static constexpr int64_t kFreePageReserveDivisor = 16;
+  Result<int64_t> ReleaseFreePages(int64_t max_pages);
+
+ private:
+  Result<Stmt*> Q(const char* sql) { return w_.Q(sql); }
+  WriterDb& w_;
+  std::mutex& mu_;
+  Db& db_;
+  Rollups& rollups_;
+  ReadModel& read_;
+  SnapshotLoader& loader_;
+  ReadSnapshot& snapshot_;
+  std::string forget_cursor_;  // ForgetStep's place: the last node name visited
+};
+
+}  // namespace rdmascope::collector

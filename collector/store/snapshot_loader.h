@@ -1,0 +1,52 @@
+// The read model's loads from the database (the SQL side of the snapshot).
+//
+// Contract: every method runs under the writer's lock (WriterDb::mu()), on
+// the writer's connection, right after the commit it follows, so it sees
+// exactly what was committed. LoadSnapshot builds the read model whole (at
+// open, and after a refresh failed); RefreshSnapshot updates the nodes a
+// commit touched from the probe rows it wrote (kept in memory, not read
+// back) and, with `deferred`, leaves the in-memory half for
+// ReadModel::PublishSnapshot. A refresh that fails marks the model dirty: the
+// next refresh rebuilds it whole (the commit stands either way).
+#pragma once
+
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "collector/readmodel/read_model.h"
+#include "collector/store/writer_db.h"
+
+namespace rdmascope::collector {
+
+class SnapshotLoader {
+ public:
+  SnapshotLoader(WriterDb& w, ReadModel& read) : w_(w), read_(read), snapshot_(read.snapshot()) {}
+
+  Status LoadSnapshot();
+  // After a commit: the state of `nodes` and `rows` (the probe rows the
+  // commit wrote, in the order written).
+  void RefreshSnapshot(const std::set<std::string>& nodes, std::vector<std::shared_ptr<const ProbeRow>> rows,
+                       bool fabric_changed, SnapshotUpdate* deferred = nullptr);
+  Status LoadEventsOpen();
+  Status LoadDiagnosesOpen();  // open diagnoses by scope and kind, for /metrics
+  void MarkDirty() { snapshot_dirty_ = true; }  // the next refresh rebuilds everything
+  // A node's stored state (nodes row, leaf switch, ports, counters, WC
+  // totals) with no pairs; null when the node has not reported.
+  Result<std::shared_ptr<NodeState>> LoadNodeState(const std::string& name);
+  Result<std::string> LeafSwitch(const std::string& name);
+
+ // The fabric's counts and links for /metrics (after a sweep, and after
+  // retention deleted rows).
+  Status LoadFabricParts();
+
+ private:
+  Result<Stmt*> Q(const char* sql) { return w_.Q(sql); }
+  WriterDb& w_;
+  ReadModel& read_;
+  ReadSnapshot& snapshot_;
+  bool snapshot_dirty_ = false;  // a refresh failed: the next one reloads everything
+};
+
+}  // namespace rdmascope::collector

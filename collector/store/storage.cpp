@@ -1,0 +1,37 @@
+#include "collector/store/storage.h"
+
+namespace rdmascope::collector {
+
+namespace {
+ReadModelOptions ReadModelOptionsOf(const StoreOptions& o) {
+  return ReadModelOptions{o.max_destinations_per_node, o.thresholds, o.log};
+}
+}  // namespace
+
+Storage::Storage(Db d, const StoreOptions& options)
+    : db(std::move(d), options),
+      checkpoint(db),
+      read(ReadModelOptionsOf(options)),
+      loader(db, read),
+      rollups(db),
+      writer(db, rollups, loader, read),
+      history(db),
+      diagnoses(db, loader),
+      retention(db, rollups, read, loader) {}
+
+Result<std::unique_ptr<Storage>> Storage::Open(const StoreOptions& options) {
+  auto d = WriterDb::OpenDatabase(options);
+  if (!d.ok()) return d.status();
+  std::unique_ptr<Storage> s(new Storage(std::move(d).value(), options));
+  std::lock_guard<std::mutex> lock(s->db.mu());
+  if (Status st = s->loader.LoadSnapshot(); !st.ok())
+    return Result<std::unique_ptr<Storage>>::Error("database " + options.path +
+                                                   ": cannot load the newest state: " + st.message());
+  s->writer.LoadOpenEventKeys();
+  if (Status st = s->rollups.LoadRollupMark(); !st.ok())
+    return Result<std::unique_ptr<Storage>>::Error("database " + options.path +
+                                                   ": cannot read how far the rollups reach: " + st.message());
+  return s;
+}
+
+}  // namespace rdmascope::collector
