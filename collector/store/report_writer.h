@@ -27,6 +27,7 @@
 #include "collector/core/open_event_keys.h"
 #include "collector/core/probe_input.h"
 #include "collector/readmodel/read_model.h"
+#include "collector/rules/link_rules.h"
 #include "collector/store/rollups.h"
 #include "collector/store/snapshot_loader.h"
 #include "collector/store/writer_db.h"
@@ -121,8 +122,22 @@ class ReportWriter {
                      const std::string& report_id, const std::set<std::string>& failing, Stmt& insert,
                      std::shared_ptr<const ProbeRow> row);
 
-  // InfiniBand sections: neighbours and sweeps (report_fabric.cpp).
+  // InfiniBand sections: neighbours and sweeps (report_fabric.cpp); the
+  // link judgements are collector/rules/link_rules.h's.
   Status IngestFabric(const nlohmann::json& r, int64_t at);
+  struct Sweep;
+  Status IngestNeighbour(const std::string& node, const nlohmann::json& n, int64_t at);
+  // Upserts the sweep's nodes and ports and fills *sweep.
+  Status IngestSweepNodes(const nlohmann::json& f, const std::string& node, int64_t at, Sweep* sweep);
+  // One link of the sweep (ends ordered): upserted, link_down closed,
+  // link_degraded opened or closed.
+  Status IngestSweepLink(const Sweep& sweep, const LinkEnd& a, const LinkEnd& b, int64_t at);
+  // Links known before and missing from this sweep, where it could have seen them.
+  Status MarkGoneLinks(const Sweep& sweep, const std::string& node, int64_t at);
+  Status MarkLinkGone(const Sweep& sweep, const LinkEnd& a, const LinkEnd& b, const std::string& node, int64_t at);
+  // link_errors on one end, and its error counters kept when they changed.
+  Status JudgeLinkErrors(const LinkEnd& me, const std::optional<LinkEnd>& other, const nlohmann::json& errors,
+                         const nlohmann::json& before, const std::map<std::string, std::string>& names, int64_t at);
   // describe: also overwrite type, name, ports, LID and seen_by (sweeps);
   // else only a new switch is described and a known one marked seen.
   Status UpsertFabricNode(const nlohmann::json& node, const std::string& seen_by, int64_t at, bool describe);

@@ -1,0 +1,62 @@
+#include "collector/rules/link_rules.h"
+
+#include <algorithm>
+
+#include "collector/core/json_get.h"
+#include "common/ib_encoding.h"
+
+namespace rdmascope::collector {
+
+using nlohmann::json;
+
+std::string LinkEndText(const LinkEnd& e, const std::map<std::string, std::string>& names) {
+  auto it = names.find(e.guid);
+  std::string name = it == names.end() ? "" : " \"" + it->second + "\"";
+  return e.guid + "[" + std::to_string(e.port) + "]" + name;
+}
+
+std::string LinkKey(const char* kind, const LinkEnd& a, const LinkEnd& b) {
+  return std::string(kind) + "|" + a.guid + "|" + std::to_string(a.port) + "|" + b.guid + "|" + std::to_string(b.port);
+}
+
+LinkRate JudgeLinkRate(const json& pa, const json& pb, const std::string& a_text, const std::string& b_text) {
+  using ib::SpeedRank;
+  using ib::WidthRank;
+  // The slower end's view of the active rate (both ends should agree).
+  auto slower = [&](const char* k, int (*rank)(const std::string&)) {
+    std::string x = OptText(pa, k).value_or(""), y = OptText(pb, k).value_or("");
+    return rank(y) >= 0 && (rank(x) < 0 || rank(y) < rank(x)) ? y : x;
+  };
+  const std::string w = slower("width", WidthRank), sp = slower("speed", SpeedRank);
+  const int best_w = std::min(WidthRank(OptText(pa, "width_supported").value_or("")),
+                              WidthRank(OptText(pb, "width_supported").value_or("")));
+  const int best_s = std::min(SpeedRank(OptText(pa, "speed_supported").value_or("")),
+                              SpeedRank(OptText(pb, "speed_supported").value_or("")));
+  const bool slow_w = WidthRank(w) >= 0 && best_w >= 0 && WidthRank(w) < best_w;
+  const bool slow_s = SpeedRank(sp) >= 0 && best_s >= 0 && SpeedRank(sp) < best_s;
+  LinkRate out;
+  if (!slow_w && !slow_s) return out;
+  out.degraded = true;
+  out.status = slow_w ? "width " + w : "speed " + sp;
+  out.detail = "link " + a_text + " <-> " + b_text + " runs " + w + " " + sp + "; both ends support " +
+               OptText(pa, "width_supported").value_or("?") + "/" + OptText(pb, "width_supported").value_or("?") +
+               " " + OptText(pa, "speed_supported").value_or("?") + "/" +
+               OptText(pb, "speed_supported").value_or("?");
+  return out;
+}
+
+std::string RisenErrorCounters(const json& errors, const json& before, const CounterThresholds& thresholds) {
+  std::string rose;
+  for (const auto& [k, v] : errors.items()) {
+    const uint64_t now = v.get<uint64_t>();
+    const uint64_t prev =
+        before.is_object() && before.contains(k) && before[k].is_number_unsigned() ? before[k].get<uint64_t>() : now;
+    const uint64_t delta = now >= prev ? now - prev : now;  // backwards: reset, all of it is new
+    if (delta >= thresholds.at(k))
+      rose += (rose.empty() ? "" : ", ") + k + " +" + std::to_string(delta) + " (threshold " +
+              std::to_string(thresholds.at(k)) + ")";
+  }
+  return rose;
+}
+
+}  // namespace rdmascope::collector
