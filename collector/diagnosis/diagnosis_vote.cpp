@@ -1,6 +1,7 @@
 // Diagnose(): the voting over path elements (rules in diagnosis.h).
 #include <algorithm>
 #include <array>
+#include <map>
 #include <set>
 
 #include "collector/diagnosis/diagnosis.h"
@@ -24,6 +25,22 @@ struct Candidate {
   int priority = 0;  // higher wins a tie of shares
   const Tally* tally = nullptr;  // the element over the paths of every transport
   const char* transport = "";    // the transport whose paths gave the share ("": all)
+};
+
+// The tallies of one round over the paths of one transport (or all): per
+// host, per NIC ("node/device") and per link between two groups.
+struct Tallies {
+  std::map<std::string, Tally> hosts, nics, links;
+};
+
+// The transports a round tallies alone; "" is all of them.
+constexpr const char* kTransports[] = {"", "ud", "rc"};
+
+// One round's tallies: `by[k]` over the paths of kTransports[k], and the
+// devices each node was seen with in the paths.
+struct RoundTallies {
+  std::array<Tallies, 3> by;
+  std::map<std::string, std::set<std::string>> devices;
 };
 
 std::string Ratio(int64_t bad, int64_t total) { return std::to_string(bad) + "/" + std::to_string(total); }
@@ -154,90 +171,123 @@ class Vote {
   // the best of the three; the evidence and the paths explained are the
   // element's bad paths of every transport.
   bool VoteOnce() {
-    struct Tallies {
-      std::map<std::string, Tally> hosts, nics, links;
-    };
-    static const char* const kTransports[] = {"", "ud", "rc"};  // "": all
-    std::array<Tallies, 3> by;
-    std::map<std::string, std::set<std::string>> devices;  // node -> devices seen in paths
-    for (size_t i = 0; i < Paths().size(); ++i) {
-      const PathSummary& p = Paths()[i];
-      if (!Measured(p)) continue;
-      const bool bad = open_.count(i) > 0;
-      auto count = [&](Tally& t, bool as_src, const std::string& peer) {
-        ++(as_src ? t.src_total : t.dst_total);
-        ++t.total;
-        if (!bad) return;
-        ++(as_src ? t.src_bad : t.dst_bad);
-        t.bad_peers.insert(peer);
-        t.bad_peer_groups.insert(f_.GroupOf(peer));
-        t.bad.push_back(i);
-      };
-      if (!p.src_device.empty()) devices[p.src].insert(p.src_device);
-      if (!p.dst_device.empty()) devices[p.dst].insert(p.dst_device);
-      const std::string ga = f_.GroupOf(p.src), gb = f_.GroupOf(p.dst);
-      for (size_t k = 0; k < by.size(); ++k) {
-        if (k > 0 && p.transport != kTransports[k]) continue;
-        Tallies& t = by[k];
-        count(t.hosts[p.src], true, p.dst);
-        count(t.hosts[p.dst], false, p.src);
-        if (!p.src_device.empty()) count(t.nics[p.src + "/" + p.src_device], true, p.dst);
-        if (!p.dst_device.empty()) count(t.nics[p.dst + "/" + p.dst_device], false, p.src);
-        if (ga != gb) {
-          Tally& l = t.links[LinkName(ga, gb)];
-          ++l.total;
-          if (bad) {
-            ++l.src_bad;
-            l.bad.push_back(i);
-          }
-        }
-      }
-    }
-
-    std::vector<Candidate> cands;
-    // The share of one element over the paths of one transport (or all);
-    // the candidate carries the element's tally over all paths.
-    auto endpoint = [&](const std::string& scope, const std::string& subject, const std::string& node,
-                        const std::string& device, const Tally& t, const Tally& all, int priority,
-                        const char* transport) {
-      if (t.src_bad + t.dst_bad < o_.min_bad_paths || t.dst_total == 0) return;
-      auto n = f_.node.find(node);
-      const bool silent = (n != f_.node.end() && n->second->silent) || t.src_total == 0;
-      double dst_share = static_cast<double>(t.dst_bad) / static_cast<double>(t.dst_total);
-      double share = dst_share;
-      if (!silent) share = std::min(share, static_cast<double>(t.src_bad) / static_cast<double>(t.src_total));
-      if (share < o_.min_share) return;
-      const bool spread = groups_.size() > 1 ? t.bad_peer_groups.size() > 1 : t.bad_peers.size() > 1;
-      if (!spread) return;
-      cands.push_back({scope, subject, node, device, share, priority, &all, transport});
-    };
-    for (size_t k = 0; k < by.size(); ++k) {
-      const Tallies& t = by[k];
-      for (const auto& [node, h] : t.hosts) endpoint("host", node, node, "", h, by[0].hosts.at(node), 3, kTransports[k]);
-      for (const auto& [nic, h] : t.nics) {
-        std::string node = nic.substr(0, nic.find('/'));
-        if (devices[node].size() < 2) continue;  // one NIC: host and NIC are the same evidence
-        endpoint("nic", nic, node, nic.substr(nic.find('/') + 1), h, by[0].nics.at(nic), 2, kTransports[k]);
-      }
-      for (const auto& [link, l] : t.links) {
-        if (l.src_bad < o_.min_bad_paths) continue;
-        double share = static_cast<double>(l.src_bad) / static_cast<double>(l.total);
-        if (share >= o_.min_share) cands.push_back({"group_link", link, "", "", share, 1, &by[0].links.at(link), kTransports[k]});
-      }
-    }
+    const RoundTallies round = TallyRound();
+    const std::vector<Candidate> cands = CandidatesOf(round);
     if (cands.empty()) return false;
     const Candidate* best = &cands.front();
     for (const Candidate& c : cands)
       if (c.share > best->share || (c.share == best->share && c.priority > best->priority)) best = &c;
-
+    Verdict v = VerdictOf(*best);
     const Tally& t = *best->tally;
+    Finish(f_, t.bad, o_, &v);
+    Explain(t.bad);
+    out_.push_back(std::move(v));
+    return true;
+  }
+
+  // Counts measured path i on an endpoint's tally, as its source or its
+  // destination; a bad path also names the peer and the peer's group.
+  void CountEndpoint(Tally& t, bool as_src, const std::string& peer, bool bad, size_t i) const {
+    ++(as_src ? t.src_total : t.dst_total);
+    ++t.total;
+    if (!bad) return;
+    ++(as_src ? t.src_bad : t.dst_bad);
+    t.bad_peers.insert(peer);
+    t.bad_peer_groups.insert(f_.GroupOf(peer));
+    t.bad.push_back(i);
+  }
+
+  // Counts measured path i on the tallies of one transport: both hosts,
+  // both NICs when named, and `link` (LinkName of the two groups; empty
+  // when both ends are in one group).
+  void CountPath(Tallies& t, const PathSummary& p, const std::string& link, bool bad, size_t i) const {
+    CountEndpoint(t.hosts[p.src], true, p.dst, bad, i);
+    CountEndpoint(t.hosts[p.dst], false, p.src, bad, i);
+    if (!p.src_device.empty()) CountEndpoint(t.nics[p.src + "/" + p.src_device], true, p.dst, bad, i);
+    if (!p.dst_device.empty()) CountEndpoint(t.nics[p.dst + "/" + p.dst_device], false, p.src, bad, i);
+    if (link.empty()) return;
+    Tally& l = t.links[link];
+    ++l.total;
+    if (bad) {
+      ++l.src_bad;
+      l.bad.push_back(i);
+    }
+  }
+
+  // Every measured path counted over all transports and over its own; a
+  // path is bad while no verdict explains it.
+  RoundTallies TallyRound() const {
+    RoundTallies round;
+    for (size_t i = 0; i < Paths().size(); ++i) {
+      const PathSummary& p = Paths()[i];
+      if (!Measured(p)) continue;
+      const bool bad = open_.count(i) > 0;
+      if (!p.src_device.empty()) round.devices[p.src].insert(p.src_device);
+      if (!p.dst_device.empty()) round.devices[p.dst].insert(p.dst_device);
+      const std::string ga = f_.GroupOf(p.src), gb = f_.GroupOf(p.dst);
+      const std::string link = ga != gb ? LinkName(ga, gb) : std::string();
+      for (size_t k = 0; k < round.by.size(); ++k)
+        if (k == 0 || p.transport == kTransports[k]) CountPath(round.by[k], p, link, bad, i);
+    }
+    return round;
+  }
+
+  // A host or NIC as a candidate when enough of its paths are bad, its
+  // share (the lower of as source and as destination, unless the node is
+  // silent or sent nothing) reaches min_share and its bad peers are spread
+  // over more than one group (one peer when there is one group). t is its
+  // tally over one transport's paths (or all), all the one over all paths.
+  void AddEndpointCandidate(std::vector<Candidate>* cands, const char* scope, const std::string& subject,
+                            const std::string& node, const std::string& device, const Tally& t, const Tally& all,
+                            int priority, const char* transport) const {
+    if (t.src_bad + t.dst_bad < o_.min_bad_paths || t.dst_total == 0) return;
+    auto n = f_.node.find(node);
+    const bool silent = (n != f_.node.end() && n->second->silent) || t.src_total == 0;
+    double share = static_cast<double>(t.dst_bad) / static_cast<double>(t.dst_total);
+    if (!silent) share = std::min(share, static_cast<double>(t.src_bad) / static_cast<double>(t.src_total));
+    if (share < o_.min_share) return;
+    const bool spread = groups_.size() > 1 ? t.bad_peer_groups.size() > 1 : t.bad_peers.size() > 1;
+    if (spread) cands->push_back({scope, subject, node, device, share, priority, &all, transport});
+  }
+
+  // The elements that qualify in this round, per transport (or all): hosts,
+  // NICs of nodes seen with two devices or more, and group links.
+  std::vector<Candidate> CandidatesOf(const RoundTallies& round) const {
+    std::vector<Candidate> cands;
+    const Tallies& all = round.by[0];
+    for (size_t k = 0; k < round.by.size(); ++k) {
+      const Tallies& t = round.by[k];
+      for (const auto& [node, h] : t.hosts)
+        AddEndpointCandidate(&cands, "host", node, node, "", h, all.hosts.at(node), 3, kTransports[k]);
+      for (const auto& [nic, h] : t.nics) {
+        std::string node = nic.substr(0, nic.find('/'));
+        // One NIC: host and NIC are the same evidence.
+        const auto seen = round.devices.find(node);
+        if (seen == round.devices.end() || seen->second.size() < 2) continue;
+        AddEndpointCandidate(&cands, "nic", nic, node, nic.substr(nic.find('/') + 1), h, all.nics.at(nic), 2,
+                             kTransports[k]);
+      }
+      for (const auto& [link, l] : t.links) {
+        if (l.src_bad < o_.min_bad_paths) continue;
+        double share = static_cast<double>(l.src_bad) / static_cast<double>(l.total);
+        if (share < o_.min_share) continue;
+        cands.push_back({"group_link", link, "", "", share, 1, &all.links.at(link), kTransports[k]});
+      }
+    }
+    return cands;
+  }
+
+  // The verdict on the winning element: its vote and bad paths, and for a
+  // host or NIC whether its agent is silent and its moved error counters.
+  Verdict VerdictOf(const Candidate& best) const {
+    const Tally& t = *best.tally;
     Verdict v;
-    v.scope = best->scope;
-    v.subject = best->subject;
-    v.confidence = best->share;
-    json vote = {{"element", best->scope}};
-    if (*best->transport) vote["voted_on"] = best->transport;
-    if (best->scope == "group_link") {
+    v.scope = best.scope;
+    v.subject = best.subject;
+    v.confidence = best.share;
+    json vote = {{"element", best.scope}};
+    if (*best.transport) vote["voted_on"] = best.transport;
+    if (best.scope == "group_link") {
       vote["across"] = Ratio(t.src_bad, t.total);
     } else {
       vote["as_src"] = Ratio(t.src_bad, t.src_total);
@@ -246,16 +296,13 @@ class Vote {
       vote["peer_groups"] = t.bad_peer_groups;
     }
     AddPathEvidence(f_, t.bad, vote, o_, &v);
-    if (!best->node.empty()) {
-      auto n = f_.node.find(best->node);
+    if (!best.node.empty()) {
+      auto n = f_.node.find(best.node);
       if (n != f_.node.end() && n->second->silent)
         v.evidence.push_back({{"what", "agent_silent"}, {"last_report_at_ms", n->second->last_report_at_ms}});
-      AddCounterEvidence(f_, best->node, best->device, &v);
+      AddCounterEvidence(f_, best.node, best.device, &v);
     }
-    Finish(f_, t.bad, o_, &v);
-    Explain(t.bad);
-    out_.push_back(std::move(v));
-    return true;
+    return v;
   }
 
   // 4. Widespread bad paths that no element explains.

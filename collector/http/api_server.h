@@ -36,6 +36,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -103,6 +104,10 @@ class ApiServer {
   void Routes();
   void WebRoutes();  // api_web.cpp
   void PostReport(const httplib::Request& req, httplib::Response& res);
+  // Moves a report's times back so none is ahead of the collector's clock
+  // (api_reports.cpp); the shift when there was one.
+  std::optional<int64_t> ShiftTimesAhead(nlohmann::json& report, std::vector<ProbeInput>& probes,
+                                         std::optional<int64_t> skew, int64_t now, const std::string& node) const;
   void GetNodes(const httplib::Request& req, httplib::Response& res);
   void GetNode(const httplib::Request& req, httplib::Response& res);
   void GetPorts(const httplib::Request& req, httplib::Response& res);
