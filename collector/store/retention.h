@@ -22,7 +22,10 @@
 
 #include <cstdint>
 #include <mutex>
+#include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "collector/readmodel/read_model.h"
 #include "collector/store/retention_policy.h"
@@ -60,6 +63,23 @@ class Retention {
 
  private:
   Result<Stmt*> Q(const char* sql) { return w_.Q(sql); }
+  // ForgetStep's parts, each under the writer's lock. A visited node is its
+  // name and last_report_at.
+  using ForgetVisit = std::pair<std::string, int64_t>;
+  // The next nodes by name past forget_cursor_ (at most one step's worth).
+  Result<std::vector<ForgetVisit>> NextNodesToVisit();
+  // In one transaction: every row of the nodes that last reported before
+  // cutoff (their names to *gone), and the others' rows not refreshed since
+  // cutoff (names with rows deleted to *changed); adds to *tally.
+  Status DeleteForgottenRows(const std::vector<ForgetVisit>& nodes, int64_t cutoff, ForgetTally* tally,
+                             std::vector<std::string>* gone, std::vector<std::string>* changed);
+  // The snapshot follows the deletes: gone nodes leave it, changed ones are
+  // read again, and pairs whose newest summary ended before pair_cutoff are
+  // dropped (counted in tally->pairs). The states it let go are moved to
+  // *replaced, for the caller to free after the lock.
+  Status FollowInSnapshot(const std::vector<ForgetVisit>& nodes, const std::vector<std::string>& gone,
+                          const std::vector<std::string>& changed, int64_t pair_cutoff, ForgetTally* tally,
+                          std::vector<std::shared_ptr<const NodeState>>* replaced);
   WriterDb& w_;
   std::mutex& mu_;
   Db& db_;

@@ -19,21 +19,36 @@ Result<int64_t> Retention::ForgetStep(int64_t now_ms, const RetentionPolicy& pol
   std::lock_guard<std::mutex> lock(mu_);
   const int64_t cutoff = now_ms - policy.forget_after_ms;
   const int64_t pair_cutoff = now_ms - std::min(policy.forget_after_ms, policy.raw_max_age_ms);
-  std::vector<std::pair<std::string, int64_t>> nodes;  // name, last_report_at
-  {
-    ASSIGN_STMT(q, Q("SELECT name, last_report_at FROM nodes WHERE name > ?1 ORDER BY name LIMIT ?2"));
-    q.Bind(1, forget_cursor_).Bind(2, kForgetNodesPerStep);
-    auto rows = Rows(q);
-    if (!rows.ok()) return rows.status();
-    for (const auto& row : rows.value())
-      nodes.emplace_back(row["name"].get<std::string>(), row["last_report_at"].get<int64_t>());
-  }
+  auto visit = NextNodesToVisit();
+  if (!visit.ok()) return visit.status();
+  const std::vector<ForgetVisit>& nodes = visit.value();
   if (nodes.empty()) {
     forget_cursor_.clear();  // the next step starts the next round
     return int64_t{0};
   }
   forget_cursor_ = nodes.back().first;
+  std::vector<std::string> gone, changed;
+  RETURN_IF_ERROR(DeleteForgottenRows(nodes, cutoff, tally, &gone, &changed));
+  read_.WaitForPublishedSnapshot();  // no deferred update may hold an older state
+  // The deletes stand either way; a snapshot that could not follow is rebuilt
+  // whole at the next commit.
+  if (!FollowInSnapshot(nodes, gone, changed, pair_cutoff, tally, &replaced).ok()) loader_.MarkDirty();
+  return static_cast<int64_t>(nodes.size());
+}
 
+Result<std::vector<Retention::ForgetVisit>> Retention::NextNodesToVisit() {
+  std::vector<ForgetVisit> nodes;
+  ASSIGN_STMT(q, Q("SELECT name, last_report_at FROM nodes WHERE name > ?1 ORDER BY name LIMIT ?2"));
+  q.Bind(1, forget_cursor_).Bind(2, kForgetNodesPerStep);
+  auto rows = Rows(q);
+  if (!rows.ok()) return rows.status();
+  for (const auto& row : rows.value())
+    nodes.emplace_back(row["name"].get<std::string>(), row["last_report_at"].get<int64_t>());
+  return nodes;
+}
+
+Status Retention::DeleteForgottenRows(const std::vector<ForgetVisit>& nodes, int64_t cutoff, ForgetTally* tally,
+                                      std::vector<std::string>* gone, std::vector<std::string>* changed) {
   // The node's rows in every table that is about it alone, or (when the
   // node still reports) the rows of it not refreshed since the cutoff.
   static const char* const kWholeNode[] = {
@@ -48,69 +63,60 @@ Result<int64_t> Retention::ForgetStep(int64_t now_ms, const RetentionPolicy& pol
       "DELETE FROM counters_latest WHERE node = ?1 AND sampled_at < ?2",
       "DELETE FROM node_neighbours WHERE node = ?1 AND at < ?2",
   };
-  std::vector<std::string> gone, changed;
-  {
-    Transaction tx(db_);
-    RETURN_IF_ERROR(tx.Begin());
-    for (const auto& [name, last_report_at] : nodes) {
-      const bool whole = last_report_at < cutoff;
-      int64_t rows = 0;
-      for (const char* sql : whole ? std::vector<const char*>(std::begin(kWholeNode), std::end(kWholeNode))
-                                   : std::vector<const char*>(std::begin(kAgedRows), std::end(kAgedRows))) {
-        ASSIGN_STMT(d, Q(sql));
-        d.Bind(1, name);
-        if (!whole) d.Bind(2, cutoff);
-        RETURN_IF_ERROR(d.Run());
-        rows += db_.Changes();
-      }
-      if (whole) {
-        gone.push_back(name);
-        ++tally->nodes;
-      } else if (rows > 0) {
-        changed.push_back(name);
-      }
-      tally->rows += rows;
+  Transaction tx(db_);
+  RETURN_IF_ERROR(tx.Begin());
+  for (const auto& [name, last_report_at] : nodes) {
+    const bool whole = last_report_at < cutoff;
+    int64_t rows = 0;
+    for (const char* sql : whole ? std::vector<const char*>(std::begin(kWholeNode), std::end(kWholeNode))
+                                 : std::vector<const char*>(std::begin(kAgedRows), std::end(kAgedRows))) {
+      ASSIGN_STMT(d, Q(sql));
+      d.Bind(1, name);
+      if (!whole) d.Bind(2, cutoff);
+      RETURN_IF_ERROR(d.Run());
+      rows += db_.Changes();
     }
-    RETURN_IF_ERROR(tx.Commit());
+    if (whole) {
+      gone->push_back(name);
+      ++tally->nodes;
+    } else if (rows > 0) {
+      changed->push_back(name);
+    }
+    tally->rows += rows;
   }
+  return tx.Commit();
+}
 
-  // The snapshot follows: forgotten nodes leave it, nodes whose rows went
-  // are read again, and pairs whose newest summary ended before the pair
-  // cutoff are dropped (their raw summaries are past retention too).
-  read_.WaitForPublishedSnapshot();  // no deferred update may hold an older state
-  auto refresh = [&]() -> Status {
-    for (const std::string& name : gone)
-      if (auto old = snapshot_.RemoveNode(name)) replaced.push_back(std::move(old));
-    for (const auto& [name, last_report_at] : nodes) {
-      auto old = snapshot_.Node(name);
-      if (!old) continue;
-      const bool reread = std::find(changed.begin(), changed.end(), name) != changed.end();
-      size_t aged = 0;
-      for (const auto& [key, e] : old->pairs)
-        if (e.newest->interval_end < pair_cutoff) ++aged;
-      if (!reread && aged == 0) continue;
-      std::shared_ptr<NodeState> fresh;
-      if (reread) {
-        auto st = loader_.LoadNodeState(name);
-        if (!st.ok()) return st.status();
-        fresh = std::move(st).value();
-        if (!fresh) continue;
-        fresh->pairs = old->pairs;
-      } else {
-        fresh = std::make_shared<NodeState>(*old);
-      }
-      for (auto it = fresh->pairs.begin(); it != fresh->pairs.end();)
-        it = it->second.newest->interval_end < pair_cutoff ? fresh->pairs.erase(it) : std::next(it);
-      tally->pairs += static_cast<int64_t>(aged);
-      snapshot_.PutNode(std::move(fresh));
-      replaced.push_back(std::move(old));
+Status Retention::FollowInSnapshot(const std::vector<ForgetVisit>& nodes, const std::vector<std::string>& gone,
+                                   const std::vector<std::string>& changed, int64_t pair_cutoff, ForgetTally* tally,
+                                   std::vector<std::shared_ptr<const NodeState>>* replaced) {
+  for (const std::string& name : gone)
+    if (auto old = snapshot_.RemoveNode(name)) replaced->push_back(std::move(old));
+  for (const auto& [name, last_report_at] : nodes) {
+    auto old = snapshot_.Node(name);
+    if (!old) continue;
+    const bool reread = std::find(changed.begin(), changed.end(), name) != changed.end();
+    size_t aged = 0;
+    for (const auto& [key, e] : old->pairs)
+      if (e.newest->interval_end < pair_cutoff) ++aged;
+    if (!reread && aged == 0) continue;
+    std::shared_ptr<NodeState> fresh;
+    if (reread) {
+      auto st = loader_.LoadNodeState(name);
+      if (!st.ok()) return st.status();
+      fresh = std::move(st).value();
+      if (!fresh) continue;
+      fresh->pairs = old->pairs;
+    } else {
+      fresh = std::make_shared<NodeState>(*old);
     }
-    return Status::Ok();
-  };
-  // The deletes stand either way; a snapshot that could not follow is rebuilt
-  // whole at the next commit.
-  if (!refresh().ok()) loader_.MarkDirty();
-  return static_cast<int64_t>(nodes.size());
+    for (auto it = fresh->pairs.begin(); it != fresh->pairs.end();)
+      it = it->second.newest->interval_end < pair_cutoff ? fresh->pairs.erase(it) : std::next(it);
+    tally->pairs += static_cast<int64_t>(aged);
+    snapshot_.PutNode(std::move(fresh));
+    replaced->push_back(std::move(old));
+  }
+  return Status::Ok();
 }
 
 }  // namespace rdmascope::collector

@@ -69,8 +69,9 @@ int64_t FloorTo(int64_t t, int64_t unit) { return t >= 0 ? t / unit * unit : -((
 constexpr const char* kMinuteUpsertOne = UPSERT_ONE("probe_minute", "minute");
 constexpr const char* kHourlyUpsertOne = UPSERT_ONE("probe_hourly", "hour");
 
-// One rollup row's worth (of a minute or an hour), as grouped on a read connection.
-struct Rollup {
+}  // namespace
+
+struct Rollups::Rollup {
   std::string src, dst, transport;
   int64_t period, intervals, sent, received, lost, error_count;
   double rtt_p50_sum;
@@ -78,8 +79,7 @@ struct Rollup {
   std::optional<double> rtt_p99_max, rtt_max;
 };
 
-// Steps q (selecting src, dst, transport, period, then ROLLUP_MEASURES) to its end.
-Status ReadRollups(Stmt& q, std::vector<Rollup>* out) {
+Status Rollups::ReadRollups(Stmt& q, std::vector<Rollup>* out) {
   for (;;) {
     auto r = q.Step();
     if (!r.ok()) return r.status();
@@ -89,9 +89,7 @@ Status ReadRollups(Stmt& q, std::vector<Rollup>* out) {
   }
 }
 
-// Runs up (an upsert taking src, dst, transport, period, then
-// ROLLUP_MEASURES) once per row.
-Status WriteRollups(Stmt& up, const std::vector<Rollup>& rows) {
+Status Rollups::WriteRollups(Stmt& up, const std::vector<Rollup>& rows) {
   for (const Rollup& g : rows) {
     up.Reset();
     up.Bind(1, g.src).Bind(2, g.dst).Bind(3, g.transport).Bind(4, g.period).Bind(5, g.intervals);
@@ -102,7 +100,6 @@ Status WriteRollups(Stmt& up, const std::vector<Rollup>& rows) {
   return Status::Ok();
 }
 
-}  // namespace
 
 Status Rollups::LoadRollupMark() {
   auto q = Q("SELECT name, through_ms FROM rollup_marks WHERE name IN ('probe_minute', 'probe_hourly', "
@@ -141,144 +138,163 @@ Result<int64_t> Rollups::SkipRollupStep(int64_t now_ms, const RetentionPolicy& p
 }
 
 Result<int64_t> Rollups::RollOrSkip(int64_t now_ms, const RetentionPolicy& policy, bool skip) {
-  int64_t mark = 0, start = 0, new_mark = 0, read_through_id = 0, hourly_from = 0, hourly_to = 0;
-  bool slice = false, hourly_pinned = false;
+  StepPlan p;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    const int64_t closed_until = FloorTo(now_ms - policy.rollup_grace_ms, policy.rollup_slice_ms);
-    mark = new_mark = rollup_through_ms_;
-    // The whole stretches of minutes the mark completed in earlier steps:
-    // no slice adds to them any more, only late summaries.
-    hourly_from = hourly_through_ms_;
-    hourly_to = FloorTo(mark, kHourlyMergeMs);
-    const bool hourly = hourly_from < hourly_to && hourly_reading_to_ == 0;
-    const bool closed = mark + policy.rollup_slice_ms <= closed_until;
-    if (!closed && !hourly) return int64_t{0};
-
-    if (closed) {
-      // Skip time with no raw summaries: the next slice holding one, or, when
-      // no summary lies past the mark, everything closed.
-      start = closed_until;
-      ASSIGN_STMT(first, Q("SELECT MIN(interval_end) FROM probe_summaries WHERE interval_end >= ?1"));
-      first.Bind(1, mark);
-      auto row = first.Step();
-      if (!row.ok()) return row.status();
-      if (auto end = first.OptInt(0)) start = std::min(closed_until, FloorTo(*end, policy.rollup_slice_ms));
-      first.Reset();
-      slice = start + policy.rollup_slice_ms <= closed_until;
-      new_mark = slice ? start + policy.rollup_slice_ms : closed_until;
-      if (slice && !skip) {
-        ASSIGN_STMT(last, Q("SELECT COALESCE(MAX(id), 0) FROM probe_summaries"));
-        auto r = last.Step();
-        if (!r.ok()) return r.status();
-        read_through_id = last.Int(0);
-        last.Reset();
-      }
-    }
-    // A skip passes over the slice alone when there is one (the minutes
-    // are merged by the next step), else over the minutes.
-    if (skip && closed) hourly_to = hourly_from;
-    if (hourly && !skip) hourly_pinned = PinRollupReader();
-    if (hourly_pinned) {
-      // From here on, a late summary in these minutes is not in the pinned
-      // read: it is owed to probe_hourly and added below.
-      hourly_reading_from_ = hourly_from;
-      hourly_reading_to_ = hourly_to;
-      hourly_owed_.clear();
-    } else if (!hourly) {
-      hourly_to = hourly_from;  // nothing to merge in this step
-    }
+    auto planned = PlanStep(now_ms, policy, skip, &p);
+    if (!planned.ok()) return planned.status();
+    if (!planned.value()) return int64_t{0};
   }
   // Whatever happens below, the read of the minutes ends with the step.
-  struct EndHourlyRead {
+  struct EndHourlyReadAtExit {
     Rollups* store;
     bool pinned;
-    ~EndHourlyRead() {
-      if (!pinned) return;
-      (void)store->rollup_reader_->Exec("ROLLBACK");
-      std::lock_guard<std::mutex> lock(store->mu_);
-      store->hourly_reading_to_ = store->hourly_reading_from_ = 0;
-      store->hourly_owed_.clear();
+    ~EndHourlyReadAtExit() {
+      if (pinned) store->EndHourlyRead();
     }
-  } end_hourly_read{this, hourly_pinned};
+  } end_hourly_read{this, p.hourly_pinned};
 
-  // The slice's summaries stored so far (id up to read_through_id), grouped
-  // into minutes on a read connection, without the store's lock: reading
-  // and grouping is most of a slice's cost. When that read fails, the
-  // whole slice is grouped under the lock below instead.
-  std::vector<Rollup> grouped;
-  if (slice && !skip) {
-    auto read = History([&](Db& db) -> Result<nlohmann::json> {
-      auto q = db.Prepare("SELECT src, dst, transport, interval_end / 60000 * 60000, " SLICE_MEASURES
-                          " FROM probe_summaries WHERE interval_end >= ?1 AND interval_end < ?2 AND id <= ?3 "
-                          "GROUP BY 1, 2, 3, 4");
-      if (!q.ok()) return q.status();
-      q.value().Bind(1, start).Bind(2, new_mark).Bind(3, read_through_id);
-      if (Status st = ReadRollups(q.value(), &grouped); !st.ok()) return st;
-      return nlohmann::json();
-    });
-    if (!read.ok()) {
-      grouped.clear();
-      read_through_id = 0;
-    }
-  }
-  // The completed minutes summed into hours, on the reader pinned under the
-  // lock above. When that read fails, they are summed under the lock below.
-  std::vector<Rollup> hours;
-  bool hours_read = false;
-  if (hourly_pinned) {
-    auto q = rollup_reader_->Prepare(HOURS_OF_MINUTES("?1", "?2"));
-    if (q.ok()) {
-      q.value().Bind(1, hourly_from).Bind(2, hourly_to);
-      hours_read = ReadRollups(q.value(), &hours).ok();
-    }
-    if (!hours_read) hours.clear();
-  }
+  // Reading and grouping is most of a step's cost: done without the lock.
+  std::vector<Rollup> grouped, hours;
+  if (p.slice && !skip) ReadSliceMinutes(&p, &grouped);
+  const bool hours_read = p.hourly_pinned && ReadHoursOfMinutes(p, &hours);
   if (rollup_read_hook_) rollup_read_hook_();
 
   std::lock_guard<std::mutex> lock(mu_);
-  if (rollup_through_ms_ != mark || hourly_through_ms_ != hourly_from)
+  if (rollup_through_ms_ != p.mark || hourly_through_ms_ != p.hourly_from)
     return int64_t{1};  // rolled meanwhile: the caller asks again
   Transaction tx(db_);
   RETURN_IF_ERROR(tx.Begin());
-  if (slice && !skip) {
-    ASSIGN_STMT(up, Q("INSERT INTO probe_minute(src, dst, transport, minute, " ROLLUP_MEASURES ") "
-                      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13) "
-                      "ON CONFLICT(src, dst, transport, minute)" ROLLUP_MERGE));
-    RETURN_IF_ERROR(WriteRollups(up, grouped));
-    // What was stored in the slice after the read: below the old mark it
-    // was not added as late, so it is added here.
-    ASSIGN_STMT(rest, Q("INSERT INTO probe_minute(src, dst, transport, minute, " ROLLUP_MEASURES ") "
-                        "SELECT src, dst, transport, interval_end / 60000 * 60000, " SLICE_MEASURES
-                        " FROM probe_summaries WHERE interval_end >= ?1 AND interval_end < ?2 AND id > ?3 "
-                        "GROUP BY 1, 2, 3, 4 ON CONFLICT(src, dst, transport, minute)" ROLLUP_MERGE));
-    rest.Bind(1, start).Bind(2, new_mark).Bind(3, read_through_id);
-    RETURN_IF_ERROR(rest.Run());
-  }
-  if (hourly_from < hourly_to && !skip) {
-    if (hours_read) {
-      ASSIGN_STMT(up, Q("INSERT INTO probe_hourly(src, dst, transport, hour, " ROLLUP_MEASURES ") "
-                        "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13) "
-                        "ON CONFLICT(src, dst, transport, hour)" ROLLUP_MERGE));
-      RETURN_IF_ERROR(WriteRollups(up, hours));
-      for (const LateSummary& o : hourly_owed_) RETURN_IF_ERROR(AddOneLateSummary(kHourlyUpsertOne, o));
-    } else {
-      ASSIGN_STMT(hour, Q("INSERT INTO probe_hourly(src, dst, transport, hour, " ROLLUP_MEASURES ") " HOURS_OF_MINUTES(
-          "?1", "?2") " ON CONFLICT(src, dst, transport, hour)" ROLLUP_MERGE));
-      hour.Bind(1, hourly_from).Bind(2, hourly_to);
-      RETURN_IF_ERROR(hour.Run());
-    }
-  }
-  {
-    ASSIGN_STMT(save, Q("INSERT INTO rollup_marks(name, through_ms) VALUES ('probe_minute', ?1), ('probe_hourly', ?2), "
-                        "('probe_hourly_at', ?1) ON CONFLICT(name) DO UPDATE SET through_ms = excluded.through_ms"));
-    save.Bind(1, new_mark).Bind(2, hourly_to);
-    RETURN_IF_ERROR(save.Run());
-  }
+  if (p.slice && !skip) RETURN_IF_ERROR(WriteSliceMinutes(p, grouped));
+  if (p.hourly_from < p.hourly_to && !skip) RETURN_IF_ERROR(WriteHours(p, hours_read, hours));
+  RETURN_IF_ERROR(SaveMarks(p.new_mark, p.hourly_to));
   RETURN_IF_ERROR(tx.Commit());
-  rollup_through_ms_ = new_mark;
-  hourly_through_ms_ = hourly_to;
+  rollup_through_ms_ = p.new_mark;
+  hourly_through_ms_ = p.hourly_to;
   return int64_t{1};
+}
+
+Result<bool> Rollups::PlanStep(int64_t now_ms, const RetentionPolicy& policy, bool skip, StepPlan* p) {
+  const int64_t closed_until = FloorTo(now_ms - policy.rollup_grace_ms, policy.rollup_slice_ms);
+  p->mark = p->new_mark = rollup_through_ms_;
+  // The whole stretches of minutes the mark completed in earlier steps:
+  // no slice adds to them any more, only late summaries.
+  p->hourly_from = hourly_through_ms_;
+  p->hourly_to = FloorTo(p->mark, kHourlyMergeMs);
+  const bool hourly = p->hourly_from < p->hourly_to && hourly_reading_to_ == 0;
+  const bool closed = p->mark + policy.rollup_slice_ms <= closed_until;
+  if (!closed && !hourly) return false;
+  if (closed) RETURN_IF_ERROR(FindSlice(closed_until, policy, skip, p));
+  // A skip passes over the slice alone when there is one (the minutes
+  // are merged by the next step), else over the minutes.
+  if (skip && closed) p->hourly_to = p->hourly_from;
+  if (hourly && !skip) p->hourly_pinned = PinRollupReader();
+  if (p->hourly_pinned) {
+    // From here on, a late summary in these minutes is not in the pinned
+    // read: it is owed to probe_hourly and added by the step.
+    hourly_reading_from_ = p->hourly_from;
+    hourly_reading_to_ = p->hourly_to;
+    hourly_owed_.clear();
+  } else if (!hourly) {
+    p->hourly_to = p->hourly_from;  // nothing to merge in this step
+  }
+  return true;
+}
+
+Status Rollups::FindSlice(int64_t closed_until, const RetentionPolicy& policy, bool skip, StepPlan* p) {
+  // Skip time with no raw summaries: the next slice holding one, or, when
+  // no summary lies past the mark, everything closed.
+  p->start = closed_until;
+  ASSIGN_STMT(first, Q("SELECT MIN(interval_end) FROM probe_summaries WHERE interval_end >= ?1"));
+  first.Bind(1, p->mark);
+  auto row = first.Step();
+  if (!row.ok()) return row.status();
+  if (auto end = first.OptInt(0)) p->start = std::min(closed_until, FloorTo(*end, policy.rollup_slice_ms));
+  first.Reset();
+  p->slice = p->start + policy.rollup_slice_ms <= closed_until;
+  p->new_mark = p->slice ? p->start + policy.rollup_slice_ms : closed_until;
+  if (p->slice && !skip) {
+    ASSIGN_STMT(last, Q("SELECT COALESCE(MAX(id), 0) FROM probe_summaries"));
+    auto r = last.Step();
+    if (!r.ok()) return r.status();
+    p->read_through_id = last.Int(0);
+    last.Reset();
+  }
+  return Status::Ok();
+}
+
+void Rollups::ReadSliceMinutes(StepPlan* p, std::vector<Rollup>* grouped) {
+  // When this read fails, the whole slice is grouped under the lock instead
+  // (WriteSliceMinutes, from id 0).
+  auto read = History([&](Db& db) -> Result<nlohmann::json> {
+    auto q = db.Prepare("SELECT src, dst, transport, interval_end / 60000 * 60000, " SLICE_MEASURES
+                        " FROM probe_summaries WHERE interval_end >= ?1 AND interval_end < ?2 AND id <= ?3 "
+                        "GROUP BY 1, 2, 3, 4");
+    if (!q.ok()) return q.status();
+    q.value().Bind(1, p->start).Bind(2, p->new_mark).Bind(3, p->read_through_id);
+    if (Status st = ReadRollups(q.value(), grouped); !st.ok()) return st;
+    return nlohmann::json();
+  });
+  if (!read.ok()) {
+    grouped->clear();
+    p->read_through_id = 0;
+  }
+}
+
+bool Rollups::ReadHoursOfMinutes(const StepPlan& p, std::vector<Rollup>* hours) {
+  // When this read fails, the minutes are summed under the lock (WriteHours).
+  bool read = false;
+  auto q = rollup_reader_->Prepare(HOURS_OF_MINUTES("?1", "?2"));
+  if (q.ok()) {
+    q.value().Bind(1, p.hourly_from).Bind(2, p.hourly_to);
+    read = ReadRollups(q.value(), hours).ok();
+  }
+  if (!read) hours->clear();
+  return read;
+}
+
+void Rollups::EndHourlyRead() {
+  (void)rollup_reader_->Exec("ROLLBACK");
+  std::lock_guard<std::mutex> lock(mu_);
+  hourly_reading_to_ = hourly_reading_from_ = 0;
+  hourly_owed_.clear();
+}
+
+Status Rollups::WriteSliceMinutes(const StepPlan& p, const std::vector<Rollup>& grouped) {
+  ASSIGN_STMT(up, Q("INSERT INTO probe_minute(src, dst, transport, minute, " ROLLUP_MEASURES ") "
+                    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13) "
+                    "ON CONFLICT(src, dst, transport, minute)" ROLLUP_MERGE));
+  RETURN_IF_ERROR(WriteRollups(up, grouped));
+  // What was stored in the slice after the read: below the old mark it
+  // was not added as late, so it is added here.
+  ASSIGN_STMT(rest, Q("INSERT INTO probe_minute(src, dst, transport, minute, " ROLLUP_MEASURES ") "
+                      "SELECT src, dst, transport, interval_end / 60000 * 60000, " SLICE_MEASURES
+                      " FROM probe_summaries WHERE interval_end >= ?1 AND interval_end < ?2 AND id > ?3 "
+                      "GROUP BY 1, 2, 3, 4 ON CONFLICT(src, dst, transport, minute)" ROLLUP_MERGE));
+  rest.Bind(1, p.start).Bind(2, p.new_mark).Bind(3, p.read_through_id);
+  return rest.Run();
+}
+
+Status Rollups::WriteHours(const StepPlan& p, bool hours_read, const std::vector<Rollup>& hours) {
+  if (hours_read) {
+    ASSIGN_STMT(up, Q("INSERT INTO probe_hourly(src, dst, transport, hour, " ROLLUP_MEASURES ") "
+                      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13) "
+                      "ON CONFLICT(src, dst, transport, hour)" ROLLUP_MERGE));
+    RETURN_IF_ERROR(WriteRollups(up, hours));
+    for (const LateSummary& o : hourly_owed_) RETURN_IF_ERROR(AddOneLateSummary(kHourlyUpsertOne, o));
+    return Status::Ok();
+  }
+  ASSIGN_STMT(hour, Q("INSERT INTO probe_hourly(src, dst, transport, hour, " ROLLUP_MEASURES ") " HOURS_OF_MINUTES(
+      "?1", "?2") " ON CONFLICT(src, dst, transport, hour)" ROLLUP_MERGE));
+  hour.Bind(1, p.hourly_from).Bind(2, p.hourly_to);
+  return hour.Run();
+}
+
+Status Rollups::SaveMarks(int64_t minute_mark, int64_t hourly_mark) {
+  ASSIGN_STMT(save, Q("INSERT INTO rollup_marks(name, through_ms) VALUES ('probe_minute', ?1), ('probe_hourly', ?2), "
+                      "('probe_hourly_at', ?1) ON CONFLICT(name) DO UPDATE SET through_ms = excluded.through_ms"));
+  save.Bind(1, minute_mark).Bind(2, hourly_mark);
+  return save.Run();
 }
 
 bool Rollups::PinRollupReader() {

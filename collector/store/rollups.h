@@ -66,8 +66,48 @@ class Rollups {
     int64_t period, sent, received, lost, error_count;
     std::optional<double> rtt_p50, rtt_p99, rtt_max;
   };
+  // One rollup row (of a minute or an hour), as grouped on a read connection;
+  // defined in rollups.cpp.
+  struct Rollup;
+  // What one step rolls, decided under the writer's lock (PlanStep).
+  struct StepPlan {
+    int64_t mark = 0;             // rollup_through_ms_ when planned
+    int64_t start = 0;            // the slice's first ms
+    int64_t new_mark = 0;         // the minute mark after the step
+    int64_t read_through_id = 0;  // summaries up to this id are read without the lock
+    int64_t hourly_from = 0, hourly_to = 0;  // the minutes merged into hours
+    bool slice = false;           // a slice [start, new_mark) is rolled
+    bool hourly_pinned = false;   // the minutes are read on rollup_reader_
+  };
   // RollupStep, or with skip SkipRollupStep.
   Result<int64_t> RollOrSkip(int64_t now_ms, const RetentionPolicy& policy, bool skip);
+  // Under the lock: fills *p for a step at now_ms, pinning rollup_reader_
+  // for the minutes when it can. false: nothing to roll or skip.
+  Result<bool> PlanStep(int64_t now_ms, const RetentionPolicy& policy, bool skip, StepPlan* p);
+  // Under the lock: the slice at or past the mark holding raw summaries
+  // (p->start, p->new_mark, p->slice) and, when it is rolled, the newest
+  // summary id (p->read_through_id).
+  Status FindSlice(int64_t closed_until, const RetentionPolicy& policy, bool skip, StepPlan* p);
+  // Without the lock: the slice's summaries up to p->read_through_id, grouped
+  // into minutes; when that read fails, none and p->read_through_id = 0.
+  void ReadSliceMinutes(StepPlan* p, std::vector<Rollup>* grouped);
+  // Without the lock, on the pinned reader: the plan's minutes summed into
+  // hours; false (and none) when that read failed.
+  bool ReadHoursOfMinutes(const StepPlan& p, std::vector<Rollup>* hours);
+  // Ends the pinned read of the minutes; takes the lock.
+  void EndHourlyRead();
+  // Under the lock, in the step's transaction: the grouped minutes, then the
+  // slice's summaries stored after the read.
+  Status WriteSliceMinutes(const StepPlan& p, const std::vector<Rollup>& grouped);
+  // Under the lock, in the step's transaction: the hours read (and the late
+  // summaries owed to them), or when hours_read is false the minutes summed here.
+  Status WriteHours(const StepPlan& p, bool hours_read, const std::vector<Rollup>& hours);
+  // Under the lock, in the step's transaction: both marks.
+  Status SaveMarks(int64_t minute_mark, int64_t hourly_mark);
+  // Steps q (selecting src, dst, transport, period, then the measures) to its end.
+  static Status ReadRollups(Stmt& q, std::vector<Rollup>* out);
+  // Runs up (an upsert of src, dst, transport, period, then the measures) once per row.
+  static Status WriteRollups(Stmt& up, const std::vector<Rollup>& rows);
   // Begins a read transaction on rollup_reader_ and takes its view of the
   // database; false when there is no reader or that failed.
   bool PinRollupReader();
