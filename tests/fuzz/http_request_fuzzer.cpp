@@ -36,7 +36,7 @@ namespace {
 
 using rdmascope::collector::ApiOptions;
 using rdmascope::collector::ApiServer;
-using rdmascope::collector::Store;
+using rdmascope::collector::Storage;
 
 // Tokens the dictionary (http_request.dict) also knows, so the fuzzer reaches
 // the authorized paths: a node token, a fleet token and a read token.

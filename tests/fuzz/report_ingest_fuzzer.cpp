@@ -28,7 +28,8 @@
 
 namespace {
 
-using rdmascope::collector::Store;
+using rdmascope::collector::ReportWriter;
+using rdmascope::collector::Storage;
 
 Storage& TheStore() {
   static std::unique_ptr<Storage> store = [] {
