@@ -111,9 +111,13 @@ int main(int argc, char** argv) {
               a.http_workers == static_cast<int>(kDefaultHttpWorkers) ? "its default" : "--http-workers",
               StoreOptions{}.synchronous_full ? "FULL" : "NORMAL", a.rollup_slice_ms,
               a.rollup_slice_ms == RetentionPolicy{}.rollup_slice_ms ? "its default" : "--rollup-slice-ms");
+  // Every simulated node sends from this host's one address: room for all
+  // senders twice over, as a sender's next connection may arrive before the
+  // front has counted its last one closed.
+  const int per_client = 2 * std::max(a.clients, a.paced_senders);
   std::printf("collector: connections per client address raised from %zu (its default) to %d, as every simulated "
               "node sends from this host's one address\n",
-              ApiOptions{}.http_max_per_client, std::max(a.clients, a.paced_senders));
+              ApiOptions{}.http_max_per_client, per_client);
 
   StoreOptions so;
   so.path = dir + "/fleet.db";
@@ -129,8 +133,7 @@ int main(int argc, char** argv) {
   ao.http_workers = static_cast<size_t>(a.http_workers);
   // Room for every paced sender: the senders' own bound is the one measured.
   ao.http_max_queued = static_cast<size_t>(std::max(a.clients * 4, a.paced_senders));
-  // Every simulated node sends from this host's one address: room for all senders.
-  ao.http_max_per_client = static_cast<size_t>(std::max(a.clients, a.paced_senders));
+  ao.http_max_per_client = static_cast<size_t>(per_client);
   ao.max_body_bytes = 64u << 20;
   ao.pinglist.max_targets = a.targets;
   ao.now_ms = [&sim_now] { return sim_now.load(); };
