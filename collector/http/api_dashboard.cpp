@@ -2,8 +2,8 @@
 //
 // GET /api/v1/matrix[?since=MS]: the nodes and the newest summary of every
 // pair whose newest interval ended at or after since (default: the last three
-// report intervals, counted from the newest report), compact (Store::Matrix,
-// store_matrix.cpp). A bad since is a 400 naming it.
+// report intervals, counted from the newest report), compact (ReadModel::Matrix,
+// read_model.cpp). A bad since is a 400 naming it.
 //
 // The body is sent as "application/json; charset=utf-8", a content type
 // cpp-httplib does not compress: Debian's build enables brotli, which it runs
@@ -21,7 +21,7 @@ constexpr int kMaxMatrixRows = 2000000;
 }  // namespace
 
 void ApiServer::GetMatrix(const httplib::Request& req, httplib::Response& res) {
-  int64_t since = -1;  // Store::Matrix: the last three report intervals
+  int64_t since = -1;  // ReadModel::Matrix: the last three report intervals
   if (req.has_param("since")) {
     const std::string v = req.get_param_value("since");
     bool ok = !v.empty() && v.size() <= 15;

@@ -4,7 +4,7 @@
 //
 // Contract: like ValidateReport (which calls this), stops at the first
 // problem and names it by JSON pointer; both sections are optional. A report
-// that passes can be stored by Store::IngestFabric without further checks.
+// that passes can be stored by ReportWriter::IngestFabric without further checks.
 #pragma once
 
 #include <optional>

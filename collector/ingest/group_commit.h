@@ -11,10 +11,10 @@
 // commit fails its whole batch and stores none of it. After a commit the
 // writer hands the batch to a publisher thread and goes on with the next
 // one: the publisher puts the batch's rows into the read snapshot
-// (Store::PublishSnapshot, batches in commit order) and only then answers
+// (ReadModel::PublishSnapshot, batches in commit order) and only then answers
 // its reports, so an answered report is visible to every read. The writer
 // also wakes a checkpoint thread of its own, which copies the WAL into the
-// database file once it has grown (Store::CheckpointWal), so no report
+// database file once it has grown (WalCheckpoint::CheckpointWal), so no report
 // waits for that. The destructor drains what was submitted, then joins the
 // writer, the publisher and the checkpoint thread, in that order.
 #include <condition_variable>

@@ -6,7 +6,7 @@
 //    a known verbs status by its short name ("RETRY_EXC_ERR"), the probe's
 //    own PROBE_DEADLINE and CONNECT, and anything else as OTHER — so a
 //    hostile or buggy agent cannot mint label values.
-//  - ApplyNodeStaleness, on a Store::MetricsSnapshot(): marks each node
+//  - ApplyNodeStaleness, on a ReadModel::MetricsSnapshot(): marks each node
 //    "stale" (silent longer than stale_after_ms) and removes every row of a
 //    node silent longer than drop_after_ms (its ports, counters, WC totals,
 //    and the probe aggregates and worst pairs it is the source of), so a

@@ -16,7 +16,7 @@
 
 namespace rdmascope::collector {
 
-// snapshot: Store::MetricsSnapshot(); its "ports" and "counters" rows are
+// snapshot: ReadModel::MetricsSnapshot(); its "ports" and "counters" rows are
 // not read: port_text holds their families, rendered (metrics_port_text.h).
 // Text exposition format 0.0.4.
 std::string RenderMetrics(const nlohmann::json& snapshot, const std::vector<const PortFamilies*>& port_text,

@@ -7,7 +7,7 @@
 // prometheus-cpp (metrics_render.cpp).
 //
 // Contract:
-//  - ports: arrays of Store::MetricsSnapshot "ports" rows, counters: arrays of
+//  - ports: arrays of ReadModel::MetricsSnapshot "ports" rows, counters: arrays of
 //    its "counters" rows (one array per node, or one for the whole fleet);
 //    rows are read in the order given. A port state that is not a number is
 //    not exported; a counter row whose kind or name is not a string or

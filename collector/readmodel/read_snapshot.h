@@ -11,8 +11,8 @@
 //    summary of those pairs and the text of its port families for /metrics.
 //  - Fleet-wide: open events counted by kind and the fabric parts of
 //    /metrics, each replaced whole.
-//  - Only the store's writer publishes (Store::RefreshSnapshot, after each
-//    commit; Store::LoadSnapshot at open). Publishing swaps pointers under a
+//  - Only the store's writer publishes (SnapshotLoader::RefreshSnapshot, after each
+//    commit; SnapshotLoader::LoadSnapshot at open). Publishing swaps pointers under a
 //    short mutex; Take() copies the pointers, so a reader works on a
 //    consistent view while the writer goes on.
 //  - The answers keep the shapes of the SQL they replace (read_snapshot_render.cpp).
@@ -69,7 +69,7 @@ struct ProbeRow : ProbeRowFields {
 // reads back from that row, without reading it.
 ProbeRow ProbeRowFromInput(const std::string& src, const ProbeInput& p,
                            const std::shared_ptr<const std::string>& report_id);
-// The row as Store::Probes shows it (every column, "_us" names, parsed errors_by_status).
+// The row as HistoryQueries::Probes shows it (every column, "_us" names, parsed errors_by_status).
 nlohmann::json ProbeRowJson(const ProbeRow& r);
 
 // An interned copy of s: equal strings give the same pointer. Each call
@@ -155,7 +155,7 @@ struct NodeState {
   nlohmann::json labels = nlohmann::json::object();  // parsed nodes.labels (null when it did not parse to an object)
   std::optional<double> interval_s;
   int64_t last_report_at = 0, last_generated_at = 0;
-  std::string leaf_switch;  // as Store::NodeInfos computes it; "" unknown
+  std::string leaf_switch;  // as ReadModel::NodeInfos computes it; "" unknown
   nlohmann::json ports = nlohmann::json::array();     // /metrics rows of this node, in its SQL order
   nlohmann::json counters = nlohmann::json::array();
   nlohmann::json wc_totals = nlohmann::json::array();
@@ -219,11 +219,11 @@ class ReadSnapshot {
 
 // Answers built from a view (read_snapshot_render.cpp, read_snapshot_matrix.cpp);
 // contracts as the Store methods of the same name.
-// Store::MatrixText's JSON text.
+// ReadModel::MatrixText's JSON text.
 std::string SnapshotMatrixText(const ReadSnapshot::View& v, int64_t since_ms, int max_rows,
                                const std::optional<std::string>& rail);
 nlohmann::json SnapshotWorstPairs(const ReadSnapshot::View& v, int64_t since_ms, int limit);
-// Everything of Store::MetricsSnapshot but "thresholds", "worst_pairs_limit",
+// Everything of ReadModel::MetricsSnapshot but "thresholds", "worst_pairs_limit",
 // "diagnoses_open" and the per-node "ports" and "counters": nodes, wc_totals, events_open, the
 // fabric parts; "probe_nodes", one row per (src, transport) aggregating each
 // pair's newest row ending at or after probes_since_ms (rtt_p50_max,

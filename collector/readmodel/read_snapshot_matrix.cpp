@@ -1,5 +1,5 @@
 // The dashboard's latency matrix from a read snapshot (contract in
-// store_matrix.cpp): per node, the cells are chosen when the node is
+// read_model.cpp): per node, the cells are chosen when the node is
 // published (NodeState::SummariseForMatrix), so a request only filters
 // them by time and writes them as text.
 #include <algorithm>

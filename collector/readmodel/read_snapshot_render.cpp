@@ -1,5 +1,5 @@
 // Answers from a read snapshot view, shaped as the SQL they replace
-// (store_snapshot.cpp, store_query.cpp). Pairs are the newest summary per
+// (read_model.cpp). Pairs are the newest summary per
 // (src, dst, rail, transport). The matrix is read_snapshot_matrix.cpp.
 #include <algorithm>
 #include <cmath>

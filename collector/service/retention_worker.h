@@ -1,20 +1,20 @@
 // Background rollups and retention on a timer.
 //
-// Contract: each pass first calls Store::RollupStep until no closed slice is
-// left, then Store::RetentionStep until it deletes nothing, so the store lock
+// Contract: each pass first calls Rollups::RollupStep until no closed slice is
+// left, then Retention::RetentionStep until it deletes nothing, so the store lock
 // is held for one slice or one small batch at a time and ingest never waits
 // behind a large rollup or delete. On the timer, the pass rests after each
 // rollup slice for twice as long as the slice held the lock, so rollups take at
 // most a third of the store lock's time and a backlog of slices (after a
 // restart, or a burst of history) never starves ingest; the raw retention
-// (hours) leaves that catch-up ample time. Then Store::ForgetStep over every
+// (hours) leaves that catch-up ample time. Then Retention::ForgetStep over every
 // node (resting like a rollup slice), SweepInterned, and a log line when
-// something was forgotten. Last, Store::ReleaseFreePages hands
+// something was forgotten. Last, Retention::ReleaseFreePages hands
 // the free pages beyond the reserve back to the file system, a bounded number
 // per call, resting after each call as after a rollup slice. Stop() wakes the
 // worker and joins it; it returns within one batch or one rest.
 //
-// A rollup step that fails is logged and skipped (Store::SkipRollupStep) and
+// A rollup step that fails is logged and skipped (Rollups::SkipRollupStep) and
 // the rollups go on with the next; when even the skip fails, the rollups stop
 // for this pass. Either way the retention deletes run: no input can stop
 // retention. With metrics, every pass is counted (ok, or failed when a delete
@@ -43,7 +43,7 @@ class RetentionWorker {
 
  private:
   Result<int64_t> Pass(bool rest);
-  // One round of Store::ForgetStep, then the interned names nothing holds are freed.
+  // One round of Retention::ForgetStep, then the interned names nothing holds are freed.
   Status Forget(int64_t now, bool rest);
   Result<int64_t> Deletes(int64_t now, bool rest);
   // One rollup step; a failed one skipped (logged, counted). An error only

@@ -1,7 +1,7 @@
 // History queries on read-only connections of their own.
 //
 // Contract: Query() runs `fn` on a read-only connection to the database file
-// (taken from a small pool, opened on first use), never under the Store's
+// (taken from a small pool, opened on first use), never under the writer's
 // lock, so a long history range does not hold up ingest, and ingest does not
 // hold up the query (WAL: readers see the last commit). The query is stopped
 // once it has run `deadline_ms` (sqlite3_progress_handler); the error then

@@ -379,7 +379,7 @@ Status ReportWriter::IngestProbe(const std::string& node, const ProbeInput& p, i
     pending_rows_.push_back(row ? std::move(row)
                                 : std::make_shared<const ProbeRow>(ProbeRowFromInput(node, p, ingest_report_id_)));
   }
-  // Rollups are built per closed slice (store_rollup.cpp); a summary for a
+  // Rollups are built per closed slice (rollups.cpp); a summary for a
   // slice already rolled is added to them here.
   if (end < rollups_.RollupThroughMsLocked()) RETURN_IF_ERROR(rollups_.AddLateSummaryToRollups(node, p));
   for (const WcErrorInput& e : p.errors) {

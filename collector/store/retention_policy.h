@@ -20,7 +20,7 @@ struct RetentionPolicy {
   // for one slice, about 150 ms per slice at 2,000 nodes x 320 summaries
   // every 10 s when the nodes' intervals are spread over the 10 s.
   int64_t rollup_slice_ms = 1000;
-  // Free pages one Store::ReleaseFreePages call hands back (2 MiB at the
+  // Free pages one Retention::ReleaseFreePages call hands back (2 MiB at the
   // default 4 KiB page): pages in use past them are moved down, under the
   // lock; about 30 ms a step in a 1.2 GB file whose older half was deleted
   // (2,048 pages: about 130 ms).

@@ -1,4 +1,4 @@
-// Early returns for the Store's statement code: RETURN_IF_ERROR(status) returns
+// Early returns for the writer's statement code: RETURN_IF_ERROR(status) returns
 // a failed Status; ASSIGN_STMT(var, Q(...)) binds a cached statement to `var`
 // or returns the error that preparing it gave. For .cpp files of the Store only.
 #pragma once

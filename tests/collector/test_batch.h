@@ -1,4 +1,4 @@
-// Group-commit batches (Store::IngestBatch) for collector tests.
+// Group-commit batches (ReportWriter::IngestBatch) for collector tests.
 #pragma once
 
 #include <cstdint>
