@@ -8,6 +8,8 @@
 namespace rdmascope::fabric {
 namespace {
 
+constexpr size_t kMaxLftEntries = 0xc000;  // unicast LIDs 0..0xbfff
+
 NodeType TypeFromName(const std::string& s) {
   if (s == "CA") return NodeType::kCa;
   if (s == "Switch") return NodeType::kSwitch;
@@ -74,6 +76,7 @@ nlohmann::json FabricToJson(const Fabric& f, bool with_counters) {
     jn["num_ports"] = n.num_ports;
     nlohmann::json& ports = jn["ports"] = nlohmann::json::array();
     for (const FabricPort& p : n.ports) PortIntoJson(p, with_counters, ports.emplace_back(nlohmann::json::object()));
+    if (!n.lft.empty()) jn["lft"] = n.lft;
   }
   nlohmann::json& unreachable = out["unreachable"] = nlohmann::json::array();
   for (const Unreachable& u : f.unreachable) {
@@ -230,6 +233,12 @@ std::string FabricJsonText(const Fabric& f, bool with_counters) {
     w.Value(n.description);
     w.Key("guid");
     w.Value(GuidText(n.guid));
+    if (!n.lft.empty()) {
+      w.Key("lft");
+      w.Open('[');
+      for (uint8_t port : n.lft) w.Value(static_cast<uint64_t>(port));
+      w.Close(']');
+    }
     w.Key("lid");
     w.Value(static_cast<uint64_t>(n.lid));
     w.Key("num_ports");
@@ -286,6 +295,14 @@ Result<Fabric> FabricFromJson(const nlohmann::json& j) {
           for (const auto& s : jp["saturated"])
             if (s.is_string() && p.counters.count(s.get<std::string>())) p.counters[s.get<std::string>()].saturated = true;
         n.ports.push_back(std::move(p));
+      }
+      if (jn.contains("lft") && jn["lft"].is_array()) {
+        if (jn["lft"].size() > kMaxLftEntries) return Result<Fabric>::Error("fabric node lft longer than the unicast LID space");
+        for (const auto& e : jn["lft"]) {
+          const unsigned port = e.get<unsigned>();
+          if (port > kNoRoute) return Result<Fabric>::Error("fabric node lft entry is not a port number: " + e.dump());
+          n.lft.push_back(static_cast<uint8_t>(port));
+        }
       }
       f.nodes.push_back(std::move(n));
     }

@@ -53,7 +53,13 @@ struct FabricNode {
   uint32_t lid = 0;                 // switch: port 0 LID; CA: LID of the port first reached
   std::vector<int> dr_path;         // the directed route that reached it (port numbers)
   std::vector<FabricPort> ports;    // switch: 1..N; CA: every port 1..N that answered
+  // Switch with routes read: the LinearForwardingTable, egress port by
+  // destination LID (index 0..LinearFDBTop; kNoRoute where none). Empty when
+  // not read.
+  std::vector<uint8_t> lft;
 };
+
+constexpr uint8_t kNoRoute = 0xff;  // an LFT entry with no egress port (IBA)
 
 // A node that was seen (or expected) but did not answer.
 struct Unreachable {
