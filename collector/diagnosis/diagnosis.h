@@ -1,48 +1,72 @@
-// Diagnosis: where a fault is (host, NIC, port, link between groups) and why,
-// by voting over the newest probe summaries of the whole fleet.
+// Diagnosis: where a fault is (host, NIC, port, fabric link or switch, group,
+// the whole fleet) and why, by voting over the newest probe summaries of the
+// fleet, with the fabric's own routes where they are known.
 //
 // Contract (Diagnose is a pure, deterministic function of its input):
 //  - A path is one (src, dst, rail, transport) summary. It is bad when it
 //    failed completions or lost at least bad_loss_ratio of its probes, or when
-//    its p50 RTT is over the fleet's latency limit (latency_factor x the
-//    median p50 of its transport, and at least latency_floor_us over it), or
-//    its min RTT is over the same limit taken on the median min. Delay added
-//    on a path lifts every probe, the fastest too, while a busy host mostly
-//    lifts the slow half: the min separates a delayed path from a loaded
-//    fleet where the p50 alone is marginal.
+//    it is slow: its network time (network_p50_us) over latency_factor x the
+//    reference of its (rail, transport) and at least latency_floor_us over
+//    it; or, for a path without network time, its total RTT p50 or min over
+//    latency_factor x the reference and at least rtt_floor_us over it. The reference is the
+//    pass's median, or the remembered baseline (Input::network_baseline_us)
+//    when that is lower, so a fleet that got slower as a whole does not hide
+//    a slow path. A path whose total RTT p50 is over its limit (rtt_floor_us)
+//    while its network time is not is host_busy: the time went in a host,
+//    not on the wire.
 //    Summaries that measured nothing (not_run: a local port down) are no
 //    evidence of loss; they only tie a down port to its rail.
 //  - The kind of a bad path: access (REM_ACCESS/REM_INV_REQ/REM_OP: a
 //    configuration fault at the responder) > rnr (RNR_RETRY_EXC: the
 //    responder posts no receives) > unreachable (nothing came back) > loss >
-//    latency.
+//    latency > host_busy.
 //  - Verdicts, in this order, each explaining the bad paths it covers so that
 //    later rules see only what is left:
-//     1. port_down: a port not ACTIVE on a node whose paths are bad or not run
-//        on that device.
+//     1. port_down: a port not ACTIVE whose own paths (same node, device and,
+//        when known, port) are bad or not run.
 //     2. responder faults: a node that is the destination of bad rnr / access
 //        paths from at least min_bad_paths sources, min_share of its inbound
 //        paths: scope host, kind rnr / access.
-//     3. voting: every remaining bad path blames its elements — src host,
-//        src NIC, dst host, dst NIC and (across groups) the group link. A host
-//        (or NIC) is the verdict when it is bad in min_share of its paths
-//        BOTH as source and as destination and its bad peers lie in more than
-//        one group (a fleet of one group: more than one peer); a node that
-//        stopped reporting (silent, diagnosis_input.h) needs only the
-//        destination side. A group link is
-//        the verdict when min_share of the paths across it are bad. The best
-//        share wins (host before NIC before group link on a tie), its bad
-//        paths are explained, and the vote repeats until no element
-//        qualifies, so two faults give two verdicts.
-//     4. unknown: bad paths no element explains, when they are more than
+//     3. fleet latency: the median network time of a (rail, transport) at
+//        fleet_latency_factor x its baseline or more (and fleet_latency_floor_us
+//        over it): one verdict, scope fleet, subject "all" (every rail with a
+//        baseline is slow) or "rail:R[,R...]", kind latency.
+//     4. elements, greedily: every remaining bad path blames the elements it
+//        touches — its src and dst hosts and NICs, the groups of its ends, the
+//        link between two groups (only paths without a route), the fabric
+//        links and switches its route crosses there and back
+//        (PathSummary::crosses), and the fleet. An element qualifies when it
+//        has min_bad_paths bad paths and either min_share of its paths are
+//        bad (a host or NIC: in BOTH directions, unless it is silent, and
+//        standing out from the rest of its group by standout_share), or its
+//        paths pooled lost at least pooled_min_loss of their probes and
+//        pooled_factor x what all other paths lost (at least min_lost_probes;
+//        a host or NIC in both directions) and its bad paths are at least
+//        consistent_share of those such a loss spread evenly would spoil: a
+//        link dropping 5 % spoils only some of its paths' ten probes, but
+//        pooled it stands out, while loss on only some paths of an element
+//        leaves the rest of its paths clean, and they exonerate it. A host's or
+//        NIC's bad peers must lie in more than one group (more than one peer
+//        in a fleet of one group). Paths that stay clean exonerate what they
+//        cross.
+//        Of the qualifying elements the one explaining the most bad paths
+//        wins (then the higher share; then host > NIC > link > switch >
+//        group_link > group > fleet), its bad paths are explained, and the
+//        vote repeats: a leaf that fails is one switch (or group) verdict, a
+//        fleet-wide fault one fleet verdict, not a verdict per host. Shares
+//        are taken over all paths and over each transport alone (RC hides
+//        loss that UD shows); host_busy paths blame hosts and NICs only.
+//     5. link_errors: a fabric link no verdict names whose error counters
+//        rose past their thresholds in the newest sweep (link_downed: once):
+//        warning. A verdict on a link whose counters rose cites them.
+//     6. unknown: bad paths no element explains, when they are more than
 //        unknown_share of all measured paths (scattered single paths —
 //        background loss — give no verdict).
-//  - An element needs min_bad_paths bad paths to be a verdict.
 //  - Evidence: the path vote (bad/total, per direction, peer groups, WC
 //    statuses, median loss and p50), and the counters that moved on the
 //    element: host port counters and hw_counters (delta of the newest
-//    interval) and, where the fabric is known, the switch port at the other
-//    end of the cable. "paths" lists the bad paths behind the verdict.
+//    interval), the switch port at the other end of the cable, and a fabric
+//    element's own counters. "paths" lists the bad paths behind the verdict.
 //  - Severity: critical for unreachable, port_down, rnr, access and loss of
 //    10 % or more; warning otherwise.
 #pragma once
@@ -69,12 +93,26 @@ struct PathSummary {
   std::map<std::string, int64_t> errors_by_status;  // short status name -> count
   bool not_run = false;                             // measured nothing (local port down)
   std::optional<double> rtt_min_us;
+  std::optional<double> network_p50_us;  // RTT less the responder's time, when measured
+  std::string src_group, dst_group;       // the ends' groups on this rail ("": NodeFacts::group)
+  int64_t src_port = 0, dst_port = 0;     // 0: unknown
+  std::vector<uint32_t> crosses;          // Input::elements its route crosses, there and back
 };
+
 
 // One counter that rose during the newest interval.
 struct CounterDelta {
   std::string name;
   int64_t delta = 0;
+};
+
+// A piece of the fabric paths cross: a cable between two ports, or a switch.
+struct FabricElement {
+  std::string scope;        // "link" | "switch"
+  std::string subject;      // link "0xA/1<->0xB/3" (ends in text order); switch "0x<GUID>"
+  std::string description;  // what an operator reads: switch NodeDescription; link ends described
+  std::vector<CounterDelta> moved;  // error counters that rose on it (either end) in the newest sweep
+  bool down = false;                // the newest sweep lost it (a link gone, a switch silent)
 };
 
 // A node's port: state and the counters that moved; the switch port at the
@@ -101,13 +139,25 @@ struct Input {
   std::vector<PathSummary> paths;
   std::vector<NodeFacts> nodes;
   std::vector<PortFacts> ports;
+  std::vector<FabricElement> elements;
+  // "rail|transport" -> the fleet's usual median network time (µs), kept by
+  // the caller across passes (UpdateNetworkBaseline).
+  std::map<std::string, double> network_baseline_us;
 };
 
 struct Options {
   double bad_loss_ratio = 0.02;
   double latency_factor = 3.0;
-  double latency_floor_us = 1000;
+  double latency_floor_us = 50;   // network time
+  double rtt_floor_us = 1000;     // total RTT (paths without network time; host_busy)
+  double fleet_latency_factor = 1.3;
+  double fleet_latency_floor_us = 1;
   double min_share = 0.6;
+  double standout_share = 0.3;
+  double pooled_min_loss = 0.01;
+  double pooled_factor = 5;
+  int64_t min_lost_probes = 5;
+  double consistent_share = 0.6;
   int min_bad_paths = 3;
   double unknown_share = 0.25;
   double critical_loss_ratio = 0.10;
@@ -116,5 +166,12 @@ struct Options {
 
 // Verdicts sorted critical first, then by scope and subject.
 std::vector<Verdict> Diagnose(const Input& input, const Options& options = Options());
+
+// The baseline after this pass: per (rail, transport) the median network
+// time of input's measured paths folded into `before` (a fifth of the way),
+// except where the median is at fleet_latency_factor of the baseline or more
+// (a slow fleet does not become the norm); a new key starts at its median.
+std::map<std::string, double> UpdateNetworkBaseline(const std::map<std::string, double>& before, const Input& input,
+                                                    const Options& options = Options());
 
 }  // namespace rdmascope::collector::diagnosis

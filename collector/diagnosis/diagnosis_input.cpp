@@ -54,6 +54,8 @@ diagnosis::PathSummary Path(const json& r) {
   p.interval_start_ms = Int(r, "interval_start"), p.interval_end_ms = Int(r, "interval_end");
   p.sent = Int(r, "sent"), p.received = Int(r, "received"), p.lost = Int(r, "lost");
   p.rtt_min_us = Real(r, "rtt_min"), p.rtt_p50_us = Real(r, "rtt_p50"), p.rtt_p99_us = Real(r, "rtt_p99");
+  p.network_p50_us = Real(r, "network_p50");
+  p.src_port = Int(r, "local_port"), p.dst_port = Int(r, "remote_port");
   auto by = r.find("errors_by_status");
   if (by != r.end() && by->is_object())
     for (const auto& [k, v] : by->items())
@@ -98,35 +100,23 @@ bool IsErrorCounter(const std::string& name) {
   return false;
 }
 
-Result<diagnosis::Input> LoadDiagnosisInput(Storage& store, int64_t now_ms, const DiagnosisSourceOptions& o,
-                                            int64_t* interval_ms) {
+Result<diagnosis::Input> LoadDiagnosisInput(Storage& store, int64_t now_ms, const DiagnosisSourceOptions& o) {
   auto infos = store.read.NodeInfos();
   if (!infos.ok()) return infos.status();
   auto nodes = store.history.Nodes(now_ms, 0);
   if (!nodes.ok()) return nodes.status();
-  std::map<std::string, int64_t> own_interval;
-  std::vector<int64_t> intervals;
+  const int64_t interval = std::max<int64_t>(o.report_interval_ms, 1);
+  std::map<std::string, int64_t> own_interval;  // a node's own interval_s: its silence is counted in it
   for (const json& n : Rows(nodes.value(), "nodes")) {
     auto s = Real(n, "interval_s");
-    if (!s || *s <= 0) continue;
-    own_interval[Text(n, "name")] = static_cast<int64_t>(*s * 1000);
-    intervals.push_back(static_cast<int64_t>(*s * 1000));
+    if (s && *s > 0) own_interval[Text(n, "name")] = static_cast<int64_t>(*s * 1000);
   }
-  // The fleet's interval is the lower median of the nodes' own: a node's
-  // interval_s is its own fact, and no node token (nor any minority of them)
-  // can stretch the whole fleet's analysis by reporting a long one.
-  int64_t interval = o.default_interval_ms;
-  if (!intervals.empty()) {
-    auto mid = intervals.begin() + static_cast<std::ptrdiff_t>((intervals.size() - 1) / 2);
-    std::nth_element(intervals.begin(), mid, intervals.end());
-    interval = *mid;
-  }
-  if (interval_ms) *interval_ms = interval;
 
   diagnosis::Input in;
   std::map<std::string, bool> silent;
   for (const NodeInfo& n : infos.value()) {
-    int64_t own = own_interval.count(n.name) ? own_interval[n.name] : interval;
+    // Its own interval, within 4 x the fleet's: one node cannot make itself never silent.
+    const int64_t own = std::min(own_interval.count(n.name) ? own_interval[n.name] : interval, 4 * interval);
     bool quiet = now_ms - n.last_report_at > static_cast<int64_t>(o.silent_intervals * static_cast<double>(own));
     silent[n.name] = quiet;
     in.nodes.push_back({n.name, NodeGroup(n, o.group_label), quiet, n.last_report_at});

@@ -3,10 +3,10 @@
 // diagnosis::Input).
 //
 // Contract:
-//  - The report interval is the lower median of the nodes' interval_s
-//    (default_interval_ms when none reported one), so that no node token sets
-//    the fleet's pace alone; paths are the newest summary per
-//    (src, dst, rail, transport) that ended within window_intervals of now.
+//  - The report interval is the collector's configuration
+//    (report_interval_ms), never what reports say: no node token sets the
+//    fleet's pace. Paths are the newest summary per (src, dst, rail,
+//    transport) that ended within window_intervals of now.
 //  - A node is silent when its last report is older than silent_intervals
 //    of its own interval; its own (old) summaries are left out.
 //  - A node's group: labels[group_label], else "leaf:<switch GUID>", else ""
@@ -28,12 +28,10 @@ struct DiagnosisSourceOptions {
   std::string group_label = "group";
   double window_intervals = 2.5;
   double silent_intervals = 1.5;
-  int64_t default_interval_ms = 10000;
+  int64_t report_interval_ms = 10000;  // the fleet's report interval (configuration)
 };
 
-// The report interval the input was read with (ms), for the worker's pace.
-Result<diagnosis::Input> LoadDiagnosisInput(Storage& store, int64_t now_ms, const DiagnosisSourceOptions& o,
-                                            int64_t* interval_ms = nullptr);
+Result<diagnosis::Input> LoadDiagnosisInput(Storage& store, int64_t now_ms, const DiagnosisSourceOptions& o);
 
 // True for a counter name that counts errors (see the contract above).
 bool IsErrorCounter(const std::string& name);

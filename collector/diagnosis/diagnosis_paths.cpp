@@ -9,13 +9,6 @@ namespace {
 
 using nlohmann::json;
 
-double Median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 double LossOf(const PathSummary& p) {
   if (p.sent <= 0) return p.received > 0 ? 0 : 1;
   return std::clamp(static_cast<double>(p.sent - p.received) / static_cast<double>(p.sent), 0.0, 1.0);
@@ -33,9 +26,28 @@ int Rank(PathKind k) { return static_cast<int>(k); }
 
 }  // namespace
 
+double Median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  auto mid = v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2);
+  std::nth_element(v.begin(), mid, v.end());
+  if (v.size() % 2) return *mid;
+  return (*mid + *std::max_element(v.begin(), mid)) / 2;
+}
+
+bool Measured(const PathSummary& p) {
+  if (p.not_run) return false;
+  if (p.sent > 0) return true;
+  for (const auto& [k, n] : p.errors_by_status)
+    if (n > 0) return true;
+  return false;
+}
+
+std::string RailTransport(const PathSummary& p) { return p.rail + "|" + p.transport; }
+
 const char* KindName(PathKind k) {
   switch (k) {
     case PathKind::kGood: return "good";
+    case PathKind::kHostBusy: return "host_busy";
     case PathKind::kLatency: return "latency";
     case PathKind::kLoss: return "loss";
     case PathKind::kUnreachable: return "unreachable";
@@ -45,20 +57,31 @@ const char* KindName(PathKind k) {
   return "unknown";
 }
 
-std::map<std::string, LatencyLimit> LatencyLimits(const std::vector<PathSummary>& paths, const Options& o) {
-  std::map<std::string, std::vector<double>> p50s, mins;
-  for (const PathSummary& p : paths) {
-    if (p.not_run) continue;
-    if (p.rtt_p50_us) p50s[p.transport].push_back(*p.rtt_p50_us);
-    if (p.rtt_min_us) mins[p.transport].push_back(*p.rtt_min_us);
-  }
-  auto limit = [&](const std::vector<double>& v) {
-    double m = Median(v);
-    return std::max(m * o.latency_factor, m + o.latency_floor_us);
+std::map<std::string, LatencyLimit> LatencyLimits(const Input& in, const Options& o) {
+  struct Samples {
+    std::vector<double> network, p50, min;
   };
+  std::map<std::string, Samples> by;
+  for (const PathSummary& p : in.paths) {
+    if (p.not_run) continue;
+    Samples& s = by[RailTransport(p)];
+    if (p.network_p50_us) s.network.push_back(*p.network_p50_us);
+    if (p.rtt_p50_us) s.p50.push_back(*p.rtt_p50_us);
+    if (p.rtt_min_us) s.min.push_back(*p.rtt_min_us);
+  }
+  auto limit = [&](double ref, double floor) { return ref > 0 ? std::max(ref * o.latency_factor, ref + floor) : 0; };
   std::map<std::string, LatencyLimit> out;
-  for (const auto& [t, v] : p50s) out[t].p50_us = limit(v);
-  for (const auto& [t, v] : mins) out[t].min_us = limit(v);
+  for (auto& [key, s] : by) {
+    LatencyLimit& l = out[key];
+    l.network_median_us = Median(s.network);
+    double ref = l.network_median_us;
+    auto base = in.network_baseline_us.find(key);
+    if (base != in.network_baseline_us.end() && base->second > 0 && (ref <= 0 || base->second < ref))
+      ref = base->second;
+    l.network_p50_us = limit(ref, o.latency_floor_us);
+    l.rtt_p50_us = limit(Median(s.p50), o.rtt_floor_us);
+    l.rtt_min_us = limit(Median(s.min), o.rtt_floor_us);
+  }
   return out;
 }
 
@@ -73,18 +96,22 @@ PathKind Classify(const PathSummary& p, const std::map<std::string, LatencyLimit
   double loss = LossOf(p);
   if (p.sent > 0) loss = std::max(loss, static_cast<double>(errors) / static_cast<double>(p.sent));
   if (loss >= o.bad_loss_ratio) return PathKind::kLoss;
-  auto it = limits.find(p.transport);
+  auto it = limits.find(RailTransport(p));
   if (it == limits.end()) return PathKind::kGood;
   const LatencyLimit& l = it->second;
-  if (p.rtt_p50_us && l.p50_us > 0 && *p.rtt_p50_us >= l.p50_us) return PathKind::kLatency;
-  if (p.rtt_min_us && l.min_us > 0 && *p.rtt_min_us >= l.min_us) return PathKind::kLatency;
-  return PathKind::kGood;
+  const bool rtt_slow = (p.rtt_p50_us && l.rtt_p50_us > 0 && *p.rtt_p50_us >= l.rtt_p50_us) ||
+                        (p.rtt_min_us && l.rtt_min_us > 0 && *p.rtt_min_us >= l.rtt_min_us);
+  if (p.network_p50_us && l.network_p50_us > 0) {
+    if (*p.network_p50_us >= l.network_p50_us) return PathKind::kLatency;
+    return rtt_slow ? PathKind::kHostBusy : PathKind::kGood;
+  }
+  return rtt_slow ? PathKind::kLatency : PathKind::kGood;
 }
 
 void AddPathEvidence(const Fleet& f, const std::vector<size_t>& bad, json evidence, const Options& o, Verdict* v) {
   const auto& paths = f.input->paths;
   std::map<std::string, int64_t> statuses;
-  std::vector<double> loss, p50, mins;
+  std::vector<double> loss, p50, mins, network;
   for (size_t i : bad) {
     const PathSummary& p = paths[i];
     for (const auto& [name, n] : p.errors_by_status)
@@ -92,6 +119,7 @@ void AddPathEvidence(const Fleet& f, const std::vector<size_t>& bad, json eviden
     loss.push_back(LossOf(p));
     if (p.rtt_p50_us) p50.push_back(*p.rtt_p50_us);
     if (p.rtt_min_us) mins.push_back(*p.rtt_min_us);
+    if (p.network_p50_us) network.push_back(*p.network_p50_us);
     if (v->paths.size() < o.max_paths_cited)
       v->paths.push_back({{"src", p.src}, {"dst", p.dst}, {"rail", p.rail}, {"transport", p.transport},
                           {"kind", KindName(f.kind[i])}});
@@ -100,16 +128,20 @@ void AddPathEvidence(const Fleet& f, const std::vector<size_t>& bad, json eviden
   evidence["bad"] = bad.size();
   if (!statuses.empty()) evidence["wc_status"] = statuses;
   evidence["median_loss_ratio"] = std::round(Median(loss) * 1000) / 1000;
-  auto limit = bad.empty() ? f.latency_limit.end() : f.latency_limit.find(paths[bad.front()].transport);
+  auto limit = bad.empty() ? f.latency_limit.end() : f.latency_limit.find(RailTransport(paths[bad.front()]));
+  const bool has_limit = limit != f.latency_limit.end();
   if (!p50.empty()) {
     evidence["median_p50_us"] = std::round(Median(p50));
-    if (limit != f.latency_limit.end() && limit->second.p50_us > 0)
-      evidence["latency_limit_us"] = std::round(limit->second.p50_us);
+    if (has_limit && limit->second.rtt_p50_us > 0) evidence["latency_limit_us"] = std::round(limit->second.rtt_p50_us);
   }
   if (!mins.empty()) {
     evidence["median_min_us"] = std::round(Median(mins));
-    if (limit != f.latency_limit.end() && limit->second.min_us > 0)
-      evidence["min_limit_us"] = std::round(limit->second.min_us);
+    if (has_limit && limit->second.rtt_min_us > 0) evidence["min_limit_us"] = std::round(limit->second.rtt_min_us);
+  }
+  if (!network.empty()) {
+    evidence["median_network_us"] = std::round(Median(network) * 10) / 10;
+    if (has_limit && limit->second.network_p50_us > 0)
+      evidence["network_limit_us"] = std::round(limit->second.network_p50_us * 10) / 10;
   }
   v->evidence.push_back(std::move(evidence));
 }
@@ -126,6 +158,13 @@ void AddCounterEvidence(const Fleet& f, const std::string& node, const std::stri
                              {"cabled_to", p.node + "/" + p.device + "/" + std::to_string(p.port)},
                              {"counter", c.name}, {"delta", c.delta}});
   }
+}
+
+void AddElementCounterEvidence(const FabricElement& e, Verdict* v) {
+  for (const CounterDelta& c : e.moved)
+    v->evidence.push_back({{"what", "fabric_counter"}, {"element", e.subject}, {"description", e.description},
+                           {"counter", c.name}, {"delta", c.delta}});
+  if (e.down) v->evidence.push_back({{"what", "fabric_down"}, {"element", e.subject}, {"description", e.description}});
 }
 
 PathKind DominantKind(const Fleet& f, const std::vector<size_t>& paths) {

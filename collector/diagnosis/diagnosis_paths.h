@@ -11,18 +11,25 @@
 
 namespace rdmascope::collector::diagnosis {
 
-enum class PathKind { kGood, kLatency, kLoss, kUnreachable, kRnr, kAccess };
+// Ranked: a path's worst finding wins; kGood is no finding.
+enum class PathKind { kGood, kHostBusy, kLatency, kLoss, kUnreachable, kRnr, kAccess };
 
 const char* KindName(PathKind k);
 
-// RTT limits of one transport: latency_factor x the fleet's median of that
-// statistic, at least latency_floor_us over the median (0: no path had it).
+// The limits of one (rail, transport): over them a path is slow (0: no path
+// had the statistic). See diagnosis.h for how each is taken.
 struct LatencyLimit {
-  double p50_us = 0, min_us = 0;
+  double network_p50_us = 0, rtt_p50_us = 0, rtt_min_us = 0;
+  double network_median_us = 0;  // the pass's median network time (0: none)
 };
-std::map<std::string, LatencyLimit> LatencyLimits(const std::vector<PathSummary>& paths, const Options& o);
+// "rail|transport" of a path: the key of limits and baselines.
+std::string RailTransport(const PathSummary& p);
+std::map<std::string, LatencyLimit> LatencyLimits(const Input& in, const Options& o);
 
 PathKind Classify(const PathSummary& p, const std::map<std::string, LatencyLimit>& limits, const Options& o);
+
+// True when the path measured something (sent probes or saw errors, and was run).
+bool Measured(const PathSummary& p);
 
 // What the voting knows of the fleet.
 struct Fleet {
@@ -35,6 +42,9 @@ struct Fleet {
     auto it = group.find(node);
     return it == group.end() ? "" : it->second;
   }
+  // The group of a path's source / destination on its rail.
+  std::string SrcGroup(const PathSummary& p) const { return p.src_group.empty() ? GroupOf(p.src) : p.src_group; }
+  std::string DstGroup(const PathSummary& p) const { return p.dst_group.empty() ? GroupOf(p.dst) : p.dst_group; }
 };
 
 // Evidence of a set of bad paths: count, statuses, median loss and p50, and
@@ -46,10 +56,15 @@ void AddPathEvidence(const Fleet& f, const std::vector<size_t>& bad, nlohmann::j
 // ports at the other end of its cables.
 void AddCounterEvidence(const Fleet& f, const std::string& node, const std::string& device, Verdict* v);
 
+// A fabric element's own counters that rose, as evidence.
+void AddElementCounterEvidence(const FabricElement& e, Verdict* v);
+
 // Dominant kind of the paths (most paths; ties to the more severe kind).
 PathKind DominantKind(const Fleet& f, const std::vector<size_t>& paths);
 
 // Fills kind, severity and first_bad_ms from the explained paths.
 void Finish(const Fleet& f, const std::vector<size_t>& bad, const Options& o, Verdict* v);
+
+double Median(std::vector<double> v);
 
 }  // namespace rdmascope::collector::diagnosis

@@ -1,39 +1,85 @@
+// Tracker::Observe (contract in diagnosis_track.h).
 #include "collector/diagnosis/diagnosis_track.h"
 
+#include <algorithm>
+
 namespace rdmascope::collector::diagnosis {
+namespace {
+
+// "scope|subject" of a key "scope|subject|kind".
+std::string ElementOf(const std::string& key) { return key.substr(0, key.rfind('|')); }
+
+}  // namespace
 
 TrackStep Tracker::Observe(const std::vector<Verdict>& verdicts, const std::set<std::string>& open_keys,
-                           int64_t now_ms, int64_t unknown_hold_ms) {
+                           int64_t now_ms, int64_t interval_ms) {
   TrackStep step;
-  std::set<std::string> now;
+  std::map<std::string, std::string> open_by_element;  // scope|subject -> open key
+  for (const std::string& key : open_keys) {
+    open_by_element[ElementOf(key)] = key;
+    if (!open_.count(key)) open_[key] = Open{now_ms, false, 0};  // a restart: its absence counts from now
+  }
+  std::set<std::string> seen_now;
   std::map<std::string, Streak> seen;
+  std::map<std::string, int> severity_of_open;  // open key -> 1 when critical (from the verdicts refreshing it)
   for (const Verdict& v : verdicts) {
     const std::string key = v.Key();
-    if (!now.insert(key).second) continue;
-    if (open_keys.count(key)) {
-      step.upsert.push_back(v);  // refresh evidence and last_seen
+    auto same = open_by_element.find(v.scope + "|" + v.subject);
+    if (same != open_by_element.end() && same->second != key && v.severity == "critical" &&
+        open_keys.count(same->second)) {
+      // Is the open one a warning? Only the store knows its severity; the
+      // kinds that are always critical tell enough.
+      const std::string open_kind = same->second.substr(same->second.rfind('|') + 1);
+      const bool open_critical = open_kind == "unreachable" || open_kind == "port_down" || open_kind == "rnr" ||
+                                 open_kind == "access" || open_kind == "loss";
+      if (!open_critical) {
+        step.close.push_back(same->second);
+        open_.erase(same->second);
+        open_by_element.erase(same);
+        same = open_by_element.end();
+      }
+    }
+    if (same != open_by_element.end()) {
+      const std::string& open_key = same->second;
+      if (!seen_now.insert(open_key).second) continue;
+      Open& o = open_[open_key];
+      if (o.missed) ++o.flaps;
+      o.missed = false;
+      o.last_seen_ms = now_ms;
+      Verdict refreshed = v;
+      refreshed.kind = open_key.substr(open_key.rfind('|') + 1);
+      if (o.flaps > 0) refreshed.evidence.push_back({{"what", "flapping"}, {"flaps", o.flaps}});
+      step.upsert.push_back(std::move(refreshed));
       continue;
     }
+    if (!seen_now.insert(key).second) continue;
     auto it = seen_.find(key);
     Streak st = it == seen_.end() ? Streak{0, now_ms} : it->second;
     ++st.runs;
-    const bool held = v.scope != "unknown" || now_ms - st.since_ms >= unknown_hold_ms;
-    if (st.runs >= o_.open_after && held)
+    const bool held = v.scope != "unknown" || now_ms - st.since_ms >= interval_ms;
+    if (st.runs >= o_.open_after && held) {
       step.upsert.push_back(v);
-    else
+      open_[key] = Open{now_ms, false, 0};
+    } else {
       seen[key] = st;  // runs without the verdict reset the streak
+    }
   }
   seen_ = std::move(seen);
-  std::map<std::string, int> missed;
   for (const std::string& key : open_keys) {
-    if (now.count(key)) continue;
-    int n = (missed_.count(key) ? missed_[key] : 0) + 1;
-    if (n >= o_.close_after)
+    if (seen_now.count(key)) continue;
+    Open& o = open_[key];
+    o.missed = true;
+    const int64_t wait = interval_ms * (o_.close_after + std::min(o.flaps, o_.max_flap_intervals));
+    if (now_ms - o.last_seen_ms >= wait) {
       step.close.push_back(key);
-    else
-      missed[key] = n;
+      open_.erase(key);
+    }
   }
-  missed_ = std::move(missed);
+  for (auto it = open_.begin(); it != open_.end();) {  // forget what the store no longer holds open
+    const bool upserted = std::any_of(step.upsert.begin(), step.upsert.end(),
+                                      [&](const Verdict& v) { return v.Key() == it->first; });
+    it = open_keys.count(it->first) || upserted ? std::next(it) : open_.erase(it);
+  }
   return step;
 }
 

@@ -1,18 +1,25 @@
-// Hysteresis for diagnoses: a verdict opens once it has been seen in
-// open_after consecutive runs and closes only after close_after consecutive
-// runs without it, so a fault that comes and goes keeps one open diagnosis
-// instead of flapping. A verdict of scope "unknown" (bad paths that no
+// Hysteresis for diagnoses, by time: a verdict opens once it has been seen in
+// open_after consecutive runs, and closes only when it has not been seen for
+// close_after report intervals; so a fault that comes and goes keeps one open
+// diagnosis instead of flapping. Each return of an open diagnosis after a run
+// without it counts a flap (cited as evidence {"what":"flapping","flaps":N});
+// every flap lengthens its close wait by one more interval, up to
+// max_flap_intervals more. A verdict of scope "unknown" (bad paths that no
 // element explains) must also have been seen in consecutive runs spanning
-// unknown_hold_ms: it is the weakest verdict, and a fleet-wide stall of a
-// moment (a busy host slows every probe it times for one round) must not
-// open it.
+// one interval: it is the weakest verdict, and a fleet-wide stall of a
+// moment must not open it.
+//
+// One diagnosis per element: a verdict on the scope and subject of an open
+// diagnosis refreshes that diagnosis (its kind stays), unless the open one is
+// a warning and the new one critical: then the new one opens and the old
+// closes.
 //
 // Contract: pure bookkeeping, no I/O, not thread-safe (one worker owns it).
-// Observe() takes the verdicts of one run, the keys open in the store and the
-// run's time (ms, non-decreasing);
-// it returns what to open or refresh and which open keys to close. A key
-// open in the store but unknown to the tracker (a restart) counts its
-// misses from the restart on.
+// Observe() takes the verdicts of one run, the keys open in the store, the
+// run's time (ms, non-decreasing) and the report interval (ms); it returns
+// what to open or refresh and which open keys to close. A key open in the
+// store but unknown to the tracker (a restart) counts its absence from the
+// restart on.
 #pragma once
 
 #include <cstdint>
@@ -26,8 +33,9 @@
 namespace rdmascope::collector::diagnosis {
 
 struct TrackOptions {
-  int open_after = 1;   // consecutive runs with the verdict before it opens
-  int close_after = 2;  // consecutive runs without it before it closes
+  int open_after = 1;             // consecutive runs with the verdict before it opens
+  int close_after = 2;            // report intervals without it before it closes
+  int max_flap_intervals = 6;     // most intervals flaps add to the close wait
 };
 
 struct TrackStep {
@@ -38,17 +46,22 @@ struct TrackStep {
 class Tracker {
  public:
   explicit Tracker(TrackOptions o = TrackOptions()) : o_(o) {}
-  TrackStep Observe(const std::vector<Verdict>& verdicts, const std::set<std::string>& open_keys, int64_t now_ms = 0,
-                    int64_t unknown_hold_ms = 0);
+  TrackStep Observe(const std::vector<Verdict>& verdicts, const std::set<std::string>& open_keys, int64_t now_ms,
+                    int64_t interval_ms);
 
  private:
-  TrackOptions o_;
   struct Streak {
     int runs = 0;
     int64_t since_ms = 0;  // time of the streak's first run
   };
+  struct Open {
+    int64_t last_seen_ms = 0;
+    bool missed = false;  // the last run did not see it
+    int flaps = 0;
+  };
+  TrackOptions o_;
   std::map<std::string, Streak> seen_;  // key -> consecutive runs seen (not yet open)
-  std::map<std::string, int> missed_;  // open key -> consecutive runs missed
+  std::map<std::string, Open> open_;    // open key -> when last seen
 };
 
 }  // namespace rdmascope::collector::diagnosis

@@ -1,62 +1,58 @@
-// Diagnose(): the voting over path elements (rules in diagnosis.h).
+// Diagnose(): the rules of diagnosis.h, in their order, over the numbered
+// elements of diagnosis_elements.h.
 #include <algorithm>
-#include <array>
+#include <cmath>
 #include <map>
 #include <set>
 
 #include "collector/diagnosis/diagnosis.h"
+#include "collector/diagnosis/diagnosis_elements.h"
 #include "collector/diagnosis/diagnosis_paths.h"
+#include "common/counter_thresholds.h"
 
 namespace rdmascope::collector::diagnosis {
 namespace {
 
 using nlohmann::json;
 
-// How the remaining bad paths fall on one element.
-struct Tally {
-  int64_t src_total = 0, src_bad = 0, dst_total = 0, dst_bad = 0, total = 0;
-  std::set<std::string> bad_peers, bad_peer_groups;
-  std::vector<size_t> bad;
-};
-
-struct Candidate {
-  std::string scope, subject, node, device;
-  double share = 0;
-  int priority = 0;  // higher wins a tie of shares
-  const Tally* tally = nullptr;  // the element over the paths of every transport
-  const char* transport = "";    // the transport whose paths gave the share ("": all)
-};
-
-// The tallies of one round over the paths of one transport (or all): per
-// host, per NIC ("node/device") and per link between two groups.
-struct Tallies {
-  std::map<std::string, Tally> hosts, nics, links;
-};
-
-// The transports a round tallies alone; "" is all of them.
-constexpr const char* kTransports[] = {"", "ud", "rc"};
-
-// One round's tallies: `by[k]` over the paths of kTransports[k], and the
-// devices each node was seen with in the paths.
-struct RoundTallies {
-  std::array<Tallies, 3> by;
-  std::map<std::string, std::set<std::string>> devices;
-};
-
 std::string Ratio(int64_t bad, int64_t total) { return std::to_string(bad) + "/" + std::to_string(total); }
 
-std::string LinkName(std::string a, std::string b) {
-  if (b < a) std::swap(a, b);
-  return a + "<->" + b;
+double Share(int64_t bad, int64_t total) {
+  return total > 0 ? static_cast<double>(bad) / static_cast<double>(total) : 0;
 }
 
-bool Measured(const PathSummary& p) {
-  if (p.not_run) return false;
-  if (p.sent > 0) return true;
-  for (const auto& [k, n] : p.errors_by_status)
-    if (n > 0) return true;
-  return false;
+// Higher wins a tie of explained paths and shares (diagnosis.h rule 4).
+int Priority(const Element& e) {
+  switch (e.scope) {
+    case Scope::kHost: return 6;
+    case Scope::kNic: return 5;
+    case Scope::kLink: return e.counters_rose ? 7 : 4;  // a cable whose counters rose beats its host
+    case Scope::kSwitch: return 3;
+    case Scope::kGroupLink: return 2;
+    case Scope::kGroup: return 1;
+    case Scope::kFleet: return 0;
+  }
+  return 0;
 }
+
+// Two candidates whose excess differs by less than this part of the larger
+// are a tie, and the higher share wins: background loss on a big element's
+// many paths must not outweigh the fault a small element explains alone.
+constexpr double kExcessTie = 0.2;
+
+struct Candidate {
+  uint32_t id = 0;
+  double excess = 0;     // its bad paths beyond what the rest's bad share predicts
+  double share = 0;      // the share that qualified it (a host: the worse direction)
+  double plain = 0;      // bad / total over that transport set: compared alike for every scope
+  size_t transport = 0;  // the transport set whose share decided
+  int priority = 0;
+  bool Beats(const Candidate& o) const {
+    if (std::abs(excess - o.excess) > kExcessTie * std::max(excess, o.excess)) return excess > o.excess;
+    if (plain != o.plain) return plain > o.plain;
+    return priority > o.priority;
+  }
+};
 
 class Vote {
  public:
@@ -65,13 +61,21 @@ class Vote {
     for (const NodeFacts& n : in.nodes) {
       f_.group[n.name] = n.group;
       f_.node[n.name] = &n;
-      groups_.insert(n.group);
     }
-    f_.latency_limit = LatencyLimits(in.paths, o);
-    for (const PathSummary& p : in.paths) f_.kind.push_back(Classify(p, f_.latency_limit, o));
+    f_.latency_limit = LatencyLimits(in, o);
+    measured_.resize(in.paths.size());
+    open_.resize(in.paths.size());
+    lost_.resize(in.paths.size());
     for (size_t i = 0; i < in.paths.size(); ++i) {
-      if (Measured(in.paths[i])) ++measured_;
-      if (f_.kind[i] != PathKind::kGood) open_.insert(i);
+      const PathSummary& p = in.paths[i];
+      f_.kind.push_back(Classify(p, f_.latency_limit, o));
+      measured_[i] = Measured(p);
+      int64_t errors = 0;
+      for (const auto& [name, n] : p.errors_by_status) errors += std::max<int64_t>(n, 0);
+      lost_[i] = std::clamp<int64_t>(std::max(p.sent - p.received, errors), 0, std::max<int64_t>(p.sent, 0));
+      if (measured_[i]) ++measured_count_;
+      open_[i] = f_.kind[i] != PathKind::kGood;
+      if (open_[i]) ++open_count_;
     }
   }
 
@@ -79,8 +83,11 @@ class Vote {
     PortsDown();
     Responders(PathKind::kRnr);
     Responders(PathKind::kAccess);
-    while (VoteOnce()) {
+    FleetLatency();
+    const ElementIndex index(f_, measured_);
+    while (open_count_ > 0 && VoteOnce(index)) {
     }
+    FabricAlone(index);
     Unknown();
     std::sort(out_.begin(), out_.end(), [](const Verdict& a, const Verdict& b) {
       if (a.severity != b.severity) return a.severity == "critical";
@@ -94,10 +101,31 @@ class Vote {
   const std::vector<PathSummary>& Paths() const { return f_.input->paths; }
 
   void Explain(const std::vector<size_t>& paths) {
-    for (size_t i : paths) open_.erase(i);
+    for (size_t i : paths)
+      if (open_[i]) open_[i] = false, --open_count_;
   }
 
-  // 1. A port not ACTIVE, with bad or not-run paths on its device.
+  void Emit(Verdict v, const std::vector<size_t>& bad) {
+    Finish(f_, bad, o_, &v);
+    Explain(bad);
+    named_.insert(v.scope + "|" + v.subject);
+    out_.push_back(std::move(v));
+  }
+
+  // A path end on `port`: same node and device and, when both know it, port.
+  // A path without a device matches only a node with one port.
+  bool OnPort(const std::string& node, const std::string& device, int64_t port_no, const PortFacts& port) const {
+    if (node != port.node) return false;
+    if (device.empty()) return PortsOf(node) == 1;
+    return device == port.device && (port_no == 0 || port_no == port.port);
+  }
+  size_t PortsOf(const std::string& node) const {
+    size_t n = 0;
+    for (const PortFacts& p : f_.input->ports) n += p.node == node ? 1 : 0;
+    return n;
+  }
+
+  // 1. A port not ACTIVE, with bad or not-run paths of its own.
   void PortsDown() {
     for (const PortFacts& port : f_.input->ports) {
       if (port.active) continue;
@@ -107,10 +135,10 @@ class Vote {
       std::vector<size_t> bad;
       for (size_t i = 0; i < Paths().size(); ++i) {
         const PathSummary& p = Paths()[i];
-        bool src = p.src == port.node && (p.src_device.empty() || p.src_device == port.device);
-        bool dst = p.dst == port.node && (p.dst_device.empty() || p.dst_device == port.device);
+        const bool src = OnPort(p.src, p.src_device, p.src_port, port);
+        const bool dst = OnPort(p.dst, p.dst_device, p.dst_port, port);
         if (p.not_run && src) not_run = true;
-        if ((src || dst) && open_.count(i)) bad.push_back(i);
+        if ((src || dst) && open_[i]) bad.push_back(i);
       }
       if (bad.empty() && !not_run) continue;
       Verdict v;
@@ -122,9 +150,7 @@ class Vote {
                             {"port", port.port}, {"state", port.state.empty() ? "not ACTIVE" : port.state}});
       if (!bad.empty()) AddPathEvidence(f_, bad, json::object(), o_, &v);
       AddCounterEvidence(f_, port.node, port.device, &v);
-      Finish(f_, bad, o_, &v);
-      Explain(bad);
-      out_.push_back(std::move(v));
+      Emit(std::move(v), bad);
     }
   }
 
@@ -132,205 +158,290 @@ class Vote {
   // share counts the inbound paths of the transport that failed (these are
   // RC statuses: the node's UD echo may well be fine).
   void Responders(PathKind kind) {
-    std::map<std::pair<std::string, std::string>, Tally> in;  // (dst, transport)
+    struct In {
+      int64_t total = 0;
+      std::set<std::string> sources;
+      std::vector<size_t> bad;
+    };
+    std::map<std::pair<std::string, std::string>, In> in;  // (dst, transport)
     for (size_t i = 0; i < Paths().size(); ++i) {
       const PathSummary& p = Paths()[i];
-      if (!Measured(p)) continue;
-      Tally& t = in[{p.dst, p.transport}];
-      ++t.dst_total;
-      if (open_.count(i) && f_.kind[i] == kind) {
-        ++t.dst_bad;
-        t.bad_peers.insert(p.src);
+      if (!measured_[i]) continue;
+      In& t = in[{p.dst, p.transport}];
+      ++t.total;
+      if (open_[i] && f_.kind[i] == kind) {
+        t.sources.insert(p.src);
         t.bad.push_back(i);
       }
     }
     std::set<std::string> named;
     for (const auto& [key, t] : in) {
       const std::string& node = key.first;
-      double share = static_cast<double>(t.dst_bad) / static_cast<double>(t.dst_total);
-      if (t.dst_bad < o_.min_bad_paths || share < o_.min_share || !named.insert(node).second) continue;
+      const int64_t bad = static_cast<int64_t>(t.bad.size());
+      double share = Share(bad, t.total);
+      if (bad < o_.min_bad_paths || share < o_.min_share || !named.insert(node).second) continue;
       Verdict v;
       v.scope = "host";
       v.subject = node;
       v.kind = KindName(kind);
       v.confidence = share;
-      AddPathEvidence(f_, t.bad, {{"element", "responder"}, {"as_dst", Ratio(t.dst_bad, t.dst_total)},
-                                  {"sources", t.bad_peers.size()}, {"voted_on", key.second}},
+      AddPathEvidence(f_, t.bad, {{"element", "responder"}, {"as_dst", Ratio(bad, t.total)},
+                                  {"sources", t.sources.size()}, {"voted_on", key.second}},
                       o_, &v);
       AddCounterEvidence(f_, node, "", &v);
-      Finish(f_, t.bad, o_, &v);
-      Explain(t.bad);
-      out_.push_back(std::move(v));
+      Emit(std::move(v), t.bad);
     }
   }
 
-  // 3. One round of the vote; false when no element qualifies. Elements are
-  // tallied over all paths and over each transport alone: RC retransmits
-  // what a lossy element drops, so its loss may show only on the UD paths —
-  // all of them — while its RC paths stay clean. The share that decides is
-  // the best of the three; the evidence and the paths explained are the
-  // element's bad paths of every transport.
-  bool VoteOnce() {
-    const RoundTallies round = TallyRound();
-    const std::vector<Candidate> cands = CandidatesOf(round);
-    if (cands.empty()) return false;
-    const Candidate* best = &cands.front();
-    for (const Candidate& c : cands)
-      if (c.share > best->share || (c.share == best->share && c.priority > best->priority)) best = &c;
-    Verdict v = VerdictOf(*best);
-    const Tally& t = *best->tally;
-    Finish(f_, t.bad, o_, &v);
-    Explain(t.bad);
-    out_.push_back(std::move(v));
+  // 3. The fleet's network time as a whole above its baseline.
+  void FleetLatency() {
+    const auto& base = f_.input->network_baseline_us;
+    std::set<std::string> rails, slow_rails, slow_keys;
+    json evidence = json::array();
+    for (const auto& [key, limit] : f_.latency_limit) {
+      auto b = base.find(key);
+      if (b == base.end() || b->second <= 0 || limit.network_median_us <= 0) continue;
+      const std::string rail = key.substr(0, key.rfind('|'));
+      rails.insert(rail);
+      const double m = limit.network_median_us;
+      if (m < b->second * o_.fleet_latency_factor || m - b->second < o_.fleet_latency_floor_us) continue;
+      slow_rails.insert(rail);
+      slow_keys.insert(key);
+      evidence.push_back({{"what", "fleet_network_time"}, {"rail_transport", key},
+                          {"baseline_us", std::round(b->second * 10) / 10}, {"median_us", std::round(m * 10) / 10}});
+    }
+    if (slow_keys.empty()) return;
+    std::vector<size_t> explained;
+    int64_t on_keys = 0, slow = 0;
+    for (size_t i = 0; i < Paths().size(); ++i) {
+      const PathSummary& p = Paths()[i];
+      if (!measured_[i] || !p.network_p50_us || !slow_keys.count(RailTransport(p))) continue;
+      ++on_keys;
+      if (*p.network_p50_us >= base.at(RailTransport(p)) * o_.fleet_latency_factor) ++slow;
+      if (open_[i] && (f_.kind[i] == PathKind::kLatency || f_.kind[i] == PathKind::kHostBusy)) explained.push_back(i);
+    }
+    Verdict v;
+    v.scope = "fleet";
+    if (slow_rails == rails) {
+      v.subject = "all";
+    } else {
+      v.subject = "rail:";
+      for (const std::string& r : slow_rails) v.subject += (v.subject.size() > 5 ? "," : "") + r;
+    }
+    v.kind = "latency";
+    v.confidence = Share(slow, on_keys);
+    for (json& e : evidence) v.evidence.push_back(std::move(e));
+    if (!explained.empty()) AddPathEvidence(f_, explained, {{"element", "fleet"}}, o_, &v);
+    Emit(std::move(v), explained);
+  }
+
+  // Its paths' probes pooled lost pooled_min_loss and pooled_factor x what
+  // the rest lost, and its bad paths are as many as that loss rate spread
+  // evenly would spoil (consistent_share of them at least): loss on some of
+  // its paths only is exonerated by the clean rest.
+  bool PooledLoss(int64_t sent, int64_t lost, int64_t paths, int64_t bad, const Count& all) const {
+    if (lost < o_.min_lost_probes || sent <= 0 || paths <= 0) return false;
+    const double rate = Share(lost, sent);
+    const double rest = Share(all.lost - lost, all.sent - sent);
+    if (rate < o_.pooled_min_loss || rate < o_.pooled_factor * rest) return false;
+    const int64_t per_path = std::max<int64_t>(1, sent / paths);
+    return Share(bad, paths) >= o_.consistent_share * SpoiledShare(per_path, rate);
+  }
+
+  // The chance that a path of n probes, each lost with probability rate,
+  // loses at least bad_loss_ratio of them (a bad path).
+  double SpoiledShare(int64_t n, double rate) const {
+    const int64_t k = std::max<int64_t>(1, static_cast<int64_t>(std::ceil(o_.bad_loss_ratio * static_cast<double>(n))));
+    if (rate >= 1) return 1;
+    double term = std::pow(1 - rate, static_cast<double>(n)), below = 0;
+    for (int64_t j = 0; j < k && j < n; ++j) {
+      below += term;
+      term *= static_cast<double>(n - j) / static_cast<double>(j + 1) * rate / (1 - rate);
+    }
+    return std::clamp(1 - below, 0.0, 1.0);
+  }
+
+  // The share of element id's paths that are bad over transport set k when
+  // it qualifies (rule 4), else < 0.
+  double Qualifies(const ElementIndex& index, const Round& r, uint32_t id, size_t k) const {
+    const Element& e = index.elements()[id];
+    const Count& c = r.count[k][id];
+    const Count& all = r.all[k];
+    if (e.scope != Scope::kHost && e.scope != Scope::kNic) {
+      if (e.scope == Scope::kGroup && index.groups() < 2) return -1;  // one group: the fleet is the same
+      if (c.bad < o_.min_bad_paths) return -1;
+      const double share = Share(c.bad, c.total);
+      if (share >= o_.min_share) return share;
+      return e.scope != Scope::kFleet && PooledLoss(c.sent, c.lost, c.total, c.bad, all) ? share : -1;
+    }
+    if (e.scope == Scope::kNic && e.sole_nic) return -1;
+    if (c.src_bad + c.dst_bad < o_.min_bad_paths || c.dst_total == 0) return -1;
+    auto n = f_.node.find(e.node);
+    const bool silent = (n != f_.node.end() && n->second->silent) || c.src_total == 0;
+    double share = Share(c.dst_bad, c.dst_total);
+    if (!silent) share = std::min(share, Share(c.src_bad, c.src_total));
+    if (share >= o_.min_share) {
+      if (e.home_group < 0) return share;
+      const Count& g = r.count[k][static_cast<size_t>(e.home_group)];  // it must stand out from its group
+      const double rest = Share(g.bad - c.bad, g.total - c.total);
+      if (share - rest >= o_.standout_share) return share;
+    }
+    const bool pooled = PooledLoss(c.dst_sent, c.dst_lost, c.dst_total, c.dst_bad, all) &&
+                        (silent || PooledLoss(c.src_sent, c.src_lost, c.src_total, c.src_bad, all));
+    return pooled ? share : -1;
+  }
+
+  // A host's or NIC's bad peers lie in more than one group (more than one
+  // peer when the fleet has one group).
+  bool Spread(const ElementIndex& index, const Round& r, uint32_t id) const {
+    std::set<std::string> peers, groups;
+    for (uint32_t i : r.bad[id]) {
+      const PathSummary& p = Paths()[i];
+      const bool is_dst = index.elements()[id].node == p.dst;
+      peers.insert(is_dst ? p.src : p.dst);
+      groups.insert(index.PeerGroup(i, is_dst));
+      if (index.groups() > 1 ? groups.size() > 1 : peers.size() > 1) return true;
+    }
+    return false;
+  }
+
+  // 4. One round of the greedy vote; false when no element qualifies.
+  bool VoteOnce(const ElementIndex& index) {
+    const Round r = Tally(f_, index, measured_, open_, lost_);
+    bool found = false;
+    Candidate best;
+    for (uint32_t id = 0; id < index.elements().size(); ++id) {
+      if (static_cast<int64_t>(r.bad[id].size()) < o_.min_bad_paths) continue;
+      Candidate c;
+      c.id = id;
+      const Count& n = r.count[0][id];
+      c.excess = n.bad - n.total * Share(r.all[0].bad - n.bad, r.all[0].total - n.total);
+      c.priority = Priority(index.elements()[id]);
+      c.share = -1;
+      for (size_t k = 0; k < kTransportSets; ++k) {
+        const double s = Qualifies(index, r, id, k);
+        if (s > c.share) c.share = s, c.transport = k, c.plain = Share(r.count[k][id].bad, r.count[k][id].total);
+      }
+      if (c.share < 0 || (found && !c.Beats(best))) continue;
+      const Scope scope = index.elements()[id].scope;
+      if ((scope == Scope::kHost || scope == Scope::kNic) && !Spread(index, r, id)) continue;
+      best = c;
+      found = true;
+    }
+    if (!found) return false;
+    std::vector<size_t> bad(r.bad[best.id].begin(), r.bad[best.id].end());
+    Emit(VerdictOf(index, r, best), bad);
     return true;
   }
 
-  // Counts measured path i on an endpoint's tally, as its source or its
-  // destination; a bad path also names the peer and the peer's group.
-  void CountEndpoint(Tally& t, bool as_src, const std::string& peer, bool bad, size_t i) const {
-    ++(as_src ? t.src_total : t.dst_total);
-    ++t.total;
-    if (!bad) return;
-    ++(as_src ? t.src_bad : t.dst_bad);
-    t.bad_peers.insert(peer);
-    t.bad_peer_groups.insert(f_.GroupOf(peer));
-    t.bad.push_back(i);
-  }
-
-  // Counts measured path i on the tallies of one transport: both hosts,
-  // both NICs when named, and `link` (LinkName of the two groups; empty
-  // when both ends are in one group).
-  void CountPath(Tallies& t, const PathSummary& p, const std::string& link, bool bad, size_t i) const {
-    CountEndpoint(t.hosts[p.src], true, p.dst, bad, i);
-    CountEndpoint(t.hosts[p.dst], false, p.src, bad, i);
-    if (!p.src_device.empty()) CountEndpoint(t.nics[p.src + "/" + p.src_device], true, p.dst, bad, i);
-    if (!p.dst_device.empty()) CountEndpoint(t.nics[p.dst + "/" + p.dst_device], false, p.src, bad, i);
-    if (link.empty()) return;
-    Tally& l = t.links[link];
-    ++l.total;
-    if (bad) {
-      ++l.src_bad;
-      l.bad.push_back(i);
-    }
-  }
-
-  // Every measured path counted over all transports and over its own; a
-  // path is bad while no verdict explains it.
-  RoundTallies TallyRound() const {
-    RoundTallies round;
-    for (size_t i = 0; i < Paths().size(); ++i) {
-      const PathSummary& p = Paths()[i];
-      if (!Measured(p)) continue;
-      const bool bad = open_.count(i) > 0;
-      if (!p.src_device.empty()) round.devices[p.src].insert(p.src_device);
-      if (!p.dst_device.empty()) round.devices[p.dst].insert(p.dst_device);
-      const std::string ga = f_.GroupOf(p.src), gb = f_.GroupOf(p.dst);
-      const std::string link = ga != gb ? LinkName(ga, gb) : std::string();
-      for (size_t k = 0; k < round.by.size(); ++k)
-        if (k == 0 || p.transport == kTransports[k]) CountPath(round.by[k], p, link, bad, i);
-    }
-    return round;
-  }
-
-  // A host or NIC as a candidate when enough of its paths are bad, its
-  // share (the lower of as source and as destination, unless the node is
-  // silent or sent nothing) reaches min_share and its bad peers are spread
-  // over more than one group (one peer when there is one group). t is its
-  // tally over one transport's paths (or all), all the one over all paths.
-  void AddEndpointCandidate(std::vector<Candidate>* cands, const char* scope, const std::string& subject,
-                            const std::string& node, const std::string& device, const Tally& t, const Tally& all,
-                            int priority, const char* transport) const {
-    if (t.src_bad + t.dst_bad < o_.min_bad_paths || t.dst_total == 0) return;
-    auto n = f_.node.find(node);
-    const bool silent = (n != f_.node.end() && n->second->silent) || t.src_total == 0;
-    double share = static_cast<double>(t.dst_bad) / static_cast<double>(t.dst_total);
-    if (!silent) share = std::min(share, static_cast<double>(t.src_bad) / static_cast<double>(t.src_total));
-    if (share < o_.min_share) return;
-    const bool spread = groups_.size() > 1 ? t.bad_peer_groups.size() > 1 : t.bad_peers.size() > 1;
-    if (spread) cands->push_back({scope, subject, node, device, share, priority, &all, transport});
-  }
-
-  // The elements that qualify in this round, per transport (or all): hosts,
-  // NICs of nodes seen with two devices or more, and group links.
-  std::vector<Candidate> CandidatesOf(const RoundTallies& round) const {
-    std::vector<Candidate> cands;
-    const Tallies& all = round.by[0];
-    for (size_t k = 0; k < round.by.size(); ++k) {
-      const Tallies& t = round.by[k];
-      for (const auto& [node, h] : t.hosts)
-        AddEndpointCandidate(&cands, "host", node, node, "", h, all.hosts.at(node), 3, kTransports[k]);
-      for (const auto& [nic, h] : t.nics) {
-        std::string node = nic.substr(0, nic.find('/'));
-        // One NIC: host and NIC are the same evidence.
-        const auto seen = round.devices.find(node);
-        if (seen == round.devices.end() || seen->second.size() < 2) continue;
-        AddEndpointCandidate(&cands, "nic", nic, node, nic.substr(nic.find('/') + 1), h, all.nics.at(nic), 2,
-                             kTransports[k]);
-      }
-      for (const auto& [link, l] : t.links) {
-        if (l.src_bad < o_.min_bad_paths) continue;
-        double share = static_cast<double>(l.src_bad) / static_cast<double>(l.total);
-        if (share < o_.min_share) continue;
-        cands.push_back({"group_link", link, "", "", share, 1, &all.links.at(link), kTransports[k]});
-      }
-    }
-    return cands;
-  }
-
-  // The verdict on the winning element: its vote and bad paths, and for a
-  // host or NIC whether its agent is silent and its moved error counters.
-  Verdict VerdictOf(const Candidate& best) const {
-    const Tally& t = *best.tally;
+  Verdict VerdictOf(const ElementIndex& index, const Round& r, const Candidate& best) const {
+    const Element& e = index.elements()[best.id];
+    const Count& c = r.count[0][best.id];
     Verdict v;
-    v.scope = best.scope;
-    v.subject = best.subject;
+    v.scope = ScopeName(e.scope);
+    v.subject = e.subject;
     v.confidence = best.share;
-    json vote = {{"element", best.scope}};
-    if (*best.transport) vote["voted_on"] = best.transport;
-    if (best.scope == "group_link") {
-      vote["across"] = Ratio(t.src_bad, t.total);
+    json vote = {{"element", v.scope}};
+    if (*TransportSetName(best.transport)) vote["voted_on"] = TransportSetName(best.transport);
+    const std::vector<size_t> bad(r.bad[best.id].begin(), r.bad[best.id].end());
+    if (e.scope == Scope::kHost || e.scope == Scope::kNic) {
+      vote["as_src"] = Ratio(c.src_bad, c.src_total);
+      vote["as_dst"] = Ratio(c.dst_bad, c.dst_total);
+      std::set<std::string> peers, groups;
+      for (size_t i : bad) {
+        const bool is_dst = e.node == Paths()[i].dst;
+        peers.insert(is_dst ? Paths()[i].src : Paths()[i].dst);
+        groups.insert(index.PeerGroup(i, is_dst));
+      }
+      vote["peers"] = peers.size();
+      vote["peer_groups"] = groups;
     } else {
-      vote["as_src"] = Ratio(t.src_bad, t.src_total);
-      vote["as_dst"] = Ratio(t.dst_bad, t.dst_total);
-      vote["peers"] = t.bad_peers.size();
-      vote["peer_groups"] = t.bad_peer_groups;
+      vote["across"] = Ratio(c.bad, c.total);
+      if (e.fabric) vote["description"] = e.fabric->description;
     }
-    AddPathEvidence(f_, t.bad, vote, o_, &v);
-    if (!best.node.empty()) {
-      auto n = f_.node.find(best.node);
+    AddPathEvidence(f_, bad, vote, o_, &v);
+    if (e.fabric) {
+      AddElementCounterEvidence(*e.fabric, &v);
+      if (e.counters_rose) v.confidence = std::max(v.confidence, 0.95);
+    }
+    if (!e.node.empty()) {
+      auto n = f_.node.find(e.node);
       if (n != f_.node.end() && n->second->silent)
         v.evidence.push_back({{"what", "agent_silent"}, {"last_report_at_ms", n->second->last_report_at_ms}});
-      AddCounterEvidence(f_, best.node, best.device, &v);
+      AddCounterEvidence(f_, e.node, e.device, &v);
     }
     return v;
   }
 
-  // 4. Widespread bad paths that no element explains.
+  // 5. Fabric elements no verdict names whose error counters rose past their
+  // thresholds, or that the newest sweep lost.
+  void FabricAlone(const ElementIndex& index) {
+    static const CounterThresholds kThresholds = DefaultCounterThresholds();
+    for (const Element& e : index.elements()) {
+      if (!e.fabric || named_.count(std::string(ScopeName(e.scope)) + "|" + e.subject)) continue;
+      json moved = json::array();
+      for (const CounterDelta& c : e.fabric->moved) {
+        auto t = kThresholds.find(c.name);
+        const int64_t limit = c.name == "link_downed" ? 1 : t == kThresholds.end() ? -1 : static_cast<int64_t>(t->second);
+        if (limit > 0 && c.delta >= limit) moved.push_back(c.name);
+      }
+      if (moved.empty() && !e.fabric->down) continue;
+      Verdict v;
+      v.scope = ScopeName(e.scope);
+      v.subject = e.subject;
+      v.kind = moved.empty() ? "down" : "link_errors";
+      v.confidence = 1.0;
+      v.evidence.push_back({{"what", "fabric"}, {"description", e.fabric->description}, {"over_threshold", moved}});
+      AddElementCounterEvidence(*e.fabric, &v);
+      Finish(f_, {}, o_, &v);
+      named_.insert(v.scope + "|" + v.subject);
+      out_.push_back(std::move(v));
+    }
+  }
+
+  // 6. Widespread bad paths that no element explains.
   void Unknown() {
-    const int64_t left = static_cast<int64_t>(open_.size());
-    if (left < o_.min_bad_paths || static_cast<double>(left) <= o_.unknown_share * static_cast<double>(measured_))
+    const int64_t left = open_count_;
+    if (left < o_.min_bad_paths || static_cast<double>(left) <= o_.unknown_share * static_cast<double>(measured_count_))
       return;
-    std::vector<size_t> bad(open_.begin(), open_.end());
+    std::vector<size_t> bad;
+    for (size_t i = 0; i < open_.size(); ++i)
+      if (open_[i]) bad.push_back(i);
     Verdict v;
     v.scope = "unknown";
     v.subject = "fleet";
-    v.confidence = static_cast<double>(left) / static_cast<double>(std::max<int64_t>(measured_, 1));
-    AddPathEvidence(f_, bad, {{"element", "none"}, {"unexplained", Ratio(left, measured_)}}, o_, &v);
-    Finish(f_, bad, o_, &v);
-    Explain(bad);
-    out_.push_back(std::move(v));
+    v.confidence = Share(left, std::max<int64_t>(measured_count_, 1));
+    AddPathEvidence(f_, bad, {{"element", "none"}, {"unexplained", Ratio(left, measured_count_)}}, o_, &v);
+    Emit(std::move(v), bad);
   }
 
   const Options& o_;
   Fleet f_;
-  std::set<std::string> groups_;
-  std::set<size_t> open_;  // bad paths no verdict explains yet
-  int64_t measured_ = 0;
+  std::vector<bool> measured_, open_;  // per path; open: bad and no verdict explains it yet
+  std::vector<int64_t> lost_;          // per path: probes lost
+  int64_t measured_count_ = 0, open_count_ = 0;
+  std::set<std::string> named_;  // scope|subject of every verdict made
   std::vector<Verdict> out_;
 };
 
 }  // namespace
 
 std::vector<Verdict> Diagnose(const Input& input, const Options& options) { return Vote(input, options).Run(); }
+
+std::map<std::string, double> UpdateNetworkBaseline(const std::map<std::string, double>& before, const Input& input,
+                                                    const Options& options) {
+  std::map<std::string, double> after = before;
+  for (const auto& [key, limit] : LatencyLimits(input, options)) {
+    const double m = limit.network_median_us;
+    if (m <= 0) continue;
+    auto it = after.find(key);
+    if (it == after.end()) {
+      after[key] = m;
+    } else if (m < it->second * options.fleet_latency_factor) {
+      it->second += (m - it->second) / 5;
+    }
+  }
+  return after;
+}
 
 }  // namespace rdmascope::collector::diagnosis

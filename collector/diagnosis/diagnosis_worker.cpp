@@ -18,25 +18,27 @@ DiagnosisWorker::DiagnosisWorker(Storage& store, DiagnosisWorkerOptions options,
 void DiagnosisWorker::Start() {
   thread_.Start(
       [this] {
-        return options_.interval_ms > 0 ? options_.interval_ms : std::max<int64_t>(1000, report_interval_ms_ / 2);
+        return options_.interval_ms > 0 ? options_.interval_ms
+                                        : std::max<int64_t>(1000, options_.source.report_interval_ms / 2);
       },
       [this] { Tick(); });
 }
 
 Result<DiagnosisPass> DiagnosisWorker::RunPass() {
   const int64_t now = now_ms_();
-  int64_t interval_ms = 0;
-  auto input = LoadDiagnosisInput(store_, now, options_.source, &interval_ms);
+  auto input = LoadDiagnosisInput(store_, now, options_.source);
   if (!input.ok()) return Status::Error("diagnosis: reading the store: " + input.status().message());
-  report_interval_ms_ = interval_ms;
+  input.value().network_baseline_us = network_baseline_us_;
   std::vector<diagnosis::Verdict> verdicts = diagnosis::Diagnose(input.value(), options_.vote);
+  network_baseline_us_ = diagnosis::UpdateNetworkBaseline(network_baseline_us_, input.value(), options_.vote);
   auto open = store_.diagnoses.OpenDiagnosisKeys();
   if (!open.ok()) return Status::Error("diagnosis: reading open diagnoses: " + open.status().message());
-  diagnosis::TrackStep step = tracker_.Observe(verdicts, open.value(), now, interval_ms);
+  diagnosis::TrackStep step = tracker_.Observe(verdicts, open.value(), now, options_.source.report_interval_ms);
   if (Status s = store_.diagnoses.ApplyDiagnoses(step.upsert, step.close, now); !s.ok())
     return Status::Error("diagnosis: storing diagnoses: " + s.message());
   DiagnosisPass pass;
   pass.verdicts = static_cast<int>(verdicts.size());
+  pass.paths = static_cast<int>(input.value().paths.size());
   for (const diagnosis::Verdict& v : step.upsert)
     if (!open.value().count(v.Key())) pass.opened.push_back(v.Key());
   pass.closed = step.close;

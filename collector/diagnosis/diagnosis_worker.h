@@ -3,12 +3,14 @@
 //
 // Contract: RunPass() is one whole run (what the timer does) and returns what
 // it opened and closed; the loop runs it every interval_ms (0: every half
-// report interval, at least 1 s). Stop() wakes the worker and joins it; it
+// report interval, at least 1 s). The report interval is the configuration's
+// (source.report_interval_ms). The worker keeps the fleet's network-time
+// baseline from pass to pass (diagnosis::UpdateNetworkBaseline). Stop() wakes the worker and joins it; it
 // returns within one pass. A failed pass is logged and retried at the next
 // tick: the daemon never stops for it.
 #pragma once
 
-#include <atomic>
+#include <map>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -31,6 +33,7 @@ struct DiagnosisWorkerOptions {
 
 struct DiagnosisPass {
   int verdicts = 0;  // verdicts of this run
+  int paths = 0;     // path summaries voted over
   std::vector<std::string> opened, closed;  // keys
 };
 
@@ -52,7 +55,7 @@ class DiagnosisWorker {
   std::function<int64_t()> now_ms_;
   std::function<void(const std::string&)> log_;
   diagnosis::Tracker tracker_;
-  std::atomic<int64_t> report_interval_ms_{10000};  // as the last pass read it
+  std::map<std::string, double> network_baseline_us_;  // only the pass (one thread) touches it
   PeriodicThread thread_;
 };
 

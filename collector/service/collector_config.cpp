@@ -45,12 +45,17 @@ const char kCollectorUsage[] =
     "                              (history, node, port and fabric lists, diagnoses) stops after N ms;\n"
     "                              the API answers 503 (default 5000)\n"
     "  --retention-interval-s N    [retention_interval_s] seconds between retention passes (default 60)\n"
+    "  --report-interval-s N       [report_interval_s] the interval the fleet's agents report at (their\n"
+    "                              --interval). The diagnosis counts in it: the summaries it votes over\n"
+    "                              (2.5 intervals), when a node is silent, and when a diagnosis closes\n"
+    "                              (after 2 clean intervals, more while it flaps) (default 10)\n"
     "  --diagnosis-interval-s N    [diagnosis_interval_s] seconds between diagnosis runs (where a fault\n"
-    "                              is, GET /api/v1/diagnoses); 0 = half the median report interval\n"
-    "                              the agents use, at least 1 (default 0)\n"
-    "  --diagnosis-latency-factor-pct N  [diagnosis_latency_factor_pct] a path is slow when its p50\n"
-    "                              RTT is at least N % of its transport's fleet median (and 1 ms over\n"
-    "                              it); lower it where the median itself is milliseconds (default 300)\n"
+    "                              is, GET /api/v1/diagnoses); 0 = half the report interval, at\n"
+    "                              least 1 (default 0)\n"
+    "  --diagnosis-latency-factor-pct N  [diagnosis_latency_factor_pct] a path is slow when its network\n"
+    "                              time (its RTT less the responder's time) is at least N % of its rail's\n"
+    "                              usual median (and 50 us over it); without network time, its RTT at\n"
+    "                              N % of the median and 1 ms over it (default 300)\n"
     "  --max-body-bytes N          [max_body_bytes] largest report accepted (default 4194304)\n"
     "  --http-workers N            [http_workers] threads serving HTTP connections (default 8). A report\n"
     "                              holds its worker until it is committed, so this bounds the reports one\n"
@@ -131,6 +136,7 @@ Status SetCollectorKey(CollectorConfig* c, const std::string& key, const std::st
       {"minute_rollup_retention_days", &c->minute_rollup_retention_days, 1, 36500},
       {"rollup_retention_days", &c->rollup_retention_days, 1, 36500},
       {"retention_interval_s", &c->retention_interval_s, 1, 86400},
+      {"report_interval_s", &c->report_interval_s, 1, 3600},
       {"diagnosis_interval_s", &c->diagnosis_interval_s, 0, 3600},
       {"diagnosis_latency_factor_pct", &c->diagnosis_latency_factor_pct, 110, 100000},
       {"max_body_bytes", &c->max_body_bytes, 1024, 1LL << 30},

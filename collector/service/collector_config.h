@@ -33,7 +33,8 @@ struct CollectorConfig {
   int64_t minute_rollup_retention_days = 1;
   int64_t rollup_retention_days = 90;
   int64_t retention_interval_s = 60;
-  int64_t diagnosis_interval_s = 0;  // 0: half the median report interval, at least 1 s
+  int64_t report_interval_s = 10;    // the agents' --interval: what the diagnosis counts in
+  int64_t diagnosis_interval_s = 0;  // 0: half the report interval, at least 1 s
   int64_t diagnosis_latency_factor_pct = 300;  // a path is slow at this % of its transport's median p50
   int64_t max_body_bytes = 4 << 20;
   int64_t http_workers = static_cast<int64_t>(kDefaultHttpWorkers);

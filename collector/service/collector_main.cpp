@@ -153,6 +153,7 @@ RetentionPolicy RetentionPolicyOf(const CollectorConfig& c) {
 DiagnosisWorkerOptions DiagnosisOptionsOf(const CollectorConfig& c) {
   DiagnosisWorkerOptions diag;
   diag.interval_ms = c.diagnosis_interval_s * 1000;
+  diag.source.report_interval_ms = c.report_interval_s * 1000;
   diag.source.group_label = c.pinglist_group_label;
   diag.vote.latency_factor = static_cast<double>(c.diagnosis_latency_factor_pct) / 100.0;
   return diag;

@@ -18,7 +18,8 @@ Result<json> DiagnosisRecords::DiagnosisFacts(int64_t since_ms, int64_t counters
       // SQLite takes the bare columns from the row holding MAX(interval_end).
       {"paths", "SELECT src, dst, COALESCE(rail, '') AS rail, transport, COALESCE(local_device, '') AS src_device, "
                 "COALESCE(remote_device, '') AS dst_device, interval_start, MAX(interval_end) AS interval_end, sent, "
-                "received, lost, rtt_min, rtt_p50, rtt_p99, errors_by_status AS errors_by_status_json, not_run "
+                "received, lost, rtt_min, rtt_p50, rtt_p99, network_p50, local_port, remote_port, "
+                "errors_by_status AS errors_by_status_json, not_run "
                 "FROM probe_summaries WHERE interval_end >= ?1 GROUP BY src, dst, rail, transport"},
       {"ports", "SELECT node, device, port, state, COALESCE(state_name, '') AS state_name FROM ports "
                 "WHERE ?1 = ?1 ORDER BY node, device, port"},

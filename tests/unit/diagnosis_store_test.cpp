@@ -106,11 +106,13 @@ TEST_F(DiagnosisStore, OpensServesCountsAndClosesWithoutFlapping) {
   ASSERT_EQ(d.size(), 1u);
   EXPECT_EQ(d[0]["runs"], 2);
 
-  // Two clean rounds close it.
+  // It came back once (a flap): three clean rounds close it, not two.
   Round(c_.store(), 5, "");
   EXPECT_TRUE(Pass(5).closed.empty());
   Round(c_.store(), 6, "");
-  EXPECT_EQ(Pass(6).closed, std::vector<std::string>{"host|n1|loss"});
+  EXPECT_TRUE(Pass(6).closed.empty());
+  Round(c_.store(), 7, "");
+  EXPECT_EQ(Pass(7).closed, std::vector<std::string>{"host|n1|loss"});
   EXPECT_EQ(Get(c_.port(), "/api/v1/diagnoses")["diagnoses"].size(), 0u);
   json all = Get(c_.port(), "/api/v1/diagnoses?all=1")["diagnoses"];
   ASSERT_EQ(all.size(), 1u);
@@ -216,21 +218,64 @@ diagnosis::Verdict V(const std::string& subject) {
   return v;
 }
 
-TEST(DiagnosisTracker, OpenAfterAndCloseAfter) {
-  diagnosis::Tracker t({2, 3});
+// Opens after open_after runs in a row; closes after close_after report
+// intervals without it, counted in time, not in runs.
+TEST(DiagnosisTracker, OpenAfterAndCloseAfterIntervals) {
+  diagnosis::Tracker t({2, 2});
+  const int64_t iv = 4000;
   std::set<std::string> open;
-  EXPECT_TRUE(t.Observe({V("x")}, open).upsert.empty());  // seen once: not yet
-  EXPECT_TRUE(t.Observe({}, open).upsert.empty());        // streak broken
-  EXPECT_TRUE(t.Observe({V("x")}, open).upsert.empty());
-  auto s = t.Observe({V("x")}, open);
+  EXPECT_TRUE(t.Observe({V("x")}, open, 0, iv).upsert.empty());  // seen once: not yet
+  EXPECT_TRUE(t.Observe({}, open, 2000, iv).upsert.empty());      // streak broken
+  EXPECT_TRUE(t.Observe({V("x")}, open, 4000, iv).upsert.empty());
+  auto s = t.Observe({V("x")}, open, 6000, iv);
   ASSERT_EQ(s.upsert.size(), 1u);
   open.insert("host|x|loss");
-  EXPECT_TRUE(t.Observe({}, open).close.empty());
-  EXPECT_TRUE(t.Observe({}, open).close.empty());
-  EXPECT_EQ(t.Observe({V("x")}, open).upsert.size(), 1u);  // back: misses reset
-  EXPECT_TRUE(t.Observe({}, open).close.empty());
-  EXPECT_TRUE(t.Observe({}, open).close.empty());
-  EXPECT_EQ(t.Observe({}, open).close, std::vector<std::string>{"host|x|loss"});
+  // Last seen at 6000: closes once 8000 ms (two intervals) have gone by without it.
+  for (int64_t at = 8000; at < 14000; at += 2000) EXPECT_TRUE(t.Observe({}, open, at, iv).close.empty()) << at;
+  EXPECT_EQ(t.Observe({}, open, 14000, iv).close, std::vector<std::string>{"host|x|loss"});
+}
+
+// A fault that comes and goes stays one diagnosis: each return counts a flap
+// (cited in the evidence) and lengthens the wait before it closes.
+TEST(DiagnosisTracker, FlappingStaysOneDiagnosisAndCountsFlaps) {
+  diagnosis::Tracker t({1, 2, 6});
+  const int64_t iv = 10000;
+  std::set<std::string> open;
+  ASSERT_EQ(t.Observe({V("x")}, open, 0, iv).upsert.size(), 1u);
+  open.insert("host|x|loss");
+  EXPECT_TRUE(t.Observe({}, open, 5000, iv).close.empty());
+  EXPECT_TRUE(t.Observe({}, open, 15000, iv).close.empty());
+  auto back = t.Observe({V("x")}, open, 19000, iv);  // back before it closed: one flap
+  ASSERT_EQ(back.upsert.size(), 1u);
+  EXPECT_EQ(back.upsert[0].Key(), "host|x|loss");
+  bool flaps = false;
+  for (const auto& e : back.upsert[0].evidence) flaps = flaps || (e["what"] == "flapping" && e["flaps"] == 1);
+  EXPECT_TRUE(flaps) << back.upsert[0].evidence.dump();
+  // Now it waits three intervals (two, plus one per flap).
+  EXPECT_TRUE(t.Observe({}, open, 39000, iv).close.empty());
+  EXPECT_TRUE(t.Observe({}, open, 48000, iv).close.empty());
+  EXPECT_EQ(t.Observe({}, open, 49000, iv).close, std::vector<std::string>{"host|x|loss"});
+}
+
+// A verdict of another kind on an element with an open diagnosis refreshes
+// that one; a critical one replaces a warning.
+TEST(DiagnosisTracker, OneDiagnosisPerElement) {
+  diagnosis::Tracker t;
+  const int64_t iv = 10000;
+  diagnosis::Verdict errors;
+  errors.scope = "link", errors.subject = "0xa/1<->0xb/2", errors.kind = "link_errors", errors.severity = "warning";
+  diagnosis::Verdict lost = errors;
+  lost.kind = "unreachable", lost.severity = "critical";
+  std::set<std::string> open = {"link|0xa/1<->0xb/2|unreachable"};
+  auto s = t.Observe({errors}, open, 0, iv);
+  ASSERT_EQ(s.upsert.size(), 1u);
+  EXPECT_EQ(s.upsert[0].Key(), "link|0xa/1<->0xb/2|unreachable");
+  EXPECT_TRUE(s.close.empty());
+  open = {"link|0xa/1<->0xb/2|link_errors"};
+  s = t.Observe({lost}, open, 5000, iv);
+  ASSERT_EQ(s.upsert.size(), 1u);
+  EXPECT_EQ(s.upsert[0].Key(), "link|0xa/1<->0xb/2|unreachable");
+  EXPECT_EQ(s.close, std::vector<std::string>{"link|0xa/1<->0xb/2|link_errors"});
 }
 
 // An unexplained spread of bad paths opens only when it lasts a report

@@ -23,6 +23,15 @@ struct Fleet {
 std::string NodeName(int i) { return "n" + std::to_string(i); }
 std::string GroupName(int g) { return "g" + std::to_string(g); }
 
+// A clean RC path: 1000 probes, p50 20 us, p99 40 us.
+PathSummary Clean(const std::string& src, const std::string& dst) {
+  PathSummary p;
+  p.src = src, p.dst = dst, p.rail = "0", p.transport = "rc", p.src_device = p.dst_device = "mlx5_0";
+  p.interval_start_ms = 1000, p.interval_end_ms = 2000, p.sent = p.received = 1000;
+  p.rtt_p50_us = 20.0, p.rtt_p99_us = 40.0;
+  return p;
+}
+
 // nodes nodes in groups groups (node i in group i % groups); each probes its
 // own group and cross peers of other groups chosen by a stable hash.
 Fleet Build(int nodes, int groups, int cross = 4) {
@@ -42,12 +51,11 @@ Fleet Build(int nodes, int groups, int cross = 4) {
         other.push_back({PairHash(src, dst), dst});
         continue;
       }
-      f.in.paths.push_back({src, dst, "0", "rc", "mlx5_0", "mlx5_0", 1000, 2000, 1000, 1000, 0, 20.0, 40.0, {}, false, {}});
+      f.in.paths.push_back(Clean(src, dst));
     }
     std::sort(other.begin(), other.end());
     for (int k = 0; k < cross && k < static_cast<int>(other.size()); ++k)
-      f.in.paths.push_back(
-          {src, other[k].second, "0", "rc", "mlx5_0", "mlx5_0", 1000, 2000, 1000, 1000, 0, 20.0, 40.0, {}, false, {}});
+      f.in.paths.push_back(Clean(src, other[k].second));
   }
   return f;
 }

@@ -41,7 +41,8 @@ fleet_start_collector() {
   [ "$FLEET_TLS" = 1 ] && tls=(--tls-cert /opt/rdmascope/fixtures/tls/collector.crt
                                --tls-key /opt/rdmascope/fixtures/tls/collector.key)
   rdmascope-collector --listen "0.0.0.0:$FLEET_PORT" --db "$FLEET_DIR/lab.db" \
-    --token-file "$FLEET_DIR/tokens" --web-dir /opt/rdmascope/web "${tls[@]}" "$@" >> "$FLEET_DIR/collector.log" 2>&1 &
+    --token-file "$FLEET_DIR/tokens" --web-dir /opt/rdmascope/web --report-interval-s "$FLEET_INTERVAL" "${tls[@]}" "$@" \
+    >> "$FLEET_DIR/collector.log" 2>&1 &
   FLEET_COLLECTOR_PID=$!
   lab_wait_listen "$FLEET_PORT" 30 || { tail -n 20 "$FLEET_DIR/collector.log" >&2; return 1; }
 }
