@@ -31,6 +31,10 @@ using PortCounterMap = std::map<std::string, CounterValue>;
 
 struct FabricPort {
   int number = 0;
+  // The port's GUID from the NodeInfo that reached it (a switch: port 0's,
+  // which every port of it shares); 0 when unknown. In process only: not in
+  // the JSON.
+  uint64_t guid = 0;
   uint32_t lid = 0;                 // the port's LID (a switch: port 0's LID)
   int state = 0;                    // PortInfo PortState: 1 DOWN .. 4 ACTIVE
   int phys_state = 0;               // PortInfo PortPhysicalState: 5 LinkUp
