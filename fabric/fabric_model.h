@@ -31,10 +31,6 @@ using PortCounterMap = std::map<std::string, CounterValue>;
 
 struct FabricPort {
   int number = 0;
-  // The port's GUID from the NodeInfo that reached it (a switch: port 0's,
-  // which every port of it shares); 0 when unknown. In process only: not in
-  // the JSON.
-  uint64_t guid = 0;
   uint32_t lid = 0;                 // the port's LID (a switch: port 0's LID)
   int state = 0;                    // PortInfo PortState: 1 DOWN .. 4 ACTIVE
   int phys_state = 0;               // PortInfo PortPhysicalState: 5 LinkUp
@@ -47,6 +43,10 @@ struct FabricPort {
   std::optional<RemoteEnd> remote;
   PortCounterMap counters;          // empty until a PMA answer
   std::optional<std::string> counters_error;  // the PMA query that failed, when it failed
+  // The port's GUID from the NodeInfo that reached it (a switch: port 0's,
+  // which every port of it shares); 0 when unknown. In process only: not in
+  // the JSON.
+  uint64_t guid = 0;
 };
 
 struct FabricNode {
