@@ -11,7 +11,9 @@ table's top); (3) `rdmactl fabric path SRC DST --json` crosses the same
 switches by the same ports as `ibtracert SLID DLID` for --pairs random host
 pairs, SRC and DST named in turn by LID, node description, node GUID and port
 GUID; (4) a name that matches nothing and a LID nobody has are errors
-(exit 2) that say so. Prints the counts and "mismatches: N"; any
+(exit 2) that say so; (5) with the subnet manager stopped and a cable on a
+path unlinked, the path is an error naming the switch and port that lead
+nowhere (and ibtracert fails too). Prints the counts and "mismatches: N"; any
 mismatch fails.
 """
 import argparse
@@ -236,6 +238,27 @@ def errors_are_clear(sim, args, check, doc):
           f"unassigned DST LID {top + 5}: exit {cp.returncode}: {cp.stderr.strip()}")
 
 
+def no_route_names_the_switch(sim, args, check, doc):
+    """With the subnet manager stopped (so nothing reroutes), a cable on a path is unlinked:
+    the path is an error naming the switch and port whose table leads nowhere."""
+    hosts = [n for n in doc["nodes"] if n["type"] == "CA"]
+    a, b = hosts[0], hosts[-1]
+    cp, before, _ = rdmactl(sim, args, "path", a["description"], b["description"])
+    if not check(cp.returncode == 0 and before and len(before["hops"]) == 3,
+                 f"path {a['description']} -> {b['description']} crosses 3 switches before the cable is pulled"):
+        return
+    spine = before["hops"][1]
+    sim.sm.terminate()
+    sim.sm.wait(10)
+    sim.console(f'Unlink "{spine["description"]}"[{spine["out_port"]}]')
+    cp, _, _ = rdmactl(sim, args, "path", a["description"], b["description"])
+    theirs = sim.run(["ibtracert", str(a["ports"][0]["lid"]), str(b["ports"][0]["lid"])], timeout_s=60)
+    want = f"{spine['guid']} port {spine['out_port']} has no cable to follow toward LID {b['ports'][0]['lid']}"
+    check(cp.returncode == 2 and want in cp.stderr and theirs.returncode != 0,
+          f"{spine['description']}[{spine['out_port']}] unlinked, no subnet manager: exit {cp.returncode} "
+          f"({cp.stderr.strip()}); ibtracert exit {theirs.returncode}")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--rdmactl", required=True)
@@ -264,6 +287,7 @@ def main():
                 mismatches += tables_agree(sim, args, check, doc)
                 mismatches += paths_agree(sim, args, check, doc, port_guids_from_ibnetdiscover(sim), rng)
                 errors_are_clear(sim, args, check, doc)
+                no_route_names_the_switch(sim, args, check, doc)  # last: it stops the subnet manager
     finally:
         simbed.shutil.rmtree(net_dir, ignore_errors=True)
     print(f"mismatches: {mismatches}")
