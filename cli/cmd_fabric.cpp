@@ -1,15 +1,18 @@
-// rdmactl fabric discover|counters|errors|port: the InfiniBand subnet over MADs
-// from one local port.
+// rdmactl fabric discover|counters|errors|port|path: the InfiniBand subnet over
+// MADs from one local port.
 #include <cstdio>
 #include <cstdlib>
 #include <string>
 
 #include "agent/node/health.h"
 #include "cli/commands.h"
+#include "cli/fabric_endpoint.h"
+#include "cli/fabric_routes_output.h"
 #include "common/ib_encoding.h"
 #include "fabric/fabric_errors.h"
 #include "fabric/fabric_json.h"
 #include "fabric/port_query.h"
+#include "fabric/routes.h"
 #include "fabric/sweep.h"
 #include "fabric/umad_transport.h"
 
@@ -20,7 +23,7 @@ using namespace rdmascope::fabric;
 
 constexpr char kHelp[] =
     "usage: rdmactl [--json] fabric SUBCOMMAND [--ca DEV] [--port N] [--timeout-ms MS] [--retries N]\n"
-    "                                    [--window N] [--threshold COUNTER=N]...\n"
+    "                                    [--window N] [--threshold COUNTER=N]... [--routes]\n"
     "\n"
     "The InfiniBand subnet seen over MADs (directed-route SMPs, PMA) from one local port.\n"
     "subcommands:\n"
@@ -30,6 +33,12 @@ constexpr char kHelp[] =
     "                    1 some (or a node did not answer), 2 a port with its cable up but not\n"
     "                    ACTIVE, or the sweep could not run\n"
     "  port LID|GUID N   one port: its PortInfo and counters\n"
+    "  path SRC DST      the route from SRC to DST through the switches' forwarding tables:\n"
+    "                    each switch crossed with the ports it enters and leaves by; exit 2\n"
+    "                    when there is none (the error names the switch). SRC and DST: a LID\n"
+    "                    (decimal), a GUID (0x...: a node GUID, a CA by its first ACTIVE port,\n"
+    "                    or a port GUID), or a node description (exact; an ambiguous one is an\n"
+    "                    error listing the GUIDs)\n"
     "options:\n"
     "  --ca DEV          local device (default: the first)\n"
     "  --port N          local port (default: the first active)\n"
@@ -37,6 +46,9 @@ constexpr char kHelp[] =
     "  --retries N       extra attempts per MAD (default 2)\n"
     "  --window N        MADs in flight at most (default 64)\n"
     "  --threshold C=N   errors: set or override one threshold (counter names as `rdmactl health`)\n"
+    "  --routes          discover, counters: read every switch's LinearForwardingTable too\n"
+    "                    (SwitchInfo, then one SMP per 64 LIDs); --json adds \"lft\" (egress port\n"
+    "                    by LID, 255 none) to each switch, the text lists each table\n"
     "A node that does not answer is listed under \"unreachable\"; the sweep goes on.\n"
     "--json prints one line (discover, counters) or an indented object (errors, port).\n"
     "Needs access to /dev/infiniband/umad* (root).\n";
@@ -48,6 +60,7 @@ struct FabricArgs {
   int port = 0;
   EngineOptions engine;
   Thresholds thresholds = DefaultThresholds();
+  bool routes = false;
 };
 
 bool ParseInt(const std::string& s, int lo, int hi, int* out) {
@@ -87,6 +100,8 @@ bool ParseArgs(const std::vector<std::string>& args, FabricArgs* fa) {
         std::fprintf(stderr, "rdmactl fabric: %s\n", s.message().c_str());
         return false;
       }
+    } else if (a == "--routes") {
+      fa->routes = true;
     } else if (a.rfind("--", 0) == 0) {
       std::fprintf(stderr, "rdmactl fabric: unknown option %s (see rdmactl fabric --help)\n", a.c_str());
       return false;
@@ -251,6 +266,51 @@ int Port(const GlobalOptions& g, MadTransport& t, const FabricArgs& fa) {
   return c.ok() ? 0 : 2;
 }
 
+// The reasons a node did not give everything (a switch's table that failed names its block).
+std::string Silences(const Fabric& f) {
+  std::string out;
+  for (const Unreachable& u : f.unreachable)
+    out += "\n  " + (u.guid ? GuidText(*u.guid) : "DR " + u.path) + ": " + u.what;
+  return out;
+}
+
+int Path(const GlobalOptions& g, MadTransport& t, const FabricArgs& fa) {
+  if (fa.positional.size() != 2) {
+    std::fprintf(stderr, "rdmactl fabric path: needs SRC and DST (a LID, a 0x GUID or a node description)\n");
+    return 2;
+  }
+  SweepOptions so;
+  so.engine = fa.engine;
+  so.counters = false;
+  so.routes = true;
+  Result<Fabric> f = SweepSubnet(t, so);
+  if (!f.ok()) {
+    std::fprintf(stderr, "rdmactl fabric path: %s\n", f.status().message().c_str());
+    return 2;
+  }
+  RouteTable routes(f.value());
+  Endpoint ends[2];
+  for (int i = 0; i < 2; ++i) {
+    Result<Endpoint> e = ResolveEndpoint(f.value(), routes, fa.positional[i]);
+    if (!e.ok()) {
+      std::fprintf(stderr, "rdmactl fabric path: %s %s: %s\n", i ? "DST" : "SRC", fa.positional[i].c_str(),
+                   e.status().message().c_str());
+      return 2;
+    }
+    ends[i] = e.value();
+  }
+  Result<Route> r = routes.Trace(PortRef{ends[0].node->guid, ends[0].port}, ends[1].lid);
+  if (!r.ok()) {
+    std::string why = f->unreachable.empty() ? "" : "\nnodes that did not answer every MAD:" + Silences(f.value());
+    std::fprintf(stderr, "rdmactl fabric path: no route from %s to %s: %s%s\n", fa.positional[0].c_str(),
+                 fa.positional[1].c_str(), r.status().message().c_str(), why.c_str());
+    return 2;
+  }
+  if (g.json) std::printf("%s\n", PathToJson(r.value(), ends[0], ends[1]).dump(2).c_str());
+  else PrintPath(r.value(), ends[0], ends[1], routes);
+  return 0;
+}
+
 }  // namespace
 
 int RunFabric(const GlobalOptions& g, const std::vector<std::string>& args) {
@@ -260,13 +320,18 @@ int RunFabric(const GlobalOptions& g, const std::vector<std::string>& args) {
   }
   FabricArgs fa;
   if (!ParseArgs(args, &fa)) return 2;
-  if (fa.sub != "discover" && fa.sub != "counters" && fa.sub != "errors" && fa.sub != "port") {
+  if (fa.sub != "discover" && fa.sub != "counters" && fa.sub != "errors" && fa.sub != "port" && fa.sub != "path") {
     std::fprintf(stderr, "rdmactl fabric: %s\n\n%s",
                  fa.sub.empty() ? "needs a subcommand" : ("unknown subcommand " + fa.sub).c_str(), kHelp);
     return 2;
   }
-  if (fa.sub != "port" && !fa.positional.empty()) {
+  if (fa.sub != "port" && fa.sub != "path" && !fa.positional.empty()) {
     std::fprintf(stderr, "rdmactl fabric %s: unexpected argument %s\n", fa.sub.c_str(), fa.positional[0].c_str());
+    return 2;
+  }
+  if (fa.routes && fa.sub != "discover" && fa.sub != "counters") {
+    std::fprintf(stderr, "rdmactl fabric %s: --routes goes with discover or counters (path always reads them)\n",
+                 fa.sub.c_str());
     return 2;
   }
   auto t = UmadTransport::Open(fa.ca, fa.port);
@@ -275,9 +340,11 @@ int RunFabric(const GlobalOptions& g, const std::vector<std::string>& args) {
     return 2;
   }
   if (fa.sub == "port") return Port(g, *t.value(), fa);
+  if (fa.sub == "path") return Path(g, *t.value(), fa);
   SweepOptions so;
   so.engine = fa.engine;
   so.counters = fa.sub != "discover";
+  so.routes = fa.routes;
   Result<Fabric> f = SweepSubnet(*t.value(), so);
   if (!f.ok()) {
     std::fprintf(stderr, "rdmactl fabric %s: %s\n", fa.sub.c_str(), f.status().message().c_str());
@@ -291,6 +358,10 @@ int RunFabric(const GlobalOptions& g, const std::vector<std::string>& args) {
     std::fputc('\n', stdout);
   } else {
     PrintTopology(f.value(), so.counters);
+    if (so.routes) {
+      std::printf("\n");
+      PrintForwardingTables(f.value(), RouteTable(f.value()));
+    }
   }
   return 0;
 }

@@ -43,6 +43,10 @@ struct FabricPort {
   std::optional<RemoteEnd> remote;
   PortCounterMap counters;          // empty until a PMA answer
   std::optional<std::string> counters_error;  // the PMA query that failed, when it failed
+  // The port's GUID from the NodeInfo that reached it (a switch: port 0's,
+  // which every port of it shares); 0 when unknown. In process only: not in
+  // the JSON.
+  uint64_t guid = 0;
 };
 
 struct FabricNode {

@@ -151,6 +151,19 @@ std::string ParseNodeDescription(const MadBytes& mad) {
   return std::string(d, n);
 }
 
+SwitchInfoData ParseSwitchInfo(const MadBytes& mad) {
+  uint8_t* d = Data(mad);
+  SwitchInfoData s;
+  s.linear_fdb_cap = static_cast<int>(mad_get_field(d, 0, IB_SW_LINEAR_FDB_CAP_F));
+  s.linear_fdb_top = static_cast<int>(mad_get_field(d, 0, IB_SW_LINEAR_FDB_TOP_F));
+  return s;
+}
+
+void ParseLftBlock(const MadBytes& mad, uint8_t (&ports)[kLftBlock]) {
+  static_assert(kLftBlock * 8 == 512, "a LinearForwardingTable block is 64 one-byte ports");
+  mad_get_array(Data(mad), 0, IB_LINEAR_FORW_TBL_F, ports);
+}
+
 void ParsePortInfo(const MadBytes& mad, FabricPort* port) {
   uint8_t* d = Data(mad);
   port->lid = mad_get_field(d, 0, IB_PORT_LID_F);

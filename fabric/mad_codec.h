@@ -22,6 +22,7 @@ enum : int {
   kAttrNodeInfo = 0x11,
   kAttrSwitchInfo = 0x12,
   kAttrPortInfo = 0x15,
+  kAttrLinearFwdTable = 0x19,
   kAttrPortCounters = 0x12,
   kAttrPortCountersExt = 0x1D,
 };
@@ -43,12 +44,24 @@ struct NodeInfoData {
   int local_port = 0;
 };
 
+struct SwitchInfoData {
+  int linear_fdb_cap = 0;  // entries the switch's linear table can hold (0: it has none)
+  int linear_fdb_top = 0;  // the highest LID the table holds (entries 0..top)
+};
+
+// LinearForwardingTable blocks: attribute modifier = block number, kLftBlock
+// egress ports per block, destination LID = block * kLftBlock + index.
+constexpr int kLftBlock = 64;
+
 // Fails when the MAD status of an SMP (directed) or PMA answer is not 0.
 Status SmpStatus(const MadBytes& mad, const char* attr);
 Status PmaStatus(const MadBytes& mad, const char* attr);
 
 NodeInfoData ParseNodeInfo(const MadBytes& mad);
 std::string ParseNodeDescription(const MadBytes& mad);
+SwitchInfoData ParseSwitchInfo(const MadBytes& mad);
+// The kLftBlock egress ports of one LinearForwardingTable block, in LID order.
+void ParseLftBlock(const MadBytes& mad, uint8_t (&ports)[kLftBlock]);
 // Fills lid, states, widths and speeds of *port (number untouched).
 void ParsePortInfo(const MadBytes& mad, FabricPort* port);
 // Adds the PortCounters fields to *counters (sysfs names, width saturation).

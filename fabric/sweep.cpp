@@ -20,7 +20,9 @@ struct NodeState {
   FabricNode node;
   std::map<int, FabricPort> ports;
   std::set<int> ports_asked;
+  std::map<int, uint64_t> port_guids;  // from NodeInfo, by the port it arrived through
   bool reported_unreachable = false;
+  bool lft_failed = false;  // a block or SwitchInfo failed: the table is dropped
 };
 
 class Sweeper {
@@ -63,6 +65,7 @@ class Sweeper {
     }
     auto it = nodes_.find(info.node_guid);
     if (it != nodes_.end()) {
+      it->second->port_guids.emplace(info.local_port, info.port_guid);
       // Seen before through another cable: a CA's other port still needs its PortInfo.
       if (info.type != NodeType::kSwitch) QueryPort(it->second.get(), path, info.local_port, path.empty());
       return;
@@ -73,6 +76,7 @@ class Sweeper {
     n->node.type = info.type;
     n->node.num_ports = info.num_ports;
     n->node.dr_path = path;
+    n->port_guids.emplace(info.local_port, info.port_guid);
     nodes_.emplace(info.node_guid, std::move(st));
 
     engine_.Submit(DirectedGet(kAttrNodeDesc, 0, path), "NodeDescription via DR " + PathText(path),
@@ -83,9 +87,14 @@ class Sweeper {
                    });
     if (info.type == NodeType::kSwitch) {
       engine_.Submit(DirectedGet(kAttrSwitchInfo, 0, path), "SwitchInfo via DR " + PathText(path),
-                     [this, n](const MadAnswer& a) {
+                     [this, n, path](const MadAnswer& a) {
                        Status s = a.ok ? SmpStatus(*a.mad, "SwitchInfo") : Status::Error(a.error);
-                       if (!s.ok()) Partial(n, s.message());
+                       if (!s.ok()) {
+                         n->lft_failed = true;
+                         Partial(n, s.message());
+                       } else if (options_.routes) {
+                         ReadLft(n, path, ParseSwitchInfo(*a.mad));
+                       }
                      });
       // Port 0 carries the switch's LID; the other ports follow once it is known
       // so that their PMA queries can go out with their PortInfo.
@@ -104,6 +113,31 @@ class Sweeper {
       });
     } else {
       QueryPort(n, path, info.local_port, path.empty());
+    }
+  }
+
+  // The LinearForwardingTable up to LinearFDBTop, one block per MAD; any
+  // block that fails drops the whole table (Assemble) and names the block.
+  void ReadLft(NodeState* n, const std::vector<int>& path, const SwitchInfoData& sw) {
+    if (sw.linear_fdb_cap == 0) return;  // no linear table (a random or no unicast table)
+    int top = std::min(sw.linear_fdb_top, sw.linear_fdb_cap - 1);
+    n->node.lft.assign(static_cast<size_t>(top) + 1, kNoRoute);
+    for (int block = 0; block <= top / kLftBlock; ++block) {
+      std::string what = "LinearForwardingTable block " + std::to_string(block) + " via DR " + PathText(path);
+      engine_.Submit(DirectedGet(kAttrLinearFwdTable, static_cast<uint32_t>(block), path), what,
+                     [this, n, block](const MadAnswer& a) {
+                       Status s = a.ok ? SmpStatus(*a.mad, "LinearForwardingTable") : Status::Error(a.error);
+                       if (!s.ok()) {
+                         n->lft_failed = true;
+                         Partial(n, s.message() + " (its forwarding table is left out)");
+                         return;
+                       }
+                       uint8_t ports[kLftBlock];
+                       ParseLftBlock(*a.mad, ports);
+                       size_t first = static_cast<size_t>(block) * kLftBlock;
+                       for (size_t i = 0; i < kLftBlock && first + i < n->node.lft.size(); ++i)
+                         n->node.lft[first + i] = ports[i];
+                     });
     }
   }
 
@@ -192,9 +226,14 @@ class Sweeper {
     Fabric f;
     for (auto& [guid, st] : nodes_) {
       FabricNode node = std::move(st->node);
+      if (st->lft_failed) node.lft.clear();
+      // A switch answers NodeInfo with port 0's GUID whichever port it came in by.
+      uint64_t port0_guid = st->port_guids.empty() ? 0 : st->port_guids.begin()->second;
       for (auto& [num, port] : st->ports) {
         auto l = links_.find({guid, num});
         if (l != links_.end()) port.remote = l->second;
+        auto g = st->port_guids.find(num);
+        port.guid = node.type == NodeType::kSwitch ? port0_guid : g != st->port_guids.end() ? g->second : 0;
         node.ports.push_back(std::move(port));
       }
       f.nodes.push_back(std::move(node));

@@ -8,6 +8,15 @@
 // `nodes` (with what it gave) and is also listed in `unreachable` with its
 // GUID. Links are recorded from both ends. Nodes come out switches first, then
 // by GUID; ports by number. Only a transport failure is an error.
+//
+// With `routes`, every switch's LinearForwardingTable is read too: its
+// SwitchInfo's LinearFDBTop, then the blocks (64 LIDs each) up to it, by
+// directed route through the same engine, into FabricNode::lft. A switch whose
+// table could not be read whole keeps lft empty and is listed in `unreachable`
+// with its GUID and the MAD that failed ("LinearForwardingTable block 2 via DR
+// 0,1: no answer after 3 tries"), unless an earlier MAD of it already failed
+// (a node is listed once, with its first failure). A switch without a linear
+// table (LinearFDBCap 0) keeps lft empty and is not listed.
 #pragma once
 
 #include "common/status.h"
@@ -20,6 +29,7 @@ namespace rdmascope::fabric {
 struct SweepOptions {
   EngineOptions engine;
   bool counters = true;  // PMA counters for every port as well
+  bool routes = false;   // every switch's LinearForwardingTable as well
 };
 
 Result<Fabric> SweepSubnet(MadTransport& transport, const SweepOptions& options);

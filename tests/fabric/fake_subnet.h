@@ -1,11 +1,15 @@
 // A fake MadTransport holding a small subnet in memory, for the fabric unit
-// tests: answers directed-route NodeInfo/NodeDescription/SwitchInfo/PortInfo
-// and PMA PortCounters/PortCountersExtended like a real subnet would, and can
-// drop a node's MADs silently or report them as timed out.
+// tests: answers directed-route NodeInfo/NodeDescription/SwitchInfo/PortInfo/
+// LinearForwardingTable and PMA PortCounters/PortCountersExtended like a real
+// subnet would, and can drop a node's MADs (all, or one attribute's)
+// silently or report them as timed out. Switches have forwarding tables once
+// RouteShortest() (or a test) fills `lfts`; until then SwitchInfo says they
+// have no linear table.
 #pragma once
 
 #include <infiniband/mad.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -36,6 +40,8 @@ class FakeSubnet : public MadTransport {
   std::vector<FakeNode> nodes;  // nodes[0] is the local CA, sending from port 1
   std::set<std::string> silent;        // nodes whose MADs vanish
   std::set<std::string> timing_out;    // nodes whose MADs come back as ETIMEDOUT
+  std::map<std::string, std::set<int>> silent_attrs;  // node -> SMP attribute ids whose MADs vanish
+  std::map<std::string, std::vector<uint8_t>> lfts;   // switch -> egress port by LID (0xff none)
   std::deque<int> answer_delays_ms;    // the next answers queued arrive this late, in order
   int in_flight = 0, max_in_flight = 0, sent = 0;
   std::vector<int> burst_starts;  // in_flight when a send followed an answer (or began the run)
@@ -47,6 +53,27 @@ class FakeSubnet : public MadTransport {
   void Link(int a, int pa, int b, int pb) {
     nodes[a].links[pa] = {b, pb};
     nodes[b].links[pb] = {a, pa};
+  }
+
+  // The LID of node i's port p (a switch: its one LID, port 0's).
+  uint32_t LidOf(int i, int p) const { return nodes[i].type == 2 ? nodes[i].lid : nodes[i].lid + p - 1; }
+
+  // Min-hop forwarding tables for every switch (lowest port number among
+  // equals), LIDs 0..the highest in the subnet.
+  void RouteShortest() {
+    uint32_t top = 0;
+    for (size_t i = 0; i < nodes.size(); ++i) top = std::max(top, LidOf(static_cast<int>(i), nodes[i].nports));
+    for (const FakeNode& n : nodes)
+      if (n.type == 2) lfts[n.name].assign(top + 1, 0xff);
+    for (size_t d = 0; d < nodes.size(); ++d) {
+      const FakeNode& dn = nodes[d];
+      if (dn.type == 2) {
+        RouteTo(dn.lid, static_cast<int>(d), 0);
+        continue;
+      }
+      for (const auto& [port, peer] : dn.links)
+        if (nodes[peer.first].type == 2) RouteTo(LidOf(static_cast<int>(d), port), peer.first, peer.second);
+    }
   }
 
   Status Send(const OutgoingMad& out, int) override {
@@ -79,6 +106,8 @@ class FakeSubnet : public MadTransport {
     }
     if (target < 0 || silent.count(nodes[target].name)) return Status::Ok();
     const FakeNode& n = nodes[target];
+    auto sa = silent_attrs.find(n.name);
+    if (out.cls == MadClass::kDirectedSmp && sa != silent_attrs.end() && sa->second.count(attr)) return Status::Ok();
     if (timing_out.count(n.name)) {
       in.status = ETIMEDOUT;
       Queue(in);
@@ -94,6 +123,18 @@ class FakeSubnet : public MadTransport {
         mad_set_field(data, 0, IB_NODE_LOCAL_PORT_F, n.type == 2 && mad_get_field(mad, 0, IB_DRSMP_HOPCNT_F) == 0 ? 0 : arrival);
       } else if (attr == IB_ATTR_NODE_DESC) {
         std::strncpy(reinterpret_cast<char*>(data), n.name.c_str(), 63);
+      } else if (attr == IB_ATTR_SWITCH_INFO) {
+        auto t = lfts.find(n.name);
+        if (t != lfts.end() && !t->second.empty()) {
+          mad_set_field(data, 0, IB_SW_LINEAR_FDB_CAP_F, 49152);
+          mad_set_field(data, 0, IB_SW_LINEAR_FDB_TOP_F, static_cast<uint32_t>(t->second.size() - 1));
+        }
+      } else if (attr == IB_ATTR_LINEARFORWTBL) {
+        auto t = lfts.find(n.name);
+        for (uint32_t i = 0; i < 64; ++i) {
+          size_t lid = mod * 64 + i;
+          data[i] = t != lfts.end() && lid < t->second.size() ? t->second[lid] : 0xff;
+        }
       } else if (attr == IB_ATTR_PORT_INFO) {
         int port = static_cast<int>(mod);
         bool up = port == 0 || n.links.count(port);
@@ -136,6 +177,33 @@ class FakeSubnet : public MadTransport {
 
  private:
   using Clock = std::chrono::steady_clock;
+  // Every switch's entry for `lid`, which leaves switch `last` by `port`:
+  // breadth first from `last` over switch-to-switch cables.
+  void RouteTo(uint32_t lid, int last, int port) {
+    std::vector<int> dist(nodes.size(), -1);
+    std::deque<int> todo{last};
+    dist[last] = 0;
+    lfts[nodes[last].name][lid] = static_cast<uint8_t>(port);
+    while (!todo.empty()) {
+      int at = todo.front();
+      todo.pop_front();
+      for (const auto& [p, peer] : nodes[at].links) {
+        (void)p;
+        int next = peer.first;
+        if (nodes[next].type != 2 || dist[next] >= 0) continue;
+        dist[next] = dist[at] + 1;
+        todo.push_back(next);
+      }
+    }
+    for (size_t i = 0; i < nodes.size(); ++i) {
+      if (nodes[i].type != 2 || dist[i] <= 0) continue;
+      for (const auto& [p, peer] : nodes[i].links)  // ports in order: the lowest wins
+        if (nodes[peer.first].type == 2 && dist[peer.first] == dist[i] - 1) {
+          lfts[nodes[i].name][lid] = static_cast<uint8_t>(p);
+          break;
+        }
+    }
+  }
   void Queue(const IncomingMad& in) {
     int delay = 0;
     if (!answer_delays_ms.empty()) {
