@@ -1,5 +1,5 @@
 // The path a packet takes through the subnet, from the switches' linear
-// forwarding tables (FabricNode::lft), as ibtracert walks it.
+// forwarding tables (FabricNode::lft): hop by hop, as the switches forward it.
 //
 // Contract:
 //  - RouteTable indexes one Fabric (which must outlive it): every port's LID
