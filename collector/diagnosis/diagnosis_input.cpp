@@ -2,11 +2,13 @@
 #include "collector/diagnosis/diagnosis_input.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <tuple>
 #include <vector>
 
 #include "collector/core/json_view.h"
+#include "collector/readmodel/read_snapshot.h"
 #include "collector/core/probe_error_name.h"
 #include "collector/readmodel/pinglist.h"
 #include "collector/core/sat_int.h"
@@ -47,24 +49,31 @@ std::optional<double> Real(const json& row, const char* k) {
   return it->get<double>();
 }
 
-diagnosis::PathSummary Path(const json& r) {
+std::optional<double> Real(double v) { return std::isnan(v) ? std::nullopt : std::optional<double>(v); }
+
+std::string Name(const std::string* s) { return s ? *s : std::string(); }
+
+// A path from the read model's newest row of a pair (the row the store holds).
+diagnosis::PathSummary PathOf(const ProbeRow& r) {
   diagnosis::PathSummary p;
-  p.src = Text(r, "src"), p.dst = Text(r, "dst"), p.rail = Text(r, "rail"), p.transport = Text(r, "transport");
-  p.src_device = Text(r, "src_device"), p.dst_device = Text(r, "dst_device");
-  p.interval_start_ms = Int(r, "interval_start"), p.interval_end_ms = Int(r, "interval_end");
-  p.sent = Int(r, "sent"), p.received = Int(r, "received"), p.lost = Int(r, "lost");
-  p.rtt_min_us = Real(r, "rtt_min"), p.rtt_p50_us = Real(r, "rtt_p50"), p.rtt_p99_us = Real(r, "rtt_p99");
-  p.network_p50_us = Real(r, "network_p50");
-  p.src_port = Int(r, "local_port"), p.dst_port = Int(r, "remote_port");
-  auto by = r.find("errors_by_status");
-  if (by != r.end() && by->is_object())
-    for (const auto& [k, v] : by->items())
-      if (v.is_number_integer()) {
-        int64_t& n = p.errors_by_status[StatusKeyName(k)];
-        n = SatAdd(n, IntOf(v));
-      }
-  auto not_run = r.find("not_run");
-  p.not_run = not_run != r.end() && !not_run->is_null();
+  p.src = Name(r.src), p.dst = Name(r.dst), p.rail = Name(r.rail), p.transport = Name(r.transport);
+  p.src_device = Name(r.local_device), p.dst_device = Name(r.remote_device);
+  p.interval_start_ms = r.interval_start, p.interval_end_ms = r.interval_end;
+  p.sent = r.sent, p.received = r.received, p.lost = r.lost;
+  p.rtt_min_us = Real(r.rtt_min), p.rtt_p50_us = Real(r.rtt_p50), p.rtt_p99_us = Real(r.rtt_p99);
+  p.network_p50_us = Real(r.network_p50);
+  p.src_port = r.local_port == ProbeRow::kNullInt ? 0 : r.local_port;
+  p.dst_port = r.remote_port == ProbeRow::kNullInt ? 0 : r.remote_port;
+  p.not_run = r.not_run != nullptr;
+  if (r.errors_by_status != "{}") {
+    const json by = json::parse(r.errors_by_status, nullptr, /*allow_exceptions=*/false);
+    if (by.is_object())
+      for (const auto& [k, v] : by.items())
+        if (v.is_number_integer()) {
+          int64_t& n = p.errors_by_status[StatusKeyName(k)];
+          n = SatAdd(n, IntOf(v));
+        }
+  }
   return p;
 }
 
@@ -122,6 +131,14 @@ Result<diagnosis::Input> LoadDiagnosisInput(Storage& store, int64_t now_ms, cons
     in.nodes.push_back({n.name, NodeGroup(n, o.group_label), quiet, n.last_report_at});
   }
 
+  // Groups per rail: a node without the group label is grouped by the leaf
+  // switch each of its devices is cabled to (a rail-optimised fabric has one
+  // leaf per rail), else by its node group.
+  std::map<std::string, bool> labelled;
+  for (const NodeInfo& n : infos.value()) {
+    auto l = n.labels.find(o.group_label);
+    labelled[n.name] = l != n.labels.end() && l->is_string() && !l->get<std::string>().empty();
+  }
   const int64_t since = now_ms - static_cast<int64_t>(o.window_intervals * static_cast<double>(interval));
   // A counter moved when its newest sample in the window rose over the
   // sample before it, which is one report earlier: two intervals back is
@@ -129,10 +146,29 @@ Result<diagnosis::Input> LoadDiagnosisInput(Storage& store, int64_t now_ms, cons
   auto facts = store.diagnoses.DiagnosisFacts(since, since - 2 * interval);
   if (!facts.ok()) return facts.status();
   const json& f = facts.value();
-  for (const json& r : Rows(f, "paths")) {
-    diagnosis::PathSummary p = Path(r);
-    if (silent.count(p.src) && silent[p.src]) continue;  // an old summary of a node that went quiet
-    in.paths.push_back(std::move(p));
+  std::map<std::pair<std::string, std::string>, std::string> leaf;  // (node, device) -> "leaf:<GUID>"
+  for (const json& r : Rows(f, "neighbours")) {
+    const std::string guid = Text(r, "switch_guid");
+    auto [it, added] = leaf.try_emplace({Text(r, "node"), Text(r, "device")}, "leaf:" + guid);
+    (void)it, (void)added;  // a device's first port names its leaf
+  }
+  auto rail_group = [&](const std::string& node, const std::string& device) -> std::string {
+    if (labelled[node] || device.empty()) return "";
+    auto it = leaf.find({node, device});
+    return it == leaf.end() ? "" : it->second;
+  };
+  // The newest summary of every pair, from the read model (no SQL: a
+  // million pairs at fleet size), ending within the window.
+  const ReadSnapshot::View view = store.read.snapshot().Take();
+  for (const auto& node : view.nodes) {
+    if (silent.count(node->name) && silent[node->name]) continue;  // old summaries of a node that went quiet
+    for (const auto& [key, entry] : node->pairs) {
+      if (!entry.newest || entry.newest->interval_end < since) continue;
+      diagnosis::PathSummary p = PathOf(*entry.newest);
+      p.src_group = rail_group(p.src, p.src_device);
+      p.dst_group = rail_group(p.dst, p.dst_device);
+      in.paths.push_back(std::move(p));
+    }
   }
   std::map<PortId, diagnosis::PortFacts> ports;
   for (const json& r : Rows(f, "ports")) {

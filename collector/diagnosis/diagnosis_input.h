@@ -6,11 +6,13 @@
 //  - The report interval is the collector's configuration
 //    (report_interval_ms), never what reports say: no node token sets the
 //    fleet's pace. Paths are the newest summary per (src, dst, rail,
-//    transport) that ended within window_intervals of now.
+//    transport) that ended within window_intervals of now, as the read model
+//    holds them (no SQL: a million pairs at fleet size).
 //  - A node is silent when its last report is older than silent_intervals
 //    of its own interval; its own (old) summaries are left out.
 //  - A node's group: labels[group_label], else "leaf:<switch GUID>", else ""
-//    (the pinglist's rule).
+//    (the pinglist's rule); a path's ends are grouped per rail: without the
+//    label, by the leaf switch the end's device is cabled to.
 //  - Counters that moved: error counters only (the threshold table's names
 //    and hw_counters whose names speak of errors, retries, timeouts, drops,
 //    sequence errors, NAKs, RNR or duplicates), delta of the newest sample.

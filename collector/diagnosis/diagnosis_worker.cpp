@@ -28,6 +28,10 @@ Result<DiagnosisPass> DiagnosisWorker::RunPass() {
   const int64_t now = now_ms_();
   auto input = LoadDiagnosisInput(store_, now, options_.source);
   if (!input.ok()) return Status::Error("diagnosis: reading the store: " + input.status().message());
+  DiagnosisPass pass;
+  if (Status s = router_.Refresh(store_); !s.ok()) pass.routes_error = "diagnosis: " + s.message();
+  router_.Resolve(&input.value());
+  pass.routes = router_.Coverage();
   input.value().network_baseline_us = network_baseline_us_;
   std::vector<diagnosis::Verdict> verdicts = diagnosis::Diagnose(input.value(), options_.vote);
   network_baseline_us_ = diagnosis::UpdateNetworkBaseline(network_baseline_us_, input.value(), options_.vote);
@@ -36,7 +40,6 @@ Result<DiagnosisPass> DiagnosisWorker::RunPass() {
   diagnosis::TrackStep step = tracker_.Observe(verdicts, open.value(), now, options_.source.report_interval_ms);
   if (Status s = store_.diagnoses.ApplyDiagnoses(step.upsert, step.close, now); !s.ok())
     return Status::Error("diagnosis: storing diagnoses: " + s.message());
-  DiagnosisPass pass;
   pass.verdicts = static_cast<int>(verdicts.size());
   pass.paths = static_cast<int>(input.value().paths.size());
   for (const diagnosis::Verdict& v : step.upsert)
@@ -57,6 +60,7 @@ void DiagnosisWorker::Tick() {
   if (took_ms >= kSlowPassMs)
     log_("diagnosis: a pass took " + std::to_string(took_ms) + " ms (reading the store and voting)");
   if (!pass.ok()) return log_(pass.status().message());
+  if (!pass.value().routes_error.empty()) log_(pass.value().routes_error);
   for (const std::string& k : pass.value().opened) log_("diagnosis opened: " + k);
   for (const std::string& k : pass.value().closed) log_("diagnosis closed: " + k);
 }

@@ -5,7 +5,9 @@
 // it opened and closed; the loop runs it every interval_ms (0: every half
 // report interval, at least 1 s). The report interval is the configuration's
 // (source.report_interval_ms). The worker keeps the fleet's network-time
-// baseline from pass to pass (diagnosis::UpdateNetworkBaseline). Stop() wakes the worker and joins it; it
+// baseline from pass to pass (diagnosis::UpdateNetworkBaseline) and the
+// routes of probed pairs through the fabric (PathRouter); a pass whose
+// topology cannot be read runs without routes and says so. Stop() wakes the worker and joins it; it
 // returns within one pass. A failed pass is logged and retried at the next
 // tick: the daemon never stops for it.
 #pragma once
@@ -18,6 +20,7 @@
 
 #include "collector/diagnosis/diagnosis.h"
 #include "collector/diagnosis/diagnosis_input.h"
+#include "collector/diagnosis/diagnosis_routes.h"
 #include "collector/diagnosis/diagnosis_track.h"
 #include "collector/core/periodic_thread.h"
 #include "collector/store/storage.h"
@@ -34,6 +37,8 @@ struct DiagnosisWorkerOptions {
 struct DiagnosisPass {
   int verdicts = 0;  // verdicts of this run
   int paths = 0;     // path summaries voted over
+  RouteCoverage routes;  // paths routed through the fabric, inter-switch cables they crossed
+  std::string routes_error;  // the topology could not be read: the pass ran without routes
   std::vector<std::string> opened, closed;  // keys
 };
 
@@ -55,6 +60,7 @@ class DiagnosisWorker {
   std::function<int64_t()> now_ms_;
   std::function<void(const std::string&)> log_;
   diagnosis::Tracker tracker_;
+  PathRouter router_;
   std::map<std::string, double> network_baseline_us_;  // only the pass (one thread) touches it
   PeriodicThread thread_;
 };

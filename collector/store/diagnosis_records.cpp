@@ -15,12 +15,6 @@ Result<json> DiagnosisRecords::DiagnosisFacts(int64_t since_ms, int64_t counters
     bool counters_from = false;
   };
   static const Part kParts[] = {
-      // SQLite takes the bare columns from the row holding MAX(interval_end).
-      {"paths", "SELECT src, dst, COALESCE(rail, '') AS rail, transport, COALESCE(local_device, '') AS src_device, "
-                "COALESCE(remote_device, '') AS dst_device, interval_start, MAX(interval_end) AS interval_end, sent, "
-                "received, lost, rtt_min, rtt_p50, rtt_p99, network_p50, local_port, remote_port, "
-                "errors_by_status AS errors_by_status_json, not_run "
-                "FROM probe_summaries WHERE interval_end >= ?1 GROUP BY src, dst, rail, transport"},
       {"ports", "SELECT node, device, port, state, COALESCE(state_name, '') AS state_name FROM ports "
                 "WHERE ?1 = ?1 ORDER BY node, device, port"},
       {"moved", "SELECT node, device, port, kind, name, value - prev AS delta FROM ("
@@ -31,6 +25,8 @@ Result<json> DiagnosisRecords::DiagnosisFacts(int64_t since_ms, int64_t counters
                 "    WHERE s.sampled_at >= ?2)) "
                 "WHERE rn = 1 AND sampled_at >= ?1 AND prev IS NOT NULL AND value > prev",
        true},
+      {"neighbours", "SELECT node, device, port, switch_guid FROM node_neighbours WHERE ?1 = ?1 "
+                     "ORDER BY node, device, port"},
       {"switch", "SELECT nn.node, nn.device, nn.port, nn.switch_guid, nn.switch_port, nn.switch_description, "
                  "s.at, s.counters AS counters_json FROM node_neighbours nn JOIN fabric_port_samples s "
                  "ON s.guid = nn.switch_guid AND s.port = nn.switch_port AND s.at IN (SELECT at FROM "

@@ -2,12 +2,13 @@
 //
 // Contract:
 //  - DiagnosisFacts: the rows the analysis reads (diagnosis_input.cpp turns
-//    them into its input): "paths" the newest summary per (src, dst, rail,
-//    transport) ending at or after since_ms; "ports" every port's state;
+//    them into its input; the probe summaries it takes from the read model):
+//    "ports" every port's state;
 //    "moved" counters whose newest sample (at or after since_ms) rose over
 //    the one before, looking back no further than counters_from_ms
 //    (<= since_ms); "switch" the switch port at the other end of each node
-//    port with the error counters of its two newest samples. Cost: bounded
+//    port with the error counters of its two newest samples; "neighbours"
+//    the switch (GUID) each node port is cabled to. Cost: bounded
 //    by the rows inside the window, not by the history kept. Read on a
 //    read-only connection, never under the writer's lock, and stopped at the
 //    query deadline; so are OpenDiagnosisKeys and Diagnoses.

@@ -1,0 +1,125 @@
+// PathRouter (contract in diagnosis_routes.h).
+#include "collector/diagnosis/diagnosis_routes.h"
+
+#include <algorithm>
+
+namespace rdmascope::collector {
+namespace {
+
+std::string End(const fabric::PortRef& p) { return fabric::GuidText(p.guid) + "/" + std::to_string(p.port); }
+
+// A route's cache key: the source port (its GUID hashed with the port) and the
+// destination LID.
+uint64_t Key(const FabricAddress& from, uint32_t to_lid) {
+  uint64_t h = from.node_guid * 0x9e3779b97f4a7c15ull;
+  h ^= (static_cast<uint64_t>(from.port) << 17) ^ (static_cast<uint64_t>(to_lid) << 33) ^ to_lid;
+  return h;
+}
+
+}  // namespace
+
+Status PathRouter::Refresh(Storage& store) {
+  auto version = store.topology.Version();
+  if (!version.ok()) return Status::Error("reading the fabric topology version: " + version.status().message());
+  if (version.value() != version_) {
+    auto topo = store.topology.Topology();
+    if (!topo.ok()) return Status::Error("reading the fabric topology: " + topo.status().message());
+    topology_ = std::move(topo.value());
+    version_ = topology_.version;
+    Index();
+  }
+  auto addresses = store.topology.PortAddresses();
+  if (!addresses.ok()) return Status::Error("reading the agents' fabric addresses: " + addresses.status().message());
+  addresses_ = std::move(addresses.value());
+  return Status::Ok();
+}
+
+void PathRouter::Index() {
+  elements_.clear(), switch_link_.clear(), cable_.clear(), switch_.clear(), routes_.clear();
+  table_ = std::make_unique<fabric::RouteTable>(topology_.fabric);
+  for (const fabric::FabricNode& n : topology_.fabric.nodes) {
+    if (n.type != fabric::NodeType::kSwitch) continue;
+    switch_[n.guid] = static_cast<uint32_t>(elements_.size());
+    elements_.push_back({"switch", fabric::GuidText(n.guid), n.description, {}, false});
+    switch_link_.push_back(false);
+  }
+  for (const fabric::FabricNode& n : topology_.fabric.nodes) {
+    for (const fabric::FabricPort& p : n.ports) {
+      if (!p.remote) continue;
+      const fabric::PortRef a{n.guid, p.number}, b{p.remote->guid, p.remote->port};
+      if (cable_.count(a) || cable_.count(b)) continue;
+      const fabric::FabricNode* other = table_->Node(b.guid);
+      const std::string ea = End(a), eb = End(b);
+      const std::string desc_a = n.description + " port " + std::to_string(a.port);
+      const std::string desc_b = (other ? other->description : End(b)) + " port " + std::to_string(b.port);
+      const bool ordered = ea < eb;
+      const uint32_t id = static_cast<uint32_t>(elements_.size());
+      elements_.push_back({"link", ordered ? ea + "<->" + eb : eb + "<->" + ea,
+                           ordered ? desc_a + " <-> " + desc_b : desc_b + " <-> " + desc_a, {}, false});
+      switch_link_.push_back(n.type == fabric::NodeType::kSwitch && other &&
+                             other->type == fabric::NodeType::kSwitch);
+      cable_[a] = id, cable_[b] = id;
+    }
+  }
+}
+
+const FabricAddress* PathRouter::AddressOf(const std::string& node, const std::string& device, int64_t port) const {
+  if (device.empty()) return nullptr;
+  if (port > 0) {
+    auto it = addresses_.find(AgentPort{node, device, static_cast<int>(port)});
+    return it == addresses_.end() || it->second.lid == 0 ? nullptr : &it->second;
+  }
+  for (auto it = addresses_.lower_bound(AgentPort{node, device, 0});
+       it != addresses_.end() && it->first.node == node && it->first.device == device; ++it)
+    if (it->second.lid != 0) return &it->second;
+  return nullptr;
+}
+
+const std::vector<uint32_t>* PathRouter::Route(const FabricAddress& from, uint32_t to_lid) {
+  const uint64_t key = Key(from, to_lid);
+  auto it = routes_.find(key);
+  if (it != routes_.end()) return it->second.empty() ? nullptr : &it->second;
+  std::vector<uint32_t>& ids = routes_[key];
+  auto r = table_->Trace(fabric::PortRef{from.node_guid, from.port}, to_lid);
+  if (!r.ok()) return nullptr;  // cached as empty: not routable in this version
+  for (const fabric::Hop& h : r.value().hops) ids.push_back(switch_.at(h.node->guid));
+  for (const fabric::Cable& c : r.value().cables) {
+    auto e = cable_.find(c.from);
+    if (e != cable_.end()) ids.push_back(e->second);
+  }
+  return ids.empty() ? nullptr : &ids;
+}
+
+void PathRouter::Resolve(diagnosis::Input* in) {
+  coverage_ = RouteCoverage();
+  in->elements = elements_;
+  if (!table_ || elements_.empty()) {
+    coverage_.paths_unrouted = static_cast<int64_t>(in->paths.size());
+    return;
+  }
+  std::vector<bool> crossed(elements_.size());
+  for (diagnosis::PathSummary& p : in->paths) {
+    p.crosses.clear();
+    const FabricAddress* a = AddressOf(p.src, p.src_device, p.src_port);
+    const FabricAddress* b = AddressOf(p.dst, p.dst_device, p.dst_port);
+    const std::vector<uint32_t>* there = a && b ? Route(*a, b->lid) : nullptr;
+    const std::vector<uint32_t>* back = a && b ? Route(*b, a->lid) : nullptr;
+    if (!there || !back) {
+      ++coverage_.paths_unrouted;
+      continue;
+    }
+    ++coverage_.paths_routed;
+    p.crosses = *there;
+    for (uint32_t id : *back)
+      if (std::find(p.crosses.begin(), p.crosses.end(), id) == p.crosses.end()) p.crosses.push_back(id);
+    if (p.not_run || p.sent <= 0) continue;
+    for (uint32_t id : p.crosses) crossed[id] = true;
+  }
+  for (size_t i = 0; i < elements_.size(); ++i) {
+    if (!switch_link_[i]) continue;
+    ++coverage_.switch_links;
+    if (crossed[i]) ++coverage_.switch_links_crossed;
+  }
+}
+
+}  // namespace rdmascope::collector

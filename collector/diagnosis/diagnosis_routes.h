@@ -1,0 +1,65 @@
+// The fabric elements each probed pair crosses, from the InfiniBand topology
+// and forwarding tables the store keeps (the newest sweep of each subnet):
+// what lets the vote intersect bad paths on a link instead of guessing.
+//
+// Contract:
+//  - Refresh() reads the topology again only when the store's topology
+//    version moved (a sweep changed a table, a LID, a link), and the agents'
+//    port addresses every time (cheap; an agent's LID may change without the
+//    fabric changing). Elements are every switch and every cable between two
+//    nodes of the topology, numbered for one version.
+//  - Resolve() sets, for every path whose two ends are InfiniBand ports of
+//    the topology (node, device and, when the summary names it, port), its
+//    `crosses`: the cables and switches of the route src -> dst and of the
+//    route back (probes are round trips), each once; and fills
+//    Input::elements. A path with an end outside the topology (RoCE, not
+//    swept, no LID) or whose route cannot be walked gets none, and is
+//    counted in Coverage::unrouted. Routes are cached per (source port,
+//    destination LID) for as long as the topology version holds.
+//  - Coverage() after Resolve(): how many of the topology's inter-switch
+//    cables the measured paths cross, and the paths routed / not.
+//  - Not thread-safe: one diagnosis worker owns it.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <unordered_map>
+#include <vector>
+
+#include "collector/diagnosis/diagnosis.h"
+#include "collector/store/storage.h"
+#include "fabric/routes.h"
+
+namespace rdmascope::collector {
+
+struct RouteCoverage {
+  int64_t switch_links = 0, switch_links_crossed = 0;  // cables between two switches
+  int64_t paths_routed = 0, paths_unrouted = 0;
+};
+
+class PathRouter {
+ public:
+  Status Refresh(Storage& store);
+  void Resolve(diagnosis::Input* in);
+  const RouteCoverage& Coverage() const { return coverage_; }
+  int64_t version() const { return version_; }
+
+ private:
+  const std::vector<uint32_t>* Route(const FabricAddress& from, uint32_t to_lid);
+  const FabricAddress* AddressOf(const std::string& node, const std::string& device, int64_t port) const;
+  void Index();
+
+  int64_t version_ = -1;
+  FabricTopology topology_;
+  std::unique_ptr<fabric::RouteTable> table_;
+  std::map<AgentPort, FabricAddress> addresses_;
+  std::vector<diagnosis::FabricElement> elements_;
+  std::vector<bool> switch_link_;                                 // per element: a cable between two switches
+  std::map<fabric::PortRef, uint32_t> cable_;                     // either end -> its element
+  std::unordered_map<uint64_t, uint32_t> switch_;                 // switch GUID -> its element
+  std::unordered_map<uint64_t, std::vector<uint32_t>> routes_;    // (guid, port, lid) key -> elements
+  RouteCoverage coverage_;
+};
+
+}  // namespace rdmascope::collector
