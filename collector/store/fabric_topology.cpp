@@ -117,7 +117,12 @@ template <typename T>
 Result<T> InOneRead(Db& db, Result<T> (*read)(Db&)) {
   if (Status s = db.Exec("BEGIN"); !s.ok()) return Result<T>::Error("fabric topology, begin: " + s.message());
   Result<T> out = read(db);
-  (void)db.Exec(out.ok() ? "COMMIT" : "ROLLBACK");  // a read: nothing to lose either way
+  // The end of the transaction must run even past the deadline (a pooled
+  // connection left inside one would read this snapshot for ever): the
+  // deadline's handler goes first; the reader still sees the time it took.
+  sqlite3_progress_handler(db.raw(), 0, nullptr, nullptr);
+  if (Status s = db.Exec(out.ok() ? "COMMIT" : "ROLLBACK"); !s.ok() && out.ok())
+    return Result<T>::Error("fabric topology, end of the read: " + s.message());
   return out;
 }
 

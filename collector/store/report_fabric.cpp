@@ -8,7 +8,9 @@
 //    or retype a switch).
 //  - "fabric" (a sweep): every node and port upserted, first/last seen kept;
 //    a port's error counters are appended to fabric_port_samples when they
-//    changed; links upserted with both ends ordered.
+//    changed; links upserted with both ends ordered; a switch's "lft" kept
+//    when it changed, and the topology version bumped once when anything a
+//    trace reads changed (report_routes.cpp).
 //  - Events, all keyed by the link's ordered ends:
 //    link_down      a link seen before is missing from a sweep that saw one of
 //                   its ends (that end's port no longer leads to the other end);

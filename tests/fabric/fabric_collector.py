@@ -12,17 +12,23 @@ Checks: every agent's report carries its neighbour (the leaf switch and port
 ibnetdiscover shows); the pinglist of one host groups its leaf mates
 (printed); `Unlink` of a cable makes the next sweep's report open link_down
 naming both ends; `ReLink` closes it; a host with a node token that sweeps
-is refused (its agent exits non-zero) and the switches keep their names.
+is refused (its agent exits non-zero) and the switches keep their names;
+the traced path between hosts of two leaves (GET /api/v1/fabric/path) crosses
+the switches ibtracert walks, or, while sweeps store no forwarding tables,
+answers 404 naming the switch without one.
 """
 import argparse
 import json
 import os
+import re
 import shutil
 import socket
+import sqlite3
 import subprocess
 import sys
 import tempfile
 import time
+import urllib.error
 import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -84,6 +90,14 @@ class Collector:
         with urllib.request.urlopen(req, timeout=10) as r:
             return json.load(r)
 
+    def get_status(self, path):
+        """(HTTP status, JSON body) of a GET, errors included."""
+        try:
+            with urllib.request.urlopen(self.url + path, timeout=10) as r:
+                return r.status, json.load(r)
+        except urllib.error.HTTPError as e:
+            return e.code, json.loads(e.read() or b"{}")
+
     def stop(self):
         if self.proc.poll() is None:
             self.proc.terminate()
@@ -115,6 +129,34 @@ def agent_once(sim, args, collector, host, sysroot, workdir, sweep=False, expect
     if expect_ok and cp.returncode != 0:
         raise RuntimeError(f"agent {host} exited {cp.returncode}: {cp.stderr[-1500:]}")
     return cp
+
+
+def check_path(sim, collector, check):
+    """GET /api/v1/fabric/path between hosts of two leaves, by LID and GUID. With the
+    switches' tables stored (the sweep read routes), its switches are those ibtracert
+    walks; without, it answers 404 naming the switch that has no table."""
+    nodes = collector.get("/api/v1/fabric/nodes")["nodes"]
+
+    def host(desc):
+        n = next(n for n in nodes if n["type"] == "CA" and n["description"].split()[0] == desc)
+        return n, next(p["lid"] for p in n["ports"] if p.get("lid"))
+    (src, src_lid), (dst, dst_lid) = host("h00-00"), host("h02-00")
+    status, body = collector.get_status(f"/api/v1/fabric/path?src=lid:{src_lid}&dst={dst['guid']}")
+    db = sqlite3.connect(f"file:{os.path.join(collector.dir, 'db.sqlite')}?mode=ro", uri=True)
+    try:
+        tables = db.execute("SELECT COUNT(*) FROM fabric_lfts").fetchone()[0]
+    finally:
+        db.close()
+    if tables == 0:
+        check(status == 404 and body.get("error") == "no route" and "no forwarding table" in body.get("detail", ""),
+              f"path h00-00 -> h02-00 without stored tables: 404 naming the switch without one ({status} {body})")
+        return
+    trace = sim.run(["ibtracert", str(src_lid), str(dst_lid)], check=True).stdout
+    want = re.findall(r'->\s*switch port.*"([^"]*)"\s*$', trace, re.M)
+    got = [h["description"] for h in body.get("hops", [])]
+    print(f"  path h00-00 -> h02-00: {got}; ibtracert: {want}")
+    check(status == 200 and got == want and body["dst"]["guid"] == dst["guid"],
+          f"path h00-00 -> h02-00 crosses the switches ibtracert walks ({status})")
 
 
 class Check:
@@ -167,6 +209,7 @@ def main():
                   f"pinglist of h00-00 groups its leaf mates: group {pl['group']}, same group {same}")
             fab = collector.get("/api/v1/fabric/nodes")
             check(len(fab["nodes"]) == len(ibnd[0]), f"the sweep stored every node: {len(fab['nodes'])} of {len(ibnd[0])}")
+            check_path(sim, collector, check)
 
             # Unlink a leaf-spine cable: the next sweep's report opens link_down naming both ends.
             sim.console('Unlink "leaf01"[4]')

@@ -5,7 +5,10 @@
 #include <gtest/gtest.h>
 #include <httplib.h>
 
+#include <chrono>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "collector/ingest/report_decode.h"
@@ -14,6 +17,7 @@
 #include "fabric/fabric_json.h"
 #include "fabric/routes.h"
 #include "fabric/sweep.h"
+#include "tests/collector/old_database.h"
 #include "tests/collector/test_server.h"
 #include "tests/fabric/fake_subnet.h"
 #include "tests/support/scratch_dir.h"
@@ -258,6 +262,25 @@ TEST_F(RoutesStoreTest, PortAddressesPlaceEveryAgentPortInTheFabric) {
   EXPECT_EQ(one.value().begin()->second.node_guid, kHca1);
 }
 
+// A database of the schema before routes (9) gains the tables; its fabric
+// reads back as a topology without forwarding tables.
+TEST(RoutesMigration, AnOlderDatabaseReadsBackWithoutTables) {
+  testsupport::ScratchDir dir("collector_routes_migration");
+  auto s = testing::UpgradeFrom(dir.File("old.db"), 9,
+                                "INSERT INTO fabric_nodes(guid, type, description, num_ports, lid, first_seen_at, "
+                                "last_seen_at, seen_by) VALUES ('0x0000000000000200', 'Switch', 'sw1', 8, 10, 1, 1, 'h');"
+                                "INSERT INTO fabric_ports(guid, port, lid, state, last_seen_at) VALUES "
+                                "('0x0000000000000200', 1, 10, 'ACTIVE', 1);");
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  auto t = s.value()->topology.Topology();
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  ASSERT_EQ(t.value().fabric.nodes.size(), 1u);
+  EXPECT_EQ(t.value().fabric.nodes[0].lid, 10u);
+  EXPECT_EQ(t.value().fabric.nodes[0].ports.at(0).state, 4);
+  EXPECT_TRUE(t.value().fabric.nodes[0].lft.empty());
+  EXPECT_EQ(t.value().version, 1);
+}
+
 TEST(ParseAnyGuid, TakesTheInventoryAndTheSweepSpelling) {
   uint64_t g = 0;
   ASSERT_TRUE(ParseAnyGuid("0002:c903:0001:2345", &g));
@@ -303,6 +326,107 @@ TEST(RoutesValidate, AMalformedTableIsRefusedNamingTheEntry) {
   r["fabric"]["nodes"][0]["type"] = "CA";
   r["fabric"]["nodes"][0]["lft"] = {1};
   ExpectRefusedAt(r, "/fabric/nodes/0/lft", "Switch");
+}
+
+// GET /api/v1/fabric/path on an in-process collector: sweeps and agents'
+// reports posted as agents post them.
+class FabricPathApiTest : public ::testing::Test {
+ protected:
+  static int64_t NowMs() {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+        .count();
+  }
+  void Post(const json& report) {
+    auto r = cli_.Post("/api/v1/reports", Auth(), report.dump(), "application/json");
+    ASSERT_TRUE(r);
+    ASSERT_EQ(r->status, 200) << r->body;
+  }
+  // The answer's status and body.
+  std::pair<int, json> Get(const std::string& query) {
+    auto r = cli_.Get(("/api/v1/fabric/path?" + query).c_str(), Auth());
+    if (!r) return {0, json()};
+    return {r->status, json::parse(r->body, nullptr, false)};
+  }
+  static httplib::Headers Auth() { return {{"Authorization", std::string("Bearer ") + testing::kTestToken}}; }
+  void PostFabric(const std::vector<uint8_t>& sw1 = Sw1Table()) {
+    FakeSubnet s = fabric::testing::SmallSubnet(false);
+    const int64_t now = NowMs();
+    Post(SweepReport("sweep-" + std::to_string(++posted_), now, WithRoutes(SweepOf(s), sw1)));
+    Post(AgentReport("h1-" + std::to_string(posted_), "host1", now, kHca1, 1));
+    Post(AgentReport("h3-" + std::to_string(posted_), "host3", now, kHca3, 3));
+  }
+
+  testing::TestCollector c_;
+  httplib::Client cli_{"127.0.0.1", c_.port()};
+  int posted_ = 0;
+};
+
+TEST_F(FabricPathApiTest, TracesBetweenAgentsByNameLidAndGuid) {
+  PostFabric();
+  auto [status, body] = Get("src=host1&dst=host3/mlx5_0/1");
+  ASSERT_EQ(status, 200) << body.dump();
+  EXPECT_EQ(body["src"]["node"], "host1");
+  EXPECT_EQ(body["src"]["guid"], fabric::GuidText(kHca1));
+  EXPECT_EQ(body["src"]["lid"], 1);
+  EXPECT_EQ(body["dst"]["guid"], fabric::GuidText(kHca3));
+  EXPECT_EQ(body["dst"]["device"], "mlx5_0");
+  ASSERT_EQ(body["hops"].size(), 2u) << body.dump();
+  EXPECT_EQ(body["hops"][0]["description"], "sw1");
+  EXPECT_EQ(body["hops"][0]["in_port"], 1);
+  EXPECT_EQ(body["hops"][0]["out_port"], 3);
+  EXPECT_EQ(body["hops"][1]["description"], "sw2");
+  EXPECT_EQ(body["hops"][1]["out_port"], 1);
+  ASSERT_EQ(body["cables"].size(), 3u);
+  EXPECT_EQ(body["cables"][1]["from"]["guid"], fabric::GuidText(kSw1));
+  EXPECT_EQ(body["cables"][1]["to"]["port"], 3);
+  EXPECT_EQ(body["version"], c_.store().topology.Version().value());
+
+  std::tie(status, body) = Get("src=lid:3&dst=" + fabric::GuidText(kHca1));
+  ASSERT_EQ(status, 200) << body.dump();
+  EXPECT_EQ(body["hops"].size(), 2u);
+  EXPECT_EQ(body["dst"]["guid"], fabric::GuidText(kHca1));
+  std::tie(status, body) = Get("src=" + fabric::GuidText(kHca2) + ":1&dst=lid:11");  // to switch sw2 itself
+  ASSERT_EQ(status, 200) << body.dump();
+  EXPECT_EQ(body["dst"]["guid"], fabric::GuidText(kSw2));
+  EXPECT_EQ(body["dst"]["port"], 0);
+  EXPECT_EQ(body["hops"].size(), 2u);
+}
+
+TEST_F(FabricPathApiTest, SaysWhatIsMissingOrMalformed) {
+  auto [status, body] = Get("src=host1&dst=host3");
+  EXPECT_EQ(status, 404);
+  EXPECT_EQ(body["error"], "no fabric sweep") << body.dump();
+  PostFabric();
+  std::tie(status, body) = Get("src=host1");
+  EXPECT_EQ(status, 400);
+  EXPECT_EQ(body["detail"]["param"], "dst") << body.dump();
+  std::tie(status, body) = Get("src=lid:abc&dst=host3");
+  EXPECT_EQ(status, 400);
+  EXPECT_EQ(body["detail"]["param"], "src") << body.dump();
+  std::tie(status, body) = Get("src=a/b/c/d&dst=host3");
+  EXPECT_EQ(status, 400);
+  std::tie(status, body) = Get("src=nohost&dst=host3");
+  EXPECT_EQ(status, 404);
+  EXPECT_EQ(body["error"], "unknown source");
+  EXPECT_NE(body["detail"].get<std::string>().find("nohost"), std::string::npos) << body.dump();
+  std::tie(status, body) = Get("src=host1&dst=host3/mlx5_1");
+  EXPECT_EQ(status, 404);
+  EXPECT_EQ(body["error"], "unknown destination");
+  std::tie(status, body) = Get("src=host1&dst=lid:99");
+  EXPECT_EQ(status, 404);
+  EXPECT_NE(body["detail"].get<std::string>().find("LID 99"), std::string::npos) << body.dump();
+  std::tie(status, body) = Get("src=0x00000000000009ff&dst=host3");
+  EXPECT_EQ(status, 404);
+  EXPECT_NE(body["detail"].get<std::string>().find("0x00000000000009ff"), std::string::npos) << body.dump();
+  // sw1 loses its route to LID 3: the answer names the switch that stops the walk.
+  std::vector<uint8_t> no_route = Sw1Table();
+  no_route[3] = kNoRoute;
+  PostFabric(no_route);
+  std::tie(status, body) = Get("src=host1&dst=host3");
+  EXPECT_EQ(status, 404);
+  EXPECT_EQ(body["error"], "no route");
+  EXPECT_NE(body["detail"].get<std::string>().find("\"sw1\" has no route to LID 3"), std::string::npos)
+      << body.dump();
 }
 
 }  // namespace
