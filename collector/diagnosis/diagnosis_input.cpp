@@ -109,7 +109,8 @@ bool IsErrorCounter(const std::string& name) {
   return false;
 }
 
-Result<diagnosis::Input> LoadDiagnosisInput(Storage& store, int64_t now_ms, const DiagnosisSourceOptions& o) {
+Result<diagnosis::Input> LoadDiagnosisInput(Storage& store, int64_t now_ms, const DiagnosisSourceOptions& o,
+                                            FabricCounterRises* rises) {
   auto infos = store.read.NodeInfos();
   if (!infos.ok()) return infos.status();
   auto nodes = store.history.Nodes(now_ms, 0);
@@ -195,6 +196,20 @@ Result<diagnosis::Input> LoadDiagnosisInput(Storage& store, int64_t now_ms, cons
     }
   }
   for (auto& [id, p] : ports) in.ports.push_back(std::move(p));
+  if (rises) {
+    rises->clear();
+    const json& fm = Rows(f, "fabric_moved");  // newest first per port: pairs (newest, before)
+    for (size_t i = 0; i + 1 < fm.size(); ++i) {
+      const json &a = fm[i], &b = fm[i + 1];
+      if (Text(a, "guid") != Text(b, "guid") || Int(a, "port") != Int(b, "port")) continue;
+      ++i;
+      if (Int(a, "at") < since) continue;
+      uint64_t guid = 0;
+      if (!fabric::ParseGuid(Text(a, "guid"), &guid)) continue;
+      std::vector<CounterDelta> moved = SwitchMoved(a, b);
+      if (!moved.empty()) (*rises)[fabric::PortRef{guid, static_cast<int>(Int(a, "port"))}] = std::move(moved);
+    }
+  }
   return in;
 }
 

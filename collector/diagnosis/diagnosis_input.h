@@ -19,10 +19,13 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
+#include <vector>
 
 #include "collector/diagnosis/diagnosis.h"
 #include "collector/store/storage.h"
+#include "fabric/routes.h"
 
 namespace rdmascope::collector {
 
@@ -33,7 +36,13 @@ struct DiagnosisSourceOptions {
   int64_t report_interval_ms = 10000;  // the fleet's report interval (configuration)
 };
 
-Result<diagnosis::Input> LoadDiagnosisInput(Storage& store, int64_t now_ms, const DiagnosisSourceOptions& o);
+// Error counters of fabric ports (sweeps) that rose in the window, by port.
+using FabricCounterRises = std::map<fabric::PortRef, std::vector<diagnosis::CounterDelta>>;
+
+// rises (optional): the fabric ports' error counters whose newest sample,
+// in the window, rose over the one before.
+Result<diagnosis::Input> LoadDiagnosisInput(Storage& store, int64_t now_ms, const DiagnosisSourceOptions& o,
+                                            FabricCounterRises* rises = nullptr);
 
 // True for a counter name that counts errors (see the contract above).
 bool IsErrorCounter(const std::string& name);

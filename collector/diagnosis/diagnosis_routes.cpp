@@ -36,6 +36,23 @@ Status PathRouter::Refresh(Storage& store) {
 
 void PathRouter::Index() {
   elements_.clear(), switch_link_.clear(), cable_.clear(), switch_.clear(), routes_.clear();
+  // Cables seen now are remembered; ports without one get back the cable
+  // they had, when its other end is still there without one either.
+  std::map<fabric::PortRef, bool> uncabled;
+  for (const fabric::FabricNode& n : topology_.fabric.nodes)
+    for (const fabric::FabricPort& p : n.ports) {
+      if (p.remote) remembered_[{n.guid, p.number}] = *p.remote;
+      else uncabled[{n.guid, p.number}] = true;
+    }
+  std::map<fabric::PortRef, bool> down;
+  for (fabric::FabricNode& n : topology_.fabric.nodes)
+    for (fabric::FabricPort& p : n.ports) {
+      if (p.remote) continue;
+      auto it = remembered_.find({n.guid, p.number});
+      if (it == remembered_.end() || !uncabled.count({it->second.guid, it->second.port})) continue;
+      p.remote = it->second;
+      down[{n.guid, p.number}] = true;
+    }
   table_ = std::make_unique<fabric::RouteTable>(topology_.fabric);
   for (const fabric::FabricNode& n : topology_.fabric.nodes) {
     if (n.type != fabric::NodeType::kSwitch) continue;
@@ -55,7 +72,7 @@ void PathRouter::Index() {
       const bool ordered = ea < eb;
       const uint32_t id = static_cast<uint32_t>(elements_.size());
       elements_.push_back({"link", ordered ? ea + "<->" + eb : eb + "<->" + ea,
-                           ordered ? desc_a + " <-> " + desc_b : desc_b + " <-> " + desc_a, {}, false});
+                           ordered ? desc_a + " <-> " + desc_b : desc_b + " <-> " + desc_a, {}, down.count(a) > 0});
       switch_link_.push_back(n.type == fabric::NodeType::kSwitch && other &&
                              other->type == fabric::NodeType::kSwitch);
       cable_[a] = id, cable_[b] = id;
@@ -90,9 +107,16 @@ const std::vector<uint32_t>* PathRouter::Route(const FabricAddress& from, uint32
   return ids.empty() ? nullptr : &ids;
 }
 
-void PathRouter::Resolve(diagnosis::Input* in) {
+void PathRouter::Resolve(diagnosis::Input* in,
+                         const std::map<fabric::PortRef, std::vector<diagnosis::CounterDelta>>& rises) {
   coverage_ = RouteCoverage();
   in->elements = elements_;
+  for (const auto& [port, moved] : rises) {
+    auto e = cable_.find(port);
+    if (e == cable_.end()) continue;
+    auto& into = in->elements[e->second].moved;
+    into.insert(into.end(), moved.begin(), moved.end());
+  }
   if (!table_ || elements_.empty()) {
     coverage_.paths_unrouted = static_cast<int64_t>(in->paths.size());
     return;

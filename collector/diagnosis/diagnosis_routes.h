@@ -8,6 +8,11 @@
 //    port addresses every time (cheap; an agent's LID may change without the
 //    fabric changing). Elements are every switch and every cable between two
 //    nodes of the topology, numbered for one version.
+//  - A cable this router saw in an earlier version whose two ports are still
+//    in the topology without any cable (a link gone, a switch that stopped
+//    answering) stays in for tracing, marked down: until the subnet manager
+//    routes around it, the forwarding tables still send packets into it, and
+//    the paths they spoil are its evidence. A port cabled anew forgets it.
 //  - Resolve() sets, for every path whose two ends are InfiniBand ports of
 //    the topology (node, device and, when the summary names it, port), its
 //    `crosses`: the cables and switches of the route src -> dst and of the
@@ -41,7 +46,9 @@ struct RouteCoverage {
 class PathRouter {
  public:
   Status Refresh(Storage& store);
-  void Resolve(diagnosis::Input* in);
+  // rises: the fabric ports' counters that rose; each cable gets its two
+  // ends' as FabricElement::moved.
+  void Resolve(diagnosis::Input* in, const std::map<fabric::PortRef, std::vector<diagnosis::CounterDelta>>& rises = {});
   const RouteCoverage& Coverage() const { return coverage_; }
   int64_t version() const { return version_; }
 
@@ -54,6 +61,7 @@ class PathRouter {
   FabricTopology topology_;
   std::unique_ptr<fabric::RouteTable> table_;
   std::map<AgentPort, FabricAddress> addresses_;
+  std::map<fabric::PortRef, fabric::RemoteEnd> remembered_;        // every cable end seen, while not recabled
   std::vector<diagnosis::FabricElement> elements_;
   std::vector<bool> switch_link_;                                 // per element: a cable between two switches
   std::map<fabric::PortRef, uint32_t> cable_;                     // either end -> its element

@@ -374,7 +374,8 @@ class Vote {
   }
 
   // 5. Fabric elements no verdict names whose error counters rose past their
-  // thresholds, or that the newest sweep lost.
+  // thresholds. (One the sweep lost but no path blames has been routed
+  // around: the fabric's own events say it is gone.)
   void FabricAlone(const ElementIndex& index) {
     static const CounterThresholds kThresholds = DefaultCounterThresholds();
     for (const Element& e : index.elements()) {
@@ -385,11 +386,11 @@ class Vote {
         const int64_t limit = c.name == "link_downed" ? 1 : t == kThresholds.end() ? -1 : static_cast<int64_t>(t->second);
         if (limit > 0 && c.delta >= limit) moved.push_back(c.name);
       }
-      if (moved.empty() && !e.fabric->down) continue;
+      if (moved.empty()) continue;
       Verdict v;
       v.scope = ScopeName(e.scope);
       v.subject = e.subject;
-      v.kind = moved.empty() ? "down" : "link_errors";
+      v.kind = "link_errors";
       v.confidence = 1.0;
       v.evidence.push_back({{"what", "fabric"}, {"description", e.fabric->description}, {"over_threshold", moved}});
       AddElementCounterEvidence(*e.fabric, &v);

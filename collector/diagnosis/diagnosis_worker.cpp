@@ -1,6 +1,7 @@
 #include "collector/diagnosis/diagnosis_worker.h"
 
 #include "collector/core/heap_release.h"
+#include "collector/diagnosis/diagnosis_coverage.h"
 
 #include <algorithm>
 #include <chrono>
@@ -26,12 +27,15 @@ void DiagnosisWorker::Start() {
 
 Result<DiagnosisPass> DiagnosisWorker::RunPass() {
   const int64_t now = now_ms_();
-  auto input = LoadDiagnosisInput(store_, now, options_.source);
+  FabricCounterRises rises;
+  auto input = LoadDiagnosisInput(store_, now, options_.source, &rises);
   if (!input.ok()) return Status::Error("diagnosis: reading the store: " + input.status().message());
   DiagnosisPass pass;
   if (Status s = router_.Refresh(store_); !s.ok()) pass.routes_error = "diagnosis: " + s.message();
-  router_.Resolve(&input.value());
+  router_.Resolve(&input.value(), rises);
   pass.routes = router_.Coverage();
+  store_.read.snapshot().SetCoverage(
+      CoverageOf(input.value(), pass.routes, now, options_.source.report_interval_ms));
   input.value().network_baseline_us = network_baseline_us_;
   std::vector<diagnosis::Verdict> verdicts = diagnosis::Diagnose(input.value(), options_.vote);
   network_baseline_us_ = diagnosis::UpdateNetworkBaseline(network_baseline_us_, input.value(), options_.vote);

@@ -128,4 +128,12 @@ void ApiServer::GetDiagnoses(const httplib::Request& req, httplib::Response& res
   ReplyStore(res, store_.diagnoses.Diagnoses(all == 1, static_cast<int>(limit)), "diagnoses", options_.log);
 }
 
+void ApiServer::GetCoverage(const httplib::Request&, httplib::Response& res) {
+  // The last diagnosis pass's coverage (read model; no SQL). Before the first pass: 503.
+  const auto coverage = store_.read.snapshot().Take().coverage;
+  if (!coverage || coverage->is_null())
+    return SendError(res, 503, "no diagnosis pass yet", "the coverage is computed by each diagnosis pass");
+  res.set_content(coverage->dump(), "application/json");
+}
+
 }  // namespace rdmascope::collector

@@ -45,6 +45,7 @@ void ApiServer::Routes() {
   s.Get("/api/v1/events", [this](R q, W w) { GetEvents(q, w); });
   s.Get("/api/v1/pinglist", [this](R q, W w) { GetPinglist(q, w); });
   s.Get("/api/v1/diagnoses", [this](R q, W w) { GetDiagnoses(q, w); });
+  s.Get("/api/v1/coverage", [this](R q, W w) { GetCoverage(q, w); });
   s.Get("/api/v1/matrix", [this](R q, W w) { GetMatrix(q, w); });
   s.Get("/api/v1/fabric/nodes", [this](R q, W w) { GetFabricNodes(q, w); });
   s.Get("/api/v1/fabric/links", [this](R q, W w) { GetFabricLinks(q, w); });

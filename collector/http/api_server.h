@@ -119,6 +119,7 @@ class ApiServer {
   void GetEvents(const httplib::Request& req, httplib::Response& res);
   void GetPinglist(const httplib::Request& req, httplib::Response& res);
   void GetDiagnoses(const httplib::Request& req, httplib::Response& res);
+  void GetCoverage(const httplib::Request& req, httplib::Response& res);
   void GetMatrix(const httplib::Request& req, httplib::Response& res);  // api_dashboard.cpp
   void GetFabricNodes(const httplib::Request& req, httplib::Response& res);  // api_fabric.cpp
   void GetFabricLinks(const httplib::Request& req, httplib::Response& res);

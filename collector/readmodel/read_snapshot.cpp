@@ -238,6 +238,7 @@ ReadSnapshot::View ReadSnapshot::Take() const {
   v.events_open = events_open_;
   v.fabric = fabric_;
   v.diagnoses_open = diagnoses_open_;
+  v.coverage = coverage_;
   return v;
 }
 
@@ -278,6 +279,12 @@ void ReadSnapshot::SetDiagnosesOpen(json rows) {
   auto p = std::make_shared<const json>(std::move(rows));
   std::lock_guard<std::mutex> lock(mu_);
   diagnoses_open_ = std::move(p);
+}
+
+void ReadSnapshot::SetCoverage(json coverage) {
+  auto p = std::make_shared<const json>(std::move(coverage));
+  std::lock_guard<std::mutex> lock(mu_);
+  coverage_ = std::move(p);
 }
 
 void ReadSnapshot::SetFabric(json parts) {

@@ -191,6 +191,7 @@ class ReadSnapshot {
     std::shared_ptr<const nlohmann::json> events_open;    // [{"kind","n"}]
     std::shared_ptr<const nlohmann::json> fabric;         // {"fabric_links","fabric_nodes","fabric_ports"}
     std::shared_ptr<const nlohmann::json> diagnoses_open; // [{"scope","kind","n"}]
+    std::shared_ptr<const nlohmann::json> coverage;       // the last diagnosis pass's (null before one)
   };
 
   View Take() const;
@@ -204,6 +205,7 @@ class ReadSnapshot {
   void SetEventsOpen(nlohmann::json rows);
   void SetFabric(nlohmann::json parts);
   void SetDiagnosesOpen(nlohmann::json rows);
+  void SetCoverage(nlohmann::json coverage);
   void Clear();
 
  private:
@@ -215,6 +217,7 @@ class ReadSnapshot {
   std::shared_ptr<const nlohmann::json> events_open_ = std::make_shared<nlohmann::json>(nlohmann::json::array());
   std::shared_ptr<const nlohmann::json> fabric_ = std::make_shared<nlohmann::json>(nlohmann::json::object());
   std::shared_ptr<const nlohmann::json> diagnoses_open_ = std::make_shared<nlohmann::json>(nlohmann::json::array());
+  std::shared_ptr<const nlohmann::json> coverage_ = std::make_shared<nlohmann::json>(nullptr);
 };
 
 // Answers built from a view (read_snapshot_render.cpp, read_snapshot_matrix.cpp);

@@ -25,6 +25,11 @@ Result<json> DiagnosisRecords::DiagnosisFacts(int64_t since_ms, int64_t counters
                 "    WHERE s.sampled_at >= ?2)) "
                 "WHERE rn = 1 AND sampled_at >= ?1 AND prev IS NOT NULL AND value > prev",
        true},
+      {"fabric_moved", "SELECT s.guid, s.port, s.at, s.counters AS counters_json FROM "
+                       "(SELECT DISTINCT guid, port FROM fabric_port_samples WHERE at >= ?1) k "
+                       "JOIN fabric_port_samples s ON s.guid = k.guid AND s.port = k.port AND s.at IN "
+                       "(SELECT at FROM fabric_port_samples WHERE guid = k.guid AND port = k.port ORDER BY at DESC LIMIT 2) "
+                       "ORDER BY s.guid, s.port, s.at DESC"},
       {"neighbours", "SELECT node, device, port, switch_guid FROM node_neighbours WHERE ?1 = ?1 "
                      "ORDER BY node, device, port"},
       {"switch", "SELECT nn.node, nn.device, nn.port, nn.switch_guid, nn.switch_port, nn.switch_description, "

@@ -7,8 +7,10 @@
 //    "moved" counters whose newest sample (at or after since_ms) rose over
 //    the one before, looking back no further than counters_from_ms
 //    (<= since_ms); "switch" the switch port at the other end of each node
-//    port with the error counters of its two newest samples; "neighbours"
-//    the switch (GUID) each node port is cabled to. Cost: bounded
+//    port with the error counters of its two newest samples; "fabric_moved"
+//    the two newest samples of every fabric port sampled at or after
+//    since_ms (newest first); "neighbours" the switch (GUID) each node port
+//    is cabled to. Cost: bounded
 //    by the rows inside the window, not by the history kept. Read on a
 //    read-only connection, never under the writer's lock, and stopped at the
 //    query deadline; so are OpenDiagnosisKeys and Diagnoses.

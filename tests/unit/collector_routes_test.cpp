@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "collector/diagnosis/diagnosis_routes.h"
 #include "collector/ingest/report_decode.h"
 #include "collector/ingest/report_validate.h"
 #include "collector/store/storage.h"
@@ -427,6 +428,52 @@ TEST_F(FabricPathApiTest, SaysWhatIsMissingOrMalformed) {
   EXPECT_EQ(body["error"], "no route");
   EXPECT_NE(body["detail"].get<std::string>().find("\"sw1\" has no route to LID 3"), std::string::npos)
       << body.dump();
+}
+
+}  // namespace
+}  // namespace rdmascope::collector
+
+namespace rdmascope::collector {
+namespace {
+
+// The diagnosis's router: each probed pair gets the cables and switches of
+// its route there and back; a cable that goes away while the tables still
+// send packets into it stays in the route, marked down.
+TEST_F(RoutesStoreTest, DiagnosisRouterGivesEachPathItsCablesAndKeepsAGoneCableDown) {
+  FakeSubnet s = fabric::testing::SmallSubnet(false);
+  Ingest(SweepReport("r1", kT0, WithRoutes(SweepOf(s))), kT0);
+  Ingest(AgentReport("a1", "n1", kT0, kHca1, 1), kT0);
+  Ingest(AgentReport("a3", "n3", kT0, kHca3, 3), kT0);
+  diagnosis::Input in;
+  diagnosis::PathSummary p;
+  p.src = "n1", p.dst = "n3", p.rail = "0", p.transport = "ud", p.src_device = p.dst_device = "mlx5_0";
+  p.sent = p.received = 10;
+  in.paths.push_back(p);
+  PathRouter router;
+  ASSERT_TRUE(router.Refresh(*store_).ok());
+  router.Resolve(&in);
+  const std::string trunk = fabric::GuidText(kSw1) + "/3<->" + fabric::GuidText(kSw2) + "/3";
+  auto crosses = [&](const std::string& subject) {
+    for (uint32_t id : in.paths[0].crosses)
+      if (in.elements.at(id).subject == subject) return static_cast<int>(id);
+    return -1;
+  };
+  ASSERT_GE(crosses(trunk), 0) << "the path does not cross " << trunk;
+  EXPECT_GE(crosses(fabric::GuidText(kSw1)), 0);
+  EXPECT_GE(crosses(fabric::GuidText(kSw2)), 0);
+  EXPECT_EQ(in.paths[0].crosses.size(), 5u);  // two host cables, the trunk, two switches
+  EXPECT_FALSE(in.elements[static_cast<size_t>(crosses(trunk))].down);
+  EXPECT_EQ(router.Coverage().paths_routed, 1);
+  EXPECT_EQ(router.Coverage().switch_links, 1);
+  EXPECT_EQ(router.Coverage().switch_links_crossed, 1);
+
+  s.nodes[1].links.erase(3);  // sw1[3] - sw2[3] unplugged; the tables still point at it
+  s.nodes[2].links.erase(3);
+  Ingest(SweepReport("r2", kT0 + 10000, WithRoutes(SweepOf(s))), kT0 + 10000);
+  ASSERT_TRUE(router.Refresh(*store_).ok());
+  router.Resolve(&in);
+  ASSERT_GE(crosses(trunk), 0) << "the gone trunk left the route";
+  EXPECT_TRUE(in.elements[static_cast<size_t>(crosses(trunk))].down);
 }
 
 }  // namespace

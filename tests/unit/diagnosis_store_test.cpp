@@ -122,6 +122,25 @@ TEST_F(DiagnosisStore, OpensServesCountsAndClosesWithoutFlapping) {
   EXPECT_EQ(Get(c_.port(), "/metrics").get<std::string>().find("rdmascope_diagnoses_open{"), std::string::npos);
 }
 
+// Each pass publishes what its paths covered: group pairs per rail (here a
+// and b, each probed by all three nodes of the other), no fabric routes.
+TEST_F(DiagnosisStore, CoverageOfTheLastPass) {
+  httplib::Client cli("127.0.0.1", c_.port());
+  auto before = cli.Get("/api/v1/coverage");
+  ASSERT_TRUE(before);
+  EXPECT_EQ(before->status, 503) << before->body;
+  Round(c_.store(), 0, "");
+  Pass(0);
+  json c = Get(c_.port(), "/api/v1/coverage");
+  ASSERT_EQ(c["rails"].size(), 1u) << c.dump();
+  EXPECT_EQ(c["rails"][0]["groups"], 2);
+  EXPECT_EQ(c["rails"][0]["group_pairs"], 2);
+  EXPECT_EQ(c["rails"][0]["group_pairs_covered"], 2);
+  EXPECT_EQ(c["fabric"]["paths_routed"], 0);
+  EXPECT_EQ(c["fabric"]["paths_unrouted"], 30);
+  EXPECT_EQ(c["at_ms"], now_);
+}
+
 TEST_F(DiagnosisStore, BadQueryIs400) {
   httplib::Client cli("127.0.0.1", c_.port());
   auto res = cli.Get("/api/v1/diagnoses?all=yes");
