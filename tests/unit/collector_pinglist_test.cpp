@@ -10,6 +10,7 @@
 #include <set>
 
 #include "collector/readmodel/pinglist.h"
+#include "collector/readmodel/pinglist_cache.h"
 #include "collector/readmodel/pinglist_coverage.h"
 
 namespace rdmascope::collector {
@@ -287,6 +288,40 @@ TEST(Pinglist, GroupsArePerRail) {
   nodes.push_back(Node("e", {{"rails", "r0"}}));
   const json r1e = BuildPinglist("a", nodes, kNow, {}, "r1");
   for (const json& t : r1e["targets"]) EXPECT_NE(t["node"], "e");
+}
+
+TEST(Pinglist, CacheSharesPlansWhileFreshAndFollowsTheRotation) {
+  std::vector<NodeInfo> nodes = Grouped({3, 3});
+  int fetched = 0;
+  PinglistCache::NodeSource source = [&]() -> Result<std::vector<NodeInfo>> {
+    ++fetched;
+    return nodes;
+  };
+  PinglistOptions o;
+  PinglistCache cache(o, 1000);
+  const int64_t t0 = 10 * o.rotation_ms;
+  auto a = cache.For("g0n0", "", t0, source);
+  ASSERT_TRUE(a.ok());
+  EXPECT_EQ(a.value(), BuildPinglist("g0n0", nodes, t0, o));
+  ASSERT_TRUE(cache.For("g0n1", "", t0 + 999, source).ok());
+  ASSERT_TRUE(cache.For("g0n1", "0", t0 + 500, source).ok());  // another rail: another plan, same node list
+  EXPECT_EQ(fetched, 1);
+  EXPECT_EQ(cache.plans_built(), 2u);
+  // A new node shows once the plans are older than the refresh.
+  nodes.push_back(Node("g1n9", {{"group", "g1"}}, t0 + 1000));
+  auto later = cache.For("g0n0", "", t0 + 1000, source);
+  ASSERT_TRUE(later.ok());
+  EXPECT_EQ(fetched, 2);
+  EXPECT_EQ(later.value(), BuildPinglist("g0n0", nodes, t0 + 1000, o));
+  // A new rotation period builds again at once.
+  ASSERT_TRUE(cache.For("g0n0", "", 11 * o.rotation_ms, source).ok());
+  EXPECT_EQ(fetched, 3);
+  // A failing node list is the answer, and nothing is kept.
+  PinglistCache failing(o, 1000);
+  auto bad = failing.For("g0n0", "", t0, [] { return Result<std::vector<NodeInfo>>::Error("store down"); });
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().message(), "store down");
+  ASSERT_TRUE(failing.For("g0n0", "", t0, source).ok());
 }
 
 // 2,000 nodes x 8 rails, 32 nodes per leaf on each rail (cabled differently
