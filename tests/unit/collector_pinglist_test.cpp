@@ -4,7 +4,8 @@
 // control host/port from labels.
 #include <gtest/gtest.h>
 
-#include <chrono>
+#include <time.h>
+
 #include <cstdio>
 #include <map>
 #include <set>
@@ -324,11 +325,32 @@ TEST(Pinglist, CacheSharesPlansWhileFreshAndFollowsTheRotation) {
   ASSERT_TRUE(failing.For("g0n0", "", t0, source).ok());
 }
 
+// CPU time of this thread (the wall clock counts the other jobs on a shared machine).
+double ThreadCpuMs() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
 // 2,000 nodes x 8 rails, 32 nodes per leaf on each rail (cabled differently
-// per rail): every (node, rail) pinglist built once. Prints the time; the
-// bound only catches a blow-up (a sanitized build is several times slower).
+// per rail): every (node, rail) pinglist built once, with one plan per rail
+// (as the API's cache does), and a sample of one-shot BuildPinglist calls (a
+// plan per call). Prints the CPU times; the bound only catches a blow-up (a
+// sanitized build is several times slower).
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kSanitized = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+constexpr bool kSanitized = true;
+#else
+constexpr bool kSanitized = false;
+#endif
+#else
+constexpr bool kSanitized = false;
+#endif
+
 TEST(Pinglist, BuildAllOfAFleet) {
-  constexpr int kNodes = 2000, kRails = 8;
+  constexpr int kNodes = 2000, kRails = kSanitized ? 1 : 8;  // sanitized: one rail, for the time
   std::vector<NodeInfo> nodes;
   for (int i = 0; i < kNodes; ++i) {
     NodeInfo n = Node("node" + std::to_string(i), {{"rails", "0,1,2,3,4,5,6,7"}});
@@ -336,26 +358,36 @@ TEST(Pinglist, BuildAllOfAFleet) {
     n.leaf_switch = n.rail_leaves["0"];
     nodes.push_back(std::move(n));
   }
-  using Clock = std::chrono::steady_clock;
-  auto ms = [](Clock::duration d) { return std::chrono::duration<double, std::milli>(d).count(); };
   size_t targets = 0;
-  auto t0 = Clock::now();
+  double all = 0, plans = 0, bytes = 0;  // all: plans and answers, not the servers' dumps
   for (int r = 0; r < kRails; ++r) {
+    const double t0 = ThreadCpuMs();
     PinglistPlan plan(nodes, kNow, {}, std::to_string(r));
-    for (const NodeInfo& n : nodes) targets += plan.For(n.name)["targets"].size();
+    double dumping = 0;
+    for (const NodeInfo& n : nodes) {
+      json pl = plan.For(n.name);
+      const double t1 = ThreadCpuMs();
+      targets += pl["targets"].size();
+      bytes += static_cast<double>(pl.dump().size());
+      dumping += ThreadCpuMs() - t1;
+    }
+    all += ThreadCpuMs() - t0 - dumping;
   }
-  const double planned = ms(Clock::now() - t0);
-  t0 = Clock::now();
+  double t0 = ThreadCpuMs();  // the plans alone
+  for (int r = 0; r < kRails; ++r) PinglistPlan(nodes, kNow, {}, std::to_string(r));
+  plans = ThreadCpuMs() - t0;
+  t0 = ThreadCpuMs();
   size_t one_shot = 0;
-  constexpr int kOneShot = 200;  // BuildPinglist per request, as the API does: a sample
+  constexpr int kOneShot = 100;
   for (int i = 0; i < kOneShot; ++i)
     one_shot += BuildPinglist(nodes[i * 7].name, nodes, kNow, {}, std::to_string(i % kRails))["targets"].size();
-  const double each = ms(Clock::now() - t0) / kOneShot;
-  std::printf("pinglist: %d (node, rail) pinglists with one plan per rail: %.0f ms (%zu targets); "
-              "one BuildPinglist (plan + answer): %.2f ms, x %d = %.0f ms\n",
-              kNodes * kRails, planned, targets, each, kNodes * kRails, each * kNodes * kRails);
+  const double each = (ThreadCpuMs() - t0) / kOneShot;
+  std::printf("pinglist: %d (node, rail) pinglists, one plan per rail: %.0f ms CPU in all (%.3f ms each; the 8 "
+              "plans %.1f ms), %zu targets, %.0f MB of JSON; a one-shot BuildPinglist: %.2f ms CPU (x %d = %.0f ms)\n",
+              kNodes * kRails, all, all / (kNodes * kRails), plans, targets, bytes / 1e6, each,
+              kNodes * kRails, each * kNodes * kRails);
   EXPECT_GT(one_shot, 0u);
-  EXPECT_LT(planned, 60000.0);
+  EXPECT_LT(all, 60000.0);
 }
 
 }  // namespace
