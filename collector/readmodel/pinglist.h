@@ -19,6 +19,9 @@
 //    the sources in A and the destinations in B on, so every member of B is
 //    probed from A within ceil(|B| / k) periods and every member of A probes
 //    every other group within ceil(|A| / k) periods (k the sources per pair).
+//    The guarantee holds among pinglists built from the same node list in
+//    the same period: agents that fetch on either side of a period boundary
+//    or of a change in the candidates mix two assignments for one round.
 //  - A requester that is not a candidate itself (silent too long, without
 //    the rail, or not known yet) takes the cross targets of the member of its
 //    group its name hashes to (extra coverage, taking nobody's place), or,
