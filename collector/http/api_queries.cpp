@@ -116,9 +116,9 @@ void ApiServer::GetPinglist(const httplib::Request& req, httplib::Response& res)
                      {{"node", *node}, {"problem", "this token reads only the pinglist of node " + grant->node}});
   std::optional<std::string> rail;
   if (!NameParam(req, res, "rail", &rail)) return;
-  auto nodes = store_.read.NodeInfos();
-  if (!nodes.ok()) return SendStoreFailure(res, nodes.status(), "the node list", options_.log);
-  SendJson(res, BuildPinglist(*node, nodes.value(), Now(), options_.pinglist, rail.value_or("")));
+  auto pinglist = pinglists_.For(*node, rail.value_or(""), Now(), [this] { return store_.read.NodeInfos(); });
+  if (!pinglist.ok()) return SendStoreFailure(res, pinglist.status(), "the node list", options_.log);
+  SendJson(res, pinglist.value());
 }
 
 // GET /api/v1/diagnoses[?all=1][&limit=N]: open diagnoses; all=1 adds closed ones.

@@ -34,6 +34,7 @@ ApiServer::ApiServer(Storage& store, ApiOptions options)
     : store_(store),
       committer_(std::make_unique<GroupCommitter>(store)),
       options_(std::move(options)),
+      pinglists_(options_.pinglist, options_.pinglist_refresh_ms),
       server_(std::make_unique<RoutingServer>()) {
   if (!options_.now_ms)
     options_.now_ms = [] {

@@ -45,7 +45,7 @@
 
 #include "collector/http/api_auth.h"
 #include "collector/metrics/collector_metrics.h"
-#include "collector/readmodel/pinglist.h"
+#include "collector/readmodel/pinglist_cache.h"
 #include "collector/ingest/group_commit.h"
 #include "collector/http/http_front.h"
 #include "collector/http/http_workers.h"
@@ -77,6 +77,9 @@ struct ApiOptions {
   int metrics_worst_pairs = 20;
   int64_t metrics_probe_window_ms = 15LL * 60 * 1000;  // pairs newer than this feed /metrics
   PinglistOptions pinglist;
+  // Pinglist plans are shared for this long: a report shows in the others'
+  // pinglists within it (readmodel/pinglist_cache.h); <= 0: a plan per request.
+  int64_t pinglist_refresh_ms = 1000;
   std::function<int64_t()> now_ms;  // clock; defaults to the system clock
   std::function<void(const std::string&)> log;  // one line per event; default stderr
 };
@@ -134,6 +137,7 @@ class ApiServer {
   Storage& store_;
   std::unique_ptr<GroupCommitter> committer_;  // every report ingest goes through its writer thread
   ApiOptions options_;
+  PinglistCache pinglists_;  // the rails' pinglist plans, shared by the fleet's requests
   CollectorMetrics metrics_;
   StorageHealth storage_health_;  // the newest report write's storage fault, for 503s and /healthz
   // Routes and handlers; fed one connection at a time by the front's workers.

@@ -65,10 +65,15 @@ Result<json> ReadModel::WorstPairs(int64_t since_ms, int limit) {
 
 Result<std::vector<NodeInfo>> ReadModel::NodeInfos() {
   // From the read snapshot: no SQL, no store mutex (leaf switch: LeafSwitch()).
+  // Per rail, the leaf of the port that rail's probe rows name.
   std::vector<NodeInfo> out;
-  for (const auto& n : snapshot_.Take().nodes)
+  for (const auto& n : snapshot_.Take().nodes) {
     out.push_back(NodeInfo{n->name, n->labels.is_object() ? n->labels : json::object(), n->last_report_at,
                            n->leaf_switch});
+    for (const auto& [rail, port] : n->rail_ports)
+      if (auto leaf = n->port_leaves.find(port); leaf != n->port_leaves.end() && !leaf->second.empty())
+        out.back().rail_leaves[rail] = leaf->second;
+  }
   return out;
 }
 

@@ -248,9 +248,23 @@ std::shared_ptr<const NodeState> ReadSnapshot::Node(const std::string& name) con
   return it == nodes_.end() ? nullptr : it->second;
 }
 
+void NodeState::SummariseRailPorts() {
+  std::map<std::string, std::pair<int64_t, const ProbeRow*>> newest;  // rail -> newest row naming its port
+  for (const auto& [key, entry] : pairs) {
+    const ProbeRow* r = entry.newest.get();
+    if (!key.rail || !r || !r->local_device || r->local_port == ProbeRow::kNullInt) continue;
+    auto& slot = newest[*key.rail];
+    if (!slot.second || r->interval_end > slot.first) slot = {r->interval_end, r};
+  }
+  rail_ports.clear();
+  for (const auto& [rail, row] : newest)
+    rail_ports[rail] = *row.second->local_device + "/" + std::to_string(row.second->local_port);
+}
+
 void ReadSnapshot::PutNode(std::shared_ptr<NodeState> node) {
   node->SummariseForMetrics(kMetricsHorizonMs);
   node->SummariseForMatrix();
+  node->SummariseRailPorts();
   PortRowSets rows;
   rows.ports = {&node->ports};
   rows.counters = {&node->counters};

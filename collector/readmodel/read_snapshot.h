@@ -156,6 +156,13 @@ struct NodeState {
   std::optional<double> interval_s;
   int64_t last_report_at = 0, last_generated_at = 0;
   std::string leaf_switch;  // as ReadModel::NodeInfos computes it; "" unknown
+  // Per local port ("device/port"): the GUID of the switch at the other end
+  // of its cable, from the node's neighbour report; set by whoever loads the
+  // state (empty: unknown, and the pinglists group every rail by leaf_switch).
+  std::map<std::string, std::string> port_leaves;
+  // Per rail name: the local port ("device/port") its probe rows name, as of
+  // the node's publishing. With port_leaves, the node's leaf on each rail.
+  std::map<std::string, std::string> rail_ports;
   nlohmann::json ports = nlohmann::json::array();     // /metrics rows of this node, in its SQL order
   nlohmann::json counters = nlohmann::json::array();
   nlohmann::json wc_totals = nlohmann::json::array();
@@ -182,6 +189,9 @@ struct NodeState {
   void SummariseForMetrics(int64_t horizon_ms);
   // Recomputes `matrix_cells` from `pairs` (read_snapshot_matrix.cpp).
   void SummariseForMatrix();
+  // Recomputes `rail_ports` from `pairs`: per rail, the local port of its
+  // newest row that names one.
+  void SummariseRailPorts();
 };
 
 class ReadSnapshot {

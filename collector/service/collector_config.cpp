@@ -78,8 +78,13 @@ const char kCollectorUsage[] =
     "  --metrics-worst-pairs N     [metrics_worst_pairs] pairs in rdmascope_probe_pair_rtt_p99_seconds\n"
     "                              (default 20)\n"
     "  --pinglist-max-targets N    [pinglist_max_targets] targets per node at most (default 128)\n"
-    "  --pinglist-cross-group-targets N\n"
-    "                              [pinglist_cross_group_targets] targets outside the node's group (default 4)\n"
+    "  --pinglist-sources-per-group-pair N\n"
+    "                              [pinglist_sources_per_group_pair] every ordered pair of groups (on each\n"
+    "                              rail) is probed from N distinct nodes of the first group, or all of it\n"
+    "                              when smaller, in every rotation period (default 3)\n"
+    "  --pinglist-rotation-s N     [pinglist_rotation_s] the cross-group sources and destinations move on\n"
+    "                              every N s, so every node of a group is probed from every other group in\n"
+    "                              time (default 300)\n"
     "  --pinglist-group-label NAME [pinglist_group_label] report label naming the group (default group)\n"
     "  --pinglist-max-age-s N      [pinglist_max_age_s] leave out nodes silent longer (default 3600)\n"
     "  --max-destinations-per-node N\n"
@@ -150,7 +155,8 @@ Status SetCollectorKey(CollectorConfig* c, const std::string& key, const std::st
       {"clock_skew_tolerance_s", &c->clock_skew_tolerance_s, 1, 86400 * 365},
       {"clock_skew_refuse_s", &c->clock_skew_refuse_s, 1, 86400 * 3650},
       {"pinglist_max_targets", &c->pinglist_max_targets, 0, 100000},
-      {"pinglist_cross_group_targets", &c->pinglist_cross_group_targets, 0, 100000},
+      {"pinglist_sources_per_group_pair", &c->pinglist_sources_per_group_pair, 1, 64},
+      {"pinglist_rotation_s", &c->pinglist_rotation_s, 1, 86400 * 7},
       {"pinglist_max_age_s", &c->pinglist_max_age_s, 1, 86400 * 365},
       {"db_max_bytes", &c->db_max_bytes, 0, 1LL << 50},
       {"max_destinations_per_node", &c->max_destinations_per_node, 1, 1000000},
@@ -163,6 +169,10 @@ Status SetCollectorKey(CollectorConfig* c, const std::string& key, const std::st
                                   ", got \"" + value + "\"");
     return Status::Ok();
   }
+  if (key == "pinglist_cross_group_targets")
+    return Bad(origin, key,
+               "is retired: cross-group targets are now assigned so that every pair of groups is covered; "
+               "remove it (pinglist_sources_per_group_pair sets how many sources cover each pair, default 3)");
   if (key == "listen") {
     size_t colon = value.rfind(':');
     int64_t port = 0;

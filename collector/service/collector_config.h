@@ -47,7 +47,8 @@ struct CollectorConfig {
   int64_t clock_skew_refuse_s = 86400;
   int64_t metrics_worst_pairs = 20;
   int64_t pinglist_max_targets = 128;
-  int64_t pinglist_cross_group_targets = 4;
+  int64_t pinglist_sources_per_group_pair = 3;
+  int64_t pinglist_rotation_s = 300;
   int64_t pinglist_max_age_s = 3600;
   std::string pinglist_group_label = "group";
   int64_t db_max_bytes = 0;  // 0: no cap

@@ -95,7 +95,8 @@ rdmascope::Status BuildApiOptions(const CollectorConfig& c, ApiOptions* api) {
   api->metrics_worst_pairs = static_cast<int>(c.metrics_worst_pairs);
   api->pinglist.group_label = c.pinglist_group_label;
   api->pinglist.max_targets = static_cast<int>(c.pinglist_max_targets);
-  api->pinglist.cross_group_targets = static_cast<int>(c.pinglist_cross_group_targets);
+  api->pinglist.sources_per_group_pair = static_cast<int>(c.pinglist_sources_per_group_pair);
+  api->pinglist.rotation_ms = c.pinglist_rotation_s * 1000;
   api->pinglist.max_age_ms = c.pinglist_max_age_s * 1000;
   api->max_destinations_per_node = static_cast<size_t>(c.max_destinations_per_node);
   api->log = Log;

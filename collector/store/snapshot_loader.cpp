@@ -78,6 +78,23 @@ Result<std::shared_ptr<NodeState>> SnapshotLoader::LoadNodeState(const std::stri
   auto leaf = LeafSwitch(name);
   if (!leaf.ok()) return leaf.status();
   st->leaf_switch = leaf.value();
+  {
+    // Each port's switch, from the node's neighbour report: its leaf per rail.
+    auto q = Q("SELECT device, port, switch_guid FROM node_neighbours WHERE node = ?1 AND switch_type = 'Switch'");
+    if (!q.ok()) return q.status();
+    Stmt& s = *q.value();
+    s.Bind(1, name);
+    for (;;) {
+      auto r = s.Step();
+      if (!r.ok()) {
+        s.Reset();
+        return r.status();
+      }
+      if (!r.value()) break;
+      st->port_leaves[s.Text(0) + "/" + std::to_string(s.Int(1))] = s.Text(2);
+    }
+    s.Reset();
+  }
   struct Part {
     json NodeState::*member;
     const char* sql;

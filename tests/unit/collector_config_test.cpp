@@ -114,6 +114,21 @@ TEST(CollectorConfig, DestinationCapAndForgetAge) {
   EXPECT_FALSE(ParseCollectorArgs({"--forget-after-s", "0"}).ok());
 }
 
+// Cross-group coverage settings; the retired cross-group target count is
+// refused with what replaced it.
+TEST(CollectorConfig, PinglistCoverageSettings) {
+  auto c = ParseCollectorArgs({"--pinglist-sources-per-group-pair", "4", "--pinglist-rotation-s", "60"});
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_EQ(c.value().pinglist_sources_per_group_pair, 4);
+  EXPECT_EQ(c.value().pinglist_rotation_s, 60);
+  EXPECT_EQ(CollectorConfig{}.pinglist_sources_per_group_pair, 3);
+  EXPECT_FALSE(ParseCollectorArgs({"--pinglist-sources-per-group-pair", "0"}).ok());
+  auto retired = ParseCollectorArgs({"--pinglist-cross-group-targets", "4"});
+  ASSERT_FALSE(retired.ok());
+  EXPECT_NE(retired.status().message().find("pinglist_sources_per_group_pair"), std::string::npos)
+      << retired.status().message();
+}
+
 TEST(CollectorConfig, ShippedExampleParses) {
   auto c = ParseCollectorArgs({"--config", RDMASCOPE_COLLECTOR_CONF_EXAMPLE});
   ASSERT_TRUE(c.ok()) << c.status().message();

@@ -257,6 +257,43 @@ TEST_F(FabricStoreTest, PinglistGroupsHostsByLeafSwitchAndLabelsWin) {
   EXPECT_EQ(t["host4"]["group"], "rack9");  // the label wins over the leaf switch
 }
 
+// Two HCAs cabled to two leaves: the pinglist of each rail groups by that
+// rail's leaf (the rail's port from the probe rows, its switch from the
+// neighbour report).
+TEST_F(FabricStoreTest, PinglistGroupsEachRailByItsOwnLeaf) {
+  auto report = [&](const std::string& host, const std::string& leaf0, const std::string& leaf1) {
+    json r = testing::MakeReport("r-" + host, host, kT0);
+    r["labels"] = {{"rails", "r0,r1"}};
+    json probes = json::array();
+    for (int rail = 0; rail < 2; ++rail) {
+      json p = testing::MakeProbe(host == "h1" ? "h2" : "h1", kT0);
+      p["rail"] = "r" + std::to_string(rail);
+      p["local"]["device"] = "mlx5_" + std::to_string(rail);
+      probes.push_back(p);
+    }
+    r["probes"] = probes;
+    auto nb = [](int dev, const std::string& guid) {
+      return json{{"device", "mlx5_" + std::to_string(dev)}, {"local_port", 1}, {"guid", guid}, {"type", "Switch"},
+                  {"description", "leaf"}, {"lid", 12}, {"port", {{"port", 3}, {"lid", 12}, {"state", "ACTIVE"}}}};
+    };
+    r["neighbours"] = json::array({nb(0, leaf0), nb(1, leaf1)});
+    Ingest(r, kT0);
+  };
+  report("h1", "0x0000000000000200", "0x0000000000000300");
+  report("h2", "0x0000000000000200", "0x0000000000000301");
+  auto infos = store_->read.NodeInfos();
+  ASSERT_TRUE(infos.ok());
+  json r0 = BuildPinglist("h1", infos.value(), kT0, PinglistOptions{}, "r0");
+  json r1 = BuildPinglist("h1", infos.value(), kT0, PinglistOptions{}, "r1");
+  EXPECT_EQ(r0["group"], "leaf:0x0000000000000200");
+  EXPECT_EQ(r1["group"], "leaf:0x0000000000000300");
+  ASSERT_EQ(r0["targets"].size(), 1u);
+  ASSERT_EQ(r1["targets"].size(), 1u);
+  EXPECT_TRUE(r0["targets"][0]["same_group"]);
+  EXPECT_FALSE(r1["targets"][0]["same_group"]);
+  EXPECT_EQ(r1["targets"][0]["group"], "leaf:0x0000000000000301");
+}
+
 TEST(FabricValidate, BadSectionsAreRejectedByPointer) {
   json r = testing::MakeReport("v1", "n", kT0);
   r["fabric"] = {{"nodes", {{{"guid", "0x12"}, {"type", "CA"}, {"description", "x"}, {"ports", json::array()}}}}};

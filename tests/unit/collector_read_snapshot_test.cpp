@@ -421,6 +421,31 @@ TEST(NodeStateTest, MergingTheOlderPairsEqualsApplyingTheRowsOnTopOfThem) {
   }
 }
 
+// Each rail's local port is the one its newest row names (rows without a
+// rail or a local port say nothing of it): with port_leaves, a node's leaf
+// per rail for the pinglists.
+TEST(NodeStateTest, RailPortsAreTheNewestLocalPortOfEachRail) {
+  auto row = [](const char* dst, const char* rail, const char* dev, int64_t port, int64_t end) {
+    auto r = std::make_shared<ProbeRow>();
+    r->src = Intern("node-a");
+    r->dst = Intern(dst);
+    r->rail = rail ? Intern(rail) : nullptr;
+    r->local_device = dev ? Intern(dev) : nullptr;
+    r->transport = Intern("rc");
+    r->local_port = port;
+    r->interval_end = end;
+    return std::shared_ptr<const ProbeRow>(std::move(r));
+  };
+  NodeState st;
+  st.Apply(row("node-b", "r0", "mlx5_0", 1, kT0));
+  st.Apply(row("node-c", "r0", "mlx5_2", 1, kT0 + 1000));  // the rail moved to another port
+  st.Apply(row("node-b", "r1", "mlx5_1", 1, kT0));
+  st.Apply(row("node-c", "r1", nullptr, ProbeRow::kNullInt, kT0 + 5000));
+  st.Apply(row("node-b", nullptr, "mlx5_3", 1, kT0));
+  st.SummariseRailPorts();
+  EXPECT_EQ(st.rail_ports, (std::map<std::string, std::string>{{"r0", "mlx5_2/1"}, {"r1", "mlx5_1/1"}}));
+}
+
 TEST_F(ReadSnapshotTest, MatrixCellIsTheNewestRailOrTheRailAskedFor) {
   json a = MakeReport("a-1", "node-a", kT0 + 10000);
   a["probes"].push_back(Probe("node-b", kT0, 70.0, "1"));
