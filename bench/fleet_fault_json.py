@@ -3,6 +3,7 @@
 
 usage: fleet_fault_json.py check FILE        # one run's document: exit 1 naming the first bad field
        fleet_fault_json.py matrix DIR        # every DIR/*.json of a matrix run: the table, totals, targets
+       fleet_fault_json.py subjects FILE     # fault subjects in a swept-routes topology, as shell assignments
 
 The document's shape is in bench/sim_output.h. The matrix totals apply the
 targets of the fleet fault simulator (bench/README.md): >= 95 % of faults
@@ -111,7 +112,55 @@ def matrix(d):
     target(cpu_max <= 1000, "a diagnosis pass <= 1 s CPU", f"{cpu_max:.0f} ms at most")
 
 
+def subjects(path):
+    """HOST1 HOST2 (CAs on different leaves), LEAF, SPINE, UPLINK (a leaf's
+    port toward a spine), UPLINK2 (another leaf's), NIC1/NIC2 (DEVICE names)."""
+    with open(path) as fh:
+        doc = json.load(fh)
+    plane = doc[0] if isinstance(doc, list) else doc
+    nodes = {n["guid"]: n for n in plane["nodes"]}
+    cas = [n for n in plane["nodes"] if n["type"] == "CA"]
+    sws = [n for n in plane["nodes"] if n["type"] == "Switch"]
+    leaf_of = {}
+    for ca in cas:
+        for p in ca["ports"]:
+            if p.get("remote"):
+                leaf_of[ca["guid"]] = p["remote"]["guid"]
+                break
+    leaves = sorted({leaf_of[g] for g in leaf_of})
+    spines = sorted(g for g in (s["guid"] for s in sws) if g not in leaves)
+    if len(leaves) < 2 or not spines:
+        fail(f"{path}: expected a two-level tree (leaves with CAs, spines without)")
+
+    def host(ca):
+        words = ca["description"].split()
+        return words[0] if words else ca["guid"]
+
+    def dev(ca):
+        words = ca["description"].split()
+        return words[1] if len(words) > 1 else "mlx5_0"
+
+    def uplink(leaf):
+        for p in nodes[leaf]["ports"]:
+            r = p.get("remote")
+            if r and r["guid"] in spines:
+                return f"{leaf}/{p['port']}"
+        fail(f"{path}: leaf {leaf} has no cable to a spine")
+
+    by_leaf = {}
+    for ca in sorted(cas, key=host):
+        by_leaf.setdefault(leaf_of.get(ca["guid"]), []).append(ca)
+    a, b = by_leaf[leaves[0]][1], by_leaf[leaves[1]][1]
+    c = by_leaf[leaves[-1]][0]
+    print(f"HOST1={host(a)} HOST2={host(b)} HOST3={host(c)} DEV1={dev(a)} DEV2={dev(b)} DEV3={dev(c)}")
+    print(f"LEAF={leaves[len(leaves) // 2]} SPINE={spines[len(spines) // 2]}")
+    print(f"UPLINK={uplink(leaves[2 % len(leaves)])} UPLINK2={uplink(leaves[3 % len(leaves)])}")
+
+
 def main():
+    if len(sys.argv) == 3 and sys.argv[1] == "subjects":
+        subjects(sys.argv[2])
+        return
     if len(sys.argv) != 3 or sys.argv[1] not in ("check", "matrix"):
         print(__doc__, file=sys.stderr)
         sys.exit(2)

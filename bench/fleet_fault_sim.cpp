@@ -22,7 +22,7 @@ const char kUsage[] =
     "                       [--fault KIND:SUBJECT[:loss=X][:delay=US|P%][:down][:flap=S][:rnr]]...\n"
     "                       [--background-loss X] [--seed N] [--clean-minutes M] [--interval-s S]\n"
     "                       [--warmup-intervals N] [--fault-intervals N] [--close-intervals N]\n"
-    "                       [--sweep-every N] [--neighbours-every N] [--pinglist-every N] [--threads N] [--group-labels]\n"
+    "                       [--sweep-every N] [--neighbours-every N] [--pinglist-every N] [--threads N] [--group-labels] [--query-deadline-ms MS]\n"
     "                       [--http] [--json] [--verbose]\n"
     "\n"
     "  --fat-tree L,H,S[,R]   a rail-optimised fat tree: L leaves of H hosts, S spines, one plane per rail\n"
@@ -36,6 +36,7 @@ const char kUsage[] =
     "  --neighbours-every N   the agents' IB neighbours every N intervals (0: none; default 1, as the agent)\n"
     "  --group-labels         label each host group=leaf:0x<GUID> of its first rail's leaf (the pinglist's groups\n"
     "                         without neighbours or sweeps)\n"
+    "  --query-deadline-ms MS the store's deadline on each read, the diagnosis's too (default: the store's, 5 s)\n"
     "  --http                 through POST /api/v1/reports and GET /api/v1/pinglist of a collector served\n"
     "                         on loopback (default: the same ingest function in-process)\n"
     "  --json                 the result as one JSON document\n";
@@ -92,6 +93,8 @@ int main(int argc, char** argv) {
       continue;
     if (Text(argc, argv, &i, "--fault", &fault)) {
       o.faults.push_back(fault);
+    } else if (a == "--query-deadline-ms" && i + 1 < argc && ParseNumberFlag(argv[i + 1], &o.query_deadline_ms)) {
+      ++i;
     } else if (a == "--http") {
       o.http = true;
     } else if (a == "--group-labels") {

@@ -28,8 +28,8 @@ std::vector<std::string> TargetNames(const json& pinglist) {
 class InProcessIngest : public SimIngest {
  public:
   explicit InProcessIngest(SimClock now) : now_(std::move(now)) {}
-  Status Open() {
-    if (Status s = OpenStore(nullptr); !s.ok()) return s;
+  Status Open(int64_t query_deadline_ms) {
+    if (Status s = OpenStore(query_deadline_ms); !s.ok()) return s;
     committer_ = std::make_unique<collector::GroupCommitter>(*store_);
     return Status::Ok();
   }
@@ -71,8 +71,8 @@ class InProcessIngest : public SimIngest {
 class HttpIngest : public SimIngest {
  public:
   HttpIngest(SimClock now, int threads) : now_(std::move(now)), clients_(static_cast<size_t>(threads)) {}
-  Status Open() {
-    if (Status s = OpenStore(nullptr); !s.ok()) return s;
+  Status Open(int64_t query_deadline_ms) {
+    if (Status s = OpenStore(query_deadline_ms); !s.ok()) return s;
     collector::ApiOptions o;
     o.auth = false;
     o.now_ms = now_;
@@ -132,28 +132,28 @@ SimIngest::~SimIngest() {
   if (!dir_.empty()) std::filesystem::remove_all(dir_, ec);
 }
 
-Status SimIngest::OpenStore(std::function<void(const std::string&)> log) {
+Status SimIngest::OpenStore(int64_t query_deadline_ms) {
   char tmpl[] = "/tmp/fleet_fault_sim.XXXXXX";
   if (!mkdtemp(tmpl)) return Status::Error("mkdtemp /tmp/fleet_fault_sim.XXXXXX failed: check /tmp is writable");
   dir_ = tmpl;
   collector::StoreOptions so;
   so.path = dir_ + "/collector.db";
-  so.log = log;
+  if (query_deadline_ms > 0) so.query_deadline_ms = query_deadline_ms;
   auto st = collector::Storage::Open(so);
   if (!st.ok()) return Status::Error("opening the store in " + dir_ + ": " + st.status().message());
   store_ = std::move(st.value());
   return Status::Ok();
 }
 
-Result<std::unique_ptr<SimIngest>> MakeInProcessIngest(SimClock now) {
+Result<std::unique_ptr<SimIngest>> MakeInProcessIngest(SimClock now, int64_t query_deadline_ms) {
   auto in = std::make_unique<InProcessIngest>(std::move(now));
-  if (Status s = in->Open(); !s.ok()) return Result<std::unique_ptr<SimIngest>>::Error(s.message());
+  if (Status s = in->Open(query_deadline_ms); !s.ok()) return Result<std::unique_ptr<SimIngest>>::Error(s.message());
   return std::unique_ptr<SimIngest>(std::move(in));
 }
 
-Result<std::unique_ptr<SimIngest>> MakeHttpIngest(SimClock now, int threads) {
+Result<std::unique_ptr<SimIngest>> MakeHttpIngest(SimClock now, int threads, int64_t query_deadline_ms) {
   auto in = std::make_unique<HttpIngest>(std::move(now), threads);
-  if (Status s = in->Open(); !s.ok()) return Result<std::unique_ptr<SimIngest>>::Error(s.message());
+  if (Status s = in->Open(query_deadline_ms); !s.ok()) return Result<std::unique_ptr<SimIngest>>::Error(s.message());
   return std::unique_ptr<SimIngest>(std::move(in));
 }
 

@@ -45,7 +45,7 @@ class SimIngest {
   const std::string& dir() const { return dir_; }
 
  protected:
-  Status OpenStore(std::function<void(const std::string&)> log);
+  Status OpenStore(int64_t query_deadline_ms);
   std::string dir_;
   std::unique_ptr<collector::Storage> store_;
 };
@@ -53,7 +53,8 @@ class SimIngest {
 // The simulated clock shared by the sim and the collector objects.
 using SimClock = std::function<int64_t()>;
 
-Result<std::unique_ptr<SimIngest>> MakeInProcessIngest(SimClock now);
-Result<std::unique_ptr<SimIngest>> MakeHttpIngest(SimClock now, int threads);
+// query_deadline_ms: the store's deadline on every read (the diagnosis's too); 0: the store's default.
+Result<std::unique_ptr<SimIngest>> MakeInProcessIngest(SimClock now, int64_t query_deadline_ms = 0);
+Result<std::unique_ptr<SimIngest>> MakeHttpIngest(SimClock now, int threads, int64_t query_deadline_ms = 0);
 
 }  // namespace rdmascope::bench

@@ -67,6 +67,9 @@ json RunJson(const RunResult& r) {
           {"max_verdicts_per_fault", r.max_verdicts_per_fault},
           {"diagnosis_cpu_ms_per_pass", r.diagnosis_cpu_ms_per_pass},
           {"diagnosis_cpu_ms_max", r.diagnosis_cpu_ms_max},
+          {"diagnosis_passes", r.passes},
+          {"diagnosis_failed_passes", r.failed_passes},
+          {"diagnosis_first_error", r.first_pass_error},
           {"hosts", r.hosts},
           {"rails", r.rails},
           {"intervals", r.intervals},
@@ -102,6 +105,9 @@ void PrintTable(const RunResult& r, std::FILE* out) {
   for (const SeenVerdict& v : r.clean_verdicts) std::fprintf(out, "    clean-time verdict: %s\n", v.Key().c_str());
   std::fprintf(out, "diagnosis CPU per pass: %.1f ms (most %.1f ms, %d passes)\n", r.diagnosis_cpu_ms_per_pass,
                r.diagnosis_cpu_ms_max, r.passes);
+  if (r.failed_passes)
+    std::fprintf(out, "diagnosis passes failed: %d of %d (first: %s)\n", r.failed_passes, r.passes,
+                 r.first_pass_error.c_str());
   std::fprintf(out,
                "one interval: %zu reports, %zu probe entries, %.1f MB; round %.2f s wall; CPU: agents %.2f s, "
                "decode %.2f s, writer %.2f s, diagnosis %.3f s (2 passes, %.3f s wall)\n",
@@ -126,7 +132,8 @@ void PrintTable(const RunResult& r, std::FILE* out) {
            std::to_string(r.clean_false_verdicts) + " verdicts opened without a fault");
   char cpu[96];
   std::snprintf(cpu, sizeof cpu, "%.0f ms CPU at most in one pass", r.diagnosis_cpu_ms_max);
-  target(r.diagnosis_cpu_ms_max <= 1000, "diagnosis pass <= 1 s CPU", cpu);
+  target(r.diagnosis_cpu_ms_max <= 1000 && r.failed_passes == 0, "diagnosis pass <= 1 s CPU",
+         r.failed_passes ? std::to_string(r.failed_passes) + " passes failed: " + r.first_pass_error : std::string(cpu));
 }
 
 }  // namespace rdmascope::bench

@@ -11,7 +11,9 @@
 //    built and posted (threads workers), then the diagnosis runs as the
 //    collector's worker would, every half interval: RunPass at the
 //    interval's end and half an interval later, each on the simulated
-//    clock, its thread CPU time measured.
+//    clock, its thread CPU time measured. A pass that fails (e.g. its read
+//    stopped at the store's deadline) is counted and the run goes on, as
+//    the collector's worker goes on.
 //  - Pinglists are fetched per host and rail in the first warm-up rounds and
 //    then every pinglist_every intervals (the agent refreshes them).
 //  - Scoring (ScoreRun): a diagnosis is one opened row of the store's
@@ -47,6 +49,7 @@ struct RunOptions {
   int pinglist_every = 6;
   int threads = 4;
   bool http = false;
+  int64_t query_deadline_ms = 0;  // the store's read deadline (0: its default, 5 s)
   bool verbose = false;
   WorldOptions world;
   std::vector<std::string> faults;
@@ -86,6 +89,8 @@ struct RunResult {
   int max_verdicts_per_fault = 0;
   double diagnosis_cpu_ms_per_pass = 0, diagnosis_cpu_ms_max = 0;
   int passes = 0;
+  int failed_passes = 0;     // passes that returned an error (the collector logs and retries them)
+  std::string first_pass_error;
   std::vector<IntervalCost> costs;  // one per interval
   size_t hosts = 0;
   int rails = 0;
