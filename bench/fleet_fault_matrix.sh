@@ -5,7 +5,7 @@
 # 324-node ibsim tree, then the table, totals and targets
 # (bench/fleet_fault_json.py matrix).
 #
-# usage: bench/fleet_fault_matrix.sh [--fleet a|b|both] [--topology FILE] [--seeds "1 2 3"] [--hosts N]
+# usage: bench/fleet_fault_matrix.sh [--fleet a|b|both] [--topology FILE] [--seeds "1 2 3"] [--hosts N] [--cases RE]
 #                                    [--bin build/bin/fleet_fault_sim] [--out DIR] [-- EXTRA FLAGS]
 #   --topology FILE  (b)'s `rdmactl fabric discover --routes --json` of the 324-node tree
 #                    (tests/fabric/gen_net.py fattree --leaves 24 --hosts 12 --spines 12 under
@@ -13,6 +13,7 @@
 #                    (bench/fleet_fault_topology.py makes it)
 #   --hosts N        (a) with N hosts instead of 2,000 (same leaves, spines and rails; N >= 256
 #                    keeps every case's subject)
+#   --cases RE       only the cases whose name matches the extended regular expression RE
 #   EXTRA FLAGS go to every run (e.g. --http, --threads 8).
 # Cases: (1) host dead, (2) NIC loss 30 %, (3) a leaf-spine link at 5 % and at
 # 30 %, (4) a spine down, (5) a leaf down, (6) network latency +50 % fleet-wide,
@@ -21,13 +22,14 @@
 # background loss 0.1 % plus one NIC at 10 %; and 30 clean minutes per seed.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
-fleet=both topology= seeds="1 2 3" hosts=2000 bin="$here/../build/bin/fleet_fault_sim" out=
+fleet=both topology= seeds="1 2 3" hosts=2000 cases=. bin="$here/../build/bin/fleet_fault_sim" out=
 while [ $# -gt 0 ]; do
   case $1 in
     --fleet) fleet=$2; shift 2 ;;
     --topology) topology=$2; shift 2 ;;
     --seeds) seeds=$2; shift 2 ;;
     --hosts) hosts=$2; shift 2 ;;
+    --cases) cases=$2; shift 2 ;;
     --bin) bin=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
     --) shift; break ;;
@@ -42,6 +44,7 @@ echo "results in $out" >&2
 # One case: NAME, then the fleet's flags and the case's flags as one list.
 case_run() {
   name=$1; shift
+  echo "$name" | grep -Eq -- "$cases" || return 0
   for seed in $seeds; do
     echo "$(date +%T) $name seed $seed" >&2
     "$bin" "$@" --seed "$seed" --json > "$out/$name.s$seed.json" 2> "$out/$name.s$seed.log" ||
