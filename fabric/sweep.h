@@ -20,6 +20,7 @@ namespace rdmascope::fabric {
 struct SweepOptions {
   EngineOptions engine;
   bool counters = true;  // PMA counters for every port as well
+  bool routes = false;   // every switch's LinearForwardingTable as well (FabricNode::lft)
 };
 
 Result<Fabric> SweepSubnet(MadTransport& transport, const SweepOptions& options);

@@ -55,6 +55,8 @@ const char kAgentConfigUsage[] =
     "  --fabric-sweep-interval S InfiniBand: sweep the subnet (topology, all port counters) every S\n"
     "                            seconds and report it; 0 = never (default; enable on 1-2 nodes per subnet;\n"
     "                            the collector needs a token line `sweep NODE TOKEN` for this node)\n"
+    "  --fabric-routes true|false  with a sweep, also read every switch's forwarding table so the\n"
+    "                            collector can trace probed paths (default true)\n"
     "  --once                    send one report and exit (non-zero if not delivered)\n";
 
 namespace {
@@ -223,6 +225,11 @@ const KeyDef kKeys[] = {
          return Status::Ok();
        }
        return SetSeconds(k, v, &c->fabric_sweep_interval);
+     }},
+    {"fabric_routes", [](const std::string& k, const std::string& v, AgentConfig* c) {
+       if (v != "true" && v != "false" && v != "1" && v != "0") return Bad(k, v, "needs true or false");
+       c->fabric_routes = v == "true" || v == "1";
+       return Status::Ok();
      }},
     {"labels", [](const std::string& k, const std::string& v, AgentConfig* c) {
        auto labels = ParseLabels(v);

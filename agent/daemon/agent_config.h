@@ -58,6 +58,9 @@ struct AgentConfig {
   // InfiniBand: sweep the whole subnet (topology + every port's counters) this
   // often and report it; 0 = never (the default: one or two agents per subnet).
   std::chrono::milliseconds fabric_sweep_interval{0};
+  // With a sweep: also read every switch's forwarding table, for the
+  // collector's traced paths (fabric_routes; on unless set to false).
+  bool fabric_routes = true;
 };
 
 struct LoadedConfig {

@@ -135,7 +135,8 @@ int RunFullAgent(const std::vector<std::string>& args, sigset_t stop_signals) {
   for (const auto& r : config.rails)
     if (("," + hooks.only_device + ",").find("," + r.where.device + ",") == std::string::npos)
       hooks.only_device += (hooks.only_device.empty() ? "" : ",") + r.where.device;
-  auto fabric = std::make_shared<agent::FabricReporter>(config.fabric_sweep_interval);
+  auto fabric = std::make_shared<agent::FabricReporter>(config.fabric_sweep_interval, nullptr,
+                                                       config.fabric_routes);
   hooks.collect_fabric = [fabric](const Inventory& inv, nlohmann::json* report, std::vector<std::string>* warnings) {
     fabric->Collect(inv, report, warnings);
   };

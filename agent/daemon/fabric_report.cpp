@@ -14,8 +14,8 @@ bool IsActiveIbPort(const Port& p) {
 
 }  // namespace
 
-FabricReporter::FabricReporter(std::chrono::milliseconds sweep_interval, TransportOpener opener)
-    : sweep_interval_(sweep_interval), opener_(std::move(opener)) {
+FabricReporter::FabricReporter(std::chrono::milliseconds sweep_interval, TransportOpener opener, bool routes)
+    : sweep_interval_(sweep_interval), opener_(std::move(opener)), routes_(routes) {
   if (!opener_) {
     opener_ = [](const std::string& device, int port) -> Result<std::unique_ptr<fabric::MadTransport>> {
       auto t = fabric::UmadTransport::Open(device, port);
@@ -51,6 +51,7 @@ void FabricReporter::Collect(const Inventory& inv, nlohmann::json* report, std::
         next_sweep_ = now + sweep_interval_;
         fabric::SweepOptions so;
         so.engine = engine_;
+        so.routes = routes_;
         Result<fabric::Fabric> f = fabric::SweepSubnet(*t.value(), so);
         if (!f.ok()) {
           warnings->push_back("fabric sweep from " + where + ": " + f.status().message());

@@ -3,7 +3,8 @@
 //
 // Contract: Collect() returns {"neighbours":[...]} (one entry per ACTIVE
 // InfiniBand port: {"device","port", ...NeighbourToJson}) and, when a sweep is
-// due, "fabric" (FabricToJson with counters, plus "from":{"device","port"}).
+// due, "fabric" (FabricToJson with counters, plus "from":{"device","port"};
+// with routes, every switch's forwarding table as its "lft").
 // Failures are warnings naming the device/port and the MAD or umad call,
 // never exceptions; no IB port means an empty result. The MAD transport is
 // opened per call (a seam: tests pass their own opener).
@@ -28,8 +29,10 @@ using TransportOpener =
 
 class FabricReporter {
  public:
-  // sweep_interval 0: neighbours only. opener unset: libibumad.
-  FabricReporter(std::chrono::milliseconds sweep_interval, TransportOpener opener = nullptr);
+  // sweep_interval 0: neighbours only. opener unset: libibumad. routes: the
+  // sweeps also read the switches' forwarding tables (SweepOptions::routes).
+  FabricReporter(std::chrono::milliseconds sweep_interval, TransportOpener opener = nullptr, bool routes = true);
+  bool routes() const { return routes_; }
 
   // Adds "neighbours" (and "fabric" when a sweep is due) to *report; warnings
   // go to *warnings.
@@ -38,6 +41,7 @@ class FabricReporter {
  private:
   std::chrono::milliseconds sweep_interval_;
   TransportOpener opener_;
+  bool routes_ = true;
   fabric::EngineOptions engine_;
   std::chrono::steady_clock::time_point next_sweep_{};
 };

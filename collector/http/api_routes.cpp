@@ -50,6 +50,7 @@ void ApiServer::Routes() {
   s.Get("/api/v1/fabric/links", [this](R q, W w) { GetFabricLinks(q, w); });
   s.Get("/api/v1/fabric/errors", [this](R q, W w) { GetFabricErrors(q, w); });
   s.Get("/api/v1/fabric/neighbours", [this](R q, W w) { GetFabricNeighbours(q, w); });
+  s.Get("/api/v1/fabric/path", [this](R q, W w) { GetFabricPath(q, w); });
   s.Get("/healthz", [this](R q, W w) { GetHealth(q, w); });
   s.Get("/metrics", [this](R q, W w) { GetMetrics(q, w); });
   WebRoutes();  // api_web.cpp

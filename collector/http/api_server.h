@@ -17,7 +17,8 @@
 //    answer says which and what to do; /healthz then answers 503 too, until a
 //    write succeeds).
 //  - GET endpoints under /api/v1 (nodes, nodes/{name}, ports, counters,
-//    probes, probes/worst, events, pinglist, matrix, diagnoses), /healthz, /metrics.
+//    probes, probes/worst, events, pinglist, matrix, diagnoses, fabric/*
+//    including fabric/path), /healthz, /metrics.
 //  - With read tokens, every other route but /healthz answers 401 (with a
 //    Basic challenge, so browsers prompt) unless ReadAuthorized; pinglists
 //    also accept the agents' report tokens.
@@ -123,6 +124,7 @@ class ApiServer {
   void GetFabricLinks(const httplib::Request& req, httplib::Response& res);
   void GetFabricErrors(const httplib::Request& req, httplib::Response& res);
   void GetFabricNeighbours(const httplib::Request& req, httplib::Response& res);
+  void GetFabricPath(const httplib::Request& req, httplib::Response& res);  // api_fabric_path.cpp
   void GetHealth(const httplib::Request& req, httplib::Response& res);
   void GetMetrics(const httplib::Request& req, httplib::Response& res);
   httplib::Server::HandlerResponse PreRoute(const httplib::Request& req, httplib::Response& res);

@@ -76,6 +76,25 @@ Err Port(const json& p, const std::string& at, const FabricLimits& l) {
   return Counters(p, at, l);
 }
 
+// A switch's LinearForwardingTable: the egress port (255: none) by destination LID.
+Err Lft(const json& n, const std::string& at, const FabricLimits& l) {
+  const json* lft = Member(n, "lft");
+  if (!lft) return std::nullopt;
+  if (!lft->is_array() || lft->size() > l.max_lft_entries)
+    return Fail(at + "/lft", "expected an array of at most 49152 egress ports (one per unicast LID)");
+  const json* type = Member(n, "type");
+  if (!type || !type->is_string() || type->get_ref<const std::string&>() != "Switch")
+    return Fail(at + "/lft", "only a node of type \"Switch\" has a forwarding table");
+  for (size_t i = 0; i < lft->size(); ++i) {
+    const json& v = (*lft)[i];
+    const bool port = v.is_number_unsigned() ? v.get<uint64_t>() <= 255
+                                             : v.is_number_integer() && v.get<int64_t>() >= 0 && v.get<int64_t>() <= 255;
+    if (!port)
+      return Fail(at + "/lft/" + std::to_string(i), "expected an egress port 0..255 (255: no route)");
+  }
+  return std::nullopt;
+}
+
 Err Neighbours(const json& r, const FabricLimits& l) {
   const json* it = Member(r, "neighbours");
   if (!it || it->is_null()) return std::nullopt;
@@ -118,6 +137,7 @@ Err Sweep(const json& r, const FabricLimits& l) {
       return Fail(at + "/ports", "expected an array of ports");
     for (size_t j = 0; j < ports->size(); ++j)
       if (Err e = Port((*ports)[j], at + "/ports/" + std::to_string(j), l)) return e;
+    if (Err e = Lft(n, at, l)) return e;
   }
   const json* un = Member(f, "unreachable");
   if (un) {

@@ -3,7 +3,9 @@
 // fabric/fabric_json.h and fabric/neighbour.h (schemas/REPORT_FORMAT.md).
 //
 // Contract: like ValidateReport (which calls this), stops at the first
-// problem and names it by JSON pointer; both sections are optional. A report
+// problem and names it by JSON pointer; both sections are optional. A sweep
+// node's "lft" (optional) is a switch's forwarding table: an array of at
+// most max_lft_entries integers 0..255, only on a node of type "Switch". A report
 // that passes can be stored by ReportWriter::IngestFabric without further checks.
 #pragma once
 
@@ -21,6 +23,7 @@ struct FabricLimits {
   size_t max_counters = 64;
   size_t max_neighbours = 256;
   size_t max_text = 256;
+  size_t max_lft_entries = 0xc000;  // a switch's forwarding table: one entry per unicast LID 0..0xbfff
 };
 
 std::optional<ValidationError> ValidateFabricSections(const nlohmann::json& report, const FabricLimits& limits = {});

@@ -52,12 +52,14 @@ Status ReportWriter::IngestFabric(const json& r, int64_t at) {
     for (const json& n : *ns) RETURN_IF_ERROR(IngestNeighbour(node, n, at));
   const json* f = Field(r, "fabric");
   if (!f) return Status::Ok();
+  topology_changed_ = false;
   Sweep sweep;
   RETURN_IF_ERROR(IngestSweepNodes(*f, node, at, &sweep));
   std::set<std::pair<LinkEnd, LinkEnd>> links;  // this sweep's links, ends ordered
   for (const auto& [a, b] : sweep.seen) links.insert(a < b ? std::make_pair(a, b) : std::make_pair(b, a));
   for (const auto& [a, b] : links) RETURN_IF_ERROR(IngestSweepLink(sweep, a, b, at));
-  return MarkGoneLinks(sweep, node, at);
+  RETURN_IF_ERROR(MarkGoneLinks(sweep, node, at));
+  return topology_changed_ ? BumpTopologyVersion() : Status::Ok();
 }
 
 Status ReportWriter::IngestNeighbour(const std::string& node, const json& n, int64_t at) {
@@ -84,6 +86,7 @@ Status ReportWriter::IngestSweepNodes(const json& f, const std::string& node, in
     sweep->names[guid] = n["description"].get<std::string>();
     sweep->present.insert(guid);
     RETURN_IF_ERROR(UpsertFabricNode(n, node, at, /*describe=*/true));
+    if (const json* lft = Field(n, "lft")) RETURN_IF_ERROR(IngestLft(guid, *lft, node, at));
     for (const json& p : n["ports"]) {
       LinkEnd e{guid, *OptInt(p, "port")};
       sweep->ports[e] = &p;
@@ -104,6 +107,14 @@ Status ReportWriter::IngestSweepNodes(const json& f, const std::string& node, in
 }
 
 Status ReportWriter::IngestSweepLink(const Sweep& sweep, const LinkEnd& a, const LinkEnd& b, int64_t at) {
+  {
+    // A link gone before and back now changes the topology.
+    ASSIGN_STMT(back, Q("UPDATE fabric_links SET gone_at = NULL WHERE a_guid = ?1 AND a_port = ?2 AND b_guid = ?3 AND "
+                        "b_port = ?4 AND gone_at IS NOT NULL"));
+    back.Bind(1, a.guid).Bind(2, a.port).Bind(3, b.guid).Bind(4, b.port);
+    RETURN_IF_ERROR(back.Run());
+    if (db_.Changes() > 0) topology_changed_ = true;
+  }
   ASSIGN_STMT(up, Q("INSERT INTO fabric_links(a_guid, a_port, b_guid, b_port, first_seen_at, last_seen_at, gone_at) "
                     "VALUES (?1, ?2, ?3, ?4, ?5, ?5, NULL) ON CONFLICT(a_guid, a_port, b_guid, b_port) DO UPDATE "
                     "SET last_seen_at = MAX(last_seen_at, excluded.last_seen_at), gone_at = NULL"));
@@ -150,6 +161,7 @@ Status ReportWriter::MarkLinkGone(const Sweep& sweep, const LinkEnd& a, const Li
                       "b_port = ?4 AND gone_at IS NULL"));
   gone.Bind(1, a.guid).Bind(2, a.port).Bind(3, b.guid).Bind(4, b.port).Bind(5, at);
   RETURN_IF_ERROR(gone.Run());
+  if (db_.Changes() > 0) topology_changed_ = true;
   std::map<std::string, std::string> all = sweep.names;
   RETURN_IF_ERROR(FabricNames({a.guid, b.guid}, &all));
   std::string state;
@@ -165,6 +177,17 @@ Status ReportWriter::MarkLinkGone(const Sweep& sweep, const LinkEnd& a, const Li
 }
 
 Status ReportWriter::UpsertFabricNode(const json& n, const std::string& seen_by, int64_t at, bool describe) {
+  if (describe) {
+    // A node new to the store, or with another type or LID, changes the topology.
+    ASSIGN_STMT(q, Q("SELECT type, lid FROM fabric_nodes WHERE guid = ?1"));
+    q.Bind(1, n["guid"].get<std::string>());
+    auto row = q.Step();
+    if (!row.ok()) return row.status();
+    if (!row.value() || q.Text(0) != n["type"].get<std::string>() ||
+        (OptInt(n, "lid") && q.OptInt(1) != OptInt(n, "lid")))
+      topology_changed_ = true;
+    q.Reset();
+  }
   auto up = Q(describe ? "INSERT INTO fabric_nodes(guid, type, description, num_ports, lid, first_seen_at, "
                          "last_seen_at, seen_by) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?6, ?7) ON CONFLICT(guid) DO UPDATE "
                          "SET type = excluded.type, description = excluded.description, "
@@ -205,14 +228,23 @@ Status ReportWriter::IngestFabricPort(const std::string& guid, int64_t port, con
   json before = json::object();
   std::optional<LinkEnd> other;  // the remote end: this sweep's, else the one stored
   {
-    ASSIGN_STMT(q, Q("SELECT counters, remote_guid, remote_port FROM fabric_ports WHERE guid = ?1 AND port = ?2 AND "
-                     "last_seen_at < ?3"));
+    ASSIGN_STMT(q, Q("SELECT counters, remote_guid, remote_port, lid, state FROM fabric_ports WHERE guid = ?1 AND "
+                     "port = ?2 AND last_seen_at < ?3"));
     q.Bind(1, guid).Bind(2, port).Bind(3, at);
     auto row = q.Step();
     if (!row.ok()) return row.status();
+    const json* rem = Field(p, "remote");
     if (row.value()) {
       before = json::parse(q.Text(0), nullptr, false);
       if (q.OptText(1) && q.OptInt(2)) other = LinkEnd{*q.OptText(1), *q.OptInt(2)};
+      // What a trace reads of a port: its LID, its state, its remote end.
+      const std::optional<std::string> remote_guid = rem ? OptText(*rem, "guid") : std::nullopt;
+      const std::optional<int64_t> remote_port = rem ? OptInt(*rem, "port") : std::nullopt;
+      if (q.OptInt(3) != OptInt(p, "lid") || q.OptText(4) != OptText(p, "state") || q.OptText(1) != remote_guid ||
+          q.OptInt(2) != remote_port)
+        topology_changed_ = true;
+    } else {
+      topology_changed_ = true;  // a new port (or one a newer sweep already stored)
     }
     q.Reset();
   }

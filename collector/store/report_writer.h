@@ -145,6 +145,12 @@ class ReportWriter {
                           const std::map<std::string, std::string>& names, int64_t at);
   // Fills descriptions of guids missing from *names from fabric_nodes.
   Status FabricNames(const std::vector<std::string>& guids, std::map<std::string, std::string>* names);
+  // A switch's forwarding table, stored when it changed (report_routes.cpp).
+  Status IngestLft(const std::string& guid, const nlohmann::json& lft, const std::string& seen_by, int64_t at);
+  // fabric_topology_version + 1 (report_routes.cpp).
+  Status BumpTopologyVersion();
+  // The sweep being ingested changed what a trace reads (under mu_; reset by IngestFabric).
+  bool topology_changed_ = false;
 
   // Events (report_events.cpp).
   Status OpenOrTouchEvent(const std::string& kind, const std::string& key, const std::string& node,

@@ -48,7 +48,29 @@ Result<int64_t> Retention::RetentionStep(int64_t now_ms, const RetentionPolicy& 
     if (Status s = q.value()->Run(); !s.ok()) return s;
     deleted += db_.Changes();
   }
+  auto lfts = ForgetForwardingTables(now_ms - policy.forget_after_ms, policy.batch_rows);
+  if (!lfts.ok()) return lfts.status();
   if (deleted > 0) (void)loader_.LoadFabricParts();  // gone links leave the fabric counts
+  return deleted + lfts.value();
+}
+
+Result<int64_t> Retention::ForgetForwardingTables(int64_t cutoff, int batch_rows) {
+  // Under mu_. A switch no sweep or neighbour lookup has seen since cutoff
+  // (or no longer known at all): its table goes, and the topology version
+  // moves with it, in one transaction.
+  Transaction tx(db_);
+  if (Status s = tx.Begin(); !s.ok()) return s;
+  auto del = Q("DELETE FROM fabric_lfts WHERE guid IN (SELECT l.guid FROM fabric_lfts l LEFT JOIN fabric_nodes n "
+               "ON n.guid = l.guid WHERE n.guid IS NULL OR n.last_seen_at < ?1 LIMIT ?2)");
+  if (!del.ok()) return del.status();
+  del.value()->Bind(1, cutoff).Bind(2, static_cast<int64_t>(batch_rows));
+  if (Status s = del.value()->Run(); !s.ok()) return s;
+  const int64_t deleted = db_.Changes();
+  if (deleted == 0) return int64_t{0};  // nothing written; the transaction rolls back
+  auto bump = Q("UPDATE fabric_topology_version SET version = version + 1 WHERE id = 1");
+  if (!bump.ok()) return bump.status();
+  if (Status s = bump.value()->Run(); !s.ok()) return s;
+  if (Status s = tx.Commit(); !s.ok()) return s;
   return deleted;
 }
 

@@ -6,6 +6,8 @@
 //    past its age and returns how many it deleted (0: nothing left). Raw
 //    summaries not yet rolled up (Rollups::RollupThroughMs), and minute
 //    rollups not yet merged into hours, are kept whatever their age.
+//    The forwarding tables of switches not seen for policy.forget_after_ms
+//    go too (and the fabric's topology version moves).
 //  - ForgetStep visits the next few nodes (by name, from where the last call
 //    stopped): forgets those silent longer than policy.forget_after_ms,
 //    deletes the aged rows of the others and drops their aged probe pairs
@@ -63,6 +65,9 @@ class Retention {
 
  private:
   Result<Stmt*> Q(const char* sql) { return w_.Q(sql); }
+  // RetentionStep's part for fabric_lfts (under the writer's lock): at most
+  // batch_rows tables of switches last seen before cutoff; their count.
+  Result<int64_t> ForgetForwardingTables(int64_t cutoff, int batch_rows);
   // ForgetStep's parts, each under the writer's lock. A visited node is its
   // name and last_report_at.
   using ForgetVisit = std::pair<std::string, int64_t>;

@@ -17,6 +17,7 @@ Storage::Storage(Db d, const StoreOptions& options)
       writer(db, rollups, loader, read),
       history(db),
       diagnoses(db, loader),
+      topology(db),
       retention(db, rollups, read, loader) {}
 
 Result<std::unique_ptr<Storage>> Storage::Open(const StoreOptions& options) {

@@ -11,6 +11,7 @@
 //   writer      reports into the database, one transaction each (report_writer.h)
 //   history     the API's reads, off the writer's lock (history_queries.h)
 //   diagnoses   the diagnosis's facts and verdicts (diagnosis_records.h)
+//   topology    the InfiniBand topology and forwarding tables, for traced paths (fabric_topology.h)
 //   retention   age limits, forgetting, free pages (retention.h)
 //
 // Open() fails, naming the file and what to check, when the database cannot
@@ -22,6 +23,7 @@
 
 #include "collector/readmodel/read_model.h"
 #include "collector/store/diagnosis_records.h"
+#include "collector/store/fabric_topology.h"
 #include "collector/store/history_queries.h"
 #include "collector/store/report_writer.h"
 #include "collector/store/retention.h"
@@ -46,6 +48,7 @@ class Storage {
   ReportWriter writer;
   HistoryQueries history;
   DiagnosisRecords diagnoses;
+  FabricTopologyReader topology;
   Retention retention;
 
  private:

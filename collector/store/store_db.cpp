@@ -34,6 +34,12 @@ Stmt& Stmt::BindUncopied(int i, std::string_view v) {
   sqlite3_bind_text(s_, i, v.data(), static_cast<int>(v.size()), SQLITE_STATIC);
   return *this;
 }
+Stmt& Stmt::BindBlob(int i, const std::vector<uint8_t>& bytes) {
+  // A zero-length blob still binds a blob (not NULL): data may not be null.
+  static const uint8_t kEmpty = 0;
+  sqlite3_bind_blob(s_, i, bytes.empty() ? &kEmpty : bytes.data(), static_cast<int>(bytes.size()), SQLITE_TRANSIENT);
+  return *this;
+}
 Stmt& Stmt::BindNull(int i) {
   sqlite3_bind_null(s_, i);
   return *this;
@@ -69,6 +75,11 @@ void Stmt::Reset() {
 std::string Stmt::Text(int col) const {
   const unsigned char* t = sqlite3_column_text(s_, col);
   return t ? std::string(reinterpret_cast<const char*>(t), sqlite3_column_bytes(s_, col)) : std::string();
+}
+std::vector<uint8_t> Stmt::Blob(int col) const {
+  const auto* b = static_cast<const uint8_t*>(sqlite3_column_blob(s_, col));
+  const int n = sqlite3_column_bytes(s_, col);
+  return b && n > 0 ? std::vector<uint8_t>(b, b + n) : std::vector<uint8_t>();
 }
 std::optional<int64_t> Stmt::OptInt(int col) const {
   return IsNull(col) ? std::nullopt : std::optional<int64_t>(Int(col));

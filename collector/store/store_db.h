@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "common/status.h"
 
@@ -33,6 +34,8 @@ class Stmt {
   Stmt& Bind(int i, const char* v) { return Bind(i, std::string_view(v)); }
   Stmt& Bind(int i, const std::string& v) { return Bind(i, std::string_view(v)); }
   Stmt& BindNull(int i);
+  // Bytes as a BLOB (copied).
+  Stmt& BindBlob(int i, const std::vector<uint8_t>& bytes);
   Stmt& Bind(int i, const std::optional<int64_t>& v) { return v ? Bind(i, *v) : BindNull(i); }
   Stmt& Bind(int i, const std::optional<double>& v) { return v ? Bind(i, *v) : BindNull(i); }
   Stmt& Bind(int i, const std::optional<std::string>& v) { return v ? Bind(i, std::string_view(*v)) : BindNull(i); }
@@ -59,6 +62,7 @@ class Stmt {
   std::optional<int64_t> OptInt(int col) const;
   std::optional<double> OptReal(int col) const;
   std::optional<std::string> OptText(int col) const;
+  std::vector<uint8_t> Blob(int col) const;  // a BLOB column's bytes (empty when NULL)
   sqlite3_stmt* raw() const { return s_; }
 
  private:

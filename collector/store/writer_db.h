@@ -71,6 +71,13 @@ class WriterDb {
 
   Result<nlohmann::json> History(const std::function<Result<nlohmann::json>(Db&)>& fn);
   Result<std::string> HistoryText(const std::function<Result<std::string>(Db&)>& fn);
+  // The same for an answer of any type (e.g. a topology as model values).
+  template <typename T>
+  Result<T> HistoryRun(const std::function<Result<T>(Db&)>& fn) {
+    if (history_) return history_->Run<T>(fn);
+    std::lock_guard<std::mutex> lock(mu_);
+    return fn(db_);
+  }
   Result<nlohmann::json> SelectRows(const char* sql);  // every row of a cached statement, under mu()
 
   // Database file plus WAL size in bytes (0 for an in-memory database).

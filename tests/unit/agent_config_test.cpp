@@ -282,6 +282,7 @@ TEST(AgentConfig, ExampleFileParsesAndDocumentsEveryKeyWithItsDefault) {
   EXPECT_EQ(from_example.report_interval, defaults.report_interval);
   EXPECT_EQ(from_example.inventory_interval, defaults.inventory_interval);
   EXPECT_EQ(from_example.control_port, defaults.control_port);
+  EXPECT_EQ(from_example.fabric_routes, defaults.fabric_routes);
 }
 
 TEST(AgentConfig, ControlSecretModeIsStrictUnlessSaidLenient) {
@@ -294,6 +295,20 @@ TEST(AgentConfig, ControlSecretModeIsStrictUnlessSaidLenient) {
   Status bad = ApplyConfigText("control_secret_mode = off\n", "t", &c);
   EXPECT_FALSE(bad.ok());
   EXPECT_NE(bad.message().find("control_secret_mode"), std::string::npos) << bad.message();
+}
+
+// Sweeps read the switches' forwarding tables unless fabric_routes is false.
+TEST(AgentConfig, FabricRoutesIsOnUnlessSaidFalse) {
+  AgentConfig c;
+  EXPECT_TRUE(c.fabric_routes);
+  ASSERT_TRUE(ApplyConfigText("fabric_routes = false\n", "t", &c).ok());
+  EXPECT_FALSE(c.fabric_routes);
+  auto r = LoadAgentConfig({"--fabric-routes", "true"});
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_TRUE(r->config.fabric_routes);
+  Status bad = ApplyConfigText("fabric_routes = maybe\n", "t", &c);
+  EXPECT_FALSE(bad.ok());
+  EXPECT_NE(bad.message().find("fabric_routes"), std::string::npos) << bad.message();
 }
 
 TEST(AgentConfig, ControlBindTakesNumericAddressesOnly) {

@@ -59,6 +59,12 @@ TEST(FabricReporter, NeighbourOfAnActiveIbPortAndASweepOnlyWhenDue) {
   EXPECT_EQ(next["neighbours"].size(), 1u);
 }
 
+TEST(FabricReporter, SweepsReadRoutesUnlessToldNot) {
+  int opened = 0;
+  EXPECT_TRUE(FabricReporter(std::chrono::seconds(1), Fake(&opened)).routes());
+  EXPECT_FALSE(FabricReporter(std::chrono::seconds(1), Fake(&opened), false).routes());
+}
+
 TEST(FabricReporter, EthernetAndDownPortsAreSkippedAndNoSweepByDefault) {
   int opened = 0;
   FabricReporter r(std::chrono::milliseconds(0), Fake(&opened));

@@ -1,0 +1,173 @@
+// FabricTopologyReader: the topology, its version and the agents' ports in it.
+#include "collector/store/fabric_topology.h"
+
+#include <set>
+#include <unordered_map>
+#include <utility>
+
+namespace rdmascope::collector {
+namespace {
+
+using fabric::Fabric;
+using fabric::FabricNode;
+using fabric::FabricPort;
+using fabric::NodeType;
+using End = std::pair<uint64_t, int>;  // a port: node GUID, port number
+
+NodeType TypeOf(const std::string& s) {
+  for (NodeType t : {NodeType::kCa, NodeType::kSwitch, NodeType::kRouter})
+    if (s == fabric::NodeTypeName(t)) return t;
+  return NodeType::kUnknown;
+}
+
+int StateOf(const std::optional<std::string>& s) {
+  for (int i = 1; s && i <= 5; ++i)
+    if (*s == fabric::PortStateName(i)) return i;
+  return 0;
+}
+
+int PhysOf(const std::optional<std::string>& s) {
+  for (int i = 1; s && i <= 7; ++i)
+    if (*s == fabric::PhysStateName(i)) return i;
+  return 0;
+}
+
+Result<int64_t> ReadVersion(Db& db) {
+  auto v = db.QueryInt("SELECT version FROM fabric_topology_version WHERE id = 1");
+  if (!v.ok()) return Result<int64_t>::Error("fabric topology version: " + v.status().message());
+  return v;
+}
+
+// Steps q to its end, calling row(q) for each row; the error names `what`.
+template <typename Fn>
+Status EachRow(Db& db, const char* what, const char* sql, Fn row) {
+  auto q = db.Prepare(sql);
+  if (!q.ok()) return Status::Error(std::string("fabric topology, ") + what + ": " + q.status().message());
+  for (;;) {
+    auto r = q.value().Step();
+    if (!r.ok()) return Status::Error(std::string("fabric topology, ") + what + ": " + r.status().message());
+    if (!r.value()) return Status::Ok();
+    row(q.value());
+  }
+}
+
+Result<FabricTopology> ReadTopology(Db& db) {
+  FabricTopology out;
+  auto version = ReadVersion(db);
+  if (!version.ok()) return version.status();
+  out.version = version.value();
+  Fabric& f = out.fabric;
+  std::unordered_map<uint64_t, size_t> index;  // GUID -> f.nodes
+  Status s = EachRow(db, "nodes",
+                     "SELECT guid, type, description, num_ports, lid FROM fabric_nodes WHERE guid IN "
+                     "(SELECT guid FROM fabric_ports) OR guid IN (SELECT guid FROM fabric_lfts) ORDER BY guid",
+                     [&](Stmt& q) {
+                       FabricNode n;
+                       if (!ParseAnyGuid(q.Text(0), &n.guid)) return;
+                       n.type = TypeOf(q.Text(1));
+                       n.description = q.Text(2);
+                       n.num_ports = static_cast<int>(q.OptInt(3).value_or(0));
+                       n.lid = static_cast<uint32_t>(q.OptInt(4).value_or(0));
+                       index[n.guid] = f.nodes.size();
+                       f.nodes.push_back(std::move(n));
+                     });
+  if (!s.ok()) return s;
+  std::set<std::pair<End, End>> live;  // links not gone, both directions
+  s = EachRow(db, "links", "SELECT a_guid, a_port, b_guid, b_port FROM fabric_links WHERE gone_at IS NULL",
+              [&](Stmt& q) {
+                End a{0, static_cast<int>(q.Int(1))}, b{0, static_cast<int>(q.Int(3))};
+                if (!ParseAnyGuid(q.Text(0), &a.first) || !ParseAnyGuid(q.Text(2), &b.first)) return;
+                live.insert({a, b});
+                live.insert({b, a});
+              });
+  if (!s.ok()) return s;
+  s = EachRow(db, "ports",
+              "SELECT guid, port, lid, state, phys_state, remote_guid, remote_port FROM fabric_ports "
+              "ORDER BY guid, port",
+              [&](Stmt& q) {
+                uint64_t guid = 0;
+                if (!ParseAnyGuid(q.Text(0), &guid)) return;
+                auto it = index.find(guid);
+                if (it == index.end()) return;
+                FabricPort p;
+                p.number = static_cast<int>(q.Int(1));
+                p.lid = static_cast<uint32_t>(q.OptInt(2).value_or(0));
+                p.state = StateOf(q.OptText(3));
+                p.phys_state = PhysOf(q.OptText(4));
+                uint64_t remote = 0;
+                if (q.OptText(5) && q.OptInt(6) && ParseAnyGuid(*q.OptText(5), &remote)) {
+                  const End me{guid, p.number}, other{remote, static_cast<int>(*q.OptInt(6))};
+                  if (live.count({me, other})) p.remote = fabric::RemoteEnd{other.first, other.second};
+                }
+                f.nodes[it->second].ports.push_back(std::move(p));
+              });
+  if (!s.ok()) return s;
+  s = EachRow(db, "forwarding tables", "SELECT guid, lft FROM fabric_lfts", [&](Stmt& q) {
+    uint64_t guid = 0;
+    if (!ParseAnyGuid(q.Text(0), &guid)) return;
+    if (auto it = index.find(guid); it != index.end()) f.nodes[it->second].lft = q.Blob(1);
+  });
+  if (!s.ok()) return s;
+  return out;
+}
+
+// Runs read(db) inside one read transaction, so every table is read as of
+// the same commit.
+template <typename T>
+Result<T> InOneRead(Db& db, Result<T> (*read)(Db&)) {
+  if (Status s = db.Exec("BEGIN"); !s.ok()) return Result<T>::Error("fabric topology, begin: " + s.message());
+  Result<T> out = read(db);
+  // The end of the transaction must run even past the deadline (a pooled
+  // connection left inside one would read this snapshot for ever): the
+  // deadline's handler goes first; the reader still sees the time it took.
+  sqlite3_progress_handler(db.raw(), 0, nullptr, nullptr);
+  if (Status s = db.Exec(out.ok() ? "COMMIT" : "ROLLBACK"); !s.ok() && out.ok())
+    return Result<T>::Error("fabric topology, end of the read: " + s.message());
+  return out;
+}
+
+}  // namespace
+
+bool ParseAnyGuid(const std::string& text, uint64_t* guid) {
+  std::string hex;
+  hex.reserve(text.size());
+  const bool sysfs = text.find(':') != std::string::npos;
+  for (char c : text)
+    if (c != ':') hex += c;
+  if (sysfs && hex.size() != 16) return false;
+  return fabric::ParseGuid(hex, guid);
+}
+
+Result<FabricTopology> FabricTopologyReader::Topology() {
+  return w_.HistoryRun<FabricTopology>([](Db& db) { return InOneRead<FabricTopology>(db, &ReadTopology); });
+}
+
+Result<int64_t> FabricTopologyReader::Version() {
+  return w_.HistoryRun<int64_t>([](Db& db) { return ReadVersion(db); });
+}
+
+Result<std::map<AgentPort, FabricAddress>> FabricTopologyReader::PortAddresses(const std::optional<std::string>& node) {
+  using Map = std::map<AgentPort, FabricAddress>;
+  return w_.HistoryRun<Map>([&](Db& db) -> Result<Map> {
+    auto q = db.Prepare(
+        "SELECT node, device, port, node_guid, lid FROM ports WHERE node_guid IS NOT NULL AND "
+        "(?1 IS NULL OR node = ?1) AND (link_layer IS NULL OR link_layer = 'InfiniBand') ORDER BY node, device, port");
+    if (!q.ok()) return Result<Map>::Error("agents' fabric ports: " + q.status().message());
+    q.value().Bind(1, node);
+    Map out;
+    for (;;) {
+      auto r = q.value().Step();
+      if (!r.ok()) return Result<Map>::Error("agents' fabric ports: " + r.status().message());
+      if (!r.value()) break;
+      const Stmt& s = q.value();
+      FabricAddress a;
+      if (!ParseAnyGuid(s.Text(3), &a.node_guid)) continue;
+      a.port = static_cast<int>(s.Int(2));
+      a.lid = static_cast<uint32_t>(s.OptInt(4).value_or(0));
+      out[AgentPort{s.Text(0), s.Text(1), a.port}] = a;
+    }
+    return out;
+  });
+}
+
+}  // namespace rdmascope::collector
