@@ -22,8 +22,11 @@
 //    latency > host_busy.
 //  - Verdicts, in this order, each explaining the bad paths it covers so that
 //    later rules see only what is left:
-//     1. port_down: a port not ACTIVE whose own paths (same node, device and,
-//        when known, port) are bad or not run.
+//     1. switch down: ports not ACTIVE on min_bad_paths nodes or more that
+//        are min_share of the nodes cabled to one switch (PortFacts::
+//        switch_guid): scope switch, kind unreachable, one verdict for them;
+//        then port_down: a port not ACTIVE whose own paths (same node,
+//        device and, when known, port) are bad or not run.
 //     2. responder faults: a node that is the destination of bad rnr / access
 //        paths from at least min_bad_paths sources, min_share of its inbound
 //        paths: scope host, kind rnr / access.
@@ -49,10 +52,13 @@
 //        NIC's bad peers must lie in more than one group (more than one peer
 //        in a fleet of one group). Paths that stay clean exonerate what they
 //        cross.
-//        Of the qualifying elements the one explaining the most bad paths
-//        wins (then the higher share; then host > NIC > link > switch >
-//        group_link > group > fleet), its bad paths are explained, and the
-//        vote repeats: a leaf that fails is one switch (or group) verdict, a
+//        Of the qualifying elements the one with the most bad paths beyond
+//        what the bad share of all other paths predicts for it wins (within
+//        a fifth of each other: the higher share of bad paths; then a silent
+//        host > NIC > a live host > link > switch > group_link > group >
+//        fleet — a live host's only NIC is the exact element — and a link
+//        whose counters rose before all), its bad paths are explained, and
+//        the vote repeats: a leaf that fails is one switch (or group) verdict, a
 //        fleet-wide fault one fleet verdict, not a verdict per host. Shares
 //        are taken over all paths and over each transport alone (RC hides
 //        loss that UD shows); host_busy paths blame hosts and NICs only.

@@ -47,6 +47,11 @@ uint32_t ElementIndex::Id(Scope scope, const std::string& subject) {
   return it->second;
 }
 
+int64_t ElementIndex::Find(Scope scope, const std::string& subject) const {
+  auto it = ids_.find(std::string(ScopeName(scope)) + "|" + subject);
+  return it == ids_.end() ? -1 : static_cast<int64_t>(it->second);
+}
+
 void ElementIndex::Touch(uint32_t id, std::vector<uint32_t>* out) {
   for (uint32_t t : *out)
     if (t == id) return;
@@ -62,7 +67,6 @@ ElementIndex::ElementIndex(const Fleet& f, const std::vector<bool>& measured) {
     elements_[id].fabric = &fe;
     for (const CounterDelta& c : fe.moved) elements_[id].counters_rose |= c.delta > 0 && Physical(c.name);
   }
-  std::map<std::string, std::set<std::string>> devices;
   std::set<std::string> group_names;
   offset_.assign(in.paths.size() + 1, 0);
   src_group_.resize(in.paths.size());
@@ -87,11 +91,9 @@ ElementIndex::ElementIndex(const Fleet& f, const std::vector<bool>& measured) {
     endpoint(Scope::kHost, p.dst, p.dst, "", true);
     if (!p.src_device.empty()) {
       endpoint(Scope::kNic, p.src + "/" + p.src_device, p.src, p.src_device, false);
-      devices[p.src].insert(p.src_device);
     }
     if (!p.dst_device.empty()) {
       endpoint(Scope::kNic, p.dst + "/" + p.dst_device, p.dst, p.dst_device, true);
-      devices[p.dst].insert(p.dst_device);
     }
     if (!ga.empty()) Touch(Id(Scope::kGroup, ga), &touched), group_names.insert(ga);
     if (!gb.empty()) Touch(Id(Scope::kGroup, gb), &touched), group_names.insert(gb);
@@ -104,7 +106,6 @@ ElementIndex::ElementIndex(const Fleet& f, const std::vector<bool>& measured) {
   groups_ = group_names.size();
   for (Element& e : elements_) {
     if (e.scope != Scope::kHost && e.scope != Scope::kNic) continue;
-    if (e.scope == Scope::kNic) e.sole_nic = devices[e.node].size() < 2;
     const std::string g = f.GroupOf(e.node);
     auto it = g.empty() ? ids_.end() : ids_.find("group|" + g);
     if (it != ids_.end()) e.home_group = static_cast<int32_t>(it->second);

@@ -34,7 +34,6 @@ struct Element {
   int32_t home_group = -1;       // host / NIC: the element of its group (standing out is measured against it)
   const FabricElement* fabric = nullptr;
   bool counters_rose = false;    // a fabric element whose physical error counters rose
-  bool sole_nic = false;         // a NIC of a node seen with no other device: the host is the same evidence
 };
 
 // The per-round counts of one element over one transport selection: paths,
@@ -53,6 +52,8 @@ class ElementIndex {
   ElementIndex(const Fleet& f, const std::vector<bool>& measured);
 
   const std::vector<Element>& elements() const { return elements_; }
+  // The id of an element, or -1 when no path touches it.
+  int64_t Find(Scope scope, const std::string& subject) const;
   size_t groups() const { return groups_; }  // distinct non-empty groups
   // The elements path i touches; a host or NIC entry has kDstRole set when
   // the element is the path's destination.

@@ -195,7 +195,13 @@ Result<diagnosis::Input> LoadDiagnosisInput(Storage& store, int64_t now_ms, cons
       ++i;
     }
   }
-  for (auto& [id, p] : ports) in.ports.push_back(std::move(p));
+  for (auto& [id, p] : ports) {
+    if (p.switch_guid.empty()) {  // the switch its cable goes to, from the node's own neighbour report
+      auto it = leaf.find({p.node, p.device});
+      if (it != leaf.end()) p.switch_guid = it->second.substr(5);  // "leaf:" + GUID
+    }
+    in.ports.push_back(std::move(p));
+  }
   if (rises) {
     rises->clear();
     const json& fm = Rows(f, "fabric_moved");  // newest first per port: pairs (newest, before)

@@ -21,16 +21,17 @@ double Share(int64_t bad, int64_t total) {
   return total > 0 ? static_cast<double>(bad) / static_cast<double>(total) : 0;
 }
 
-// Higher wins a tie of explained paths and shares (diagnosis.h rule 4).
-int Priority(const Element& e) {
+// Higher wins a tie of explained paths and shares (diagnosis.h rule 4): a
+// live host's one NIC is the more exact element; a silent host is the host.
+int Priority(const Element& e, bool silent) {
   switch (e.scope) {
-    case Scope::kHost: return 6;
+    case Scope::kHost: return silent ? 6 : 4;
     case Scope::kNic: return 5;
-    case Scope::kLink: return e.counters_rose ? 7 : 4;  // a cable whose counters rose beats its host
-    case Scope::kSwitch: return 3;
-    case Scope::kGroupLink: return 2;
-    case Scope::kGroup: return 1;
-    case Scope::kFleet: return 0;
+    case Scope::kLink: return e.counters_rose ? 7 : 3;  // a cable whose counters rose beats its host
+    case Scope::kSwitch: return 2;
+    case Scope::kGroupLink: return 1;
+    case Scope::kGroup: return 0;
+    case Scope::kFleet: return -1;
   }
   return 0;
 }
@@ -80,6 +81,7 @@ class Vote {
   }
 
   std::vector<Verdict> Run() {
+    SwitchesDown();
     PortsDown();
     Responders(PathKind::kRnr);
     Responders(PathKind::kAccess);
@@ -125,10 +127,53 @@ class Vote {
     return n;
   }
 
+  // 1a. Ports not ACTIVE on min_bad_paths nodes or more, all cabled to one
+  // switch: the switch went down (a leaf that fails takes its hosts' links
+  // with it), one verdict, not one per port.
+  void SwitchesDown() {
+    std::map<std::string, std::vector<const PortFacts*>> by_switch;
+    std::map<std::string, std::set<std::string>> cabled;  // switch -> nodes cabled to it
+    for (const PortFacts& port : f_.input->ports) {
+      if (port.switch_guid.empty()) continue;
+      cabled[port.switch_guid].insert(port.node);
+      auto n = f_.node.find(port.node);
+      if (!port.active && (n == f_.node.end() || !n->second->silent)) by_switch[port.switch_guid].push_back(&port);
+    }
+    for (const auto& [sw, ports] : by_switch) {
+      std::set<std::string> nodes;
+      for (const PortFacts* p : ports) nodes.insert(p->node);
+      if (static_cast<int64_t>(nodes.size()) < o_.min_bad_paths ||
+          static_cast<double>(nodes.size()) < o_.min_share * static_cast<double>(cabled[sw].size()))
+        continue;
+      std::vector<size_t> bad;
+      for (size_t i = 0; i < Paths().size(); ++i) {
+        if (!open_[i]) continue;
+        const PathSummary& p = Paths()[i];
+        for (const PortFacts* port : ports)
+          if (OnPort(p.src, p.src_device, p.src_port, *port) || OnPort(p.dst, p.dst_device, p.dst_port, *port)) {
+            bad.push_back(i);
+            break;
+          }
+      }
+      Verdict v;
+      v.scope = "switch";
+      v.subject = sw;
+      v.kind = "unreachable";
+      v.confidence = static_cast<double>(nodes.size()) / static_cast<double>(cabled[sw].size());
+      v.evidence.push_back({{"what", "ports_down"},
+                            {"switch", ports.front()->switch_description},
+                            {"nodes_down", nodes.size()},
+                            {"nodes_cabled", cabled[sw].size()}});
+      for (const PortFacts* p : ports) down_explained_.insert(p);
+      if (!bad.empty()) AddPathEvidence(f_, bad, {{"element", "switch"}}, o_, &v);
+      Emit(std::move(v), bad);
+    }
+  }
+
   // 1. A port not ACTIVE, with bad or not-run paths of its own.
   void PortsDown() {
     for (const PortFacts& port : f_.input->ports) {
-      if (port.active) continue;
+      if (port.active || down_explained_.count(&port)) continue;
       auto n = f_.node.find(port.node);
       if (n != f_.node.end() && n->second->silent) continue;  // its state is old news
       bool not_run = false;
@@ -274,7 +319,6 @@ class Vote {
       if (share >= o_.min_share) return share;
       return e.scope != Scope::kFleet && PooledLoss(c.sent, c.lost, c.total, c.bad, all) ? share : -1;
     }
-    if (e.scope == Scope::kNic && e.sole_nic) return -1;
     if (c.src_bad + c.dst_bad < o_.min_bad_paths || c.dst_total == 0) return -1;
     auto n = f_.node.find(e.node);
     const bool silent = (n != f_.node.end() && n->second->silent) || c.src_total == 0;
@@ -316,7 +360,11 @@ class Vote {
       c.id = id;
       const Count& n = r.count[0][id];
       c.excess = n.bad - n.total * Share(r.all[0].bad - n.bad, r.all[0].total - n.total);
-      c.priority = Priority(index.elements()[id]);
+      {
+        const Element& e = index.elements()[id];
+        auto n = e.node.empty() ? f_.node.end() : f_.node.find(e.node);
+        c.priority = Priority(e, n != f_.node.end() && n->second->silent);
+      }
       c.share = -1;
       for (size_t k = 0; k < kTransportSets; ++k) {
         const double s = Qualifies(index, r, id, k);
@@ -329,6 +377,16 @@ class Vote {
       found = true;
     }
     if (!found) return false;
+    // A busy host is the host, not its NIC: when a NIC won on paths that are
+    // mostly host_busy and its host has just those bad paths, name the host.
+    const Element& won = index.elements()[best.id];
+    if (won.scope == Scope::kNic) {
+      std::vector<size_t> paths(r.bad[best.id].begin(), r.bad[best.id].end());
+      const int64_t host = index.Find(Scope::kHost, won.node);
+      if (host >= 0 && DominantKind(f_, paths) == PathKind::kHostBusy &&
+          r.bad[static_cast<size_t>(host)].size() == r.bad[best.id].size())
+        best.id = static_cast<uint32_t>(host);
+    }
     std::vector<size_t> bad(r.bad[best.id].begin(), r.bad[best.id].end());
     Emit(VerdictOf(index, r, best), bad);
     return true;
@@ -422,6 +480,7 @@ class Vote {
   std::vector<int64_t> lost_;          // per path: probes lost
   int64_t measured_count_ = 0, open_count_ = 0;
   std::set<std::string> named_;  // scope|subject of every verdict made
+  std::set<const PortFacts*> down_explained_;  // ports a switch verdict took
   std::vector<Verdict> out_;
 };
 

@@ -158,7 +158,12 @@ json PinglistPlan::For(const std::string& requester) const {
   const size_t others = own < groups_.size() ? groups_.size() - 1 : groups_.size();
   const size_t k = CoverageCopies(size, options_.sources_per_group_pair);
   std::vector<std::pair<size_t, const NodeInfo*>> cross;  // (group, target) in slot order
-  for (const CrossSlot& s : CrossSlotsOf(size, member, others, k, period_)) {
+  // A small fleet (a lab) is probed as a full mesh.
+  const bool mesh = candidates_.size() <= static_cast<size_t>(std::max(options_.mesh_max_nodes, 0));
+  for (size_t gi = 0; mesh && gi < groups_.size(); ++gi)
+    if (gi != own)
+      for (const NodeInfo* n : groups_[gi].members) cross.emplace_back(gi, n);
+  for (const CrossSlot& s : mesh ? std::vector<CrossSlot>() : CrossSlotsOf(size, member, others, k, period_)) {
     const size_t gi = (own < groups_.size() && s.other >= own) ? s.other + 1 : s.other;
     const Group& b = groups_[gi];
     const size_t m = CrossMemberOf(b.members.size(), PairHash(group, b.name), k, s.copy, period_);

@@ -7,6 +7,8 @@
 //  - Groups are computed per rail (NodeGroup): labels[group_label], else the
 //    node's leaf switch on that rail ("leaf:<GUID>"), else "". Without any
 //    groups every node is in group "": a full mesh.
+//  - A fleet of at most mesh_max_nodes candidates is probed as a full mesh:
+//    every candidate is a target (a lab, a rack). Otherwise:
 //  - Same group: every candidate in the requester's group (the full mesh
 //    inside a group).
 //  - Across groups, coverage by design (pinglist_coverage.h has the index
@@ -51,6 +53,7 @@ struct PinglistOptions {
   int max_targets = 128;
   int sources_per_group_pair = 3;        // distinct sources per ordered group pair (at most the group's size)
   int64_t rotation_ms = 300LL * 1000;    // one period of the cross-group rotation
+  int mesh_max_nodes = 8;                 // a fleet this small: every node probes every other
   int64_t max_age_ms = 3600LL * 1000;
   int default_control_port = 18610;  // the agents' default control port
 };

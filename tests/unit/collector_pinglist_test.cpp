@@ -115,6 +115,16 @@ TEST(Pinglist, StaleNodesLeftOut) {
   EXPECT_EQ(Targets(BuildPinglist("a", nodes, kNow, {})), (std::vector<std::string>{"b"}));
 }
 
+// A lab-sized fleet (at most mesh_max_nodes) is a full mesh, groups or not.
+TEST(Pinglist, SmallFleetIsAFullMesh) {
+  std::vector<NodeInfo> nodes = Grouped({3, 3});
+  json pl = BuildPinglist("g0n0", nodes, kNow, {});
+  EXPECT_EQ(pl["targets"].size(), 5u) << pl.dump();
+  PinglistOptions plan;
+  plan.mesh_max_nodes = 0;
+  EXPECT_LT(BuildPinglist("g0n0", nodes, kNow, plan)["targets"].size(), 5u);
+}
+
 TEST(Pinglist, GroupMeshPlusCrossGroupShare) {
   // 4 groups of 5: 3 sources per pair, 3 * 3 = 9 cross slots over 5 members:
   // each member gets 1 or 2, one per other group at most.
@@ -273,14 +283,16 @@ TEST(Pinglist, GroupsArePerRail) {
   };
   std::vector<NodeInfo> nodes = {n("a", "0x1", "0x3"), n("b", "0x1", "0x4"), n("c", "0x2", "0x3"),
                                  n("d", "0x2", "0x4")};
-  json r0 = BuildPinglist("a", nodes, kNow, {}, "r0");
-  json r1 = BuildPinglist("a", nodes, kNow, {}, "r1");
+  PinglistOptions plan;
+  plan.mesh_max_nodes = 0;  // four nodes: past the full mesh of a lab, to see the plan
+  json r0 = BuildPinglist("a", nodes, kNow, plan, "r0");
+  json r1 = BuildPinglist("a", nodes, kNow, plan, "r1");
   EXPECT_EQ(r0["group"], "leaf:0x1");
   EXPECT_EQ(r1["group"], "leaf:0x3");
   EXPECT_EQ(r0["targets"][0]["node"], "b");
   EXPECT_EQ(r1["targets"][0]["node"], "c");
-  ExpectCoverage(nodes, kNow, {}, "r0");
-  ExpectCoverage(nodes, kNow, {}, "r1");
+  ExpectCoverage(nodes, kNow, plan, "r0");
+  ExpectCoverage(nodes, kNow, plan, "r1");
   // A rail without a known leaf falls back to leaf_switch; a label wins.
   EXPECT_EQ(NodeGroup(nodes[0], "group", "r9"), "leaf:0x1");
   nodes[0].labels["group"] = "rack7";

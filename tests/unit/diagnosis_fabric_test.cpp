@@ -145,9 +145,14 @@ TEST(DiagnosisFabric, DeadLeafIsTheSwitchNotItsHosts) {
   ExpectExactly(Diagnose(t.in), {"switch|" + Guid(1, 5) + "|unreachable"});
 }
 
+// A dead host (its agent silent too) is the host; a live host's NIC that
+// answers nothing is its NIC; neither is the cable.
 TEST(DiagnosisFabric, DeadHostIsTheHostNotItsCable) {
   Tree t = Build(8, 8, 4, 6);
   Lossy(t, t.HostCable(17), 1.0);
+  ExpectExactly(Diagnose(t.in), {"nic|node17/mlx5_0|unreachable"});
+  for (NodeFacts& n : t.in.nodes)
+    if (n.name == "node17") n.silent = true;
   ExpectExactly(Diagnose(t.in), {"host|node17|unreachable"});
 }
 
@@ -171,7 +176,7 @@ TEST(DiagnosisFabric, TwoFaultsAtOnce) {
   Lossy(t, t.Uplink(1, 0), 0.3);
   Lossy(t, t.HostCable(60), 1.0, 9);
   ExpectExactly(Diagnose(t.in),
-                {"link|" + t.in.elements[t.Uplink(1, 0)].subject + "|loss", "host|node60|unreachable"});
+                {"link|" + t.in.elements[t.Uplink(1, 0)].subject + "|loss", "nic|node60/mlx5_0|unreachable"});
 }
 
 TEST(DiagnosisFabric, BackgroundLossAloneIsNothingAndAFaultStillShows) {
@@ -179,7 +184,22 @@ TEST(DiagnosisFabric, BackgroundLossAloneIsNothingAndAFaultStillShows) {
   for (uint32_t e = 0; e < t.in.elements.size(); ++e) Lossy(t, e, 0.0002, e);
   ExpectExactly(Diagnose(t.in), {});
   Lossy(t, t.HostCable(33), 0.1, 3);
-  ExpectExactly(Diagnose(t.in), {"host|node33|loss"});
+  ExpectExactly(Diagnose(t.in), {"nic|node33/mlx5_0|loss"});
+}
+
+// A leaf that dies takes its hosts' links down: one switch verdict, not a
+// port_down per host.
+TEST(DiagnosisFabric, LeafDownWithItsHostsPortsDownIsOneSwitchVerdict) {
+  Tree t = Build(8, 8, 4, 6);
+  Lossy(t, t.Leaf(2), 1.0);
+  for (PortFacts& p : t.in.ports) {
+    const int h = std::stoi(p.node.substr(4));
+    p.switch_guid = Guid(1, t.LeafOf(h));
+    if (t.LeafOf(h) == 2) p.active = false, p.state = "DOWN";
+  }
+  for (PathSummary& p : t.in.paths)
+    if (t.LeafOf(std::stoi(p.src.substr(4))) == 2) p.not_run = true, p.sent = p.received = p.lost = 0;
+  ExpectExactly(Diagnose(t.in), {"switch|" + Guid(1, 2) + "|unreachable"});
 }
 
 // Counters that rose on a link nobody's paths blame: a warning on the link.
@@ -216,7 +236,7 @@ TEST(DiagnosisFabric, SlowResponderIsHostBusyNotLatency) {
   ExpectExactly(Diagnose(t.in), {"host|node9|host_busy"});
   for (PathSummary& p : t.in.paths)
     if (p.src == "node9" || p.dst == "node9") p.network_p50_us = 200.0;
-  ExpectExactly(Diagnose(t.in), {"host|node9|latency"});
+  ExpectExactly(Diagnose(t.in), {"nic|node9/mlx5_0|latency"});
 }
 
 // A down port takes only its own paths: the same node's other device is left

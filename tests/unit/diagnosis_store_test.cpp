@@ -24,7 +24,8 @@ using testing::TestCollector;
 constexpr int64_t kT0 = 1700000000000;
 constexpr int64_t kIntervalMs = 10000;
 
-// Six nodes, groups a (n0..n2) and b (n3..n5), full mesh; round k ends at
+// Six nodes, groups a (n0..n2) and b (n3..n5), full mesh (each probes its
+// peer's rxe1 from its own rxe0, so a node's fault is the host, not a NIC); round k ends at
 // kT0 + k intervals. bad: the node whose every path loses 30 % ("" none), or
 // with slow: whose every path has a 6 ms p50. bad_symbol_error: that node's
 // port counter symbol_error in this round (the others stay at 0).

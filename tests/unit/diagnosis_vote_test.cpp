@@ -148,8 +148,8 @@ TEST(DiagnosisVote, OneBadNodeAmong500) {
   Moved(f, "n137", "port_rcv_errors", 42);
   Moved(f, "n5", "port_xmit_discards", 3);  // another node's counter: not evidence here
   auto vs = Diagnose(f.in);
-  ExpectExactly(vs, {{"host", "n137", "loss"}});
-  const Verdict* v = Find(vs, "host");
+  ExpectExactly(vs, {{"nic", "n137/mlx5_0", "loss"}});
+  const Verdict* v = Find(vs, "nic");
   ASSERT_NE(v, nullptr);
   EXPECT_EQ(v->severity, "critical");  // 30 % loss
   EXPECT_GE(v->confidence, 0.99);
@@ -180,8 +180,8 @@ TEST(DiagnosisVote, LossOnlyOnUdPathsStillNamesTheNode) {
   for (PathSummary& p : f.in.paths)
     if (p.transport == "ud" && (p.src == "n7" || p.dst == "n7")) Lose(p, 0.3);
   auto vs = Diagnose(f.in);
-  ExpectExactly(vs, {{"host", "n7", "loss"}});
-  const Verdict* v = Find(vs, "host");
+  ExpectExactly(vs, {{"nic", "n7/mlx5_0", "loss"}});
+  const Verdict* v = Find(vs, "nic");
   ASSERT_NE(v, nullptr);
   bool voted_ud = false;
   for (const auto& e : v->evidence) voted_ud = voted_ud || (e["what"] == "paths" && e.value("voted_on", "") == "ud");
@@ -215,14 +215,14 @@ TEST(DiagnosisVote, HalfOfOneTransportIsNoVerdict) {
   int k = 0;
   for (PathSummary& p : f.in.paths)
     if (p.transport == "ud" && (p.src == "n7" || p.dst == "n7") && (k++ % 2 == 0)) Lose(p, 0.3);
-  for (const Verdict& v : Diagnose(f.in)) EXPECT_NE(v.subject, "n7") << v.Key();
+  for (const Verdict& v : Diagnose(f.in)) EXPECT_NE(v.subject.rfind("n7", 0), 0u) << v.Key();
 }
 
 TEST(DiagnosisVote, TwoSimultaneousFaults) {
   Fleet f = Build(500, 20);
   BadNode(f, "n42");  // group g2
   BadLink(f, "g7", "g15");
-  ExpectExactly(Diagnose(f.in), {{"host", "n42", "loss"}, {"group_link", "g15<->g7", "loss"}});
+  ExpectExactly(Diagnose(f.in), {{"nic", "n42/mlx5_0", "loss"}, {"group_link", "g15<->g7", "loss"}});
 }
 
 TEST(DiagnosisVote, FaultPlusBackgroundLoss) {
@@ -230,7 +230,7 @@ TEST(DiagnosisVote, FaultPlusBackgroundLoss) {
     Fleet f = Build(500, 20);
     BadNode(f, "n300");
     BackgroundLoss(f, seed);
-    ExpectExactly(Diagnose(f.in), {{"host", "n300", "loss"}});
+    ExpectExactly(Diagnose(f.in), {{"nic", "n300/mlx5_0", "loss"}});
     Fleet g = Build(500, 20);
     BadLink(g, "g0", "g19");
     BackgroundLoss(g, seed);
@@ -305,7 +305,7 @@ TEST(DiagnosisVote, DelayOnOneNodeIsLatency) {
   for (PathSummary& p : f.in.paths)
     if (p.src == "n50" || p.dst == "n50") p.rtt_p50_us = 5020.0, p.rtt_p99_us = 5100.0;
   auto vs = Diagnose(f.in);
-  ExpectExactly(vs, {{"host", "n50", "latency"}});
+  ExpectExactly(vs, {{"nic", "n50/mlx5_0", "latency"}});
   EXPECT_EQ(vs.at(0).severity, "warning");
 }
 
@@ -319,7 +319,7 @@ TEST(DiagnosisVote, DelayShownOnlyByTheMinIsLatency) {
     if (p.src == "n50" || p.dst == "n50") p.rtt_min_us = 5500.0, p.rtt_p50_us = 9000.0;
   }
   auto vs = Diagnose(f.in);
-  ExpectExactly(vs, {{"host", "n50", "latency"}});
+  ExpectExactly(vs, {{"nic", "n50/mlx5_0", "latency"}});
   bool cited = false;
   for (const auto& e : vs.at(0).evidence)
     if (e.value("what", "") == "paths") cited = e.value("median_min_us", 0.0) == 5500 && e.value("min_limit_us", 0.0) == 1500;
@@ -337,13 +337,13 @@ TEST(DiagnosisVote, HostNeedsPeersInMoreThanOneGroup) {
   ExpectExactly(Diagnose(f.in), {{"group_link", "g0<->g1", "loss"}});
   Fleet g = Build(6, 2, 3);
   BadNode(g, "n2");
-  ExpectExactly(Diagnose(g.in), {{"host", "n2", "loss"}});
+  ExpectExactly(Diagnose(g.in), {{"nic", "n2/mlx5_0", "loss"}});
   // n0 (group g0) loses only toward and from group g1: 60 % of its paths in
   // both directions, but all its bad peers are in one group — no host verdict.
   Fleet h = Build(6, 2, 3);
   for (PathSummary& p : h.in.paths)
     if ((p.src == "n0" && h.group[p.dst] == "g1") || (p.dst == "n0" && h.group[p.src] == "g1")) Lose(p, 0.3);
-  for (const Verdict& v : Diagnose(h.in)) EXPECT_NE(v.scope, "host") << v.Key();
+  for (const Verdict& v : Diagnose(h.in)) EXPECT_TRUE(v.scope != "host" && v.scope != "nic") << v.Key();
 }
 
 // Bad only as destination (its inbound paths lose, its own probes are fine):
@@ -352,7 +352,7 @@ TEST(DiagnosisVote, HostNeedsBothDirections) {
   Fleet f = Build(300, 10);
   for (PathSummary& p : f.in.paths)
     if (p.dst == "n8") Lose(p, 0.3);
-  for (const Verdict& v : Diagnose(f.in)) EXPECT_NE(v.Key(), "host|n8|loss");
+  for (const Verdict& v : Diagnose(f.in)) EXPECT_NE(v.subject.rfind("n8", 0), 0u) << v.Key();
 }
 
 TEST(DiagnosisVote, OneOfTwoNicsIsTheNic) {

@@ -54,9 +54,9 @@ fault_expect() {
   case $1 in
     agent_kill) echo "host node-1 unreachable" ;;
     rnr) echo "host node-3 rnr" ;;
-    nic_loss) echo "host node-2 loss" ;;
+    nic_loss) echo "nic node-2/$(fault_dev 2) loss" ;;
     group_loss) echo "group_link a<->b loss" ;;
-    nic_delay) echo "host node-4 latency" ;;
+    nic_delay) echo "nic node-4/$(fault_dev 4) latency" ;;
     port_down) echo "port node-5/$(fault_dev 5)/1 port_down" ;;
   esac
 }
