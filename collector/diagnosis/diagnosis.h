@@ -30,7 +30,8 @@
 //     2. responder faults: a node that is the destination of bad rnr / access
 //        paths from at least min_bad_paths sources, min_share of its inbound
 //        paths: scope host, kind rnr / access.
-//     3. fleet latency: the median network time of a (rail, transport) at
+//     3. fleet latency: the median network time (of its paths that lost
+//        nothing) of a (rail, transport) at
 //        fleet_latency_factor x its baseline or more (and fleet_latency_floor_us
 //        over it): one verdict, scope fleet, subject "all" (every rail with a
 //        baseline is slow) or "rail:R[,R...]", kind latency.

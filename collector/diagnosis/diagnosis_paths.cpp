@@ -65,7 +65,10 @@ std::map<std::string, LatencyLimit> LatencyLimits(const Input& in, const Options
   for (const PathSummary& p : in.paths) {
     if (p.not_run) continue;
     Samples& s = by[RailTransport(p)];
-    if (p.network_p50_us) s.network.push_back(*p.network_p50_us);
+    // Network time on clean paths only: retransmissions on lossy RC paths
+    // lengthen it, and loss is judged on its own.
+    if (p.network_p50_us && p.lost == 0 && p.received >= p.sent && p.errors_by_status.empty())
+      s.network.push_back(*p.network_p50_us);
     if (p.rtt_p50_us) s.p50.push_back(*p.rtt_p50_us);
     if (p.rtt_min_us) s.min.push_back(*p.rtt_min_us);
   }

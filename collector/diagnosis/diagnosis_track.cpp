@@ -43,7 +43,9 @@ TrackStep Tracker::Observe(const std::vector<Verdict>& verdicts, const std::set<
       const std::string& open_key = same->second;
       if (!seen_now.insert(open_key).second) continue;
       Open& o = open_[open_key];
-      if (o.missed) ++o.flaps;
+      // A flap is a return after a whole interval without it (not a pass
+      // that missed it once).
+      if (o.missed && now_ms - o.last_seen_ms > interval_ms) ++o.flaps;
       o.missed = false;
       o.last_seen_ms = now_ms;
       Verdict refreshed = v;
@@ -56,7 +58,9 @@ TrackStep Tracker::Observe(const std::vector<Verdict>& verdicts, const std::set<
     auto it = seen_.find(key);
     Streak st = it == seen_.end() ? Streak{0, now_ms} : it->second;
     ++st.runs;
-    const bool held = v.scope != "unknown" || now_ms - st.since_ms >= interval_ms;
+    // The weakest verdicts must hold for an interval: unknown, and the fleet
+    // as a whole (a moment when every probe was slow is no fault).
+    const bool held = (v.scope != "unknown" && v.scope != "fleet") || now_ms - st.since_ms >= interval_ms;
     if (st.runs >= o_.open_after && held) {
       step.upsert.push_back(v);
       open_[key] = Open{now_ms, false, 0};

@@ -1,13 +1,13 @@
 // Hysteresis for diagnoses, by time: a verdict opens once it has been seen in
 // open_after consecutive runs, and closes only when it has not been seen for
 // close_after report intervals; so a fault that comes and goes keeps one open
-// diagnosis instead of flapping. Each return of an open diagnosis after a run
-// without it counts a flap (cited as evidence {"what":"flapping","flaps":N});
+// diagnosis instead of flapping. Each return of an open diagnosis after more
+// than one report interval without it counts a flap (cited as evidence {"what":"flapping","flaps":N});
 // every flap lengthens its close wait by one more interval, up to
 // max_flap_intervals more. A verdict of scope "unknown" (bad paths that no
-// element explains) must also have been seen in consecutive runs spanning
-// one interval: it is the weakest verdict, and a fleet-wide stall of a
-// moment must not open it.
+// element explains) or "fleet" must also have been seen in consecutive runs
+// spanning one interval: they are the weakest verdicts, and a fleet-wide
+// stall of a moment must not open them.
 //
 // One diagnosis per element: a verdict on the scope and subject of an open
 // diagnosis refreshes that diagnosis (its kind stays), unless the open one is
