@@ -57,7 +57,8 @@
 //        what the bad share of all other paths predicts for it wins (within
 //        a fifth of each other: the higher share of bad paths; then a silent
 //        host > NIC > a live host > link > switch > group_link > group >
-//        fleet — a live host's only NIC is the exact element — and a link
+//        fleet — a live host's only NIC is the exact element, unless its
+//        paths are host_busy or unreachable: a host busy or dead — and a link
 //        whose counters rose before all), its bad paths are explained, and
 //        the vote repeats: a leaf that fails is one switch (or group) verdict, a
 //        fleet-wide fault one fleet verdict, not a verdict per host. Shares

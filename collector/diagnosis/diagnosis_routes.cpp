@@ -2,6 +2,7 @@
 #include "collector/diagnosis/diagnosis_routes.h"
 
 #include <algorithm>
+#include <set>
 
 namespace rdmascope::collector {
 namespace {
@@ -36,6 +37,14 @@ Status PathRouter::Refresh(Storage& store) {
 
 void PathRouter::Index() {
   elements_.clear(), switch_link_.clear(), cable_.clear(), switch_.clear(), routes_.clear();
+  // A node an earlier version had and this one lacks (a switch that stopped
+  // answering, left out of the topology) comes back for tracing.
+  std::set<uint64_t> present;
+  for (const fabric::FabricNode& n : topology_.fabric.nodes) present.insert(n.guid);
+  for (const auto& [guid, node] : remembered_nodes_)
+    if (!present.count(guid)) topology_.fabric.nodes.push_back(node);
+  for (const fabric::FabricNode& n : topology_.fabric.nodes)
+    if (present.count(n.guid)) remembered_nodes_[n.guid] = n;
   // Cables seen now are remembered; ports without one get back the cable
   // they had, when its other end is still there without one either.
   std::map<fabric::PortRef, bool> uncabled;

@@ -13,6 +13,8 @@
 //    answering) stays in for tracing, marked down: until the subnet manager
 //    routes around it, the forwarding tables still send packets into it, and
 //    the paths they spoil are its evidence. A port cabled anew forgets it.
+//    Likewise a node an earlier version had (a switch that stopped
+//    answering) stays in, as last seen.
 //  - Resolve() sets, for every path whose two ends are InfiniBand ports of
 //    the topology (node, device and, when the summary names it, port), its
 //    `crosses`: the cables and switches of the route src -> dst and of the
@@ -62,6 +64,7 @@ class PathRouter {
   std::unique_ptr<fabric::RouteTable> table_;
   std::map<AgentPort, FabricAddress> addresses_;
   std::map<fabric::PortRef, fabric::RemoteEnd> remembered_;        // every cable end seen, while not recabled
+  std::map<uint64_t, fabric::FabricNode> remembered_nodes_;       // every node as last seen
   std::vector<diagnosis::FabricElement> elements_;
   std::vector<bool> switch_link_;                                 // per element: a cable between two switches
   std::map<fabric::PortRef, uint32_t> cable_;                     // either end -> its element

@@ -377,13 +377,15 @@ class Vote {
       found = true;
     }
     if (!found) return false;
-    // A busy host is the host, not its NIC: when a NIC won on paths that are
-    // mostly host_busy and its host has just those bad paths, name the host.
+    // A busy host, or one that answers nothing at all, is the host, not its
+    // NIC: when a NIC won on paths that are mostly host_busy or unreachable
+    // and its host has just those bad paths, name the host.
     const Element& won = index.elements()[best.id];
     if (won.scope == Scope::kNic) {
       std::vector<size_t> paths(r.bad[best.id].begin(), r.bad[best.id].end());
       const int64_t host = index.Find(Scope::kHost, won.node);
-      if (host >= 0 && DominantKind(f_, paths) == PathKind::kHostBusy &&
+      const PathKind kind = DominantKind(f_, paths);
+      if (host >= 0 && (kind == PathKind::kHostBusy || kind == PathKind::kUnreachable) &&
           r.bad[static_cast<size_t>(host)].size() == r.bad[best.id].size())
         best.id = static_cast<uint32_t>(host);
     }

@@ -145,12 +145,12 @@ TEST(DiagnosisFabric, DeadLeafIsTheSwitchNotItsHosts) {
   ExpectExactly(Diagnose(t.in), {"switch|" + Guid(1, 5) + "|unreachable"});
 }
 
-// A dead host (its agent silent too) is the host; a live host's NIC that
-// answers nothing is its NIC; neither is the cable.
+// A host that answers nothing is the host (its agent silent or not yet),
+// not its one NIC, not its cable.
 TEST(DiagnosisFabric, DeadHostIsTheHostNotItsCable) {
   Tree t = Build(8, 8, 4, 6);
   Lossy(t, t.HostCable(17), 1.0);
-  ExpectExactly(Diagnose(t.in), {"nic|node17/mlx5_0|unreachable"});
+  ExpectExactly(Diagnose(t.in), {"host|node17|unreachable"});
   for (NodeFacts& n : t.in.nodes)
     if (n.name == "node17") n.silent = true;
   ExpectExactly(Diagnose(t.in), {"host|node17|unreachable"});
@@ -176,7 +176,7 @@ TEST(DiagnosisFabric, TwoFaultsAtOnce) {
   Lossy(t, t.Uplink(1, 0), 0.3);
   Lossy(t, t.HostCable(60), 1.0, 9);
   ExpectExactly(Diagnose(t.in),
-                {"link|" + t.in.elements[t.Uplink(1, 0)].subject + "|loss", "nic|node60/mlx5_0|unreachable"});
+                {"link|" + t.in.elements[t.Uplink(1, 0)].subject + "|loss", "host|node60|unreachable"});
 }
 
 TEST(DiagnosisFabric, BackgroundLossAloneIsNothingAndAFaultStillShows) {
