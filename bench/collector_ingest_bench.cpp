@@ -144,7 +144,8 @@ double RawInsertSeconds(const std::string& path, const std::vector<TableRows>& t
   if (auto m = ApplyMigrations(d, BuiltinMigrations()); !m.ok()) return *err = m.status().message(), -1;
   std::vector<Stmt> inserts;
   for (const TableRows& t : tables) {
-    std::string sql = "INSERT INTO \"" + t.name + "\" VALUES (";
+    // OR REPLACE: rows the migrations seed themselves (one-row state tables) are there already.
+    std::string sql = "INSERT OR REPLACE INTO \"" + t.name + "\" VALUES (";
     for (int c = 0; c < t.columns; ++c) sql += c ? ",?" : "?";
     auto ins = d.Prepare(sql + ")");
     if (!ins.ok()) return *err = ins.status().message(), -1;
