@@ -236,6 +236,14 @@ Result<RunResult> RunSimulation(const SimTopology& topo, const RunOptions& o) {
       const double c = ThreadCpuNow() - c0;
       cost.diagnosis_cpu_s += c;
       cost.diagnosis_wall_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - w0).count();
+      if (pass.ok() && o.verbose)
+        std::fprintf(stderr, "interval %d: paths routed %lld, unrouted %lld; inter-switch cables %lld, crossed %lld; "
+                     "verdicts %d %s\n", k,
+                     static_cast<long long>(pass.value().routes.paths_routed),
+                     static_cast<long long>(pass.value().routes.paths_unrouted),
+                     static_cast<long long>(pass.value().routes.switch_links),
+                     static_cast<long long>(pass.value().routes.switch_links_crossed),
+                     pass.value().verdicts, pass.value().routes_error.c_str());
       if (!pass.ok()) {
         if (r.failed_passes++ == 0) r.first_pass_error = "interval " + std::to_string(k) + ": " + pass.status().message();
         if (o.verbose) std::fprintf(stderr, "interval %d: pass failed: %s\n", k, pass.status().message().c_str());

@@ -39,28 +39,56 @@ void PathRouter::Index() {
   elements_.clear(), switch_link_.clear(), cable_.clear(), switch_.clear(), routes_.clear();
   // A node an earlier version had and this one lacks (a switch that stopped
   // answering, left out of the topology) comes back for tracing.
+  // So do the ports a node had and this version lacks (the store keeps no
+  // ports of a node the newest sweep did not reach); their cables come back
+  // below.
   std::set<uint64_t> present;
-  for (const fabric::FabricNode& n : topology_.fabric.nodes) present.insert(n.guid);
-  for (const auto& [guid, node] : remembered_nodes_)
-    if (!present.count(guid)) topology_.fabric.nodes.push_back(node);
-  for (const fabric::FabricNode& n : topology_.fabric.nodes)
-    if (present.count(n.guid)) remembered_nodes_[n.guid] = n;
+  for (fabric::FabricNode& n : topology_.fabric.nodes) {
+    present.insert(n.guid);
+    auto was = remembered_nodes_.find(n.guid);
+    if (was == remembered_nodes_.end()) continue;
+    std::set<int> have;
+    for (const fabric::FabricPort& p : n.ports) have.insert(p.number);
+    for (fabric::FabricPort p : was->second.ports)
+      if (!have.count(p.number)) {
+        p.remote.reset();
+        n.ports.push_back(std::move(p));
+      }
+  }
+  for (const auto& [guid, node] : remembered_nodes_) {
+    if (present.count(guid)) continue;
+    fabric::FabricNode back = node;
+    for (fabric::FabricPort& p : back.ports) p.remote.reset();
+    topology_.fabric.nodes.push_back(std::move(back));
+  }
+  for (const fabric::FabricNode& n : topology_.fabric.nodes) remembered_nodes_[n.guid] = n;
   // Cables seen now are remembered; ports without one get back the cable
-  // they had, when its other end is still there without one either.
+  // they had, when its other end is still there without one either, or
+  // still names this port (a switch not swept keeps its old rows).
   std::map<fabric::PortRef, bool> uncabled;
+  std::map<fabric::PortRef, fabric::PortRef> claimed;  // a port -> the port whose row names it as its remote
   for (const fabric::FabricNode& n : topology_.fabric.nodes)
     for (const fabric::FabricPort& p : n.ports) {
-      if (p.remote) remembered_[{n.guid, p.number}] = *p.remote;
-      else uncabled[{n.guid, p.number}] = true;
+      if (p.remote) {
+        remembered_[{n.guid, p.number}] = *p.remote;
+        claimed[{p.remote->guid, p.remote->port}] = {n.guid, p.number};
+      } else {
+        uncabled[{n.guid, p.number}] = true;
+      }
     }
   std::map<fabric::PortRef, bool> down;
   for (fabric::FabricNode& n : topology_.fabric.nodes)
     for (fabric::FabricPort& p : n.ports) {
       if (p.remote) continue;
-      auto it = remembered_.find({n.guid, p.number});
-      if (it == remembered_.end() || !uncabled.count({it->second.guid, it->second.port})) continue;
+      const fabric::PortRef me{n.guid, p.number};
+      auto it = remembered_.find(me);
+      if (it == remembered_.end()) continue;
+      const fabric::PortRef other{it->second.guid, it->second.port};
+      auto claim = claimed.find(me);
+      if (!uncabled.count(other) && !(claim != claimed.end() && claim->second == other)) continue;
       p.remote = it->second;
-      down[{n.guid, p.number}] = true;
+      down[me] = true;
+      down[other] = true;
     }
   table_ = std::make_unique<fabric::RouteTable>(topology_.fabric);
   for (const fabric::FabricNode& n : topology_.fabric.nodes) {
