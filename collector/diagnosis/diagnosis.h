@@ -66,7 +66,10 @@
 //        loss that UD shows); host_busy paths blame hosts and NICs only.
 //     5. link_errors: a fabric link no verdict names whose error counters
 //        rose past their thresholds in the newest sweep (link_downed: once):
-//        warning. A verdict on a link whose counters rose cites them.
+//        warning; none for the cables of a switch that has a verdict, and
+//        cables of one switch that rose together are one verdict on that
+//        switch (a switch that restarts downs all its links). A verdict on a
+//        link whose counters rose cites them.
 //     6. unknown: bad paths no element explains, when they are more than
 //        unknown_share of all measured paths (scattered single paths —
 //        background loss — give no verdict).

@@ -438,22 +438,64 @@ class Vote {
   // around: the fabric's own events say it is gone.)
   void FabricAlone(const ElementIndex& index) {
     static const CounterThresholds kThresholds = DefaultCounterThresholds();
+    struct Rise {
+      const Element* link;
+      json moved;
+      std::vector<std::string> switches;  // the switch GUIDs at its ends
+    };
+    std::vector<Rise> rises;
+    std::map<std::string, int> per_switch;
     for (const Element& e : index.elements()) {
-      if (!e.fabric || named_.count(std::string(ScopeName(e.scope)) + "|" + e.subject)) continue;
-      json moved = json::array();
+      if (!e.fabric || e.scope != Scope::kLink || named_.count("link|" + e.subject)) continue;
+      Rise r{&e, json::array(), {}};
       for (const CounterDelta& c : e.fabric->moved) {
         auto t = kThresholds.find(c.name);
         const int64_t limit = c.name == "link_downed" ? 1 : t == kThresholds.end() ? -1 : static_cast<int64_t>(t->second);
-        if (limit > 0 && c.delta >= limit) moved.push_back(c.name);
+        if (limit > 0 && c.delta >= limit) r.moved.push_back(c.name);
       }
-      if (moved.empty()) continue;
+      if (r.moved.empty()) continue;
+      bool cause_named = false;  // a switch at either end has a verdict: its cables' counters are its story
+      for (const std::string& end : {e.subject.substr(0, e.subject.find("<->")), e.subject.substr(e.subject.find("<->") + 3)}) {
+        const std::string guid = end.substr(0, end.find('/'));
+        if (index.Find(Scope::kSwitch, guid) < 0) continue;
+        cause_named = cause_named || named_.count("switch|" + guid) > 0;
+        r.switches.push_back(guid);
+        ++per_switch[guid];
+      }
+      if (!cause_named) rises.push_back(std::move(r));
+    }
+    // Cables of one switch whose counters rose together are that switch's
+    // (a switch that rebooted downs every link it has): one verdict on it.
+    std::map<std::string, std::vector<const Rise*>> on_switch;
+    for (const Rise& r : rises) {
+      const std::string* shared = nullptr;
+      for (const std::string& g : r.switches)
+        if (per_switch[g] >= 2 && (!shared || per_switch[g] > per_switch[*shared])) shared = &g;
+      if (shared) {
+        on_switch[*shared].push_back(&r);
+        continue;
+      }
       Verdict v;
-      v.scope = ScopeName(e.scope);
-      v.subject = e.subject;
+      v.scope = "link";
+      v.subject = r.link->subject;
       v.kind = "link_errors";
       v.confidence = 1.0;
-      v.evidence.push_back({{"what", "fabric"}, {"description", e.fabric->description}, {"over_threshold", moved}});
-      AddElementCounterEvidence(*e.fabric, &v);
+      v.evidence.push_back({{"what", "fabric"}, {"description", r.link->fabric->description}, {"over_threshold", r.moved}});
+      AddElementCounterEvidence(*r.link->fabric, &v);
+      Finish(f_, {}, o_, &v);
+      named_.insert(v.scope + "|" + v.subject);
+      out_.push_back(std::move(v));
+    }
+    for (const auto& [guid, links] : on_switch) {
+      Verdict v;
+      v.scope = "switch";
+      v.subject = guid;
+      v.kind = "link_errors";
+      v.confidence = 1.0;
+      const Element& sw = index.elements()[static_cast<size_t>(index.Find(Scope::kSwitch, guid))];
+      v.evidence.push_back({{"what", "fabric"}, {"description", sw.fabric ? sw.fabric->description : ""},
+                            {"cables_with_errors", links.size()}});
+      for (const Rise* r : links) AddElementCounterEvidence(*r->link->fabric, &v);
       Finish(f_, {}, o_, &v);
       named_.insert(v.scope + "|" + v.subject);
       out_.push_back(std::move(v));

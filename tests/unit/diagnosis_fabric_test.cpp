@@ -212,6 +212,17 @@ TEST(DiagnosisFabric, CountersAloneAreLinkErrors) {
   EXPECT_EQ(vs.at(0).severity, "warning");
 }
 
+// A switch that came back downed every cable it has: one verdict on the
+// switch, and none at all on the cables of a switch already named.
+TEST(DiagnosisFabric, CablesOfOneSwitchThatRoseTogetherAreTheSwitch) {
+  Tree t = Build(4, 4, 2, 4);
+  for (int l = 0; l < 4; ++l) t.in.elements[t.Uplink(l, 1)].moved.push_back({"link_downed", 1});
+  auto vs = Diagnose(t.in);
+  ExpectExactly(vs, {"switch|" + Guid(2, 1) + "|link_errors"});
+  Lossy(t, t.Spine(1), 1.0);
+  ExpectExactly(Diagnose(t.in), {"switch|" + Guid(2, 1) + "|unreachable"});
+}
+
 // Network time rose fleet-wide by half against the remembered baseline: one
 // fleet verdict, and no path verdicts.
 TEST(DiagnosisFabric, FleetLatencyAgainstTheBaseline) {
