@@ -26,17 +26,24 @@ Result<json> DiagnosisRecords::DiagnosisFacts(int64_t since_ms, int64_t counters
       {"ports", "SELECT node, device, port, state, COALESCE(state_name, '') AS state_name FROM ports "
                 "WHERE ?1 = ?1 ORDER BY node, device, port"},
       {"moved", kDiagnosisMovedSql, true},
+      // The ports sampled in the window from the index on at (the planner
+      // would walk the whole history in key order for the DISTINCT).
       {"fabric_moved", "SELECT s.guid, s.port, s.at, s.counters AS counters_json FROM "
-                       "(SELECT DISTINCT guid, port FROM fabric_port_samples WHERE at >= ?1) k "
+                       "(SELECT DISTINCT guid, port FROM fabric_port_samples INDEXED BY fabric_port_samples_at "
+                       "WHERE at >= ?1) k "
                        "JOIN fabric_port_samples s ON s.guid = k.guid AND s.port = k.port AND s.at IN "
                        "(SELECT at FROM fabric_port_samples WHERE guid = k.guid AND port = k.port ORDER BY at DESC LIMIT 2) "
                        "ORDER BY s.guid, s.port, s.at DESC"},
       {"neighbours", "SELECT node, device, port, switch_guid FROM node_neighbours WHERE ?1 = ?1 "
                      "ORDER BY node, device, port"},
+      // The two newest samples of each switch port: those at or after its
+      // second newest (one range of the key (guid, port, at), not a list
+      // built per neighbour).
       {"switch", "SELECT nn.node, nn.device, nn.port, nn.switch_guid, nn.switch_port, nn.switch_description, "
                  "s.at, s.counters AS counters_json FROM node_neighbours nn JOIN fabric_port_samples s "
-                 "ON s.guid = nn.switch_guid AND s.port = nn.switch_port AND s.at IN (SELECT at FROM "
-                 "fabric_port_samples WHERE guid = nn.switch_guid AND port = nn.switch_port ORDER BY at DESC LIMIT 2) "
+                 "ON s.guid = nn.switch_guid AND s.port = nn.switch_port AND s.at >= COALESCE((SELECT at FROM "
+                 "fabric_port_samples WHERE guid = nn.switch_guid AND port = nn.switch_port "
+                 "ORDER BY at DESC LIMIT 1 OFFSET 1), -9223372036854775808) "
                  "WHERE ?1 = ?1 ORDER BY nn.node, nn.device, nn.port, s.at DESC"},
   };
   return History([&](Db& db) -> Result<json> {
