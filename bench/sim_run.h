@@ -17,7 +17,8 @@
 //  - Pinglists are fetched per host and rail in the first warm-up rounds and
 //    then every pinglist_every intervals (the agent refreshes them).
 //  - Scoring (ScoreRun): a diagnosis is one opened row of the store's
-//    diagnoses. Clean false verdicts: opened in the clean window. A fault's
+//    diagnoses (a fault back soon after its diagnosis closed reopens the
+//    same row: a flapping element is one diagnosis, closed at its last close). Clean false verdicts: opened in the clean window. A fault's
 //    verdicts: every diagnosis opened from the faults' start until the run's
 //    end (shared by faults injected together); it is correct when the
 //    expected scope|subject|kind opened within 2 intervals of the start.

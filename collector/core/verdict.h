@@ -18,6 +18,7 @@ struct Verdict {
   int64_t first_bad_ms = 0;  // earliest interval start among its bad paths (0: none)
   nlohmann::json evidence = nlohmann::json::array();
   nlohmann::json paths = nlohmann::json::array();  // [{src,dst,rail,transport,kind}]
+  int flaps = 0;  // times it came back after a gap (the tracker's count; the store keeps the largest)
 
   // scope|subject|kind: what the store keys an open diagnosis by.
   std::string Key() const { return scope + "|" + subject + "|" + kind; }

@@ -14,6 +14,9 @@ std::string ElementOf(const std::string& key) { return key.substr(0, key.rfind('
 TrackStep Tracker::Observe(const std::vector<Verdict>& verdicts, const std::set<std::string>& open_keys,
                            int64_t now_ms, int64_t interval_ms) {
   TrackStep step;
+  const int64_t reopen_window = interval_ms * o_.reopen_within;
+  for (auto it = closed_.begin(); it != closed_.end();)  // past the window: a return is a new diagnosis
+    it = now_ms - it->second.closed_ms > reopen_window ? closed_.erase(it) : std::next(it);
   std::map<std::string, std::string> open_by_element;  // scope|subject -> open key
   for (const std::string& key : open_keys) {
     open_by_element[ElementOf(key)] = key;
@@ -50,6 +53,7 @@ TrackStep Tracker::Observe(const std::vector<Verdict>& verdicts, const std::set<
       o.last_seen_ms = now_ms;
       Verdict refreshed = v;
       refreshed.kind = open_key.substr(open_key.rfind('|') + 1);
+      refreshed.flaps = o.flaps;
       if (o.flaps > 0) refreshed.evidence.push_back({{"what", "flapping"}, {"flaps", o.flaps}});
       step.upsert.push_back(std::move(refreshed));
       continue;
@@ -62,8 +66,17 @@ TrackStep Tracker::Observe(const std::vector<Verdict>& verdicts, const std::set<
     // as a whole (a moment when every probe was slow is no fault).
     const bool held = (v.scope != "unknown" && v.scope != "fleet") || now_ms - st.since_ms >= interval_ms;
     if (st.runs >= o_.open_after && held) {
-      step.upsert.push_back(v);
-      open_[key] = Open{now_ms, false, 0};
+      // Back within the reopen window after it closed: the same fault, one more flap.
+      int flaps = 0;
+      if (auto back = closed_.find(key); back != closed_.end()) {
+        flaps = back->second.flaps + 1;
+        closed_.erase(back);
+      }
+      Verdict opened = v;
+      opened.flaps = flaps;
+      if (flaps > 0) opened.evidence.push_back({{"what", "flapping"}, {"flaps", flaps}});
+      step.upsert.push_back(std::move(opened));
+      open_[key] = Open{now_ms, false, flaps};
     } else {
       seen[key] = st;  // runs without the verdict reset the streak
     }
@@ -76,6 +89,7 @@ TrackStep Tracker::Observe(const std::vector<Verdict>& verdicts, const std::set<
     const int64_t wait = interval_ms * (o_.close_after + std::min(o.flaps, o_.max_flap_intervals));
     if (now_ms - o.last_seen_ms >= wait) {
       step.close.push_back(key);
+      closed_[key] = Closed{now_ms, o.flaps};
       open_.erase(key);
     }
   }

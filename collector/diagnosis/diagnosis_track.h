@@ -4,7 +4,11 @@
 // diagnosis instead of flapping. Each return of an open diagnosis after more
 // than one report interval without it counts a flap (cited as evidence {"what":"flapping","flaps":N});
 // every flap lengthens its close wait by one more interval, up to
-// max_flap_intervals more. A verdict of scope "unknown" (bad paths that no
+// max_flap_intervals more. A key that opens again within reopen_within report
+// intervals after it closed is the same fault back: one more flap, its count
+// carried on (the store reopens the same diagnosis: ApplyDiagnoses with the
+// same window); later, it is a new diagnosis. Every upsert carries its flaps
+// in Verdict::flaps. A verdict of scope "unknown" (bad paths that no
 // element explains) or "fleet" must also have been seen in consecutive runs
 // spanning one interval: they are the weakest verdicts, and a fleet-wide
 // stall of a moment must not open them.
@@ -36,6 +40,7 @@ struct TrackOptions {
   int open_after = 1;             // consecutive runs with the verdict before it opens
   int close_after = 2;            // report intervals without it before it closes
   int max_flap_intervals = 6;     // most intervals flaps add to the close wait
+  int reopen_within = 6;          // report intervals after closing in which a return reopens it
 };
 
 struct TrackStep {
@@ -59,9 +64,14 @@ class Tracker {
     bool missed = false;  // the last run did not see it
     int flaps = 0;
   };
+  struct Closed {
+    int64_t closed_ms = 0;
+    int flaps = 0;
+  };
   TrackOptions o_;
-  std::map<std::string, Streak> seen_;  // key -> consecutive runs seen (not yet open)
-  std::map<std::string, Open> open_;    // open key -> when last seen
+  std::map<std::string, Streak> seen_;    // key -> consecutive runs seen (not yet open)
+  std::map<std::string, Open> open_;      // open key -> when last seen
+  std::map<std::string, Closed> closed_;  // key closed within the reopen window -> when, its flaps
 };
 
 }  // namespace rdmascope::collector::diagnosis

@@ -42,7 +42,8 @@ Result<DiagnosisPass> DiagnosisWorker::RunPass() {
   auto open = store_.diagnoses.OpenDiagnosisKeys();
   if (!open.ok()) return Status::Error("diagnosis: reading open diagnoses: " + open.status().message());
   diagnosis::TrackStep step = tracker_.Observe(verdicts, open.value(), now, options_.source.report_interval_ms);
-  if (Status s = store_.diagnoses.ApplyDiagnoses(step.upsert, step.close, now); !s.ok())
+  const int64_t reopen_within_ms = options_.track.reopen_within * options_.source.report_interval_ms;
+  if (Status s = store_.diagnoses.ApplyDiagnoses(step.upsert, step.close, now, reopen_within_ms); !s.ok())
     return Status::Error("diagnosis: storing diagnoses: " + s.message());
   pass.verdicts = static_cast<int>(verdicts.size());
   pass.paths = static_cast<int>(input.value().paths.size());

@@ -75,21 +75,37 @@ Result<std::set<std::string>> DiagnosisRecords::OpenDiagnosisKeys() {
 }
 
 Status DiagnosisRecords::ApplyDiagnoses(const std::vector<diagnosis::Verdict>& upsert, const std::vector<std::string>& close,
-                             int64_t now_ms) {
+                             int64_t now_ms, int64_t reopen_within_ms) {
   std::lock_guard<std::mutex> lock(mu_);
   Transaction tx(db_);
   if (Status st = tx.Begin(); !st.ok()) return st;
   for (const diagnosis::Verdict& v : upsert) {
+    if (reopen_within_ms > 0) {
+      // Closed at or after now - reopen_within_ms and none open: the same
+      // fault back. Its row is reopened with one more flap (or the
+      // tracker's count, when larger); opened_at and since_at stay.
+      auto q = Q("UPDATE diagnoses SET closed_at = NULL, flaps = MAX(flaps + 1, ?7), severity = ?2, confidence = ?3, "
+                 "evidence = ?4, paths = ?5, last_seen_at = ?6, runs = runs + 1 "
+                 "WHERE id = (SELECT id FROM diagnoses WHERE key = ?1 AND closed_at IS NOT NULL AND closed_at >= ?8 "
+                 "ORDER BY closed_at DESC, id DESC LIMIT 1) "
+                 "AND NOT EXISTS (SELECT 1 FROM diagnoses WHERE key = ?1 AND closed_at IS NULL)");
+      if (!q.ok()) return q.status();
+      Stmt& s = *q.value();
+      s.Bind(1, v.Key()).Bind(2, v.severity).Bind(3, v.confidence).Bind(4, v.evidence.dump()).Bind(5, v.paths.dump());
+      s.Bind(6, now_ms).Bind(7, static_cast<int64_t>(v.flaps)).Bind(8, now_ms - reopen_within_ms);
+      if (Status st = s.Run(); !st.ok()) return st;
+      if (db_.Changes() > 0) continue;
+    }
     auto q = Q("INSERT INTO diagnoses(key, scope, subject, kind, severity, confidence, evidence, paths, since_at, "
-               "opened_at, last_seen_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?10) "
+               "opened_at, last_seen_at, flaps) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?10, ?11) "
                "ON CONFLICT(key) WHERE closed_at IS NULL DO UPDATE SET severity = excluded.severity, "
                "confidence = excluded.confidence, evidence = excluded.evidence, paths = excluded.paths, "
-               "last_seen_at = excluded.last_seen_at, runs = runs + 1");
+               "last_seen_at = excluded.last_seen_at, runs = runs + 1, flaps = MAX(flaps, excluded.flaps)");
     if (!q.ok()) return q.status();
     Stmt& s = *q.value();
     s.Bind(1, v.Key()).Bind(2, v.scope).Bind(3, v.subject).Bind(4, v.kind).Bind(5, v.severity);
     s.Bind(6, v.confidence).Bind(7, v.evidence.dump()).Bind(8, v.paths.dump());
-    s.Bind(9, v.first_bad_ms > 0 ? v.first_bad_ms : now_ms).Bind(10, now_ms);
+    s.Bind(9, v.first_bad_ms > 0 ? v.first_bad_ms : now_ms).Bind(10, now_ms).Bind(11, static_cast<int64_t>(v.flaps));
     if (Status st = s.Run(); !st.ok()) return st;
   }
   for (const std::string& key : close) {
@@ -109,7 +125,7 @@ Result<json> DiagnosisRecords::Diagnoses(bool include_closed, int limit) {
   return History([&](Db& db) -> Result<json> {
   auto q = db.Prepare("SELECT id, scope, subject, kind, severity, confidence, evidence AS evidence_json, paths AS paths_json, "
              "since_at AS since_ms, opened_at AS opened_at_ms, last_seen_at AS last_seen_at_ms, "
-             "closed_at AS closed_at_ms, runs FROM diagnoses WHERE ?1 = 1 OR closed_at IS NULL "
+             "closed_at AS closed_at_ms, runs, flaps FROM diagnoses WHERE ?1 = 1 OR closed_at IS NULL "
              "ORDER BY (closed_at IS NULL) DESC, severity = 'critical' DESC, opened_at DESC, id DESC LIMIT ?2");
   if (!q.ok()) return q.status();
   q.value().Bind(1, static_cast<int64_t>(include_closed ? 1 : 0)).Bind(2, static_cast<int64_t>(limit));

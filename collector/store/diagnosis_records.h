@@ -21,9 +21,15 @@
 //    query deadline; so are OpenDiagnosisKeys and Diagnoses.
 //  - ApplyDiagnoses: one transaction opens (or refreshes the evidence of)
 //    every verdict of upsert and closes the open diagnoses of close at
-//    now_ms; then the read model's count of open diagnoses follows.
+//    now_ms; then the read model's count of open diagnoses follows. A
+//    verdict with no open diagnosis whose key closed at or after
+//    now_ms - reopen_within_ms (> 0) reopens that row (the newest such):
+//    closed_at back to NULL, flaps + 1, opened_at and since_at kept: one
+//    fault, one diagnosis. flaps is never lowered: the larger of the stored
+//    count (+1 on a reopen) and the verdict's.
 //  - Diagnoses: {"diagnoses":[...]}: open ones (critical first, newest
-//    first); with include_closed also closed ones after them.
+//    first); with include_closed also closed ones after them. Each with its
+//    runs and flaps.
 #pragma once
 
 #include <cstdint>
@@ -51,7 +57,7 @@ class DiagnosisRecords {
   Result<nlohmann::json> DiagnosisFacts(int64_t since_ms, int64_t counters_from_ms);
   Result<std::set<std::string>> OpenDiagnosisKeys();
   Status ApplyDiagnoses(const std::vector<diagnosis::Verdict>& upsert, const std::vector<std::string>& close,
-                        int64_t now_ms);
+                        int64_t now_ms, int64_t reopen_within_ms = 0);
   Result<nlohmann::json> Diagnoses(bool include_closed, int limit);
 
  private:

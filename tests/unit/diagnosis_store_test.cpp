@@ -277,6 +277,87 @@ TEST(DiagnosisTracker, FlappingStaysOneDiagnosisAndCountsFlaps) {
   EXPECT_EQ(t.Observe({}, open, 49000, iv).close, std::vector<std::string>{"host|x|loss"});
 }
 
+// A fault that returns within the reopen window after its diagnosis closed
+// is the same fault: one more flap, carried on; after the window it is new.
+TEST(DiagnosisTracker, ReturnWithinTheReopenWindowIsOneMoreFlap) {
+  diagnosis::Tracker t({1, 2, 6, 6});
+  const int64_t iv = 10000;
+  std::set<std::string> open;
+  auto first = t.Observe({V("x")}, open, 0, iv);
+  ASSERT_EQ(first.upsert.size(), 1u);
+  EXPECT_EQ(first.upsert[0].flaps, 0);
+  open.insert("host|x|loss");
+  EXPECT_TRUE(t.Observe({}, open, 10000, iv).close.empty());
+  EXPECT_EQ(t.Observe({}, open, 20000, iv).close, std::vector<std::string>{"host|x|loss"});
+  open.clear();
+  auto back = t.Observe({V("x")}, open, 30000, iv);  // one interval after it closed
+  ASSERT_EQ(back.upsert.size(), 1u);
+  EXPECT_EQ(back.upsert[0].flaps, 1);
+  bool cited = false;
+  for (const auto& e : back.upsert[0].evidence) cited = cited || (e["what"] == "flapping" && e["flaps"] == 1);
+  EXPECT_TRUE(cited) << back.upsert[0].evidence.dump();
+  open.insert("host|x|loss");
+  // One flap: it now waits three intervals before it closes.
+  EXPECT_TRUE(t.Observe({}, open, 50000, iv).close.empty());
+  EXPECT_EQ(t.Observe({}, open, 60000, iv).close, std::vector<std::string>{"host|x|loss"});
+  open.clear();
+  // Back after the 6-interval window: a new diagnosis, no flaps.
+  auto later = t.Observe({V("x")}, open, 60000 + 6 * iv + 1, iv);
+  ASSERT_EQ(later.upsert.size(), 1u);
+  EXPECT_EQ(later.upsert[0].flaps, 0);
+  for (const auto& e : later.upsert[0].evidence) EXPECT_NE(e["what"], "flapping") << later.upsert[0].evidence.dump();
+}
+
+// The store reopens the row of a key that closed within the window (same id,
+// closed_at back to NULL, flaps + 1, opened_at kept); a return after the
+// window is a new row.
+TEST_F(DiagnosisStore, ReopensTheSameRowWithinTheWindow) {
+  const int64_t window = 6 * kIntervalMs;
+  auto rows = [this] {
+    auto d = c_.store().diagnoses.Diagnoses(true, 100);
+    EXPECT_TRUE(d.ok()) << d.status().message();
+    return d.ok() ? d.value()["diagnoses"] : json::array();
+  };
+  ASSERT_TRUE(c_.store().diagnoses.ApplyDiagnoses({V("x")}, {}, kT0, window).ok());
+  ASSERT_TRUE(c_.store().diagnoses.ApplyDiagnoses({}, {"host|x|loss"}, kT0 + 2 * kIntervalMs, window).ok());
+  json d = rows();
+  ASSERT_EQ(d.size(), 1u);
+  const int64_t id = d[0]["id"];
+  EXPECT_EQ(d[0]["open"], false);
+  EXPECT_EQ(d[0]["flaps"], 0);
+
+  diagnosis::Verdict back = V("x");
+  back.flaps = 1;
+  ASSERT_TRUE(c_.store().diagnoses.ApplyDiagnoses({back}, {}, kT0 + 3 * kIntervalMs, window).ok());
+  d = rows();
+  ASSERT_EQ(d.size(), 1u) << d.dump();
+  EXPECT_EQ(d[0]["id"], id);
+  EXPECT_EQ(d[0]["open"], true);
+  EXPECT_TRUE(d[0]["closed_at_ms"].is_null());
+  EXPECT_EQ(d[0]["flaps"], 1);
+  EXPECT_EQ(d[0]["opened_at_ms"], kT0);
+  EXPECT_EQ(d[0]["last_seen_at_ms"], kT0 + 3 * kIntervalMs);
+  EXPECT_EQ(d[0]["runs"], 2);
+  // Refreshed while open: the count is kept, not lowered.
+  ASSERT_TRUE(c_.store().diagnoses.ApplyDiagnoses({V("x")}, {}, kT0 + 4 * kIntervalMs, window).ok());
+  EXPECT_EQ(rows()[0]["flaps"], 1);
+
+  const int64_t closed = kT0 + 6 * kIntervalMs;
+  ASSERT_TRUE(c_.store().diagnoses.ApplyDiagnoses({}, {"host|x|loss"}, closed, window).ok());
+  ASSERT_TRUE(c_.store().diagnoses.ApplyDiagnoses({V("x")}, {}, closed + window + 1, window).ok());
+  d = rows();
+  ASSERT_EQ(d.size(), 2u) << d.dump();
+  EXPECT_EQ(d[0]["open"], true);
+  EXPECT_NE(d[0]["id"], id);
+  EXPECT_EQ(d[0]["flaps"], 0);
+  EXPECT_EQ(d[1]["id"], id);
+  EXPECT_EQ(d[1]["closed_at_ms"], closed);
+  // The API serves the count.
+  json api = Get(c_.port(), "/api/v1/diagnoses?all=1")["diagnoses"];
+  ASSERT_EQ(api.size(), 2u);
+  EXPECT_EQ(api[1]["flaps"], 1);
+}
+
 // A verdict of another kind on an element with an open diagnosis refreshes
 // that one; a critical one replaces a warning.
 TEST(DiagnosisTracker, OneDiagnosisPerElement) {
