@@ -92,4 +92,5 @@ test('evidenceText: the vote, counters, switch ports and port states in words', 
   assert.equal(evidenceText({ what: 'switch_port', switch: 'leaf-1', port: 7, cabled_to: 'n1/mlx5_0/1', counter: 'symbol_error', delta: 9 }),
     'switch leaf-1 port 7 (cabled to n1/mlx5_0/1) symbol_error +9');
   assert.equal(evidenceText({ what: 'port_state', node: 'n9', device: 'rxe0', port: 1, state: 'DOWN' }), 'port n9 rxe0/1 is DOWN');
+  assert.equal(evidenceText({ what: 'flapping', flaps: 2 }), 'flapping: came back 2 time(s) after a clean interval');
 });

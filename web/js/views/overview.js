@@ -21,7 +21,8 @@ function diagnosisBlock(d) {
   h('div', { class: 'diagnosis-head' },
     h('span', { class: `badge ${d.severity === 'critical' ? 'bad' : 'warn'}` }, d.severity),
     h('strong', {}, ` ${d.scope} ${d.subject}: ${d.kind}`),
-    h('span', { class: 'muted' }, ` since ${fmt.time(d.since_ms)}, confidence ${Number(d.confidence).toFixed(2)}`)),
+    h('span', { class: 'muted' }, ` since ${fmt.time(d.since_ms)}, confidence ${Number(d.confidence).toFixed(2)}` +
+      (d.flaps > 0 ? `, flapping (back ${d.flaps} time(s))` : ''))),
   h('ul', { class: 'evidence' }, (d.evidence || []).map((e) => h('li', {}, evidenceText(e)))),
   paths.length ? h('div', { class: 'diagnosis-paths' }, 'paths: ',
     paths.slice(0, kMaxPathLinks).map((p, i) => [i ? ', ' : '', h('a', { href: pairLink(p.src, p.dst) }, `${p.src} \u2192 ${p.dst}`)]),
