@@ -1,5 +1,4 @@
 // Store side of the diagnosis: the facts it reads and the diagnoses it keeps.
-#include "collector/store/counter_rows_sql.h"
 #include "collector/core/verdict.h"
 #include "collector/store/diagnosis_records.h"
 #include "collector/store/store_rows.h"
@@ -7,6 +6,15 @@
 namespace rdmascope::collector {
 
 using nlohmann::json;
+
+// The writer keeps each counter's newest delta by the counter rules
+// (0011_counter_deltas.sql): the rows that rose come from the partial index
+// counters_latest_rose alone, not from the history. "+node" keeps the planner
+// from walking the whole table in key order to save the sort of the few rows.
+const char kDiagnosisMovedSql[] =
+    "SELECT node, device, port, kind, name, delta FROM counters_latest "
+    "WHERE delta > 0 AND sampled_at >= ?1 AND delta_from >= ?2 "
+    "ORDER BY +node, device, port, kind, name";
 
 Result<json> DiagnosisRecords::DiagnosisFacts(int64_t since_ms, int64_t counters_from_ms) {
   struct Part {
@@ -17,25 +25,25 @@ Result<json> DiagnosisRecords::DiagnosisFacts(int64_t since_ms, int64_t counters
   static const Part kParts[] = {
       {"ports", "SELECT node, device, port, state, COALESCE(state_name, '') AS state_name FROM ports "
                 "WHERE ?1 = ?1 ORDER BY node, device, port"},
-      {"moved", "SELECT node, device, port, kind, name, value - prev AS delta FROM ("
-                " SELECT node, device, port, kind, name, value, sampled_at, "
-                "  LAG(value) OVER (PARTITION BY node, device, port, kind, name ORDER BY sampled_at, id) AS prev, "
-                "  ROW_NUMBER() OVER (PARTITION BY node, device, port, kind, name ORDER BY sampled_at DESC, id DESC) "
-                "   AS rn FROM (SELECT s.id, " COUNTER_ROW_COLUMNS ", s.sampled_at FROM " COUNTER_ROWS_FROM
-                "    WHERE s.sampled_at >= ?2)) "
-                "WHERE rn = 1 AND sampled_at >= ?1 AND prev IS NOT NULL AND value > prev",
-       true},
+      {"moved", kDiagnosisMovedSql, true},
+      // The ports sampled in the window from the index on at (the planner
+      // would walk the whole history in key order for the DISTINCT).
       {"fabric_moved", "SELECT s.guid, s.port, s.at, s.counters AS counters_json FROM "
-                       "(SELECT DISTINCT guid, port FROM fabric_port_samples WHERE at >= ?1) k "
+                       "(SELECT DISTINCT guid, port FROM fabric_port_samples INDEXED BY fabric_port_samples_at "
+                       "WHERE at >= ?1) k "
                        "JOIN fabric_port_samples s ON s.guid = k.guid AND s.port = k.port AND s.at IN "
                        "(SELECT at FROM fabric_port_samples WHERE guid = k.guid AND port = k.port ORDER BY at DESC LIMIT 2) "
                        "ORDER BY s.guid, s.port, s.at DESC"},
       {"neighbours", "SELECT node, device, port, switch_guid FROM node_neighbours WHERE ?1 = ?1 "
                      "ORDER BY node, device, port"},
+      // The two newest samples of each switch port: those at or after its
+      // second newest (one range of the key (guid, port, at), not a list
+      // built per neighbour).
       {"switch", "SELECT nn.node, nn.device, nn.port, nn.switch_guid, nn.switch_port, nn.switch_description, "
                  "s.at, s.counters AS counters_json FROM node_neighbours nn JOIN fabric_port_samples s "
-                 "ON s.guid = nn.switch_guid AND s.port = nn.switch_port AND s.at IN (SELECT at FROM "
-                 "fabric_port_samples WHERE guid = nn.switch_guid AND port = nn.switch_port ORDER BY at DESC LIMIT 2) "
+                 "ON s.guid = nn.switch_guid AND s.port = nn.switch_port AND s.at >= COALESCE((SELECT at FROM "
+                 "fabric_port_samples WHERE guid = nn.switch_guid AND port = nn.switch_port "
+                 "ORDER BY at DESC LIMIT 1 OFFSET 1), -9223372036854775808) "
                  "WHERE ?1 = ?1 ORDER BY nn.node, nn.device, nn.port, s.at DESC"},
   };
   return History([&](Db& db) -> Result<json> {

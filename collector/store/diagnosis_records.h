@@ -6,12 +6,17 @@
 //    "ports" every port's state;
 //    "moved" counters whose newest sample (at or after since_ms) rose over
 //    the one before, looking back no further than counters_from_ms
-//    (<= since_ms); "switch" the switch port at the other end of each node
+//    (<= since_ms): node, device, port, kind, name and delta, the delta of
+//    the counter rules (common/counter_rules.h: a wrap counts what it
+//    counted past the top, a reset or a new boot id the new value), which
+//    the writer keeps with each counter's newest value; ordered by node,
+//    device, port, kind, name; "switch" the switch port at the other end of each node
 //    port with the error counters of its two newest samples; "fabric_moved"
 //    the two newest samples of every fabric port sampled at or after
 //    since_ms (newest first); "neighbours" the switch (GUID) each node port
 //    is cabled to. Cost: bounded
-//    by the rows inside the window, not by the history kept. Read on a
+//    by the rows inside the window, not by the history kept ("moved": by the
+//    counters that rose, read from an index of them). Read on a
 //    read-only connection, never under the writer's lock, and stopped at the
 //    query deadline; so are OpenDiagnosisKeys and Diagnoses.
 //  - ApplyDiagnoses: one transaction opens (or refreshes the evidence of)
@@ -34,6 +39,10 @@
 #include "collector/store/writer_db.h"
 
 namespace rdmascope::collector {
+
+// The "moved" part's SQL (?1 since_ms, ?2 counters_from_ms), named so that a
+// test can hold its query plan to the index counters_latest_rose.
+extern const char kDiagnosisMovedSql[];
 
 class DiagnosisRecords {
  public:

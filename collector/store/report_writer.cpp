@@ -1,4 +1,6 @@
 // ReportWriter::Ingest: one report, one transaction.
+#include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <map>
 #include <set>
@@ -295,13 +297,19 @@ Status ReportWriter::IngestCounters(const std::string& node, const std::string& 
     if (value.is_number()) v = SaturatedInt64Of(NlohmannView(value));
     (*sample)[name] = v ? json(*v) : json(nullptr);
     if (!newer) continue;
-    RETURN_IF_ERROR(JudgeCounter(node, device, port, kind, name, v, at));
-    ASSIGN_STMT(up, Q("INSERT INTO counters_latest(node, device, port, kind, name, value, sampled_at, boot_id) "
-                      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) ON CONFLICT(node, device, port, kind, name) DO UPDATE SET "
-                      "value = excluded.value, sampled_at = excluded.sampled_at, boot_id = excluded.boot_id "
+    std::optional<int64_t> delta, delta_from;
+    RETURN_IF_ERROR(JudgeCounter(node, device, port, kind, name, v, at, &delta, &delta_from));
+    // The delta is kept with the value it leads to: the diagnosis reads the
+    // counters that rose from the index on delta > 0 (0011_counter_deltas.sql).
+    ASSIGN_STMT(up, Q("INSERT INTO counters_latest(node, device, port, kind, name, value, sampled_at, boot_id, delta, "
+                      "delta_from) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10) "
+                      "ON CONFLICT(node, device, port, kind, name) DO UPDATE SET "
+                      "value = excluded.value, sampled_at = excluded.sampled_at, boot_id = excluded.boot_id, "
+                      "delta = excluded.delta, delta_from = excluded.delta_from "
                       "WHERE excluded.sampled_at >= counters_latest.sampled_at"));
     up.Bind(1, node).Bind(2, device).Bind(3, port).Bind(4, kind).Bind(5, name).Bind(6, v).Bind(7, at);
     up.Bind(8, ingest_boot_id_.empty() ? std::nullopt : std::optional<std::string>(ingest_boot_id_));
+    up.Bind(9, delta).Bind(10, delta_from);
     RETURN_IF_ERROR(up.Run());
   }
   return Status::Ok();
@@ -310,9 +318,13 @@ Status ReportWriter::IngestCounters(const std::string& node, const std::string& 
 // Compares one counter with its previous reading through the counter rules:
 // a saturated counter opens a counter_saturated event (closed once it is
 // cleared), a delta past its threshold opens counter_threshold. Deltas that
-// span a reset-free gap of more than kMaxDeltaIntervals are not judged.
+// span a reset-free gap of more than kMaxDeltaIntervals are not judged (but
+// are given back, with the previous reading's time, to be kept).
 Status ReportWriter::JudgeCounter(const std::string& node, const std::string& device, int64_t port, const char* kind,
-                           const std::string& name, std::optional<int64_t> v, int64_t at) {
+                           const std::string& name, std::optional<int64_t> v, int64_t at, std::optional<int64_t>* delta,
+                           std::optional<int64_t>* delta_from) {
+  *delta = std::nullopt;
+  *delta_from = std::nullopt;
   const std::string where = node + "|" + device + "|" + std::to_string(port) + "|" + name;
   std::optional<CounterReading> previous;
   {
@@ -330,6 +342,10 @@ Status ReportWriter::JudgeCounter(const std::string& node, const std::string& de
   }
   CounterReading current{v ? std::optional<uint64_t>(static_cast<uint64_t>(*v)) : std::nullopt, ingest_boot_id_, at};
   CounterDelta d = ComputeCounterDelta(kind, name, previous, current);
+  if (d.delta && previous) {
+    *delta = static_cast<int64_t>(std::min<uint64_t>(*d.delta, static_cast<uint64_t>(INT64_MAX)));
+    *delta_from = previous->at_ms;
+  }
   if (d.kind == DeltaKind::kAbsent) return Status::Ok();
   const std::string sat_key = "counter_saturated|" + where;
   if (d.saturated) {

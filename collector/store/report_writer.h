@@ -112,8 +112,12 @@ class ReportWriter {
   Status IngestCounters(const std::string& node, const std::string& device, int64_t port, const char* kind,
                         const nlohmann::json& map, int64_t at, bool newer, nlohmann::json* sample);
   Status JudgePcie(const std::string& node, const nlohmann::json& dev, int64_t at);
+  // Judges one counter against its previous reading (the counter rules) and
+  // gives the rules' delta (*delta, NULL: first or absent reading) and the
+  // time of the reading it is over (*delta_from), which IngestCounters keeps.
   Status JudgeCounter(const std::string& node, const std::string& device, int64_t port, const char* kind,
-                      const std::string& name, std::optional<int64_t> v, int64_t at);
+                      const std::string& name, std::optional<int64_t> v, int64_t at, std::optional<int64_t>* delta,
+                      std::optional<int64_t>* delta_from);
   // failing: "dst|transport" of every summary in this report with errors; a
   // clean summary of such a pair (another local port) closes nothing.
   // insert: the statement of ProbeInsertSql; row: ProbeRowFromInput(node,

@@ -2,6 +2,7 @@
 
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 namespace rdmascope::collector {
@@ -19,19 +20,57 @@ json Column(sqlite3_stmt* s, int i) {
   }
 }
 
-// Column names ending in "_json" hold JSON text; the suffix is dropped.
-json Row(sqlite3_stmt* s) {
-  json row = json::object();
-  int n = sqlite3_column_count(s);
+// A statement's columns as Row() names them: a name ending in "_json" holds
+// JSON text, and the suffix is dropped. Worked out once per statement, not
+// once per row.
+struct ColumnNames {
+  std::vector<std::string> names;
+  std::vector<bool> json_text;
+};
+
+ColumnNames NamesOf(sqlite3_stmt* s) {
+  const std::string suffix = "_json";
+  ColumnNames c;
+  const int n = sqlite3_column_count(s);
   for (int i = 0; i < n; ++i) {
     std::string name = sqlite3_column_name(s, i);
-    json v = Column(s, i);
-    const std::string suffix = "_json";
-    if (name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0) {
-      name.resize(name.size() - suffix.size());
-      if (v.is_string()) v = json::parse(v.get<std::string>(), nullptr, /*allow_exceptions=*/false);
+    const bool is_json =
+        name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
+    if (is_json) name.resize(name.size() - suffix.size());
+    c.names.push_back(std::move(name));
+    c.json_text.push_back(is_json);
+  }
+  return c;
+}
+
+// JSON texts already parsed in one Rows() call: rows that repeat a text
+// (every switch port whose error counters are all zero) parse it once.
+// Bounded: texts past kMemoEntries distinct ones are parsed each time.
+class ParsedTexts {
+ public:
+  json Parse(const char* text, size_t n) {
+    std::string key(text, n);
+    if (auto it = memo_.find(key); it != memo_.end()) return it->second;
+    json v = json::parse(key, nullptr, /*allow_exceptions=*/false);
+    if (memo_.size() < kMemoEntries && n <= kMemoTextBytes) memo_.emplace(std::move(key), v);
+    return v;
+  }
+
+ private:
+  static constexpr size_t kMemoEntries = 4096, kMemoTextBytes = 4096;
+  std::unordered_map<std::string, json> memo_;
+};
+
+json Row(sqlite3_stmt* s, const ColumnNames& c, ParsedTexts& parsed) {
+  json row = json::object();
+  for (size_t i = 0; i < c.names.size(); ++i) {
+    const int col = static_cast<int>(i);
+    if (c.json_text[i] && sqlite3_column_type(s, col) == SQLITE_TEXT) {
+      row[c.names[i]] = parsed.Parse(reinterpret_cast<const char*>(sqlite3_column_text(s, col)),
+                                     static_cast<size_t>(sqlite3_column_bytes(s, col)));
+      continue;
     }
-    row[name] = std::move(v);
+    row[c.names[i]] = Column(s, col);
   }
   return row;
 }
@@ -103,6 +142,8 @@ Result<std::string> RowsText(Stmt& q, int64_t limit, bool* truncated) {
 
 Result<json> Rows(Stmt& q) {
   json out = json::array();
+  const ColumnNames names = NamesOf(q.raw());
+  ParsedTexts parsed;
   for (;;) {
     auto r = q.Step();
     if (!r.ok()) {
@@ -110,7 +151,7 @@ Result<json> Rows(Stmt& q) {
       return r.status();
     }
     if (!r.value()) break;
-    out.push_back(Row(q.raw()));
+    out.push_back(Row(q.raw(), names, parsed));
   }
   q.Reset();
   return out;
