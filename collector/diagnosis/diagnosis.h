@@ -105,7 +105,7 @@ struct PathSummary {
   bool not_run = false;                             // measured nothing (local port down)
   std::optional<double> rtt_min_us;
   std::optional<double> network_p50_us;  // RTT less the responder's time, when measured
-  std::string src_group, dst_group;       // the ends' groups on this rail ("": NodeFacts::group)
+  int32_t src_group = -1, dst_group = -1; // the ends' groups on this rail: Input::group_names (-1: NodeFacts::group)
   int64_t src_port = 0, dst_port = 0;     // 0: unknown
   std::vector<uint32_t> crosses;          // Input::elements its route crosses, there and back
 };
@@ -151,6 +151,7 @@ struct Input {
   std::vector<NodeFacts> nodes;
   std::vector<PortFacts> ports;
   std::vector<FabricElement> elements;
+  std::vector<std::string> group_names;  // PathSummary::src_group / dst_group index it
   // "rail|transport" -> the fleet's usual median network time (µs), kept by
   // the caller across passes (UpdateNetworkBaseline).
   std::map<std::string, double> network_baseline_us;

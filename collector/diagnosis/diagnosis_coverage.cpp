@@ -3,8 +3,10 @@
 
 #include <algorithm>
 #include <map>
-#include <set>
 #include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
 
 #include "collector/diagnosis/diagnosis_paths.h"
 
@@ -12,35 +14,67 @@ namespace rdmascope::collector {
 
 nlohmann::json CoverageOf(const diagnosis::Input& in, const RouteCoverage& routes, int64_t at_ms,
                           int64_t report_interval_ms, int min_sources) {
-  std::map<std::string, std::string> node_group;
-  for (const diagnosis::NodeFacts& n : in.nodes) node_group[n.name] = n.group;
+  // Numbers, not names, per path: a pass covers about a million paths.
+  std::unordered_map<std::string, uint32_t> node_id;  // node -> id
+  std::unordered_map<std::string, uint32_t> group_id;  // group name -> id
+  std::vector<std::string> groups;                     // id -> name
+  auto group = [&](const std::string& name) {
+    auto [it, added] = group_id.try_emplace(name, static_cast<uint32_t>(groups.size()));
+    if (added) groups.push_back(name);
+    return it->second;
+  };
+  std::unordered_map<uint32_t, uint32_t> node_group;  // node id -> group id (NodeFacts::group)
+  auto node = [&](const std::string& name) {
+    auto [it, added] = node_id.try_emplace(name, static_cast<uint32_t>(node_id.size()));
+    return it->second;
+  };
+  for (const diagnosis::NodeFacts& n : in.nodes)
+    if (!n.group.empty()) node_group[node(n.name)] = group(n.group);
+  std::vector<uint32_t> named(in.group_names.size());
+  for (size_t g = 0; g < in.group_names.size(); ++g) named[g] = group(in.group_names[g]);
+  constexpr uint32_t kNone = ~0u;
+  auto group_of = [&](int32_t path_group, uint32_t n) {
+    if (path_group >= 0) return named[static_cast<size_t>(path_group)];
+    auto it = node_group.find(n);
+    return it == node_group.end() ? kNone : it->second;
+  };
   struct Rail {
-    std::map<std::string, std::set<std::string>> members;                    // group -> nodes
-    std::map<std::pair<std::string, std::string>, std::set<std::string>> sources;  // (A, B) -> sources in A
+    std::unordered_set<uint64_t> members;  // group << 32 | node
+    std::map<std::pair<uint32_t, uint32_t>, std::unordered_set<uint32_t>> pairs;  // (A, B) -> sources in A
   };
   std::map<std::string, Rail> rails;
+  std::vector<std::pair<const std::string*, Rail*>> seen;  // a few dozen rails: a scan, no key per path
   for (const diagnosis::PathSummary& p : in.paths) {
     if (!diagnosis::Measured(p)) continue;
-    const std::string a = p.src_group.empty() ? node_group[p.src] : p.src_group;
-    const std::string b = p.dst_group.empty() ? node_group[p.dst] : p.dst_group;
-    if (a.empty() || b.empty()) continue;
-    Rail& r = rails[p.rail];
-    r.members[a].insert(p.src);
-    r.members[b].insert(p.dst);
-    if (a != b) r.sources[{a, b}].insert(p.src);
+    const uint32_t src = node(p.src), dst = node(p.dst);
+    const uint32_t a = group_of(p.src_group, src), b = group_of(p.dst_group, dst);
+    if (a == kNone || b == kNone) continue;
+    Rail* rail = nullptr;
+    for (const auto& [n, r] : seen)
+      if (*n == p.rail) rail = r;
+    if (!rail) {
+      auto it = rails.try_emplace(p.rail).first;
+      rail = &it->second;
+      seen.emplace_back(&it->first, rail);
+    }
+    rail->members.insert(static_cast<uint64_t>(a) << 32 | src);
+    rail->members.insert(static_cast<uint64_t>(b) << 32 | dst);
+    if (a != b) rail->pairs[{a, b}].insert(src);
   }
   nlohmann::json out = {{"at_ms", at_ms}, {"report_interval_ms", report_interval_ms}, {"rails", nlohmann::json::array()}};
   for (const auto& [name, r] : rails) {
-    const int64_t groups = static_cast<int64_t>(r.members.size());
+    std::unordered_map<uint32_t, int64_t> size;  // group -> members
+    for (uint64_t m : r.members) ++size[static_cast<uint32_t>(m >> 32)];
+    const int64_t count = static_cast<int64_t>(size.size());
     int64_t covered = 0;
-    for (const auto& [pair, sources] : r.sources) {
-      const int64_t need = std::min<int64_t>(min_sources, static_cast<int64_t>(r.members.at(pair.first).size()));
+    for (const auto& [pair, sources] : r.pairs) {
+      const int64_t need = std::min<int64_t>(min_sources, size[pair.first]);
       if (static_cast<int64_t>(sources.size()) >= need) ++covered;
     }
     out["rails"].push_back({{"rail", name},
-                            {"groups", groups},
-                            {"group_pairs", groups * (groups - 1)},
-                            {"group_pairs_probed", r.sources.size()},
+                            {"groups", count},
+                            {"group_pairs", count * (count - 1)},
+                            {"group_pairs_probed", r.pairs.size()},
                             {"group_pairs_covered", covered},
                             {"min_sources", min_sources}});
   }

@@ -1,8 +1,7 @@
-// ElementIndex and Tally (contract in diagnosis_elements.h).
+// ElementIndex and Tallies (contract in diagnosis_elements.h).
 #include "collector/diagnosis/diagnosis_elements.h"
 
 #include <algorithm>
-#include <map>
 
 namespace rdmascope::collector::diagnosis {
 namespace {
@@ -16,6 +15,12 @@ std::string LinkName(std::string a, std::string b) {
 bool Physical(const std::string& name) {
   return name == "symbol_error" || name == "link_error_recovery" || name == "link_downed" ||
          name == "local_link_integrity_errors" || name == "port_rcv_errors";
+}
+
+void Touch(uint32_t id, std::vector<uint32_t>* out) {
+  for (uint32_t t : *out)
+    if (t == id) return;
+  out->push_back(id);
 }
 
 }  // namespace
@@ -35,102 +40,157 @@ const char* ScopeName(Scope s) {
 
 const char* TransportSetName(size_t k) { return k == 1 ? "ud" : k == 2 ? "rc" : ""; }
 
-uint32_t ElementIndex::Id(Scope scope, const std::string& subject) {
-  auto [it, added] = ids_.try_emplace(std::string(ScopeName(scope)) + "|" + subject,
-                                      static_cast<uint32_t>(elements_.size()));
-  if (added) {
-    Element e;
-    e.scope = scope;
-    e.subject = subject;
-    elements_.push_back(std::move(e));
-  }
-  return it->second;
+size_t TransportSetOf(const std::string& transport) { return transport == "ud" ? 1 : transport == "rc" ? 2 : 0; }
+
+uint32_t ElementIndex::Add(Scope scope, std::string subject) {
+  Element e;
+  e.scope = scope;
+  e.subject = std::move(subject);
+  elements_.push_back(std::move(e));
+  return static_cast<uint32_t>(elements_.size() - 1);
+}
+
+uint32_t ElementIndex::Host(const std::string& node) {
+  auto it = hosts_.find(node);
+  if (it != hosts_.end()) return it->second;
+  const uint32_t id = Add(Scope::kHost, node);
+  elements_[id].node = node;
+  hosts_.emplace(node, id);
+  if (nics_.size() <= id) nics_.resize(id + 1);
+  return id;
+}
+
+uint32_t ElementIndex::Nic(uint32_t host, const std::string& device) {
+  for (const auto& [d, id] : nics_[host])
+    if (d == device) return id;
+  const std::string node = elements_[host].node;  // a copy: Add() may move elements_
+  const uint32_t id = Add(Scope::kNic, node + "/" + device);
+  elements_[id].node = node, elements_[id].device = device;
+  nics_[host].emplace_back(device, id);
+  return id;
+}
+
+int32_t ElementIndex::Group(const std::string& name) {
+  if (name.empty()) return -1;
+  auto it = groups_by_name_.find(name);
+  if (it != groups_by_name_.end()) return static_cast<int32_t>(it->second);
+  const uint32_t id = Add(Scope::kGroup, name);
+  groups_by_name_.emplace(name, id);
+  return static_cast<int32_t>(id);
+}
+
+uint32_t ElementIndex::GroupLink(int32_t a, int32_t b) {
+  const auto lo = static_cast<uint64_t>(static_cast<uint32_t>(std::min(a, b)));
+  const auto hi = static_cast<uint64_t>(static_cast<uint32_t>(std::max(a, b)));
+  const uint64_t key = lo << 32 | hi;
+  auto it = group_links_.find(key);
+  if (it != group_links_.end()) return it->second;
+  auto name = [&](int32_t g) { return g < 0 ? std::string() : elements_[static_cast<size_t>(g)].subject; };
+  const uint32_t id = Add(Scope::kGroupLink, LinkName(name(a), name(b)));
+  group_links_.emplace(key, id);
+  return id;
 }
 
 int64_t ElementIndex::Find(Scope scope, const std::string& subject) const {
-  auto it = ids_.find(std::string(ScopeName(scope)) + "|" + subject);
-  return it == ids_.end() ? -1 : static_cast<int64_t>(it->second);
-}
-
-void ElementIndex::Touch(uint32_t id, std::vector<uint32_t>* out) {
-  for (uint32_t t : *out)
-    if (t == id) return;
-  out->push_back(id);
+  switch (scope) {
+    case Scope::kFleet: return subject == "all" ? 0 : -1;
+    case Scope::kHost: {
+      auto it = hosts_.find(subject);
+      return it == hosts_.end() ? -1 : static_cast<int64_t>(it->second);
+    }
+    case Scope::kNic: {
+      const size_t slash = subject.find('/');
+      auto it = slash == std::string::npos ? hosts_.end() : hosts_.find(subject.substr(0, slash));
+      if (it == hosts_.end()) return -1;
+      for (const auto& [d, id] : nics_[it->second])
+        if (d == subject.substr(slash + 1)) return id;
+      return -1;
+    }
+    case Scope::kGroup: {
+      auto it = groups_by_name_.find(subject);
+      return it == groups_by_name_.end() ? -1 : static_cast<int64_t>(it->second);
+    }
+    case Scope::kLink:
+    case Scope::kSwitch: {
+      auto it = fabric_.find(std::string(ScopeName(scope)) + "|" + subject);
+      return it == fabric_.end() ? -1 : static_cast<int64_t>(it->second);
+    }
+    case Scope::kGroupLink:
+      for (size_t id = 0; id < elements_.size(); ++id)
+        if (elements_[id].scope == scope && elements_[id].subject == subject) return static_cast<int64_t>(id);
+      return -1;
+  }
+  return -1;
 }
 
 ElementIndex::ElementIndex(const Fleet& f, const std::vector<bool>& measured) {
   const Input& in = *f.input;
-  Id(Scope::kFleet, "all");
+  Add(Scope::kFleet, "all");
   const uint32_t fabric_base = static_cast<uint32_t>(elements_.size());
   for (const FabricElement& fe : in.elements) {
-    const uint32_t id = Id(fe.scope == "switch" ? Scope::kSwitch : Scope::kLink, fe.subject);
+    const Scope scope = fe.scope == "switch" ? Scope::kSwitch : Scope::kLink;
+    const uint32_t id = Add(scope, fe.subject);
+    fabric_.emplace(std::string(ScopeName(scope)) + "|" + fe.subject, id);
     elements_[id].fabric = &fe;
     for (const CounterDelta& c : fe.moved) elements_[id].counters_rose |= c.delta > 0 && Physical(c.name);
   }
-  std::set<std::string> group_names;
-  offset_.assign(in.paths.size() + 1, 0);
-  src_group_.resize(in.paths.size());
-  dst_group_.resize(in.paths.size());
+  const size_t n = in.paths.size();
+  offset_.assign(n + 1, 0);
+  src_host_.resize(n), dst_host_.resize(n);
+  src_group_.assign(n, -1), dst_group_.assign(n, -1);
+  touches_.reserve(n * 10);
   std::vector<uint32_t> touched;
-  for (size_t i = 0; i < in.paths.size(); ++i) {
+  std::vector<int32_t> named_group(in.group_names.size(), -2);  // Input::group_names index -> element (-2: not yet)
+  auto group = [&](int32_t named, const std::string& node) {
+    if (named < 0) return Group(f.GroupOf(node));
+    int32_t& id = named_group[static_cast<size_t>(named)];
+    if (id == -2) id = Group(in.group_names[static_cast<size_t>(named)]);
+    return id;
+  };
+  for (size_t i = 0; i < n; ++i) {
     offset_[i] = touches_.size();
-    if (!measured[i]) continue;
     const PathSummary& p = in.paths[i];
-    const std::string ga = f.SrcGroup(p), gb = f.DstGroup(p);
+    const uint32_t src = Host(p.src), dst = Host(p.dst);
+    src_host_[i] = src, dst_host_[i] = dst;
+    if (!measured[i]) continue;
+    const int32_t ga = group(p.src_group, p.src), gb = group(p.dst_group, p.dst);
     src_group_[i] = ga, dst_group_[i] = gb;
     touched.clear();
     touched.push_back(0);
-    auto endpoint = [&](Scope scope, const std::string& subject, const std::string& node, const std::string& device,
-                        bool dst) {
-      const uint32_t id = Id(scope, subject);
-      Element& e = elements_[id];
-      e.node = node, e.device = device;
-      touched.push_back(id | (dst ? kDstRole : 0));
-    };
-    endpoint(Scope::kHost, p.src, p.src, "", false);
-    endpoint(Scope::kHost, p.dst, p.dst, "", true);
-    if (!p.src_device.empty()) {
-      endpoint(Scope::kNic, p.src + "/" + p.src_device, p.src, p.src_device, false);
-    }
-    if (!p.dst_device.empty()) {
-      endpoint(Scope::kNic, p.dst + "/" + p.dst_device, p.dst, p.dst_device, true);
-    }
-    if (!ga.empty()) Touch(Id(Scope::kGroup, ga), &touched), group_names.insert(ga);
-    if (!gb.empty()) Touch(Id(Scope::kGroup, gb), &touched), group_names.insert(gb);
-    if (ga != gb && p.crosses.empty()) Touch(Id(Scope::kGroupLink, LinkName(ga, gb)), &touched);
+    touched.push_back(src);
+    touched.push_back(dst | kDstRole);
+    if (!p.src_device.empty()) touched.push_back(Nic(src, p.src_device));
+    if (!p.dst_device.empty()) touched.push_back(Nic(dst, p.dst_device) | kDstRole);
+    if (ga >= 0) Touch(static_cast<uint32_t>(ga), &touched);
+    if (gb >= 0) Touch(static_cast<uint32_t>(gb), &touched);
+    if (ga != gb && p.crosses.empty()) Touch(GroupLink(ga, gb), &touched);
     for (uint32_t c : p.crosses)
       if (c < in.elements.size()) Touch(fabric_base + c, &touched);
     touches_.insert(touches_.end(), touched.begin(), touched.end());
   }
-  offset_[in.paths.size()] = touches_.size();
-  groups_ = group_names.size();
+  offset_[n] = touches_.size();
+  groups_ = groups_by_name_.size();
   for (Element& e : elements_) {
     if (e.scope != Scope::kHost && e.scope != Scope::kNic) continue;
-    const std::string g = f.GroupOf(e.node);
-    auto it = g.empty() ? ids_.end() : ids_.find("group|" + g);
-    if (it != ids_.end()) e.home_group = static_cast<int32_t>(it->second);
+    e.home_group = static_cast<int32_t>(Find(Scope::kGroup, f.GroupOf(e.node)));
   }
 }
 
-Round Tally(const Fleet& f, const ElementIndex& index, const std::vector<bool>& measured,
-            const std::vector<bool>& open, const std::vector<int64_t>& lost) {
+Tallies::Tallies(const Fleet& f, const ElementIndex& index, const std::vector<bool>& measured)
+    : f_(f), index_(index), measured_(measured) {
   const size_t n = index.elements().size();
-  Round r;
-  for (auto& c : r.count) c.assign(n, Count());
-  r.bad.resize(n);
+  for (auto& c : base_.count) c.assign(n, Count());
   const auto& paths = f.input->paths;
   const auto& elements = index.elements();
+  own_.resize(paths.size());
   for (size_t i = 0; i < paths.size(); ++i) {
     if (!measured[i]) continue;
-    const bool bad = open[i];
-    const bool host_only = bad && f.kind[i] == PathKind::kHostBusy;
-    const std::string& t = paths[i].transport;
-    const size_t own = t == "ud" ? 1 : t == "rc" ? 2 : 0;
-    const int64_t sent = std::max<int64_t>(paths[i].sent, 0), gone = bad ? lost[i] : 0;
+    const size_t own = TransportSetOf(paths[i].transport);
+    own_[i] = static_cast<uint8_t>(own);
+    const int64_t sent = std::max<int64_t>(paths[i].sent, 0);
     for (size_t k : {size_t(0), own}) {
-      ++r.all[k].total;
-      r.all[k].bad += bad && !host_only ? 1 : 0;
-      r.all[k].sent += sent, r.all[k].lost += gone;
+      ++base_.all[k].total;
+      base_.all[k].sent += sent;
       if (own == 0) break;
     }
     for (const uint32_t* e = index.begin(i); e != index.end(i); ++e) {
@@ -138,21 +198,50 @@ Round Tally(const Fleet& f, const ElementIndex& index, const std::vector<bool>& 
       const bool dst = (*e & ElementIndex::kDstRole) != 0;
       const Scope scope = elements[id].scope;
       const bool endpoint = scope == Scope::kHost || scope == Scope::kNic;
-      const bool counts_bad = bad && (endpoint || !host_only);
       for (size_t k : {size_t(0), own}) {
-        Count& c = r.count[k][id];
+        Count& c = base_.count[k][id];
         ++c.total;
-        c.sent += sent, c.lost += gone;
+        c.sent += sent;
         if (endpoint) {
           ++(dst ? c.dst_total : c.src_total);
           (dst ? c.dst_sent : c.src_sent) += sent;
-          (dst ? c.dst_lost : c.src_lost) += gone;
         }
+        if (own == 0) break;  // another transport: counted once, over all
+      }
+    }
+  }
+}
+
+Round Tallies::RoundOf(const std::vector<bool>& open, const std::vector<int64_t>& lost) const {
+  Round r = base_;
+  const size_t n = index_.elements().size();
+  r.bad.resize(n);
+  const auto& elements = index_.elements();
+  for (size_t i = 0; i < open.size(); ++i) {
+    if (!open[i] || !measured_[i]) continue;
+    const bool host_only = f_.kind[i] == PathKind::kHostBusy;
+    const size_t own = own_[i];
+    const int64_t gone = lost[i];
+    for (size_t k : {size_t(0), own}) {
+      r.all[k].bad += host_only ? 0 : 1;
+      r.all[k].lost += gone;
+      if (own == 0) break;
+    }
+    for (const uint32_t* e = index_.begin(i); e != index_.end(i); ++e) {
+      const uint32_t id = *e & ~ElementIndex::kDstRole;
+      const bool dst = (*e & ElementIndex::kDstRole) != 0;
+      const Scope scope = elements[id].scope;
+      const bool endpoint = scope == Scope::kHost || scope == Scope::kNic;
+      const bool counts_bad = endpoint || !host_only;
+      for (size_t k : {size_t(0), own}) {
+        Count& c = r.count[k][id];
+        c.lost += gone;
+        if (endpoint) (dst ? c.dst_lost : c.src_lost) += gone;
         if (counts_bad) {
           ++c.bad;
           if (endpoint) ++(dst ? c.dst_bad : c.src_bad);
         }
-        if (own == 0) break;  // another transport: counted once, over all
+        if (own == 0) break;
       }
       if (counts_bad) r.bad[id].push_back(static_cast<uint32_t>(i));
     }

@@ -1,19 +1,21 @@
 // Diagnosis internals: the elements paths are blamed on, numbered, and how
 // the open bad paths fall on them in one round of the vote (rule 4 of
 // diagnosis.h). Integer ids and flat arrays: a pass at 2,000 nodes x 8 rails
-// tallies about a million paths per round.
+// tallies about a million paths, so nothing here builds a string per path.
 //
 // Contract: ElementIndex is built once per Diagnose() from the input; it
-// lists, per measured path, the elements the path touches (each once, a
-// host or NIC with the role it plays: source or destination). Tally() counts
-// every measured path on each element, over all transports and over each of
-// "ud" and "rc" alone; a path is bad when `open` holds it, and a host_busy
-// path is bad only on hosts and NICs; probes sent and lost are summed too.
+// numbers every host a path names (measured or not) and lists, per measured
+// path, the elements the path touches (each once, a host or NIC with the role
+// it plays: source or destination). Ids follow the order of first touch, so a
+// pass over the same input numbers alike. Tallies counts once every measured
+// path on each element, over all transports and over each of "ud" and "rc"
+// alone; each round then adds only its open paths: a path is bad when `open`
+// holds it, and a host_busy path is bad only on hosts and NICs; probes sent
+// are summed over all paths, probes lost over the open ones.
 #pragma once
 
 #include <array>
 #include <cstdint>
-#include <set>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -46,6 +48,7 @@ struct Count {
 
 constexpr size_t kTransportSets = 3;  // all, "ud", "rc"
 const char* TransportSetName(size_t k);  // "", "ud", "rc"
+size_t TransportSetOf(const std::string& transport);  // 1 "ud", 2 "rc", else 0
 
 class ElementIndex {
  public:
@@ -60,20 +63,30 @@ class ElementIndex {
   static constexpr uint32_t kDstRole = 1u << 31;
   const uint32_t* begin(size_t i) const { return touches_.data() + offset_[i]; }
   const uint32_t* end(size_t i) const { return touches_.data() + offset_[i + 1]; }
-  // The peer's group of a path blamed on a host / NIC at role dst (or src).
-  const std::string& PeerGroup(size_t path, bool element_is_dst) const {
+  // The host elements of path i's ends (every path, measured or not).
+  uint32_t SrcHost(size_t path) const { return src_host_[path]; }
+  uint32_t DstHost(size_t path) const { return dst_host_[path]; }
+  // The peer's group element of a measured path blamed on a host / NIC at
+  // role dst (or src); -1: no group.
+  int32_t PeerGroup(size_t path, bool element_is_dst) const {
     return element_is_dst ? src_group_[path] : dst_group_[path];
   }
 
  private:
-  uint32_t Id(Scope scope, const std::string& subject);
-  void Touch(uint32_t id, std::vector<uint32_t>* out);
+  uint32_t Add(Scope scope, std::string subject);
+  uint32_t Host(const std::string& node);
+  uint32_t Nic(uint32_t host, const std::string& device);
+  int32_t Group(const std::string& name);
+  uint32_t GroupLink(int32_t a, int32_t b);
 
   std::vector<Element> elements_;
-  std::unordered_map<std::string, uint32_t> ids_;  // scope-prefixed subject -> id
+  std::unordered_map<std::string, uint32_t> hosts_, groups_by_name_, fabric_;  // fabric_: "link|s" / "switch|s"
+  std::vector<std::vector<std::pair<std::string, uint32_t>>> nics_;            // per host element: device -> id
+  std::unordered_map<uint64_t, uint32_t> group_links_;                         // (lower, higher group id)
   std::vector<uint32_t> touches_;
   std::vector<size_t> offset_;
-  std::vector<std::string> src_group_, dst_group_;  // per path
+  std::vector<uint32_t> src_host_, dst_host_;    // per path
+  std::vector<int32_t> src_group_, dst_group_;   // per path
   size_t groups_ = 0;
 };
 
@@ -83,8 +96,20 @@ struct Round {
   std::vector<std::vector<uint32_t>> bad;                // element -> its open bad paths (every transport)
 };
 
-// lost[i]: probes path i lost (sent less received, or its error completions).
-Round Tally(const Fleet& f, const ElementIndex& index, const std::vector<bool>& measured,
-            const std::vector<bool>& open, const std::vector<int64_t>& lost);
+// The paths and probes sent on every element, counted once per Diagnose();
+// RoundOf() adds a round's open paths to them.
+class Tallies {
+ public:
+  Tallies(const Fleet& f, const ElementIndex& index, const std::vector<bool>& measured);
+  // lost[i]: probes path i lost (sent less received, or its error completions).
+  Round RoundOf(const std::vector<bool>& open, const std::vector<int64_t>& lost) const;
+
+ private:
+  const Fleet& f_;
+  const ElementIndex& index_;
+  const std::vector<bool>& measured_;
+  Round base_;                 // totals and sent only
+  std::vector<uint8_t> own_;   // per path: its transport set
+};
 
 }  // namespace rdmascope::collector::diagnosis

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <map>
 #include <tuple>
+#include <unordered_map>
 #include <vector>
 
 #include "collector/core/json_view.h"
@@ -154,21 +155,49 @@ Result<diagnosis::Input> LoadDiagnosisInput(Storage& store, int64_t now_ms, cons
     (void)it, (void)added;  // a device's first port names its leaf
   }
   auto rail_group = [&](const std::string& node, const std::string& device) -> std::string {
-    if (labelled[node] || device.empty()) return "";
+    if (device.empty()) return "";
+    auto l = labelled.find(node);
+    if (l != labelled.end() && l->second) return "";
     auto it = leaf.find({node, device});
     return it == leaf.end() ? "" : it->second;
+  };
+  // (node, device) by the read model's interned names -> its rail group:
+  // looked up once per end, not once per path.
+  struct PtrPairHash {
+    size_t operator()(const std::pair<const std::string*, const std::string*>& k) const {
+      return std::hash<const void*>()(k.first) * 31 + std::hash<const void*>()(k.second);
+    }
+  };
+  std::unordered_map<std::pair<const std::string*, const std::string*>, int32_t, PtrPairHash> groups;
+  std::map<std::string, int32_t> group_ids;
+  auto group_of = [&](const std::string* node, const std::string* device) -> int32_t {
+    auto [it, added] = groups.try_emplace({node, device}, -1);
+    if (added) {
+      const std::string g = rail_group(Name(node), Name(device));
+      if (!g.empty()) {
+        auto [id, fresh] = group_ids.try_emplace(g, static_cast<int32_t>(in.group_names.size()));
+        if (fresh) in.group_names.push_back(g);
+        it->second = id->second;
+      }
+    }
+    return it->second;
   };
   // The newest summary of every pair, from the read model (no SQL: a
   // million pairs at fleet size), ending within the window.
   const ReadSnapshot::View view = store.read.snapshot().Take();
+  size_t pairs = 0;
+  for (const auto& node : view.nodes) pairs += node->pairs.size();
+  in.paths.reserve(pairs);
   for (const auto& node : view.nodes) {
-    if (silent.count(node->name) && silent[node->name]) continue;  // old summaries of a node that went quiet
+    auto quiet = silent.find(node->name);
+    if (quiet != silent.end() && quiet->second) continue;  // old summaries of a node that went quiet
     for (const auto& [key, entry] : node->pairs) {
       if (!entry.newest || entry.newest->interval_end < since) continue;
-      diagnosis::PathSummary p = PathOf(*entry.newest);
-      p.src_group = rail_group(p.src, p.src_device);
-      p.dst_group = rail_group(p.dst, p.dst_device);
-      in.paths.push_back(std::move(p));
+      const ProbeRow& r = *entry.newest;
+      in.paths.push_back(PathOf(r));
+      diagnosis::PathSummary& p = in.paths.back();
+      p.src_group = group_of(r.src, r.local_device);
+      p.dst_group = group_of(r.dst, r.remote_device);
     }
   }
   std::map<PortId, diagnosis::PortFacts> ports;

@@ -57,14 +57,34 @@ const char* KindName(PathKind k) {
   return "unknown";
 }
 
-std::map<std::string, LatencyLimit> LatencyLimits(const Input& in, const Options& o) {
+RailTransports NumberRailTransports(const Input& in) {
+  RailTransports out;
+  out.id.reserve(in.paths.size());
+  struct Known {
+    const std::string *rail, *transport;
+  };
+  std::vector<Known> known;  // a fleet has a few dozen: a scan beats building a key per path
+  for (const PathSummary& p : in.paths) {
+    size_t k = 0;
+    while (k < known.size() && (*known[k].transport != p.transport || *known[k].rail != p.rail)) ++k;
+    if (k == known.size()) {
+      known.push_back({&p.rail, &p.transport});
+      out.names.push_back(RailTransport(p));
+    }
+    out.id.push_back(static_cast<uint32_t>(k));
+  }
+  return out;
+}
+
+std::vector<LatencyLimit> LatencyLimits(const Input& in, const RailTransports& rt, const Options& o) {
   struct Samples {
     std::vector<double> network, p50, min;
   };
-  std::map<std::string, Samples> by;
-  for (const PathSummary& p : in.paths) {
+  std::vector<Samples> by(rt.names.size());
+  for (size_t i = 0; i < in.paths.size(); ++i) {
+    const PathSummary& p = in.paths[i];
     if (p.not_run) continue;
-    Samples& s = by[RailTransport(p)];
+    Samples& s = by[rt.id[i]];
     // Network time on clean paths only: retransmissions on lossy RC paths
     // lengthen it, and loss is judged on its own.
     if (p.network_p50_us && p.lost == 0 && p.received >= p.sent && p.errors_by_status.empty())
@@ -73,35 +93,45 @@ std::map<std::string, LatencyLimit> LatencyLimits(const Input& in, const Options
     if (p.rtt_min_us) s.min.push_back(*p.rtt_min_us);
   }
   auto limit = [&](double ref, double floor) { return ref > 0 ? std::max(ref * o.latency_factor, ref + floor) : 0; };
-  std::map<std::string, LatencyLimit> out;
-  for (auto& [key, s] : by) {
-    LatencyLimit& l = out[key];
-    l.network_median_us = Median(s.network);
+  std::vector<LatencyLimit> out(rt.names.size());
+  for (size_t k = 0; k < by.size(); ++k) {
+    Samples& s = by[k];
+    LatencyLimit& l = out[k];
+    l.network_median_us = Median(std::move(s.network));
     double ref = l.network_median_us;
-    auto base = in.network_baseline_us.find(key);
+    auto base = in.network_baseline_us.find(rt.names[k]);
     if (base != in.network_baseline_us.end() && base->second > 0 && (ref <= 0 || base->second < ref))
       ref = base->second;
     l.network_p50_us = limit(ref, o.latency_floor_us);
-    l.rtt_p50_us = limit(Median(s.p50), o.rtt_floor_us);
-    l.rtt_min_us = limit(Median(s.min), o.rtt_floor_us);
+    l.rtt_p50_us = limit(Median(std::move(s.p50)), o.rtt_floor_us);
+    l.rtt_min_us = limit(Median(std::move(s.min)), o.rtt_floor_us);
   }
   return out;
 }
 
-PathKind Classify(const PathSummary& p, const std::map<std::string, LatencyLimit>& limits, const Options& o) {
+std::map<std::string, LatencyLimit> LatencyLimits(const Input& in, const Options& o) {
+  const RailTransports rt = NumberRailTransports(in);
+  const std::vector<LatencyLimit> limits = LatencyLimits(in, rt, o);
+  std::map<std::string, LatencyLimit> out;
+  for (size_t k = 0; k < limits.size(); ++k) out[rt.names[k]] = limits[k];
+  return out;
+}
+
+PathKind Classify(const PathSummary& p, const LatencyLimit* limit, const Options& o) {
   if (p.not_run) return PathKind::kGood;
   int64_t errors = 0;
   for (const auto& [name, n] : p.errors_by_status) errors += n;
   if (p.sent <= 0 && errors == 0) return PathKind::kGood;  // measured nothing
-  if (Any(p, {"REM_ACCESS_ERR", "REM_INV_REQ_ERR", "REM_OP_ERR", "REM_INV_RD_REQ_ERR"})) return PathKind::kAccess;
-  if (Any(p, {"RNR_RETRY_EXC_ERR"})) return PathKind::kRnr;
+  if (!p.errors_by_status.empty()) {
+    if (Any(p, {"REM_ACCESS_ERR", "REM_INV_REQ_ERR", "REM_OP_ERR", "REM_INV_RD_REQ_ERR"})) return PathKind::kAccess;
+    if (Any(p, {"RNR_RETRY_EXC_ERR"})) return PathKind::kRnr;
+  }
   if (p.received <= 0) return PathKind::kUnreachable;
   double loss = LossOf(p);
   if (p.sent > 0) loss = std::max(loss, static_cast<double>(errors) / static_cast<double>(p.sent));
   if (loss >= o.bad_loss_ratio) return PathKind::kLoss;
-  auto it = limits.find(RailTransport(p));
-  if (it == limits.end()) return PathKind::kGood;
-  const LatencyLimit& l = it->second;
+  if (!limit) return PathKind::kGood;
+  const LatencyLimit& l = *limit;
   const bool rtt_slow = (p.rtt_p50_us && l.rtt_p50_us > 0 && *p.rtt_p50_us >= l.rtt_p50_us) ||
                         (p.rtt_min_us && l.rtt_min_us > 0 && *p.rtt_min_us >= l.rtt_min_us);
   if (p.network_p50_us && l.network_p50_us > 0) {
@@ -131,20 +161,20 @@ void AddPathEvidence(const Fleet& f, const std::vector<size_t>& bad, json eviden
   evidence["bad"] = bad.size();
   if (!statuses.empty()) evidence["wc_status"] = statuses;
   evidence["median_loss_ratio"] = std::round(Median(loss) * 1000) / 1000;
-  auto limit = bad.empty() ? f.latency_limit.end() : f.latency_limit.find(RailTransport(paths[bad.front()]));
-  const bool has_limit = limit != f.latency_limit.end();
+  const LatencyLimit* limit = bad.empty() ? nullptr : &f.limit[f.rail_transport.id[bad.front()]];
+  const bool has_limit = limit != nullptr;
   if (!p50.empty()) {
     evidence["median_p50_us"] = std::round(Median(p50));
-    if (has_limit && limit->second.rtt_p50_us > 0) evidence["latency_limit_us"] = std::round(limit->second.rtt_p50_us);
+    if (has_limit && limit->rtt_p50_us > 0) evidence["latency_limit_us"] = std::round(limit->rtt_p50_us);
   }
   if (!mins.empty()) {
     evidence["median_min_us"] = std::round(Median(mins));
-    if (has_limit && limit->second.rtt_min_us > 0) evidence["min_limit_us"] = std::round(limit->second.rtt_min_us);
+    if (has_limit && limit->rtt_min_us > 0) evidence["min_limit_us"] = std::round(limit->rtt_min_us);
   }
   if (!network.empty()) {
     evidence["median_network_us"] = std::round(Median(network) * 10) / 10;
-    if (has_limit && limit->second.network_p50_us > 0)
-      evidence["network_limit_us"] = std::round(limit->second.network_p50_us * 10) / 10;
+    if (has_limit && limit->network_p50_us > 0)
+      evidence["network_limit_us"] = std::round(limit->network_p50_us * 10) / 10;
   }
   v->evidence.push_back(std::move(evidence));
 }

@@ -24,9 +24,19 @@ struct LatencyLimit {
 };
 // "rail|transport" of a path: the key of limits and baselines.
 std::string RailTransport(const PathSummary& p);
+// The (rail, transport) of every path numbered: id[i] indexes names (each
+// "rail|transport"), in order of first appearance.
+struct RailTransports {
+  std::vector<uint32_t> id;
+  std::vector<std::string> names;
+};
+RailTransports NumberRailTransports(const Input& in);
+// The limits of each numbered (rail, transport).
+std::vector<LatencyLimit> LatencyLimits(const Input& in, const RailTransports& rt, const Options& o);
 std::map<std::string, LatencyLimit> LatencyLimits(const Input& in, const Options& o);
 
-PathKind Classify(const PathSummary& p, const std::map<std::string, LatencyLimit>& limits, const Options& o);
+// limit: the path's (rail, transport) limits, nullptr when none.
+PathKind Classify(const PathSummary& p, const LatencyLimit* limit, const Options& o);
 
 // True when the path measured something (sent probes or saw errors, and was run).
 bool Measured(const PathSummary& p);
@@ -37,14 +47,20 @@ struct Fleet {
   std::vector<PathKind> kind;            // per path
   std::map<std::string, std::string> group;  // node -> group
   std::map<std::string, const NodeFacts*> node;
-  std::map<std::string, LatencyLimit> latency_limit;
-  std::string GroupOf(const std::string& node) const {
+  RailTransports rail_transport;           // per path
+  std::vector<LatencyLimit> limit;         // per rail_transport id
+  const std::string& GroupOf(const std::string& node) const {
+    static const std::string kNone;
     auto it = group.find(node);
-    return it == group.end() ? "" : it->second;
+    return it == group.end() ? kNone : it->second;
   }
   // The group of a path's source / destination on its rail.
-  std::string SrcGroup(const PathSummary& p) const { return p.src_group.empty() ? GroupOf(p.src) : p.src_group; }
-  std::string DstGroup(const PathSummary& p) const { return p.dst_group.empty() ? GroupOf(p.dst) : p.dst_group; }
+  const std::string& SrcGroup(const PathSummary& p) const {
+    return p.src_group < 0 ? GroupOf(p.src) : input->group_names[static_cast<size_t>(p.src_group)];
+  }
+  const std::string& DstGroup(const PathSummary& p) const {
+    return p.dst_group < 0 ? GroupOf(p.dst) : input->group_names[static_cast<size_t>(p.dst_group)];
+  }
 };
 
 // Evidence of a set of bad paths: count, statuses, median loss and p50, and

@@ -31,7 +31,9 @@ Status PathRouter::Refresh(Storage& store) {
   }
   auto addresses = store.topology.PortAddresses();
   if (!addresses.ok()) return Status::Error("reading the agents' fabric addresses: " + addresses.status().message());
-  addresses_ = std::move(addresses.value());
+  addresses_.clear();
+  for (const auto& [port, address] : addresses.value())  // in (node, device, port) order
+    addresses_[port.node].push_back({port.device, port.port, address});
   return Status::Ok();
 }
 
@@ -119,13 +121,13 @@ void PathRouter::Index() {
 
 const FabricAddress* PathRouter::AddressOf(const std::string& node, const std::string& device, int64_t port) const {
   if (device.empty()) return nullptr;
-  if (port > 0) {
-    auto it = addresses_.find(AgentPort{node, device, static_cast<int>(port)});
-    return it == addresses_.end() || it->second.lid == 0 ? nullptr : &it->second;
+  auto it = addresses_.find(node);
+  if (it == addresses_.end()) return nullptr;
+  for (const PortAddress& p : it->second) {  // without a port: the device's first port with a LID
+    if (p.device != device) continue;
+    if (port > 0 && p.port == port) return p.address.lid == 0 ? nullptr : &p.address;
+    if (port <= 0 && p.address.lid != 0) return &p.address;
   }
-  for (auto it = addresses_.lower_bound(AgentPort{node, device, 0});
-       it != addresses_.end() && it->first.node == node && it->first.device == device; ++it)
-    if (it->second.lid != 0) return &it->second;
   return nullptr;
 }
 
@@ -170,7 +172,8 @@ void PathRouter::Resolve(diagnosis::Input* in,
       continue;
     }
     ++coverage_.paths_routed;
-    p.crosses = *there;
+    p.crosses.reserve(there->size() + back->size());
+    p.crosses.assign(there->begin(), there->end());
     for (uint32_t id : *back)
       if (std::find(p.crosses.begin(), p.crosses.end(), id) == p.crosses.end()) p.crosses.push_back(id);
     if (p.not_run || p.sent <= 0) continue;

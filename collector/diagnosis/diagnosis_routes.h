@@ -62,7 +62,12 @@ class PathRouter {
   int64_t version_ = -1;
   FabricTopology topology_;
   std::unique_ptr<fabric::RouteTable> table_;
-  std::map<AgentPort, FabricAddress> addresses_;
+  struct PortAddress {
+    std::string device;
+    int port;
+    FabricAddress address;
+  };
+  std::unordered_map<std::string, std::vector<PortAddress>> addresses_;  // node -> its ports, in port order
   std::map<fabric::PortRef, fabric::RemoteEnd> remembered_;        // every cable end seen, while not recabled
   std::map<uint64_t, fabric::FabricNode> remembered_nodes_;       // every node as last seen
   std::vector<diagnosis::FabricElement> elements_;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <memory>
 #include <set>
 
 #include "collector/diagnosis/diagnosis.h"
@@ -63,13 +64,15 @@ class Vote {
       f_.group[n.name] = n.group;
       f_.node[n.name] = &n;
     }
-    f_.latency_limit = LatencyLimits(in, o);
+    f_.rail_transport = NumberRailTransports(in);
+    f_.limit = LatencyLimits(in, f_.rail_transport, o);
     measured_.resize(in.paths.size());
     open_.resize(in.paths.size());
     lost_.resize(in.paths.size());
+    f_.kind.reserve(in.paths.size());
     for (size_t i = 0; i < in.paths.size(); ++i) {
       const PathSummary& p = in.paths[i];
-      f_.kind.push_back(Classify(p, f_.latency_limit, o));
+      f_.kind.push_back(Classify(p, &f_.limit[f_.rail_transport.id[i]], o));
       measured_[i] = Measured(p);
       int64_t errors = 0;
       for (const auto& [name, n] : p.errors_by_status) errors += std::max<int64_t>(n, 0);
@@ -78,6 +81,7 @@ class Vote {
       open_[i] = f_.kind[i] != PathKind::kGood;
       if (open_[i]) ++open_count_;
     }
+    index_ = std::make_unique<ElementIndex>(f_, measured_);
   }
 
   std::vector<Verdict> Run() {
@@ -86,8 +90,9 @@ class Vote {
     Responders(PathKind::kRnr);
     Responders(PathKind::kAccess);
     FleetLatency();
-    const ElementIndex index(f_, measured_);
-    while (open_count_ > 0 && VoteOnce(index)) {
+    const ElementIndex& index = *index_;
+    const Tallies tallies(f_, index, measured_);
+    while (open_count_ > 0 && VoteOnce(index, tallies)) {
     }
     FabricAlone(index);
     Unknown();
@@ -139,15 +144,21 @@ class Vote {
       auto n = f_.node.find(port.node);
       if (!port.active && (n == f_.node.end() || !n->second->silent)) by_switch[port.switch_guid].push_back(&port);
     }
+    const ElementIndex& index = *index_;
     for (const auto& [sw, ports] : by_switch) {
       std::set<std::string> nodes;
       for (const PortFacts* p : ports) nodes.insert(p->node);
       if (static_cast<int64_t>(nodes.size()) < o_.min_bad_paths ||
           static_cast<double>(nodes.size()) < o_.min_share * static_cast<double>(cabled[sw].size()))
         continue;
+      std::vector<bool> on_node(index.elements().size());  // host elements with a port down here
+      for (const std::string& node : nodes) {
+        const int64_t id = index.Find(Scope::kHost, node);
+        if (id >= 0) on_node[static_cast<size_t>(id)] = true;
+      }
       std::vector<size_t> bad;
       for (size_t i = 0; i < Paths().size(); ++i) {
-        if (!open_[i]) continue;
+        if (!open_[i] || !(on_node[index.SrcHost(i)] || on_node[index.DstHost(i)])) continue;
         const PathSummary& p = Paths()[i];
         for (const PortFacts* port : ports)
           if (OnPort(p.src, p.src_device, p.src_port, *port) || OnPort(p.dst, p.dst_device, p.dst_port, *port)) {
@@ -178,7 +189,9 @@ class Vote {
       if (n != f_.node.end() && n->second->silent) continue;  // its state is old news
       bool not_run = false;
       std::vector<size_t> bad;
-      for (size_t i = 0; i < Paths().size(); ++i) {
+      const int64_t host = index_->Find(Scope::kHost, port.node);
+      for (size_t i = 0; host >= 0 && i < Paths().size(); ++i) {
+        if (index_->SrcHost(i) != host && index_->DstHost(i) != host) continue;
         const PathSummary& p = Paths()[i];
         const bool src = OnPort(p.src, p.src_device, p.src_port, port);
         const bool dst = OnPort(p.dst, p.dst_device, p.dst_port, port);
@@ -203,38 +216,36 @@ class Vote {
   // share counts the inbound paths of the transport that failed (these are
   // RC statuses: the node's UD echo may well be fine).
   void Responders(PathKind kind) {
-    struct In {
-      int64_t total = 0;
-      std::set<std::string> sources;
-      std::vector<size_t> bad;
-    };
-    std::map<std::pair<std::string, std::string>, In> in;  // (dst, transport)
+    const ElementIndex& index = *index_;
+    const size_t n = index.elements().size();
+    std::vector<int64_t> total(n * kTransportSets);
+    std::vector<std::vector<size_t>> bad(n * kTransportSets);  // (dst host, transport set) -> its failed paths
     for (size_t i = 0; i < Paths().size(); ++i) {
-      const PathSummary& p = Paths()[i];
       if (!measured_[i]) continue;
-      In& t = in[{p.dst, p.transport}];
-      ++t.total;
-      if (open_[i] && f_.kind[i] == kind) {
-        t.sources.insert(p.src);
-        t.bad.push_back(i);
-      }
+      const size_t key = index.DstHost(i) * kTransportSets + TransportSetOf(Paths()[i].transport);
+      ++total[key];
+      if (open_[i] && f_.kind[i] == kind) bad[key].push_back(i);
     }
-    std::set<std::string> named;
-    for (const auto& [key, t] : in) {
-      const std::string& node = key.first;
-      const int64_t bad = static_cast<int64_t>(t.bad.size());
-      double share = Share(bad, t.total);
-      if (bad < o_.min_bad_paths || share < o_.min_share || !named.insert(node).second) continue;
+    std::set<uint32_t> named;
+    for (size_t slot = 0; slot < bad.size(); ++slot) {  // per host: rc, then ud, then others
+      const size_t key = slot - slot % kTransportSets + (kTransportSets - 1 - slot % kTransportSets);
+      const auto host = static_cast<uint32_t>(key / kTransportSets);
+      const int64_t nbad = static_cast<int64_t>(bad[key].size());
+      const double share = Share(nbad, total[key]);
+      if (nbad < o_.min_bad_paths || share < o_.min_share || !named.insert(host).second) continue;
+      std::set<uint32_t> sources;
+      for (size_t i : bad[key]) sources.insert(index.SrcHost(i));
+      const std::string& node = index.elements()[host].node;
       Verdict v;
       v.scope = "host";
       v.subject = node;
       v.kind = KindName(kind);
       v.confidence = share;
-      AddPathEvidence(f_, t.bad, {{"element", "responder"}, {"as_dst", Ratio(bad, t.total)},
-                                  {"sources", t.sources.size()}, {"voted_on", key.second}},
+      AddPathEvidence(f_, bad[key], {{"element", "responder"}, {"as_dst", Ratio(nbad, total[key])},
+                                     {"sources", sources.size()}, {"voted_on", TransportSetName(key % kTransportSets)}},
                       o_, &v);
       AddCounterEvidence(f_, node, "", &v);
-      Emit(std::move(v), t.bad);
+      Emit(std::move(v), bad[key]);
     }
   }
 
@@ -243,7 +254,10 @@ class Vote {
     const auto& base = f_.input->network_baseline_us;
     std::set<std::string> rails, slow_rails, slow_keys;
     json evidence = json::array();
-    for (const auto& [key, limit] : f_.latency_limit) {
+    std::vector<bool> slow_id(f_.limit.size());
+    for (size_t id = 0; id < f_.limit.size(); ++id) {
+      const std::string& key = f_.rail_transport.names[id];
+      const LatencyLimit& limit = f_.limit[id];
       auto b = base.find(key);
       if (b == base.end() || b->second <= 0 || limit.network_median_us <= 0) continue;
       const std::string rail = key.substr(0, key.rfind('|'));
@@ -252,6 +266,7 @@ class Vote {
       if (m < b->second * o_.fleet_latency_factor || m - b->second < o_.fleet_latency_floor_us) continue;
       slow_rails.insert(rail);
       slow_keys.insert(key);
+      slow_id[id] = true;
       evidence.push_back({{"what", "fleet_network_time"}, {"rail_transport", key},
                           {"baseline_us", std::round(b->second * 10) / 10}, {"median_us", std::round(m * 10) / 10}});
     }
@@ -260,9 +275,10 @@ class Vote {
     int64_t on_keys = 0, slow = 0;
     for (size_t i = 0; i < Paths().size(); ++i) {
       const PathSummary& p = Paths()[i];
-      if (!measured_[i] || !p.network_p50_us || !slow_keys.count(RailTransport(p))) continue;
+      const uint32_t id = f_.rail_transport.id[i];
+      if (!measured_[i] || !p.network_p50_us || !slow_id[id]) continue;
       ++on_keys;
-      if (*p.network_p50_us >= base.at(RailTransport(p)) * o_.fleet_latency_factor) ++slow;
+      if (*p.network_p50_us >= base.at(f_.rail_transport.names[id]) * o_.fleet_latency_factor) ++slow;
       if (open_[i] && (f_.kind[i] == PathKind::kLatency || f_.kind[i] == PathKind::kHostBusy)) explained.push_back(i);
     }
     Verdict v;
@@ -338,11 +354,12 @@ class Vote {
   // A host's or NIC's bad peers lie in more than one group (more than one
   // peer when the fleet has one group).
   bool Spread(const ElementIndex& index, const Round& r, uint32_t id) const {
-    std::set<std::string> peers, groups;
+    std::set<uint32_t> peers;
+    std::set<int32_t> groups;
+    const std::string& node = index.elements()[id].node;
     for (uint32_t i : r.bad[id]) {
-      const PathSummary& p = Paths()[i];
-      const bool is_dst = index.elements()[id].node == p.dst;
-      peers.insert(is_dst ? p.src : p.dst);
+      const bool is_dst = node == Paths()[i].dst;
+      peers.insert(is_dst ? index.SrcHost(i) : index.DstHost(i));
       groups.insert(index.PeerGroup(i, is_dst));
       if (index.groups() > 1 ? groups.size() > 1 : peers.size() > 1) return true;
     }
@@ -350,8 +367,8 @@ class Vote {
   }
 
   // 4. One round of the greedy vote; false when no element qualifies.
-  bool VoteOnce(const ElementIndex& index) {
-    const Round r = Tally(f_, index, measured_, open_, lost_);
+  bool VoteOnce(const ElementIndex& index, const Tallies& tallies) {
+    const Round r = tallies.RoundOf(open_, lost_);
     bool found = false;
     Candidate best;
     for (uint32_t id = 0; id < index.elements().size(); ++id) {
@@ -411,7 +428,8 @@ class Vote {
       for (size_t i : bad) {
         const bool is_dst = e.node == Paths()[i].dst;
         peers.insert(is_dst ? Paths()[i].src : Paths()[i].dst);
-        groups.insert(index.PeerGroup(i, is_dst));
+        const int32_t g = index.PeerGroup(i, is_dst);
+        groups.insert(g < 0 ? std::string() : index.elements()[static_cast<size_t>(g)].subject);
       }
       vote["peers"] = peers.size();
       vote["peer_groups"] = groups;
@@ -526,6 +544,7 @@ class Vote {
   std::set<std::string> named_;  // scope|subject of every verdict made
   std::set<const PortFacts*> down_explained_;  // ports a switch verdict took
   std::vector<Verdict> out_;
+  std::unique_ptr<ElementIndex> index_;
 };
 
 }  // namespace

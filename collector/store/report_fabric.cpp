@@ -5,7 +5,10 @@
 //    by newer reports; a switch not yet in fabric_nodes is added with the
 //    neighbour's name and type, a known one only counts as seen (any node
 //    token sends neighbours: only sweeps, which need the sweep role, rename
-//    or retype a switch).
+//    or retype a switch). The error counters the agent read on that switch
+//    port join the port's fabric_port_samples when they differ from its
+//    newest sample, as a sweep's do: the switch end of every host cable is
+//    watched even where no agent sweeps, and the diagnosis sees its rises.
 //  - "fabric" (a sweep): every node and port upserted, first/last seen kept;
 //    a port's error counters are appended to fabric_port_samples when they
 //    changed; links upserted with both ends ordered; a switch's "lft" kept
@@ -79,7 +82,28 @@ Status ReportWriter::IngestNeighbour(const std::string& node, const json& n, int
   s.Bind(10, OptText(p, "speed")).Bind(11, p.contains("counters") ? p["counters"].dump() : std::string("{}"));
   s.Bind(12, at);
   RETURN_IF_ERROR(s.Run());
+  if (const json* c = Field(p, "counters"))
+    RETURN_IF_ERROR(AppendNeighbourSample(n["guid"].get<std::string>(), *OptInt(p, "port"), *c, at));
   return UpsertFabricNode(n, node, at, /*describe=*/false);
+}
+
+Status ReportWriter::AppendNeighbourSample(const std::string& guid, int64_t port, const json& counters, int64_t at) {
+  json errors = json::object();  // error counters only (the threshold table), as a sweep keeps
+  for (const auto& [k, v] : counters.items())
+    if (options_.thresholds.count(k) && v.is_number_integer()) errors[k] = v;
+  if (errors.empty()) return Status::Ok();
+  {
+    ASSIGN_STMT(q, Q("SELECT counters, at FROM fabric_port_samples WHERE guid = ?1 AND port = ?2 ORDER BY at DESC LIMIT 1"));
+    q.Bind(1, guid).Bind(2, port);
+    auto row = q.Step();
+    if (!row.ok()) return row.status();
+    const bool same = row.value() && (q.Int(1) >= at || json::parse(q.Text(0), nullptr, false) == errors);
+    q.Reset();
+    if (same) return Status::Ok();  // unchanged, or a newer sample is already kept
+  }
+  ASSIGN_STMT(ins, Q("INSERT OR REPLACE INTO fabric_port_samples(guid, port, at, counters) VALUES (?1, ?2, ?3, ?4)"));
+  ins.Bind(1, guid).Bind(2, port).Bind(3, at).Bind(4, errors.dump());
+  return ins.Run();
 }
 
 Status ReportWriter::IngestSweepNodes(const json& f, const std::string& node, int64_t at, Sweep* sweep) {

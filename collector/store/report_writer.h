@@ -131,6 +131,9 @@ class ReportWriter {
   Status IngestFabric(const nlohmann::json& r, int64_t at);
   struct Sweep;
   Status IngestNeighbour(const std::string& node, const nlohmann::json& n, int64_t at);
+  // Appends the error counters an agent read on its neighbour's port to that
+  // port's sample history when they differ from its newest sample.
+  Status AppendNeighbourSample(const std::string& guid, int64_t port, const nlohmann::json& counters, int64_t at);
   // Upserts the sweep's nodes and ports and fills *sweep.
   Status IngestSweepNodes(const nlohmann::json& f, const std::string& node, int64_t at, Sweep* sweep);
   // One link of the sweep (ends ordered): upserted, link_down closed,

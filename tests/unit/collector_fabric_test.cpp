@@ -227,6 +227,35 @@ TEST_F(FabricStoreTest, DiagnosisFactsCarryTheTwoNewestSamplesOfTheNeighbourPort
   EXPECT_EQ(sw[1]["counters"]["symbol_error"], 20);
 }
 
+// Without any sweep, the error counters agents read on their neighbour's
+// port make that port's history: a rise reaches the diagnosis's facts, an
+// unchanged reading adds no sample.
+TEST_F(FabricStoreTest, NeighbourCountersAgentsReadBecomeThePortsSamples) {
+  auto report = [&](const std::string& id, int64_t at, uint64_t symbol) {
+    json host = testing::MakeReport(id, "host1", at);
+    json port = {{"port", 3}, {"counters", {{"symbol_error", symbol}, {"port_xmit_data", 1000u}}}};
+    json n = {{"device", "mlx5_0"}, {"local_port", 1}, {"guid", "0x0000000000000201"}, {"type", "Switch"},
+              {"description", "sw2"}, {"port", port}};
+    host["neighbours"] = json::array({n});
+    Ingest(host, at);
+  };
+  report("h1", kT0, 4);
+  report("h2", kT0 + 10000, 4);  // unchanged: no sample
+  report("h3", kT0 + 20000, 9);  // rose by 5
+  auto facts = store_->diagnoses.DiagnosisFacts(kT0 + 15000, kT0);
+  ASSERT_TRUE(facts.ok()) << facts.status().message();
+  const json& sw = facts.value()["switch"];
+  ASSERT_EQ(sw.size(), 2u) << sw.dump();
+  EXPECT_EQ(sw[0]["at"], kT0 + 20000);
+  EXPECT_EQ(sw[0]["counters"], json({{"symbol_error", 9}})) << "error counters only";
+  EXPECT_EQ(sw[1]["at"], kT0);
+  EXPECT_EQ(sw[1]["counters"]["symbol_error"], 4);
+  const json& moved = facts.value()["fabric_moved"];
+  ASSERT_EQ(moved.size(), 2u) << moved.dump();
+  EXPECT_EQ(moved[0]["guid"], "0x0000000000000201");
+  EXPECT_EQ(moved[0]["port"], 3);
+}
+
 TEST_F(FabricStoreTest, PinglistGroupsHostsByLeafSwitchAndLabelsWin) {
   FakeSubnet s = Subnet();
   // Each host reports its neighbour, as the agent does (QueryNeighbour from its own port).
