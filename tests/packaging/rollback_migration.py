@@ -9,11 +9,13 @@ creates (under their final names, when it renames them), creates again
 (empty, with their indexes, as the earlier migration in the same directory
 that made them wrote them) the tables it drops, and
 removes its row from schema_version, so DB has the schema a release without
-that migration left behind. Fails when the migration creates no table (this
-check would then need another way back), or when DB is not at that version.
+that migration left behind; a migration that adds columns (ALTER TABLE ...
+ADD COLUMN) and indexes gets them dropped again. Fails when the migration
+creates no table and adds no column (this check would then need another way
+back), or when DB is not at that version.
 
 With --check: passes when DB is at MIGRATION's version again and every table
-it creates exists (the collector migrated the database on start).
+and column it creates exists (the collector migrated the database on start).
 
 Either way the file keeps its owner: the collector runs as its own user.
 """
@@ -58,17 +60,23 @@ def main(argv):
     renames = re.findall(r"ALTER TABLE\s+(\w+)\s+RENAME TO\s+(\w+)", text, re.I)
     renamed = {old for old, _ in renames}
     tables = [t for t in created if t not in renamed] + [new for _, new in renames]
-    if not tables:
-        print(f"{migration} creates no table: the upgrade check cannot roll it back", file=sys.stderr)
+    columns = re.findall(r"ALTER TABLE\s+(\w+)\s+ADD COLUMN\s+(\w+)", text, re.I)
+    indexes = re.findall(r"CREATE (?:UNIQUE )?INDEX\s+(?:IF NOT EXISTS\s+)?(\w+)", text, re.I)
+    if not tables and not columns:
+        print(f"{migration} creates no table and adds no column: the upgrade check cannot roll it back",
+              file=sys.stderr)
         return 1
     owner = os.stat(db_path)
     db = sqlite3.connect(db_path)
     have = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
     newest = db.execute("SELECT MAX(version) FROM schema_version").fetchone()[0]
-    print(f"{os.path.basename(db_path)}: schema version {newest}, tables of migration {version}: "
-          + ", ".join(f"{t} ({'present' if t in have else 'missing'})" for t in tables))
+    def has_column(table, column):
+        return table in have and any(r[1] == column for r in db.execute(f"PRAGMA table_info({table})"))
+    print(f"{os.path.basename(db_path)}: schema version {newest}, tables and columns of migration {version}: "
+          + ", ".join([f"{t} ({'present' if t in have else 'missing'})" for t in tables]
+                      + [f"{t}.{c} ({'present' if has_column(t, c) else 'missing'})" for t, c in columns]))
     if check:
-        ok = newest == version and all(t in have for t in tables)
+        ok = newest == version and all(t in have for t in tables) and all(has_column(t, c) for t, c in columns)
         db.close()
         return 0 if ok else 1
     if newest != version:
@@ -76,8 +84,12 @@ def main(argv):
         return 1
     restore = [sql for t in dropped for sql in earlier_definition(migration, version, t)]
     with db:
+        for i in indexes:  # an indexed column cannot be dropped
+            db.execute(f"DROP INDEX IF EXISTS {i}")
         for t in tables:
             db.execute(f"DROP TABLE {t}")
+        for t, c in columns:
+            db.execute(f"ALTER TABLE {t} DROP COLUMN {c}")
         for sql in restore:
             db.execute(sql)
         db.execute("DELETE FROM schema_version WHERE version = ?", (version,))
