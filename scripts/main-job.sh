@@ -70,7 +70,8 @@ if [ "${RDMASCOPE_FABRIC:-1}" != 0 ]; then
 else
   exec 3>&1
 fi
-LAB_NICS=6 LAB_MEM=1024 tests/lab/serve.sh --build-dir build --host-port "$port" --guest-port 9470 -- "${fleet[@]}" >&3 &
+# serve.sh writes to fd 3 as its stdout only, so the stream ends with it.
+LAB_NICS=6 LAB_MEM=1024 tests/lab/serve.sh --build-dir build --host-port "$port" --guest-port 9470 -- "${fleet[@]}" >&3 3>&- &
 serve_pid=$!
 rc=0
 if [[ -n $fabric_pid ]]; then
