@@ -245,6 +245,10 @@ def main():
         return code or 0
     if not args.build_dir or not args.collector:
         ap.error("--build-dir and --collector are needed")
+    # The tools run in the subnet's own folder: every path given is taken from here.
+    args.build_dir = os.path.abspath(args.build_dir)
+    args.token_file = args.token_file and os.path.abspath(args.token_file)
+    args.info = args.info and os.path.abspath(args.info)
     if args.leaves < 2 or args.spines < 1 or args.hosts < 1:
         ap.error("the fault cable needs at least 2 leaves, 1 spine and 1 host per leaf")
     def stop(*_):
