@@ -114,7 +114,9 @@ class Sweeper:
                 "--spool-dir", os.path.join(self.dir, "spool"), "--interval", str(self.args.interval),
                 "--fabric-sweep-interval", str(self.args.interval), "--inventory-interval", "60",
                 "--rails", "ib=ibsim0/1", "--control-port", str(free_port()),
-                "--control-bind", "127.0.0.1", "--control-host", "127.0.0.1"]
+                # Its control port stays on loopback; peers would use its name (control_host
+                # unset): a collector behind a forward sees the reports come from elsewhere.
+                "--control-bind", "127.0.0.1"]
         if self.args.token_file:
             argv += ["--token-file", self.args.token_file]
         with open(self.log, "w") as log:
