@@ -36,8 +36,6 @@ import gen_net  # noqa: E402
 import simbed  # noqa: E402
 import topocheck  # noqa: E402
 
-REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
 
 def token_of(host):
     return f"token-of-{host}-0123"
@@ -108,15 +106,6 @@ class Collector:
                 self.proc.wait(5)
 
 
-def fixture_root(workdir):
-    """A sysfs tree with one ACTIVE IB port on a device named like the shim's CA."""
-    root = os.path.join(workdir, "sys")
-    shutil.copytree(os.path.join(REPO, "tests/fixtures/sys/mlx5_ib"), root, symlinks=True)
-    ib = os.path.join(root, "class/infiniband")
-    os.rename(os.path.join(ib, "mlx5_0"), os.path.join(ib, "ibsim0"))
-    return root
-
-
 def agent_once(sim, args, collector, host, sysroot, workdir, sweep=False, expect_ok=True):
     spool = os.path.join(workdir, "spool-" + host)
     os.makedirs(spool, exist_ok=True)
@@ -185,7 +174,7 @@ def main():
         with simbed.Sim(netfile, sweeper) as sim:
             hosts = ["h00-00", "h00-01", "h00-02", "h01-00", "h02-00"]
             collector = Collector(args.build_dir, workdir, write_tokens(workdir, sorted(set(hosts) | {sweeper}), sweeper))
-            sysroot = fixture_root(workdir)
+            sysroot = simbed.fixture_root(workdir)
             ibnd = topocheck.parse_ibnetdiscover(sim.run(["ibnetdiscover"], check=True).stdout)
             by_desc = {v["description"]: g for g, v in ibnd[0].items()}
             for h in hosts:

@@ -6,6 +6,7 @@ folder with a unique socket name, and waits (with deadlines) for SUBNET UP.
 run() runs a client tool as `host` under the shim, always inside `timeout`.
 console() writes ibsim console lines and waits for a marker's echo. stop()
 ends opensm then ibsim by their PIDs (SIGTERM, then SIGKILL after a grace).
+fixture_root(dir) writes the sysfs tree an agent on a simulated host reads.
 Missing tools: tool_missing() prints the package to install and returns the
 skip code (or fails under CI=true), like tests/tool_missing.sh.
 """
@@ -37,6 +38,19 @@ def tool_missing():
         return 1
     print("SKIP: " + msg, file=sys.stderr)
     return SKIP
+
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def fixture_root(workdir):
+    """A sysfs tree under workdir with one ACTIVE IB port on a device named like the shim's CA
+    (ibsim has no verbs, and the shim's own sysfs is not the host's)."""
+    root = os.path.join(workdir, "sys")
+    shutil.copytree(os.path.join(REPO, "tests/fixtures/sys/mlx5_ib"), root, symlinks=True)
+    ib = os.path.join(root, "class/infiniband")
+    os.rename(os.path.join(ib, "mlx5_0"), os.path.join(ib, "ibsim0"))
+    return root
 
 
 def wait_for(pred, deadline_s, what):

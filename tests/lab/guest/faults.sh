@@ -18,8 +18,25 @@
 #     band. The six NICs hang on one qemu hub, so there is no bridge between
 #     the groups to impair; only cross-group packets suffer, which is the
 #     evidence the collector sees from a bad inter-group link.
+#   - fabric_link (only when fault_fabric_link has named the cable; the main
+#     job puts it first in FAULTS): symbol errors on one inter-switch cable
+#     of the simulated InfiniBand subnet the host runs beside the VM
+#     (tests/fabric/sim_sweeper.py) and sweeps into this collector. The VM
+#     cannot reach that subnet: fault_inject / fault_clear print the line
+#     "fabric-fault: inject" / "fabric-fault: clear" on stdout, which the
+#     host reads in the lab's output stream and acts on. Expected: a warning
+#     `link_errors` on that cable (counters alone, no probe crosses it).
 
 FAULTS="agent_kill rnr nic_loss group_loss nic_delay port_down"
+FAULT_FABRIC_LINK="" FAULT_FABRIC_NAME="" FAULT_SWEEPER=""
+
+# fault_fabric_link SUBJECT NAME SWEEPER: the cable's diagnosis subject
+# ("0xA/P<->0xB/Q"), its ends as read by people, and the node name of the
+# sweeping agent whose reports carry the subnet; puts fabric_link first.
+fault_fabric_link() {
+  FAULT_FABRIC_LINK=$1 FAULT_FABRIC_NAME=$2 FAULT_SWEEPER=$3
+  FAULTS="fabric_link $FAULTS"
+}
 
 fault_group_of() { if [ "$1" -lt 3 ]; then echo a; else echo b; fi; }
 fault_netdev() { echo "$LAB_NETDEVS" | cut -d' ' -f$(($1 + 1)); }
@@ -46,6 +63,7 @@ fault_what() {
     group_loss) echo "loss 30% on the link between group a (node-0..2) and group b (node-3..5)" ;;
     nic_delay) echo "netem delay +5ms on node-4's NIC ($(fault_netdev 4))" ;;
     port_down) echo "node-5's port down ($(fault_netdev 5) down, so $(fault_dev 5) port 1 goes DOWN)" ;;
+    fabric_link) echo "symbol errors rising on both ends of the simulated InfiniBand cable $FAULT_FABRIC_NAME (ibsim on the host, swept by $FAULT_SWEEPER)" ;;
     *) echo "unknown fault $1" ;;
   esac
 }
@@ -58,6 +76,7 @@ fault_expect() {
     group_loss) echo "group_link a<->b loss" ;;
     nic_delay) echo "nic node-4/$(fault_dev 4) latency" ;;
     port_down) echo "port node-5/$(fault_dev 5)/1 port_down" ;;
+    fabric_link) echo "link $FAULT_FABRIC_LINK link_errors" ;;
   esac
 }
 
@@ -83,6 +102,12 @@ fault_inject() {
       tc -batch /tmp/fault-group-loss.tc ;;
     nic_delay) tc qdisc replace dev "$(fault_netdev 4)" root netem delay 5ms ;;
     port_down) ip link set "$(fault_netdev 5)" down ;;
+    fabric_link)
+      # The host raises the counters; first its sweeper must be reporting here.
+      lab_wait 120 "the sweeping agent $FAULT_SWEEPER in the collector" \
+        fleet_get "/api/v1/nodes/$FAULT_SWEEPER" "$FLEET_DIR/sweeper.json" 2>/dev/null ||
+        { echo "fault_inject: $FAULT_SWEEPER has not reported (is the host's sim_sweeper.py running?)" >&2; return 1; }
+      echo "fabric-fault: inject" ;;
     *) echo "fault_inject: unknown fault $1" >&2; return 1 ;;
   esac
 }
@@ -102,6 +127,7 @@ fault_clear() {
       ip link set "$(fault_netdev 5)" up
       dev=$(fault_dev 5)
       lab_wait 20 "$dev port 1 ACTIVE again" grep -q ACTIVE "/sys/class/infiniband/$dev/ports/1/state" ;;
+    fabric_link) echo "fabric-fault: clear" ;;
     *) echo "fault_clear: unknown fault $1" >&2; return 1 ;;
   esac
 }
