@@ -176,29 +176,46 @@ ElementIndex::ElementIndex(const Fleet& f, const std::vector<bool>& measured) {
   }
 }
 
+namespace {
+
+// Calls f(k) for each transport set a path of set `own` counts in: all, and
+// its own transport when it has one.
+template <typename F>
+void InSets(size_t own, F f) {
+  f(size_t(0));
+  if (own != 0) f(own);
+}
+
+// Calls f(id, dst, endpoint) for each element path i touches: dst when the
+// element is the path's destination, endpoint for a host or NIC.
+template <typename F>
+void EachTouch(const ElementIndex& index, size_t i, F f) {
+  for (const uint32_t* e = index.begin(i); e != index.end(i); ++e) {
+    const uint32_t id = *e & ~ElementIndex::kDstRole;
+    const Scope scope = index.elements()[id].scope;
+    f(id, (*e & ElementIndex::kDstRole) != 0, scope == Scope::kHost || scope == Scope::kNic);
+  }
+}
+
+}  // namespace
+
 Tallies::Tallies(const Fleet& f, const ElementIndex& index, const std::vector<bool>& measured)
     : f_(f), index_(index), measured_(measured) {
   const size_t n = index.elements().size();
   for (auto& c : base_.count) c.assign(n, Count());
   const auto& paths = f.input->paths;
-  const auto& elements = index.elements();
   own_.resize(paths.size());
   for (size_t i = 0; i < paths.size(); ++i) {
     if (!measured[i]) continue;
     const size_t own = TransportSetOf(paths[i].transport);
     own_[i] = static_cast<uint8_t>(own);
     const int64_t sent = std::max<int64_t>(paths[i].sent, 0);
-    for (size_t k : {size_t(0), own}) {
+    InSets(own, [&](size_t k) {
       ++base_.all[k].total;
       base_.all[k].sent += sent;
-      if (own == 0) break;
-    }
-    for (const uint32_t* e = index.begin(i); e != index.end(i); ++e) {
-      const uint32_t id = *e & ~ElementIndex::kDstRole;
-      const bool dst = (*e & ElementIndex::kDstRole) != 0;
-      const Scope scope = elements[id].scope;
-      const bool endpoint = scope == Scope::kHost || scope == Scope::kNic;
-      for (size_t k : {size_t(0), own}) {
+    });
+    EachTouch(index, i, [&](uint32_t id, bool dst, bool endpoint) {
+      InSets(own, [&](size_t k) {
         Count& c = base_.count[k][id];
         ++c.total;
         c.sent += sent;
@@ -206,34 +223,26 @@ Tallies::Tallies(const Fleet& f, const ElementIndex& index, const std::vector<bo
           ++(dst ? c.dst_total : c.src_total);
           (dst ? c.dst_sent : c.src_sent) += sent;
         }
-        if (own == 0) break;  // another transport: counted once, over all
-      }
-    }
+      });
+    });
   }
 }
 
 Round Tallies::RoundOf(const std::vector<bool>& open, const std::vector<int64_t>& lost) const {
   Round r = base_;
-  const size_t n = index_.elements().size();
-  r.bad.resize(n);
-  const auto& elements = index_.elements();
+  r.bad.resize(index_.elements().size());
   for (size_t i = 0; i < open.size(); ++i) {
     if (!open[i] || !measured_[i]) continue;
     const bool host_only = f_.kind[i] == PathKind::kHostBusy;
     const size_t own = own_[i];
     const int64_t gone = lost[i];
-    for (size_t k : {size_t(0), own}) {
+    InSets(own, [&](size_t k) {
       r.all[k].bad += host_only ? 0 : 1;
       r.all[k].lost += gone;
-      if (own == 0) break;
-    }
-    for (const uint32_t* e = index_.begin(i); e != index_.end(i); ++e) {
-      const uint32_t id = *e & ~ElementIndex::kDstRole;
-      const bool dst = (*e & ElementIndex::kDstRole) != 0;
-      const Scope scope = elements[id].scope;
-      const bool endpoint = scope == Scope::kHost || scope == Scope::kNic;
+    });
+    EachTouch(index_, i, [&](uint32_t id, bool dst, bool endpoint) {
       const bool counts_bad = endpoint || !host_only;
-      for (size_t k : {size_t(0), own}) {
+      InSets(own, [&](size_t k) {
         Count& c = r.count[k][id];
         c.lost += gone;
         if (endpoint) (dst ? c.dst_lost : c.src_lost) += gone;
@@ -241,10 +250,9 @@ Round Tallies::RoundOf(const std::vector<bool>& open, const std::vector<int64_t>
           ++c.bad;
           if (endpoint) ++(dst ? c.dst_bad : c.src_bad);
         }
-        if (own == 0) break;
-      }
+      });
       if (counts_bad) r.bad[id].push_back(static_cast<uint32_t>(i));
-    }
+    });
   }
   return r;
 }
