@@ -13,9 +13,8 @@
 //  - A node's group: labels[group_label], else "leaf:<switch GUID>", else ""
 //    (the pinglist's rule); a path's ends are grouped per rail: without the
 //    label, by the leaf switch the end's device is cabled to.
-//  - Counters that moved: error counters only (the threshold table's names
-//    and hw_counters whose names speak of errors, retries, timeouts, drops,
-//    sequence errors, NAKs, RNR or duplicates), delta of the newest sample.
+//  - Counters that moved: error counters only (IsErrorCounter of
+//    collector/rules/error_counters.h), delta of the newest sample.
 #pragma once
 
 #include <cstdint>
@@ -43,8 +42,5 @@ using FabricCounterRises = std::map<fabric::PortRef, std::vector<diagnosis::Coun
 // in the window, rose over the one before.
 Result<diagnosis::Input> LoadDiagnosisInput(Storage& store, int64_t now_ms, const DiagnosisSourceOptions& o,
                                             FabricCounterRises* rises = nullptr);
-
-// True for a counter name that counts errors (see the contract above).
-bool IsErrorCounter(const std::string& name);
 
 }  // namespace rdmascope::collector

@@ -7,13 +7,15 @@ namespace rdmascope::collector {
 
 using nlohmann::json;
 
-// The writer keeps each counter's newest delta by the counter rules
-// (0011_counter_deltas.sql): the rows that rose come from the partial index
-// counters_latest_rose alone, not from the history. "+node" keeps the planner
+// The writer keeps each counter's newest delta by the counter rules, and
+// whether it counts errors (0011_counter_deltas.sql,
+// 0013_counter_error_rises.sql): the error counters that rose come from the
+// partial index counters_latest_error_rose alone, not from the history nor
+// from the traffic counters that rise everywhere. "+node" keeps the planner
 // from walking the whole table in key order to save the sort of the few rows.
 const char kDiagnosisMovedSql[] =
     "SELECT node, device, port, kind, name, delta FROM counters_latest "
-    "WHERE delta > 0 AND sampled_at >= ?1 AND delta_from >= ?2 "
+    "WHERE delta > 0 AND error = 1 AND sampled_at >= ?1 AND delta_from >= ?2 "
     "ORDER BY +node, device, port, kind, name";
 
 Result<json> DiagnosisRecords::DiagnosisFacts(int64_t since_ms, int64_t counters_from_ms) {

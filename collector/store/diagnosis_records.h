@@ -47,7 +47,7 @@
 namespace rdmascope::collector {
 
 // The "moved" part's SQL (?1 since_ms, ?2 counters_from_ms), named so that a
-// test can hold its query plan to the index counters_latest_rose.
+// test can hold its query plan to the index counters_latest_error_rose.
 extern const char kDiagnosisMovedSql[];
 
 class DiagnosisRecords {

@@ -10,6 +10,7 @@
 #include "common/counter_rules.h"
 #include "collector/store/storage_fault.h"
 #include "collector/store/report_writer.h"
+#include "collector/rules/error_counters.h"
 #include "collector/store/store_status_macros.h"
 
 namespace rdmascope::collector {
@@ -300,16 +301,17 @@ Status ReportWriter::IngestCounters(const std::string& node, const std::string& 
     std::optional<int64_t> delta, delta_from;
     RETURN_IF_ERROR(JudgeCounter(node, device, port, kind, name, v, at, &delta, &delta_from));
     // The delta is kept with the value it leads to: the diagnosis reads the
-    // counters that rose from the index on delta > 0 (0011_counter_deltas.sql).
+    // error counters that rose from the index on delta > 0 AND error = 1
+    // (0011_counter_deltas.sql, 0013_counter_error_rises.sql).
     ASSIGN_STMT(up, Q("INSERT INTO counters_latest(node, device, port, kind, name, value, sampled_at, boot_id, delta, "
-                      "delta_from) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10) "
+                      "delta_from, error) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11) "
                       "ON CONFLICT(node, device, port, kind, name) DO UPDATE SET "
                       "value = excluded.value, sampled_at = excluded.sampled_at, boot_id = excluded.boot_id, "
-                      "delta = excluded.delta, delta_from = excluded.delta_from "
+                      "delta = excluded.delta, delta_from = excluded.delta_from, error = excluded.error "
                       "WHERE excluded.sampled_at >= counters_latest.sampled_at"));
     up.Bind(1, node).Bind(2, device).Bind(3, port).Bind(4, kind).Bind(5, name).Bind(6, v).Bind(7, at);
     up.Bind(8, ingest_boot_id_.empty() ? std::nullopt : std::optional<std::string>(ingest_boot_id_));
-    up.Bind(9, delta).Bind(10, delta_from);
+    up.Bind(9, delta).Bind(10, delta_from).Bind(11, static_cast<int64_t>(IsErrorCounter(name) ? 1 : 0));
     RETURN_IF_ERROR(up.Run());
   }
   return Status::Ok();
