@@ -59,7 +59,8 @@
 //        host > NIC > a live host > link > switch > group_link > group >
 //        fleet — a live host's only NIC is the exact element, unless its
 //        paths are host_busy or unreachable: a host busy or dead — and a link
-//        whose counters rose before all), its bad paths are explained, and
+//        whose counters rose before all, unless only its host adapter's end
+//        counted them: the adapter's own count), its bad paths are explained, and
 //        the vote repeats: a leaf that fails is one switch (or group) verdict, a
 //        fleet-wide fault one fleet verdict, not a verdict per host. Shares
 //        are taken over all paths and over each transport alone (RC hides
@@ -86,6 +87,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -94,10 +96,36 @@
 
 namespace rdmascope::collector::diagnosis {
 
-// The newest summary of one (src, dst, rail, transport).
+// The names a pass's paths use (nodes, devices, rails, transports), each
+// held once: a path holds their ids, so a million paths copy no string. Id 0
+// is "" (unknown).
+class Names {
+ public:
+  Names() : names_{std::string()} { ids_.emplace(std::string(), 0); }
+  // The id of s, added when new.
+  uint32_t Id(const std::string& s) {
+    auto [it, added] = ids_.try_emplace(s, static_cast<uint32_t>(names_.size()));
+    if (added) names_.push_back(s);
+    return it->second;
+  }
+  // The id of s, or -1 when no path named it.
+  int64_t Find(const std::string& s) const {
+    auto it = ids_.find(s);
+    return it == ids_.end() ? -1 : static_cast<int64_t>(it->second);
+  }
+  const std::string& operator[](uint32_t id) const { return names_[id]; }
+  size_t size() const { return names_.size(); }
+
+ private:
+  std::vector<std::string> names_;
+  std::unordered_map<std::string, uint32_t> ids_;
+};
+
+// The newest summary of one (src, dst, rail, transport). Names are ids in
+// Input::names.
 struct PathSummary {
-  std::string src, dst, rail, transport;
-  std::string src_device, dst_device;  // "" unknown
+  uint32_t src = 0, dst = 0, rail = 0, transport = 0;
+  uint32_t src_device = 0, dst_device = 0;  // 0 ("") unknown
   int64_t interval_start_ms = 0, interval_end_ms = 0;
   int64_t sent = 0, received = 0, lost = 0;
   std::optional<double> rtt_p50_us, rtt_p99_us;
@@ -124,6 +152,11 @@ struct FabricElement {
   std::string description;  // what an operator reads: switch NodeDescription; link ends described
   std::vector<CounterDelta> moved;  // error counters that rose on it (either end) in the newest sweep
   bool down = false;                // the newest sweep lost it (a link gone, a switch silent)
+  // A cable whose counters rose only at its host adapter's end: the adapter's
+  // own count, no more the cable's than the adapter's (its rise does not put
+  // the cable before the NIC; a switch end that counts errors does).
+  bool rose_at_host_only = false;
+  std::string host_node = {}, host_device = {};  // a host cable: the node and device at its adapter end ("" else)
 };
 
 // A node's port: state and the counters that moved; the switch port at the
@@ -147,6 +180,7 @@ struct NodeFacts {
 };
 
 struct Input {
+  Names names;  // what PathSummary's names index
   std::vector<PathSummary> paths;
   std::vector<NodeFacts> nodes;
   std::vector<PortFacts> ports;
@@ -178,6 +212,11 @@ struct Options {
 
 // Verdicts sorted critical first, then by scope and subject.
 std::vector<Verdict> Diagnose(const Input& input, const Options& options = Options());
+// The same, and the pass's median network time per "rail|transport" (of
+// its measured paths; none where no path had one) into network_medians_us,
+// for UpdateNetworkBaseline without taking the medians again.
+std::vector<Verdict> Diagnose(const Input& input, const Options& options,
+                              std::map<std::string, double>* network_medians_us);
 
 // The baseline after this pass: per (rail, transport) the median network
 // time of input's measured paths folded into `before` (a fifth of the way),
@@ -185,5 +224,9 @@ std::vector<Verdict> Diagnose(const Input& input, const Options& options = Optio
 // (a slow fleet does not become the norm); a new key starts at its median.
 std::map<std::string, double> UpdateNetworkBaseline(const std::map<std::string, double>& before, const Input& input,
                                                     const Options& options = Options());
+// The same from the medians Diagnose() gave.
+std::map<std::string, double> UpdateNetworkBaseline(const std::map<std::string, double>& before,
+                                                    const std::map<std::string, double>& network_medians_us,
+                                                    const Options& options);
 
 }  // namespace rdmascope::collector::diagnosis

@@ -14,8 +14,8 @@ namespace rdmascope::collector {
 
 nlohmann::json CoverageOf(const diagnosis::Input& in, const RouteCoverage& routes, int64_t at_ms,
                           int64_t report_interval_ms, int min_sources) {
-  // Numbers, not names, per path: a pass covers about a million paths.
-  std::unordered_map<std::string, uint32_t> node_id;  // node -> id
+  // Numbers, not names, per path: a pass covers about a million paths. A
+  // node's number is its id in Input::names.
   std::unordered_map<std::string, uint32_t> group_id;  // group name -> id
   std::vector<std::string> groups;                     // id -> name
   auto group = [&](const std::string& name) {
@@ -23,40 +23,30 @@ nlohmann::json CoverageOf(const diagnosis::Input& in, const RouteCoverage& route
     if (added) groups.push_back(name);
     return it->second;
   };
-  std::unordered_map<uint32_t, uint32_t> node_group;  // node id -> group id (NodeFacts::group)
-  auto node = [&](const std::string& name) {
-    auto [it, added] = node_id.try_emplace(name, static_cast<uint32_t>(node_id.size()));
-    return it->second;
-  };
-  for (const diagnosis::NodeFacts& n : in.nodes)
-    if (!n.group.empty()) node_group[node(n.name)] = group(n.group);
+  constexpr uint32_t kNone = ~0u;
+  std::vector<uint32_t> node_group(in.names.size(), kNone);  // node name id -> group id (NodeFacts::group)
+  for (const diagnosis::NodeFacts& n : in.nodes) {
+    const int64_t id = in.names.Find(n.name);
+    if (id >= 0 && !n.group.empty()) node_group[static_cast<size_t>(id)] = group(n.group);
+  }
   std::vector<uint32_t> named(in.group_names.size());
   for (size_t g = 0; g < in.group_names.size(); ++g) named[g] = group(in.group_names[g]);
-  constexpr uint32_t kNone = ~0u;
   auto group_of = [&](int32_t path_group, uint32_t n) {
-    if (path_group >= 0) return named[static_cast<size_t>(path_group)];
-    auto it = node_group.find(n);
-    return it == node_group.end() ? kNone : it->second;
+    return path_group >= 0 ? named[static_cast<size_t>(path_group)] : node_group[n];
   };
   struct Rail {
     std::unordered_set<uint64_t> members;  // group << 32 | node
     std::map<std::pair<uint32_t, uint32_t>, std::unordered_set<uint32_t>> pairs;  // (A, B) -> sources in A
   };
   std::map<std::string, Rail> rails;
-  std::vector<std::pair<const std::string*, Rail*>> seen;  // a few dozen rails: a scan, no key per path
+  std::vector<Rail*> rail_of(in.names.size(), nullptr);  // rail name id -> its Rail
   for (const diagnosis::PathSummary& p : in.paths) {
     if (!diagnosis::Measured(p)) continue;
-    const uint32_t src = node(p.src), dst = node(p.dst);
+    const uint32_t src = p.src, dst = p.dst;
     const uint32_t a = group_of(p.src_group, src), b = group_of(p.dst_group, dst);
     if (a == kNone || b == kNone) continue;
-    Rail* rail = nullptr;
-    for (const auto& [n, r] : seen)
-      if (*n == p.rail) rail = r;
-    if (!rail) {
-      auto it = rails.try_emplace(p.rail).first;
-      rail = &it->second;
-      seen.emplace_back(&it->first, rail);
-    }
+    Rail*& rail = rail_of[p.rail];
+    if (!rail) rail = &rails[in.names[p.rail]];
     rail->members.insert(static_cast<uint64_t>(a) << 32 | src);
     rail->members.insert(static_cast<uint64_t>(b) << 32 | dst);
     if (a != b) rail->pairs[{a, b}].insert(src);

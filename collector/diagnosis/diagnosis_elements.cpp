@@ -50,23 +50,25 @@ uint32_t ElementIndex::Add(Scope scope, std::string subject) {
   return static_cast<uint32_t>(elements_.size() - 1);
 }
 
-uint32_t ElementIndex::Host(const std::string& node) {
-  auto it = hosts_.find(node);
-  if (it != hosts_.end()) return it->second;
-  const uint32_t id = Add(Scope::kHost, node);
-  elements_[id].node = node;
-  hosts_.emplace(node, id);
-  if (nics_.size() <= id) nics_.resize(id + 1);
+uint32_t ElementIndex::Host(const Names& names, uint32_t node) {
+  int64_t& known = host_of_name_[node];
+  if (known >= 0) return static_cast<uint32_t>(known);
+  const uint32_t id = Add(Scope::kHost, names[node]);
+  elements_[id].node = names[node];
+  hosts_.emplace(names[node], id);
+  if (nics_.size() <= id) nics_.resize(id + 1), nic_ids_.resize(id + 1);
+  known = id;
   return id;
 }
 
-uint32_t ElementIndex::Nic(uint32_t host, const std::string& device) {
-  for (const auto& [d, id] : nics_[host])
+uint32_t ElementIndex::Nic(const Names& names, uint32_t host, uint32_t device) {
+  for (const auto& [d, id] : nic_ids_[host])
     if (d == device) return id;
   const std::string node = elements_[host].node;  // a copy: Add() may move elements_
-  const uint32_t id = Add(Scope::kNic, node + "/" + device);
-  elements_[id].node = node, elements_[id].device = device;
-  nics_[host].emplace_back(device, id);
+  const uint32_t id = Add(Scope::kNic, node + "/" + names[device]);
+  elements_[id].node = node, elements_[id].device = names[device];
+  nics_[host].emplace_back(names[device], id);
+  nic_ids_[host].emplace_back(device, id);
   return id;
 }
 
@@ -132,7 +134,8 @@ ElementIndex::ElementIndex(const Fleet& f, const std::vector<bool>& measured) {
     const uint32_t id = Add(scope, fe.subject);
     fabric_.emplace(std::string(ScopeName(scope)) + "|" + fe.subject, id);
     elements_[id].fabric = &fe;
-    for (const CounterDelta& c : fe.moved) elements_[id].counters_rose |= c.delta > 0 && Physical(c.name);
+    if (!fe.rose_at_host_only)
+      for (const CounterDelta& c : fe.moved) elements_[id].counters_rose |= c.delta > 0 && Physical(c.name);
   }
   const size_t n = in.paths.size();
   offset_.assign(n + 1, 0);
@@ -141,8 +144,14 @@ ElementIndex::ElementIndex(const Fleet& f, const std::vector<bool>& measured) {
   touches_.reserve(n * 10);
   std::vector<uint32_t> touched;
   std::vector<int32_t> named_group(in.group_names.size(), -2);  // Input::group_names index -> element (-2: not yet)
-  auto group = [&](int32_t named, const std::string& node) {
-    if (named < 0) return Group(f.GroupOf(node));
+  host_of_name_.assign(in.names.size(), -1);
+  std::vector<int32_t> node_group(in.names.size(), -2);  // a node's NodeFacts::group element (-2: not yet)
+  auto group = [&](int32_t named, uint32_t node) {
+    if (named < 0) {
+      int32_t& g = node_group[node];
+      if (g == -2) g = Group(f.GroupOf(node));
+      return g;
+    }
     int32_t& id = named_group[static_cast<size_t>(named)];
     if (id == -2) id = Group(in.group_names[static_cast<size_t>(named)]);
     return id;
@@ -150,7 +159,7 @@ ElementIndex::ElementIndex(const Fleet& f, const std::vector<bool>& measured) {
   for (size_t i = 0; i < n; ++i) {
     offset_[i] = touches_.size();
     const PathSummary& p = in.paths[i];
-    const uint32_t src = Host(p.src), dst = Host(p.dst);
+    const uint32_t src = Host(in.names, p.src), dst = Host(in.names, p.dst);
     src_host_[i] = src, dst_host_[i] = dst;
     if (!measured[i]) continue;
     const int32_t ga = group(p.src_group, p.src), gb = group(p.dst_group, p.dst);
@@ -159,8 +168,8 @@ ElementIndex::ElementIndex(const Fleet& f, const std::vector<bool>& measured) {
     touched.push_back(0);
     touched.push_back(src);
     touched.push_back(dst | kDstRole);
-    if (!p.src_device.empty()) touched.push_back(Nic(src, p.src_device));
-    if (!p.dst_device.empty()) touched.push_back(Nic(dst, p.dst_device) | kDstRole);
+    if (p.src_device != 0) touched.push_back(Nic(in.names, src, p.src_device));
+    if (p.dst_device != 0) touched.push_back(Nic(in.names, dst, p.dst_device) | kDstRole);
     if (ga >= 0) Touch(static_cast<uint32_t>(ga), &touched);
     if (gb >= 0) Touch(static_cast<uint32_t>(gb), &touched);
     if (ga != gb && p.crosses.empty()) Touch(GroupLink(ga, gb), &touched);
@@ -207,7 +216,7 @@ Tallies::Tallies(const Fleet& f, const ElementIndex& index, const std::vector<bo
   own_.resize(paths.size());
   for (size_t i = 0; i < paths.size(); ++i) {
     if (!measured[i]) continue;
-    const size_t own = TransportSetOf(paths[i].transport);
+    const size_t own = f.transport_set[i];
     own_[i] = static_cast<uint8_t>(own);
     const int64_t sent = std::max<int64_t>(paths[i].sent, 0);
     InSets(own, [&](size_t k) {

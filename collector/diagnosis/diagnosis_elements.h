@@ -74,14 +74,16 @@ class ElementIndex {
 
  private:
   uint32_t Add(Scope scope, std::string subject);
-  uint32_t Host(const std::string& node);
-  uint32_t Nic(uint32_t host, const std::string& device);
+  uint32_t Host(const Names& names, uint32_t node);
+  uint32_t Nic(const Names& names, uint32_t host, uint32_t device);
   int32_t Group(const std::string& name);
   uint32_t GroupLink(int32_t a, int32_t b);
 
   std::vector<Element> elements_;
   std::unordered_map<std::string, uint32_t> hosts_, groups_by_name_, fabric_;  // fabric_: "link|s" / "switch|s"
   std::vector<std::vector<std::pair<std::string, uint32_t>>> nics_;            // per host element: device -> id
+  std::vector<int64_t> host_of_name_;                                          // Input::names id -> host (-1)
+  std::vector<std::vector<std::pair<uint32_t, uint32_t>>> nic_ids_;            // per host element: device name id -> id
   std::unordered_map<uint64_t, uint32_t> group_links_;                         // (lower, higher group id)
   std::vector<uint32_t> touches_;
   std::vector<size_t> offset_;

@@ -13,7 +13,7 @@
 #include "collector/core/probe_error_name.h"
 #include "collector/readmodel/pinglist.h"
 #include "collector/core/sat_int.h"
-#include "collector/rules/thresholds.h"
+#include "collector/rules/error_counters.h"
 
 namespace rdmascope::collector {
 namespace {
@@ -52,13 +52,34 @@ std::optional<double> Real(const json& row, const char* k) {
 
 std::optional<double> Real(double v) { return std::isnan(v) ? std::nullopt : std::optional<double>(v); }
 
-std::string Name(const std::string* s) { return s ? *s : std::string(); }
+// Input::names ids of the read model's interned strings. Equal pointers
+// are equal names, so a small direct-mapped cache of pointers answers most
+// lookups without hashing a string (a pass names about a million paths).
+class NameIds {
+ public:
+  explicit NameIds(diagnosis::Names* names) : names_(names), slots_(kSlots) {}
+  uint32_t operator()(const std::string* s) {
+    if (!s) return 0;
+    Slot& slot = slots_[(reinterpret_cast<uintptr_t>(s) >> 4) % kSlots];
+    if (slot.key != s) slot = {s, names_->Id(*s)};
+    return slot.id;
+  }
+
+ private:
+  static constexpr size_t kSlots = 4096;
+  struct Slot {
+    const std::string* key = nullptr;
+    uint32_t id = 0;
+  };
+  diagnosis::Names* names_;
+  std::vector<Slot> slots_;
+};
 
 // A path from the read model's newest row of a pair (the row the store holds).
-diagnosis::PathSummary PathOf(const ProbeRow& r) {
+diagnosis::PathSummary PathOf(const ProbeRow& r, NameIds& name) {
   diagnosis::PathSummary p;
-  p.src = Name(r.src), p.dst = Name(r.dst), p.rail = Name(r.rail), p.transport = Name(r.transport);
-  p.src_device = Name(r.local_device), p.dst_device = Name(r.remote_device);
+  p.src = name(r.src), p.dst = name(r.dst), p.rail = name(r.rail), p.transport = name(r.transport);
+  p.src_device = name(r.local_device), p.dst_device = name(r.remote_device);
   p.interval_start_ms = r.interval_start, p.interval_end_ms = r.interval_end;
   p.sent = r.sent, p.received = r.received, p.lost = r.lost;
   p.rtt_min_us = Real(r.rtt_min), p.rtt_p50_us = Real(r.rtt_p50), p.rtt_p99_us = Real(r.rtt_p99);
@@ -98,17 +119,6 @@ std::vector<CounterDelta> SwitchMoved(const json& newest, const json& before) {
 }
 
 }  // namespace
-
-bool IsErrorCounter(const std::string& name) {
-  static const CounterThresholds kTable = DefaultCounterThresholds();
-  if (kTable.count(name)) return true;
-  std::string n = name;
-  std::transform(n.begin(), n.end(), n.begin(), [](unsigned char c) { return std::tolower(c); });
-  for (const char* w : {"err", "retr", "timeout", "drop", "discard", "seq", "nak", "rnr", "dup", "out_of", "resend",
-                        "downed", "symbol"})
-    if (n.find(w) != std::string::npos) return true;
-  return false;
-}
 
 Result<diagnosis::Input> LoadDiagnosisInput(Storage& store, int64_t now_ms, const DiagnosisSourceOptions& o,
                                             FabricCounterRises* rises) {
@@ -173,7 +183,7 @@ Result<diagnosis::Input> LoadDiagnosisInput(Storage& store, int64_t now_ms, cons
   auto group_of = [&](const std::string* node, const std::string* device) -> int32_t {
     auto [it, added] = groups.try_emplace({node, device}, -1);
     if (added) {
-      const std::string g = rail_group(Name(node), Name(device));
+      const std::string g = node && device ? rail_group(*node, *device) : std::string();
       if (!g.empty()) {
         auto [id, fresh] = group_ids.try_emplace(g, static_cast<int32_t>(in.group_names.size()));
         if (fresh) in.group_names.push_back(g);
@@ -185,6 +195,7 @@ Result<diagnosis::Input> LoadDiagnosisInput(Storage& store, int64_t now_ms, cons
   // The newest summary of every pair, from the read model (no SQL: a
   // million pairs at fleet size), ending within the window.
   const ReadSnapshot::View view = store.read.snapshot().Take();
+  NameIds name_ids(&in.names);
   size_t pairs = 0;
   for (const auto& node : view.nodes) pairs += node->pairs.size();
   in.paths.reserve(pairs);
@@ -194,7 +205,7 @@ Result<diagnosis::Input> LoadDiagnosisInput(Storage& store, int64_t now_ms, cons
     for (const auto& [key, entry] : node->pairs) {
       if (!entry.newest || entry.newest->interval_end < since) continue;
       const ProbeRow& r = *entry.newest;
-      in.paths.push_back(PathOf(r));
+      in.paths.push_back(PathOf(r, name_ids));
       diagnosis::PathSummary& p = in.paths.back();
       p.src_group = group_of(r.src, r.local_device);
       p.dst_group = group_of(r.dst, r.remote_device);

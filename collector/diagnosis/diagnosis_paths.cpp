@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <unordered_map>
 
 namespace rdmascope::collector::diagnosis {
 namespace {
@@ -42,7 +43,9 @@ bool Measured(const PathSummary& p) {
   return false;
 }
 
-std::string RailTransport(const PathSummary& p) { return p.rail + "|" + p.transport; }
+std::string RailTransport(const Input& in, const PathSummary& p) {
+  return in.names[p.rail] + "|" + in.names[p.transport];
+}
 
 const char* KindName(PathKind k) {
   switch (k) {
@@ -60,18 +63,17 @@ const char* KindName(PathKind k) {
 RailTransports NumberRailTransports(const Input& in) {
   RailTransports out;
   out.id.reserve(in.paths.size());
-  struct Known {
-    const std::string *rail, *transport;
-  };
-  std::vector<Known> known;  // a fleet has a few dozen: a scan beats building a key per path
+  std::unordered_map<uint64_t, uint32_t> known;  // rail id << 32 | transport id -> number
+  uint64_t last_key = ~0ull;
+  uint32_t last = 0;
   for (const PathSummary& p : in.paths) {
-    size_t k = 0;
-    while (k < known.size() && (*known[k].transport != p.transport || *known[k].rail != p.rail)) ++k;
-    if (k == known.size()) {
-      known.push_back({&p.rail, &p.transport});
-      out.names.push_back(RailTransport(p));
+    const uint64_t key = static_cast<uint64_t>(p.rail) << 32 | p.transport;
+    if (key != last_key) {
+      auto [it, added] = known.try_emplace(key, static_cast<uint32_t>(out.names.size()));
+      if (added) out.names.push_back(RailTransport(in, p));
+      last_key = key, last = it->second;
     }
-    out.id.push_back(static_cast<uint32_t>(k));
+    out.id.push_back(last);
   }
   return out;
 }
@@ -154,7 +156,8 @@ void AddPathEvidence(const Fleet& f, const std::vector<size_t>& bad, json eviden
     if (p.rtt_min_us) mins.push_back(*p.rtt_min_us);
     if (p.network_p50_us) network.push_back(*p.network_p50_us);
     if (v->paths.size() < o.max_paths_cited)
-      v->paths.push_back({{"src", p.src}, {"dst", p.dst}, {"rail", p.rail}, {"transport", p.transport},
+      v->paths.push_back({{"src", f.Name(p.src)}, {"dst", f.Name(p.dst)}, {"rail", f.Name(p.rail)},
+                          {"transport", f.Name(p.transport)},
                           {"kind", KindName(f.kind[i])}});
   }
   evidence["what"] = "paths";

@@ -23,7 +23,7 @@ struct LatencyLimit {
   double network_median_us = 0;  // the pass's median network time (0: none)
 };
 // "rail|transport" of a path: the key of limits and baselines.
-std::string RailTransport(const PathSummary& p);
+std::string RailTransport(const Input& in, const PathSummary& p);
 // The (rail, transport) of every path numbered: id[i] indexes names (each
 // "rail|transport"), in order of first appearance.
 struct RailTransports {
@@ -49,6 +49,9 @@ struct Fleet {
   std::map<std::string, const NodeFacts*> node;
   RailTransports rail_transport;           // per path
   std::vector<LatencyLimit> limit;         // per rail_transport id
+  std::vector<uint8_t> transport_set;      // per path: TransportSetOf its transport (diagnosis_elements.h)
+  const std::string& Name(uint32_t id) const { return input->names[id]; }
+  const std::string& GroupOf(uint32_t node) const { return GroupOf(Name(node)); }
   const std::string& GroupOf(const std::string& node) const {
     static const std::string kNone;
     auto it = group.find(node);

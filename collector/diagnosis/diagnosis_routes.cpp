@@ -119,11 +119,10 @@ void PathRouter::Index() {
   }
 }
 
-const FabricAddress* PathRouter::AddressOf(const std::string& node, const std::string& device, int64_t port) const {
-  if (device.empty()) return nullptr;
-  auto it = addresses_.find(node);
-  if (it == addresses_.end()) return nullptr;
-  for (const PortAddress& p : it->second) {  // without a port: the device's first port with a LID
+const FabricAddress* PathRouter::AddressOf(const std::vector<PortAddress>* ports, const std::string& device,
+                                           int64_t port) {
+  if (!ports || device.empty()) return nullptr;
+  for (const PortAddress& p : *ports) {  // without a port: the device's first port with a LID
     if (p.device != device) continue;
     if (port > 0 && p.port == port) return p.address.lid == 0 ? nullptr : &p.address;
     if (port <= 0 && p.address.lid != 0) return &p.address;
@@ -150,21 +149,38 @@ void PathRouter::Resolve(diagnosis::Input* in,
                          const std::map<fabric::PortRef, std::vector<diagnosis::CounterDelta>>& rises) {
   coverage_ = RouteCoverage();
   in->elements = elements_;
+  std::vector<bool> at_switch(elements_.size());  // per cable: a rise counted at a switch port
   for (const auto& [port, moved] : rises) {
     auto e = cable_.find(port);
     if (e == cable_.end()) continue;
     auto& into = in->elements[e->second].moved;
     into.insert(into.end(), moved.begin(), moved.end());
+    const fabric::FabricNode* n = table_ ? table_->Node(port.guid) : nullptr;
+    if (!n || n->type == fabric::NodeType::kSwitch) at_switch[e->second] = true;
   }
+  for (size_t i = 0; i < elements_.size(); ++i)
+    if (!in->elements[i].moved.empty() && !at_switch[i]) in->elements[i].rose_at_host_only = true;
+  for (const auto& [node, ports] : addresses_)  // host cables name the agent's node and device at their end
+    for (const PortAddress& p : ports) {
+      auto e = cable_.find(fabric::PortRef{p.address.node_guid, static_cast<int>(p.address.port)});
+      if (e == cable_.end()) continue;
+      in->elements[e->second].host_node = node;
+      in->elements[e->second].host_device = p.device;
+    }
   if (!table_ || elements_.empty()) {
     coverage_.paths_unrouted = static_cast<int64_t>(in->paths.size());
     return;
   }
   std::vector<bool> crossed(elements_.size());
+  std::vector<const std::vector<PortAddress>*> ports_of(in->names.size(), nullptr);  // node name id -> its ports
+  for (uint32_t id = 0; id < in->names.size(); ++id) {
+    auto it = addresses_.find(in->names[id]);
+    if (it != addresses_.end()) ports_of[id] = &it->second;
+  }
   for (diagnosis::PathSummary& p : in->paths) {
     p.crosses.clear();
-    const FabricAddress* a = AddressOf(p.src, p.src_device, p.src_port);
-    const FabricAddress* b = AddressOf(p.dst, p.dst_device, p.dst_port);
+    const FabricAddress* a = AddressOf(ports_of[p.src], in->names[p.src_device], p.src_port);
+    const FabricAddress* b = AddressOf(ports_of[p.dst], in->names[p.dst_device], p.dst_port);
     const std::vector<uint32_t>* there = a && b ? Route(*a, b->lid) : nullptr;
     const std::vector<uint32_t>* back = a && b ? Route(*b, a->lid) : nullptr;
     if (!there || !back) {

@@ -56,17 +56,18 @@ class PathRouter {
 
  private:
   const std::vector<uint32_t>* Route(const FabricAddress& from, uint32_t to_lid);
-  const FabricAddress* AddressOf(const std::string& node, const std::string& device, int64_t port) const;
-  void Index();
-
-  int64_t version_ = -1;
-  FabricTopology topology_;
-  std::unique_ptr<fabric::RouteTable> table_;
   struct PortAddress {
     std::string device;
     int port;
     FabricAddress address;
   };
+  static const FabricAddress* AddressOf(const std::vector<PortAddress>* ports, const std::string& device,
+                                        int64_t port);
+  void Index();
+
+  int64_t version_ = -1;
+  FabricTopology topology_;
+  std::unique_ptr<fabric::RouteTable> table_;
   std::unordered_map<std::string, std::vector<PortAddress>> addresses_;  // node -> its ports, in port order
   std::map<fabric::PortRef, fabric::RemoteEnd> remembered_;        // every cable end seen, while not recabled
   std::map<uint64_t, fabric::FabricNode> remembered_nodes_;       // every node as last seen

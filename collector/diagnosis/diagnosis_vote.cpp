@@ -65,6 +65,15 @@ class Vote {
       f_.node[n.name] = &n;
     }
     f_.rail_transport = NumberRailTransports(in);
+    {
+      std::vector<int> set_of_name(in.names.size(), -1);  // transport name id -> TransportSetOf
+      f_.transport_set.resize(in.paths.size());
+      for (size_t i = 0; i < in.paths.size(); ++i) {
+        int& k = set_of_name[in.paths[i].transport];
+        if (k < 0) k = static_cast<int>(TransportSetOf(in.names[in.paths[i].transport]));
+        f_.transport_set[i] = static_cast<uint8_t>(k);
+      }
+    }
     f_.limit = LatencyLimits(in, f_.rail_transport, o);
     measured_.resize(in.paths.size());
     open_.resize(in.paths.size());
@@ -82,6 +91,12 @@ class Vote {
       if (open_[i]) ++open_count_;
     }
     index_ = std::make_unique<ElementIndex>(f_, measured_);
+  }
+
+  std::map<std::string, double> NetworkMedians() const {
+    std::map<std::string, double> out;
+    for (size_t id = 0; id < f_.limit.size(); ++id) out[f_.rail_transport.names[id]] = f_.limit[id].network_median_us;
+    return out;
   }
 
   std::vector<Verdict> Run() {
@@ -121,10 +136,10 @@ class Vote {
 
   // A path end on `port`: same node and device and, when both know it, port.
   // A path without a device matches only a node with one port.
-  bool OnPort(const std::string& node, const std::string& device, int64_t port_no, const PortFacts& port) const {
-    if (node != port.node) return false;
-    if (device.empty()) return PortsOf(node) == 1;
-    return device == port.device && (port_no == 0 || port_no == port.port);
+  bool OnPort(uint32_t node, uint32_t device, int64_t port_no, const PortFacts& port) const {
+    if (f_.Name(node) != port.node) return false;
+    if (device == 0) return PortsOf(port.node) == 1;
+    return f_.Name(device) == port.device && (port_no == 0 || port_no == port.port);
   }
   size_t PortsOf(const std::string& node) const {
     size_t n = 0;
@@ -222,7 +237,7 @@ class Vote {
     std::vector<std::vector<size_t>> bad(n * kTransportSets);  // (dst host, transport set) -> its failed paths
     for (size_t i = 0; i < Paths().size(); ++i) {
       if (!measured_[i]) continue;
-      const size_t key = index.DstHost(i) * kTransportSets + TransportSetOf(Paths()[i].transport);
+      const size_t key = index.DstHost(i) * kTransportSets + f_.transport_set[i];
       ++total[key];
       if (open_[i] && f_.kind[i] == kind) bad[key].push_back(i);
     }
@@ -356,9 +371,9 @@ class Vote {
   bool Spread(const ElementIndex& index, const Round& r, uint32_t id) const {
     std::set<uint32_t> peers;
     std::set<int32_t> groups;
-    const std::string& node = index.elements()[id].node;
+    const int64_t host = index.Find(Scope::kHost, index.elements()[id].node);
     for (uint32_t i : r.bad[id]) {
-      const bool is_dst = node == Paths()[i].dst;
+      const bool is_dst = static_cast<int64_t>(index.DstHost(i)) == host;
       peers.insert(is_dst ? index.SrcHost(i) : index.DstHost(i));
       groups.insert(index.PeerGroup(i, is_dst));
       if (index.groups() > 1 ? groups.size() > 1 : peers.size() > 1) return true;
@@ -425,9 +440,10 @@ class Vote {
       vote["as_src"] = Ratio(c.src_bad, c.src_total);
       vote["as_dst"] = Ratio(c.dst_bad, c.dst_total);
       std::set<std::string> peers, groups;
+      const int64_t host = index.Find(Scope::kHost, e.node);
       for (size_t i : bad) {
-        const bool is_dst = e.node == Paths()[i].dst;
-        peers.insert(is_dst ? Paths()[i].src : Paths()[i].dst);
+        const bool is_dst = static_cast<int64_t>(index.DstHost(i)) == host;
+        peers.insert(f_.Name(is_dst ? Paths()[i].src : Paths()[i].dst));
         const int32_t g = index.PeerGroup(i, is_dst);
         groups.insert(g < 0 ? std::string() : index.elements()[static_cast<size_t>(g)].subject);
       }
@@ -465,6 +481,10 @@ class Vote {
     std::map<std::string, int> per_switch;
     for (const Element& e : index.elements()) {
       if (!e.fabric || e.scope != Scope::kLink || named_.count("link|" + e.subject)) continue;
+      const FabricElement& fe = *e.fabric;  // a host cable whose host or NIC has a verdict: theirs
+      if (!fe.host_node.empty() &&
+          (named_.count("host|" + fe.host_node) || named_.count("nic|" + fe.host_node + "/" + fe.host_device)))
+        continue;
       Rise r{&e, json::array(), {}};
       for (const CounterDelta& c : e.fabric->moved) {
         auto t = kThresholds.find(c.name);
@@ -551,11 +571,25 @@ class Vote {
 
 std::vector<Verdict> Diagnose(const Input& input, const Options& options) { return Vote(input, options).Run(); }
 
+std::vector<Verdict> Diagnose(const Input& input, const Options& options,
+                              std::map<std::string, double>* network_medians_us) {
+  Vote vote(input, options);
+  if (network_medians_us) *network_medians_us = vote.NetworkMedians();
+  return vote.Run();
+}
+
 std::map<std::string, double> UpdateNetworkBaseline(const std::map<std::string, double>& before, const Input& input,
                                                     const Options& options) {
+  std::map<std::string, double> medians;
+  for (const auto& [key, limit] : LatencyLimits(input, options)) medians[key] = limit.network_median_us;
+  return UpdateNetworkBaseline(before, medians, options);
+}
+
+std::map<std::string, double> UpdateNetworkBaseline(const std::map<std::string, double>& before,
+                                                    const std::map<std::string, double>& network_medians_us,
+                                                    const Options& options) {
   std::map<std::string, double> after = before;
-  for (const auto& [key, limit] : LatencyLimits(input, options)) {
-    const double m = limit.network_median_us;
+  for (const auto& [key, m] : network_medians_us) {
     if (m <= 0) continue;
     auto it = after.find(key);
     if (it == after.end()) {

@@ -37,8 +37,9 @@ Result<DiagnosisPass> DiagnosisWorker::RunPass() {
   store_.read.snapshot().SetCoverage(
       CoverageOf(input.value(), pass.routes, now, options_.source.report_interval_ms));
   input.value().network_baseline_us = network_baseline_us_;
-  std::vector<diagnosis::Verdict> verdicts = diagnosis::Diagnose(input.value(), options_.vote);
-  network_baseline_us_ = diagnosis::UpdateNetworkBaseline(network_baseline_us_, input.value(), options_.vote);
+  std::map<std::string, double> medians;
+  std::vector<diagnosis::Verdict> verdicts = diagnosis::Diagnose(input.value(), options_.vote, &medians);
+  network_baseline_us_ = diagnosis::UpdateNetworkBaseline(network_baseline_us_, medians, options_.vote);
   auto open = store_.diagnoses.OpenDiagnosisKeys();
   if (!open.ok()) return Status::Error("diagnosis: reading open diagnoses: " + open.status().message());
   diagnosis::TrackStep step = tracker_.Observe(verdicts, open.value(), now, options_.source.report_interval_ms);

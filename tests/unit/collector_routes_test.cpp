@@ -446,7 +446,8 @@ TEST_F(RoutesStoreTest, DiagnosisRouterGivesEachPathItsCablesAndKeepsAGoneCableD
   Ingest(AgentReport("a3", "n3", kT0, kHca3, 3), kT0);
   diagnosis::Input in;
   diagnosis::PathSummary p;
-  p.src = "n1", p.dst = "n3", p.rail = "0", p.transport = "ud", p.src_device = p.dst_device = "mlx5_0";
+  p.src = in.names.Id("n1"), p.dst = in.names.Id("n3"), p.rail = in.names.Id("0"), p.transport = in.names.Id("ud");
+  p.src_device = p.dst_device = in.names.Id("mlx5_0");
   p.sent = p.received = 10;
   in.paths.push_back(p);
   PathRouter router;

@@ -81,8 +81,9 @@ Tree Build(int leaves, int hosts, int spines, int cross, unsigned seed = 1) {
     for (int b : dsts)
       for (const char* tr : {"ud", "rc"}) {
         PathSummary p;
-        p.src = t.names[a], p.dst = t.names[b], p.rail = "0", p.transport = tr;
-        p.src_device = p.dst_device = "mlx5_0";
+        p.src = t.in.names.Id(t.names[a]), p.dst = t.in.names.Id(t.names[b]);
+        p.rail = t.in.names.Id("0"), p.transport = t.in.names.Id(tr);
+        p.src_device = p.dst_device = t.in.names.Id("mlx5_0");
         p.interval_start_ms = 1000, p.interval_end_ms = 2000, p.sent = p.received = 10;
         p.rtt_p50_us = 8.0, p.rtt_p99_us = 12.0, p.rtt_min_us = 6.0, p.network_p50_us = 3.0;
         t.Route(a, b, &p.crosses);
@@ -101,9 +102,10 @@ void Lossy(Tree& t, uint32_t e, double loss, unsigned seed = 7) {
   for (PathSummary& p : t.in.paths) {
     if (std::find(p.crosses.begin(), p.crosses.end(), e) == p.crosses.end()) continue;
     const int64_t l = loss >= 1 ? 10 : lost(rng);
-    if (p.transport == "rc" && l < 10) continue;
+    const bool rc = t.in.names[p.transport] == "rc";
+    if (rc && l < 10) continue;
     p.lost = l, p.received = 10 - l;
-    if (p.transport == "rc") p.errors_by_status["RETRY_EXC_ERR"] = 10;
+    if (rc) p.errors_by_status["RETRY_EXC_ERR"] = 10;
     if (p.received == 0) p.rtt_p50_us.reset(), p.network_p50_us.reset(), p.rtt_min_us.reset();
   }
 }
@@ -164,6 +166,20 @@ TEST(DiagnosisFabric, HostCableWithSymbolErrorsIsTheCable) {
   ExpectExactly(Diagnose(t.in), {"link|" + t.in.elements[t.HostCable(17)].subject + "|loss"});
 }
 
+// Errors counted only by the host adapter's own port (its receiver) with
+// every path of the adapter lossy: the NIC, with the cable's counters as
+// evidence, not the cable before it.
+TEST(DiagnosisFabric, ErrorsOnlyAtTheAdapterEndAreTheNic) {
+  Tree t = Build(8, 8, 4, 6);
+  Lossy(t, t.HostCable(17), 0.3);
+  t.in.elements[t.HostCable(17)].moved.push_back({"port_rcv_errors", 40});
+  t.in.elements[t.HostCable(17)].rose_at_host_only = true;
+  t.in.elements[t.HostCable(17)].host_node = "node17", t.in.elements[t.HostCable(17)].host_device = "mlx5_0";
+  ExpectExactly(Diagnose(t.in), {"nic|node17/mlx5_0|loss"});
+  t.in.elements[t.HostCable(17)].rose_at_host_only = false;  // the switch end counted them too
+  ExpectExactly(Diagnose(t.in), {"link|" + t.in.elements[t.HostCable(17)].subject + "|loss"});
+}
+
 TEST(DiagnosisFabric, FleetWideLossIsOneFleetVerdict) {
   Tree t = Build(8, 8, 4, 6);
   for (int l = 0; l < 8; ++l) Lossy(t, t.Leaf(l), 0.4, 100 + l);
@@ -198,7 +214,7 @@ TEST(DiagnosisFabric, LeafDownWithItsHostsPortsDownIsOneSwitchVerdict) {
     if (t.LeafOf(h) == 2) p.active = false, p.state = "DOWN";
   }
   for (PathSummary& p : t.in.paths)
-    if (t.LeafOf(std::stoi(p.src.substr(4))) == 2) p.not_run = true, p.sent = p.received = p.lost = 0;
+    if (t.LeafOf(std::stoi(t.in.names[p.src].substr(4))) == 2) p.not_run = true, p.sent = p.received = p.lost = 0;
   ExpectExactly(Diagnose(t.in), {"switch|" + Guid(1, 2) + "|unreachable"});
 }
 
@@ -242,11 +258,11 @@ TEST(DiagnosisFabric, SlowResponderIsHostBusyNotLatency) {
   Tree t = Build(8, 8, 4, 6);
   for (PathSummary& p : t.in.paths) {
     p.rtt_p50_us = 400.0;
-    if (p.src == "node9" || p.dst == "node9") p.rtt_p50_us = 3000.0;
+    if (t.in.names[p.src] == "node9" || t.in.names[p.dst] == "node9") p.rtt_p50_us = 3000.0;
   }
   ExpectExactly(Diagnose(t.in), {"host|node9|host_busy"});
   for (PathSummary& p : t.in.paths)
-    if (p.src == "node9" || p.dst == "node9") p.network_p50_us = 200.0;
+    if (t.in.names[p.src] == "node9" || t.in.names[p.dst] == "node9") p.network_p50_us = 200.0;
   ExpectExactly(Diagnose(t.in), {"nic|node9/mlx5_0|latency"});
 }
 
@@ -257,13 +273,13 @@ TEST(DiagnosisFabric, PortDownTakesOnlyItsOwnPaths) {
   std::vector<PathSummary> more;
   for (const PathSummary& p : t.in.paths) {
     PathSummary q = p;
-    q.rail = "1", q.src_device = q.dst_device = "mlx5_1";
+    q.rail = t.in.names.Id("1"), q.src_device = q.dst_device = t.in.names.Id("mlx5_1");
     q.crosses.clear();
     more.push_back(q);
   }
   for (PathSummary& q : more) {
-    if (q.src == "node5") q.not_run = true, q.sent = q.received = 0;
-    if (q.dst == "node5") q.lost = 10, q.received = 0;
+    if (t.in.names[q.src] == "node5") q.not_run = true, q.sent = q.received = 0;
+    if (t.in.names[q.dst] == "node5") q.lost = 10, q.received = 0;
   }
   t.in.paths.insert(t.in.paths.end(), more.begin(), more.end());
   t.in.ports.push_back({"node5", "mlx5_1", 1, "DOWN", false, {}, "", "", 0, {}});

@@ -20,13 +20,17 @@ struct Fleet {
   std::map<std::string, std::string> group;
 };
 
+// A path's name field as text.
+const std::string& N(const Fleet& f, uint32_t id) { return f.in.names[id]; }
+
 std::string NodeName(int i) { return "n" + std::to_string(i); }
 std::string GroupName(int g) { return "g" + std::to_string(g); }
 
 // A clean RC path: 1000 probes, p50 20 us, p99 40 us.
-PathSummary Clean(const std::string& src, const std::string& dst) {
+PathSummary Clean(Names& names, const std::string& src, const std::string& dst) {
   PathSummary p;
-  p.src = src, p.dst = dst, p.rail = "0", p.transport = "rc", p.src_device = p.dst_device = "mlx5_0";
+  p.src = names.Id(src), p.dst = names.Id(dst), p.rail = names.Id("0"), p.transport = names.Id("rc");
+  p.src_device = p.dst_device = names.Id("mlx5_0");
   p.interval_start_ms = 1000, p.interval_end_ms = 2000, p.sent = p.received = 1000;
   p.rtt_p50_us = 20.0, p.rtt_p99_us = 40.0;
   return p;
@@ -51,11 +55,11 @@ Fleet Build(int nodes, int groups, int cross = 4) {
         other.push_back({PairHash(src, dst), dst});
         continue;
       }
-      f.in.paths.push_back(Clean(src, dst));
+      f.in.paths.push_back(Clean(f.in.names, src, dst));
     }
     std::sort(other.begin(), other.end());
     for (int k = 0; k < cross && k < static_cast<int>(other.size()); ++k)
-      f.in.paths.push_back(Clean(src, other[k].second));
+      f.in.paths.push_back(Clean(f.in.names, src, other[k].second));
   }
   return f;
 }
@@ -65,7 +69,7 @@ void AddUd(Fleet& f) {
   const size_t n = f.in.paths.size();
   for (size_t i = 0; i < n; ++i) {
     PathSummary p = f.in.paths[i];
-    p.transport = "ud";
+    p.transport = f.in.names.Id("ud");
     f.in.paths.push_back(p);
   }
 }
@@ -77,12 +81,12 @@ void Lose(PathSummary& p, double ratio) {
 
 void BadNode(Fleet& f, const std::string& node, double loss = 0.3) {
   for (PathSummary& p : f.in.paths)
-    if (p.src == node || p.dst == node) Lose(p, loss);
+    if (N(f, p.src) == node || N(f, p.dst) == node) Lose(p, loss);
 }
 
 void BadLink(Fleet& f, const std::string& ga, const std::string& gb, double loss = 0.3) {
   for (PathSummary& p : f.in.paths) {
-    const std::string &a = f.group[p.src], &b = f.group[p.dst];
+    const std::string &a = f.group[N(f, p.src)], &b = f.group[N(f, p.dst)];
     if ((a == ga && b == gb) || (a == gb && b == ga)) Lose(p, loss);
   }
 }
@@ -178,7 +182,7 @@ TEST(DiagnosisVote, LossOnlyOnUdPathsStillNamesTheNode) {
   Fleet f = Build(60, 3);
   AddUd(f);
   for (PathSummary& p : f.in.paths)
-    if (p.transport == "ud" && (p.src == "n7" || p.dst == "n7")) Lose(p, 0.3);
+    if (N(f, p.transport) == "ud" && (N(f, p.src) == "n7" || N(f, p.dst) == "n7")) Lose(p, 0.3);
   auto vs = Diagnose(f.in);
   ExpectExactly(vs, {{"nic", "n7/mlx5_0", "loss"}});
   const Verdict* v = Find(vs, "nic");
@@ -192,8 +196,8 @@ TEST(DiagnosisVote, LossOnlyOnUdPathsAcrossGroupsNamesTheLink) {
   Fleet f = Build(60, 3);
   AddUd(f);
   for (PathSummary& p : f.in.paths) {
-    const std::string &a = f.group[p.src], &b = f.group[p.dst];
-    if (p.transport == "ud" && ((a == "g0" && b == "g2") || (a == "g2" && b == "g0"))) Lose(p, 0.3);
+    const std::string &a = f.group[N(f, p.src)], &b = f.group[N(f, p.dst)];
+    if (N(f, p.transport) == "ud" && ((a == "g0" && b == "g2") || (a == "g2" && b == "g0"))) Lose(p, 0.3);
   }
   ExpectExactly(Diagnose(f.in), {{"group_link", "g0<->g2", "loss"}});
 }
@@ -204,7 +208,7 @@ TEST(DiagnosisVote, RnrWithCleanUdPathsIsStillTheApplication) {
   Fleet f = Build(60, 3);
   AddUd(f);
   for (PathSummary& p : f.in.paths)
-    if (p.transport == "rc" && p.dst == "n11") Fails(p, "RNR_RETRY_EXC_ERR");
+    if (N(f, p.transport) == "rc" && N(f, p.dst) == "n11") Fails(p, "RNR_RETRY_EXC_ERR");
   ExpectExactly(Diagnose(f.in), {{"host", "n11", "rnr"}});
 }
 
@@ -214,7 +218,7 @@ TEST(DiagnosisVote, HalfOfOneTransportIsNoVerdict) {
   AddUd(f);
   int k = 0;
   for (PathSummary& p : f.in.paths)
-    if (p.transport == "ud" && (p.src == "n7" || p.dst == "n7") && (k++ % 2 == 0)) Lose(p, 0.3);
+    if (N(f, p.transport) == "ud" && (N(f, p.src) == "n7" || N(f, p.dst) == "n7") && (k++ % 2 == 0)) Lose(p, 0.3);
   for (const Verdict& v : Diagnose(f.in)) EXPECT_NE(v.subject.rfind("n7", 0), 0u) << v.Key();
 }
 
@@ -247,19 +251,19 @@ TEST(DiagnosisVote, BackgroundLossAloneGivesNothing) {
 TEST(DiagnosisVote, RnrToOneNodeIsItsApplication) {
   Fleet f = Build(300, 10);
   for (PathSummary& p : f.in.paths)
-    if (p.dst == "n17") Fails(p, "RNR_RETRY_EXC_ERR");
+    if (N(f, p.dst) == "n17") Fails(p, "RNR_RETRY_EXC_ERR");
   auto vs = Diagnose(f.in);
   ExpectExactly(vs, {{"host", "n17", "rnr"}});
   EXPECT_EQ(vs.at(0).severity, "critical");
   int64_t inbound = 0;
-  for (const PathSummary& p : f.in.paths) inbound += p.dst == "n17" ? 1 : 0;
+  for (const PathSummary& p : f.in.paths) inbound += N(f, p.dst) == "n17" ? 1 : 0;
   EXPECT_EQ(vs.at(0).evidence.at(0)["wc_status"].value("RNR_RETRY_EXC_ERR", 0), 1000 * inbound);
 }
 
 TEST(DiagnosisVote, RemoteAccessIsConfigurationAtTheResponder) {
   Fleet f = Build(300, 10);
   for (PathSummary& p : f.in.paths)
-    if (p.dst == "n3") Fails(p, "REM_ACCESS_ERR");
+    if (N(f, p.dst) == "n3") Fails(p, "REM_ACCESS_ERR");
   ExpectExactly(Diagnose(f.in), {{"host", "n3", "access"}});
 }
 
@@ -268,8 +272,8 @@ TEST(DiagnosisVote, PortDownIsThePort) {
   for (PortFacts& p : f.in.ports)
     if (p.node == "n9") p.active = false, p.state = "DOWN";
   for (PathSummary& p : f.in.paths) {
-    if (p.src == "n9") p.not_run = true, p.sent = p.received = 0;
-    if (p.dst == "n9") Fails(p, "RETRY_EXC_ERR");
+    if (N(f, p.src) == "n9") p.not_run = true, p.sent = p.received = 0;
+    if (N(f, p.dst) == "n9") Fails(p, "RETRY_EXC_ERR");
   }
   auto vs = Diagnose(f.in);
   ExpectExactly(vs, {{"port", "n9/mlx5_0/1", "port_down"}});
@@ -286,8 +290,8 @@ TEST(DiagnosisVote, SilentAgentIsHostUnreachable) {
   Fleet f = Build(300, 10);
   std::vector<PathSummary> kept;
   for (PathSummary& p : f.in.paths) {
-    if (p.src == "n21") continue;  // its agent reports nothing
-    if (p.dst == "n21") Fails(p, "PROBE_DEADLINE");
+    if (N(f, p.src) == "n21") continue;  // its agent reports nothing
+    if (N(f, p.dst) == "n21") Fails(p, "PROBE_DEADLINE");
     kept.push_back(p);
   }
   f.in.paths = kept;
@@ -303,7 +307,7 @@ TEST(DiagnosisVote, SilentAgentIsHostUnreachable) {
 TEST(DiagnosisVote, DelayOnOneNodeIsLatency) {
   Fleet f = Build(300, 10);
   for (PathSummary& p : f.in.paths)
-    if (p.src == "n50" || p.dst == "n50") p.rtt_p50_us = 5020.0, p.rtt_p99_us = 5100.0;
+    if (N(f, p.src) == "n50" || N(f, p.dst) == "n50") p.rtt_p50_us = 5020.0, p.rtt_p99_us = 5100.0;
   auto vs = Diagnose(f.in);
   ExpectExactly(vs, {{"nic", "n50/mlx5_0", "latency"}});
   EXPECT_EQ(vs.at(0).severity, "warning");
@@ -316,7 +320,7 @@ TEST(DiagnosisVote, DelayShownOnlyByTheMinIsLatency) {
   Fleet f = Build(300, 10);
   for (PathSummary& p : f.in.paths) {
     p.rtt_min_us = 500.0, p.rtt_p50_us = 4000.0;
-    if (p.src == "n50" || p.dst == "n50") p.rtt_min_us = 5500.0, p.rtt_p50_us = 9000.0;
+    if (N(f, p.src) == "n50" || N(f, p.dst) == "n50") p.rtt_min_us = 5500.0, p.rtt_p50_us = 9000.0;
   }
   auto vs = Diagnose(f.in);
   ExpectExactly(vs, {{"nic", "n50/mlx5_0", "latency"}});
@@ -342,7 +346,8 @@ TEST(DiagnosisVote, HostNeedsPeersInMoreThanOneGroup) {
   // both directions, but all its bad peers are in one group — no host verdict.
   Fleet h = Build(6, 2, 3);
   for (PathSummary& p : h.in.paths)
-    if ((p.src == "n0" && h.group[p.dst] == "g1") || (p.dst == "n0" && h.group[p.src] == "g1")) Lose(p, 0.3);
+    if ((N(h, p.src) == "n0" && h.group[N(h, p.dst)] == "g1") || (N(h, p.dst) == "n0" && h.group[N(h, p.src)] == "g1"))
+      Lose(p, 0.3);
   for (const Verdict& v : Diagnose(h.in)) EXPECT_TRUE(v.scope != "host" && v.scope != "nic") << v.Key();
 }
 
@@ -351,7 +356,7 @@ TEST(DiagnosisVote, HostNeedsPeersInMoreThanOneGroup) {
 TEST(DiagnosisVote, HostNeedsBothDirections) {
   Fleet f = Build(300, 10);
   for (PathSummary& p : f.in.paths)
-    if (p.dst == "n8") Lose(p, 0.3);
+    if (N(f, p.dst) == "n8") Lose(p, 0.3);
   for (const Verdict& v : Diagnose(f.in)) EXPECT_NE(v.subject.rfind("n8", 0), 0u) << v.Key();
 }
 
@@ -360,11 +365,11 @@ TEST(DiagnosisVote, OneOfTwoNicsIsTheNic) {
   std::vector<PathSummary> more;
   for (const PathSummary& p : f.in.paths) {  // a second rail on mlx5_1
     PathSummary q = p;
-    q.rail = "1", q.src_device = q.dst_device = "mlx5_1";
+    q.rail = f.in.names.Id("1"), q.src_device = q.dst_device = f.in.names.Id("mlx5_1");
     more.push_back(q);
   }
   for (PathSummary& q : more)
-    if (q.src == "n4" || q.dst == "n4") Lose(q, 0.5);
+    if (N(f, q.src) == "n4" || N(f, q.dst) == "n4") Lose(q, 0.5);
   f.in.paths.insert(f.in.paths.end(), more.begin(), more.end());
   ExpectExactly(Diagnose(f.in), {{"nic", "n4/mlx5_1", "loss"}});
 }
