@@ -27,6 +27,10 @@ constexpr char kHelp[] =
     "kind, since when, confidence, the evidence (the path vote and the error counters\n"
     "that moved on that element, incl. the switch port at the other end of its\n"
     "cable) and the paths behind it (see them with /api/v1/probes?src=&dst=).\n"
+    "An element has one diagnosis: a more severe verdict on it escalates that\n"
+    "diagnosis in place (its evidence says what it was before), a milder one\n"
+    "leaves it as it is, and a fault that comes back soon after it closed\n"
+    "reopens it (flaps counted).\n"
     "\n"
     "  --collector URL  the collector (default http://127.0.0.1:9470)\n"
     "%s"
@@ -50,6 +54,9 @@ std::string Evidence(const json& e) {
            ") " + Str(e["counter"]) + " +" + Str(e["delta"]);
   if (what == "port_state") return "port state " + Str(e["state"]);
   if (what == "agent_silent") return "agent silent since " + IsoTime(e["last_report_at_ms"]);
+  if (what == "flapping") return "flapping: came back " + Str(e["flaps"]) + " time(s) after a clean interval";
+  if (what == "escalated")
+    return "escalated from " + Str(e["from_severity"]) + " " + Str(e["from_kind"]) + " at " + IsoTime(e["at_ms"]);
   if (what == "paths") {
     std::string s = Str(e["bad"]) + " bad path(s)";
     if (e.contains("as_src")) s += ", as source " + Str(e["as_src"]);

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -20,8 +21,21 @@ struct Verdict {
   nlohmann::json paths = nlohmann::json::array();  // [{src,dst,rail,transport,kind}]
   int flaps = 0;  // times it came back after a gap (the tracker's count; the store keeps the largest)
 
-  // scope|subject|kind: what the store keys an open diagnosis by.
+  // scope|subject|kind: the key of the diagnosis it opens or refreshes. An
+  // open diagnosis's key is always its current kind's: when its kind
+  // escalates, its row takes the new key (the store keeps at most one open
+  // diagnosis per element, see Element()).
   std::string Key() const { return scope + "|" + subject + "|" + kind; }
+  // scope|subject: the element; one open diagnosis per element.
+  std::string Element() const { return scope + "|" + subject; }
 };
+
+// What the store says of an open diagnosis: its severity and its evidence as
+// last written (the tracker takes back its own entries after a restart).
+struct OpenDiagnosis {
+  std::string severity;
+  nlohmann::json evidence = nlohmann::json::array();
+};
+using OpenDiagnoses = std::map<std::string, OpenDiagnosis>;  // open key -> what it is
 
 }  // namespace rdmascope::collector::diagnosis

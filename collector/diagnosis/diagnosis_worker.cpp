@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <set>
 
 namespace rdmascope::collector {
 
@@ -48,8 +49,13 @@ Result<DiagnosisPass> DiagnosisWorker::RunPass() {
     return Status::Error("diagnosis: storing diagnoses: " + s.message());
   pass.verdicts = static_cast<int>(verdicts.size());
   pass.paths = static_cast<int>(input.value().paths.size());
+  std::set<std::string> escalated_to;
+  for (const auto& [from, to] : step.escalated) {
+    pass.escalated.push_back(from + " -> " + to);
+    escalated_to.insert(to);
+  }
   for (const diagnosis::Verdict& v : step.upsert)
-    if (!open.value().count(v.Key())) pass.opened.push_back(v.Key());
+    if (!open.value().count(v.Key()) && !escalated_to.count(v.Key())) pass.opened.push_back(v.Key());
   pass.closed = step.close;
   return pass;
 }
@@ -68,6 +74,7 @@ void DiagnosisWorker::Tick() {
   if (!pass.ok()) return log_(pass.status().message());
   if (!pass.value().routes_error.empty()) log_(pass.value().routes_error);
   for (const std::string& k : pass.value().opened) log_("diagnosis opened: " + k);
+  for (const std::string& k : pass.value().escalated) log_("diagnosis escalated in place: " + k);
   for (const std::string& k : pass.value().closed) log_("diagnosis closed: " + k);
 }
 

@@ -2,7 +2,7 @@
 // run the vote, and open, refresh or close diagnoses with hysteresis.
 //
 // Contract: RunPass() is one whole run (what the timer does) and returns what
-// it opened and closed; the loop runs it every interval_ms (0: every half
+// it opened, escalated and closed; the loop runs it every interval_ms (0: every half
 // report interval, at least 1 s). The report interval is the configuration's
 // (source.report_interval_ms). The worker keeps the fleet's network-time
 // baseline from pass to pass (diagnosis::UpdateNetworkBaseline) and the
@@ -40,6 +40,7 @@ struct DiagnosisPass {
   RouteCoverage routes;  // paths routed through the fabric, inter-switch cables they crossed
   std::string routes_error;  // the topology could not be read: the pass ran without routes
   std::vector<std::string> opened, closed;  // keys
+  std::vector<std::string> escalated;       // "open key -> its new key": the same diagnosis, more severe
 };
 
 class DiagnosisWorker {

@@ -63,58 +63,101 @@ Result<json> DiagnosisRecords::DiagnosisFacts(int64_t since_ms, int64_t counters
   });
 }
 
-Result<std::set<std::string>> DiagnosisRecords::OpenDiagnosisKeys() {
+// ?1 key, ?2 kind, ?3 severity, ?4 confidence, ?5 evidence, ?6 paths, ?7
+// now, ?8 flaps, ?9 and ?10 the element's key range, ?11 scope, ?12 subject.
+// The range of the key index, named: the planner would otherwise walk every
+// open row through diagnoses_closed.
+// Of two open on one element (rows from before one per element held
+// whatever the kind) the one of this key.
+const char kDiagnosisRefreshSql[] =
+    "UPDATE diagnoses SET key = ?1, kind = ?2, severity = ?3, confidence = ?4, evidence = ?5, paths = ?6, "
+    "last_seen_at = ?7, runs = runs + 1, flaps = MAX(flaps, ?8) "
+    "WHERE id = (SELECT id FROM diagnoses INDEXED BY diagnoses_one_open WHERE key >= ?9 AND key < ?10 "
+    "AND closed_at IS NULL "
+    "AND scope = ?11 AND subject = ?12 ORDER BY key = ?1 DESC, id DESC LIMIT 1)";
+// The same, and ?13 the oldest close that reopens.
+const char kDiagnosisReopenSql[] =
+    "UPDATE diagnoses SET closed_at = NULL, key = ?1, kind = ?2, severity = ?3, confidence = ?4, "
+    "evidence = ?5, paths = ?6, last_seen_at = ?7, runs = runs + 1, flaps = MAX(flaps + 1, ?8) "
+    "WHERE id = (SELECT id FROM diagnoses INDEXED BY diagnoses_key_closed WHERE key >= ?9 AND key < ?10 "
+    "AND closed_at IS NOT NULL "
+    "AND closed_at >= ?13 AND scope = ?11 AND subject = ?12 ORDER BY closed_at DESC, id DESC LIMIT 1)";
+
+Result<diagnosis::OpenDiagnoses> DiagnosisRecords::OpenDiagnosisKeys() {
   auto rows = History([](Db& db) -> Result<json> {
-    auto q = db.Prepare("SELECT key FROM diagnoses WHERE closed_at IS NULL");
+    auto q = db.Prepare("SELECT key, severity, evidence AS evidence_json FROM diagnoses WHERE closed_at IS NULL");
     if (!q.ok()) return q.status();
     return Rows(q.value());
   });
   if (!rows.ok()) return rows.status();
-  std::set<std::string> keys;
-  for (const json& r : rows.value())
-    if (r["key"].is_string()) keys.insert(r["key"].get<std::string>());
-  return keys;
+  diagnosis::OpenDiagnoses open;
+  for (json& r : rows.value()) {
+    if (!r["key"].is_string()) continue;
+    diagnosis::OpenDiagnosis& d = open[r["key"].get<std::string>()];
+    if (r["severity"].is_string()) d.severity = r["severity"].get<std::string>();
+    if (r["evidence"].is_array()) d.evidence = std::move(r["evidence"]);
+  }
+  return open;
 }
+
+namespace {
+
+// The keys of one element's diagnoses ("scope|subject|kind") lie in
+// [scope|subject|, scope|subject|\x7f): kinds are ASCII words. The range
+// lets the lookups use the key indexes; scope and subject are compared too.
+std::string ElementKeyFrom(const diagnosis::Verdict& v) { return v.Element() + "|"; }
+std::string ElementKeyTo(const diagnosis::Verdict& v) { return v.Element() + "|\x7f"; }
+
+}  // namespace
 
 Status DiagnosisRecords::ApplyDiagnoses(const std::vector<diagnosis::Verdict>& upsert, const std::vector<std::string>& close,
                              int64_t now_ms, int64_t reopen_within_ms) {
   std::lock_guard<std::mutex> lock(mu_);
   Transaction tx(db_);
   if (Status st = tx.Begin(); !st.ok()) return st;
+  // Closed first: a duplicate closed in this step is not the row an upsert
+  // of its element updates.
+  for (const std::string& key : close) {
+    auto q = Q("UPDATE diagnoses SET closed_at = ?2 WHERE key = ?1 AND closed_at IS NULL");
+    if (!q.ok()) return q.status();
+    q.value()->Bind(1, key).Bind(2, now_ms);
+    if (Status st = q.value()->Run(); !st.ok()) return Status::Error("closing diagnosis " + key + ": " + st.message());
+  }
   for (const diagnosis::Verdict& v : upsert) {
+    auto bind_row = [&](Stmt& s) {
+      s.Bind(1, v.Key()).Bind(2, v.kind).Bind(3, v.severity).Bind(4, v.confidence).Bind(5, v.evidence.dump());
+      s.Bind(6, v.paths.dump()).Bind(7, now_ms).Bind(8, static_cast<int64_t>(v.flaps));
+      s.Bind(9, ElementKeyFrom(v)).Bind(10, ElementKeyTo(v)).Bind(11, v.scope).Bind(12, v.subject);
+    };
+    // The element's open diagnosis, whatever its kind: refreshed, or
+    // escalated in place (the same row takes the verdict's kind and key).
+    auto q = Q(kDiagnosisRefreshSql);
+    if (!q.ok()) return q.status();
+    bind_row(*q.value());
+    if (Status st = q.value()->Run(); !st.ok())
+      return Status::Error("refreshing diagnosis " + v.Key() + ": " + st.message());
+    if (db_.Changes() > 0) continue;
     if (reopen_within_ms > 0) {
-      // Closed at or after now - reopen_within_ms and none open: the same
-      // fault back. Its row is reopened with one more flap (or the
-      // tracker's count, when larger); opened_at and since_at stay.
-      auto q = Q("UPDATE diagnoses SET closed_at = NULL, flaps = MAX(flaps + 1, ?7), severity = ?2, confidence = ?3, "
-                 "evidence = ?4, paths = ?5, last_seen_at = ?6, runs = runs + 1 "
-                 "WHERE id = (SELECT id FROM diagnoses WHERE key = ?1 AND closed_at IS NOT NULL AND closed_at >= ?8 "
-                 "ORDER BY closed_at DESC, id DESC LIMIT 1) "
-                 "AND NOT EXISTS (SELECT 1 FROM diagnoses WHERE key = ?1 AND closed_at IS NULL)");
+      // None open, and one of the element closed at or after now -
+      // reopen_within_ms: the same fault back. Its row (the newest) is
+      // reopened with one more flap (or the tracker's count, when larger)
+      // and the verdict's kind; opened_at and since_at stay.
+      q = Q(kDiagnosisReopenSql);
       if (!q.ok()) return q.status();
-      Stmt& s = *q.value();
-      s.Bind(1, v.Key()).Bind(2, v.severity).Bind(3, v.confidence).Bind(4, v.evidence.dump()).Bind(5, v.paths.dump());
-      s.Bind(6, now_ms).Bind(7, static_cast<int64_t>(v.flaps)).Bind(8, now_ms - reopen_within_ms);
-      if (Status st = s.Run(); !st.ok()) return st;
+      bind_row(*q.value());
+      q.value()->Bind(13, now_ms - reopen_within_ms);
+      if (Status st = q.value()->Run(); !st.ok())
+        return Status::Error("reopening diagnosis " + v.Key() + ": " + st.message());
       if (db_.Changes() > 0) continue;
     }
-    auto q = Q("INSERT INTO diagnoses(key, scope, subject, kind, severity, confidence, evidence, paths, since_at, "
-               "opened_at, last_seen_at, flaps) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?10, ?11) "
-               "ON CONFLICT(key) WHERE closed_at IS NULL DO UPDATE SET severity = excluded.severity, "
-               "confidence = excluded.confidence, evidence = excluded.evidence, paths = excluded.paths, "
-               "last_seen_at = excluded.last_seen_at, runs = runs + 1, flaps = MAX(flaps, excluded.flaps)");
+    q = Q("INSERT INTO diagnoses(key, scope, subject, kind, severity, confidence, evidence, paths, since_at, "
+          "opened_at, last_seen_at, flaps) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?10, ?11)");
     if (!q.ok()) return q.status();
     Stmt& s = *q.value();
     s.Bind(1, v.Key()).Bind(2, v.scope).Bind(3, v.subject).Bind(4, v.kind).Bind(5, v.severity);
     s.Bind(6, v.confidence).Bind(7, v.evidence.dump()).Bind(8, v.paths.dump());
     s.Bind(9, v.first_bad_ms > 0 ? v.first_bad_ms : now_ms).Bind(10, now_ms).Bind(11, static_cast<int64_t>(v.flaps));
-    if (Status st = s.Run(); !st.ok()) return st;
-  }
-  for (const std::string& key : close) {
-    auto q = Q("UPDATE diagnoses SET closed_at = ?2 WHERE key = ?1 AND closed_at IS NULL");
-    if (!q.ok()) return q.status();
-    q.value()->Bind(1, key).Bind(2, now_ms);
-    if (Status st = q.value()->Run(); !st.ok()) return st;
+    if (Status st = s.Run(); !st.ok()) return Status::Error("opening diagnosis " + v.Key() + ": " + st.message());
   }
   if (Status st = tx.Commit(); !st.ok()) return st;
   // /metrics counts open diagnoses from the read snapshot, without this

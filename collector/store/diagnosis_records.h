@@ -19,14 +19,21 @@
 //    counters that rose, read from an index of them). Read on a
 //    read-only connection, never under the writer's lock, and stopped at the
 //    query deadline; so are OpenDiagnosisKeys and Diagnoses.
-//  - ApplyDiagnoses: one transaction opens (or refreshes the evidence of)
-//    every verdict of upsert and closes the open diagnoses of close at
-//    now_ms; then the read model's count of open diagnoses follows. A
-//    verdict with no open diagnosis whose key closed at or after
-//    now_ms - reopen_within_ms (> 0) reopens that row (the newest such):
-//    closed_at back to NULL, flaps + 1, opened_at and since_at kept: one
-//    fault, one diagnosis. flaps is never lowered: the larger of the stored
-//    count (+1 on a reopen) and the verdict's.
+//  - OpenDiagnosisKeys: the open diagnoses, key -> severity and evidence.
+//  - ApplyDiagnoses: one transaction closes the open diagnoses of close at
+//    now_ms, then applies every verdict of upsert; then the read model's
+//    count of open diagnoses follows. A verdict goes to the open diagnosis
+//    of its element (scope and subject), whatever that one's kind: the same
+//    row (id, opened_at, since_at kept) takes the verdict's key, kind,
+//    severity, confidence, evidence and paths, one more run; so an
+//    escalation (the tracker's decision) is an UPDATE of that row, never a
+//    close and a new row. With none open, a diagnosis of the element closed
+//    at or after now_ms - reopen_within_ms (> 0) is reopened (the newest
+//    such): closed_at back to NULL, flaps + 1, the verdict's key and kind,
+//    opened_at and since_at kept: one fault, one diagnosis. Else a new row.
+//    flaps is never lowered: the larger of the stored count (+1 on a reopen)
+//    and the verdict's. Each lookup is a range of the key indexes (keys of
+//    one element share the prefix scope|subject|).
 //  - Diagnoses: {"diagnoses":[...]}: open ones (critical first, newest
 //    first); with include_closed also closed ones after them. Each with its
 //    runs and flaps.
@@ -34,7 +41,6 @@
 
 #include <cstdint>
 #include <mutex>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -49,13 +55,18 @@ namespace rdmascope::collector {
 // The "moved" part's SQL (?1 since_ms, ?2 counters_from_ms), named so that a
 // test can hold its query plan to the index counters_latest_error_rose.
 extern const char kDiagnosisMovedSql[];
+// ApplyDiagnoses' lookups of an element's open diagnosis (to refresh or
+// escalate it) and of its newest closed one (to reopen it), named so that a
+// test can hold their plans to the key indexes.
+extern const char kDiagnosisRefreshSql[];
+extern const char kDiagnosisReopenSql[];
 
 class DiagnosisRecords {
  public:
   DiagnosisRecords(WriterDb& w, SnapshotLoader& loader) : w_(w), mu_(w.mu()), db_(w.db()), loader_(loader) {}
 
   Result<nlohmann::json> DiagnosisFacts(int64_t since_ms, int64_t counters_from_ms);
-  Result<std::set<std::string>> OpenDiagnosisKeys();
+  Result<diagnosis::OpenDiagnoses> OpenDiagnosisKeys();
   Status ApplyDiagnoses(const std::vector<diagnosis::Verdict>& upsert, const std::vector<std::string>& close,
                         int64_t now_ms, int64_t reopen_within_ms = 0);
   Result<nlohmann::json> Diagnoses(bool include_closed, int limit);

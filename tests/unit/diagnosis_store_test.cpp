@@ -2,11 +2,14 @@
 // passes on a fake clock, hysteresis, GET /api/v1/diagnoses and /metrics.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
+#include <mutex>
 #include <httplib.h>
 
 #include "collector/diagnosis/diagnosis_track.h"
 #include "collector/diagnosis/diagnosis_worker.h"
+#include "collector/store/store_rows.h"
 #include "tests/support/test_reports.h"
 #include "tests/collector/test_server.h"
 #include "tests/collector/rdmactl_run.h"
@@ -243,13 +246,13 @@ diagnosis::Verdict V(const std::string& subject) {
 TEST(DiagnosisTracker, OpenAfterAndCloseAfterIntervals) {
   diagnosis::Tracker t({2, 2});
   const int64_t iv = 4000;
-  std::set<std::string> open;
+  diagnosis::OpenDiagnoses open;
   EXPECT_TRUE(t.Observe({V("x")}, open, 0, iv).upsert.empty());  // seen once: not yet
   EXPECT_TRUE(t.Observe({}, open, 2000, iv).upsert.empty());      // streak broken
   EXPECT_TRUE(t.Observe({V("x")}, open, 4000, iv).upsert.empty());
   auto s = t.Observe({V("x")}, open, 6000, iv);
   ASSERT_EQ(s.upsert.size(), 1u);
-  open.insert("host|x|loss");
+  open["host|x|loss"] = {};
   // Last seen at 6000: closes once 8000 ms (two intervals) have gone by without it.
   for (int64_t at = 8000; at < 14000; at += 2000) EXPECT_TRUE(t.Observe({}, open, at, iv).close.empty()) << at;
   EXPECT_EQ(t.Observe({}, open, 14000, iv).close, std::vector<std::string>{"host|x|loss"});
@@ -260,9 +263,9 @@ TEST(DiagnosisTracker, OpenAfterAndCloseAfterIntervals) {
 TEST(DiagnosisTracker, FlappingStaysOneDiagnosisAndCountsFlaps) {
   diagnosis::Tracker t({1, 2, 6});
   const int64_t iv = 10000;
-  std::set<std::string> open;
+  diagnosis::OpenDiagnoses open;
   ASSERT_EQ(t.Observe({V("x")}, open, 0, iv).upsert.size(), 1u);
-  open.insert("host|x|loss");
+  open["host|x|loss"] = {};
   EXPECT_TRUE(t.Observe({}, open, 5000, iv).close.empty());
   EXPECT_TRUE(t.Observe({}, open, 15000, iv).close.empty());
   auto back = t.Observe({V("x")}, open, 19000, iv);  // back before it closed: one flap
@@ -282,11 +285,11 @@ TEST(DiagnosisTracker, FlappingStaysOneDiagnosisAndCountsFlaps) {
 TEST(DiagnosisTracker, ReturnWithinTheReopenWindowIsOneMoreFlap) {
   diagnosis::Tracker t({1, 2, 6, 6});
   const int64_t iv = 10000;
-  std::set<std::string> open;
+  diagnosis::OpenDiagnoses open;
   auto first = t.Observe({V("x")}, open, 0, iv);
   ASSERT_EQ(first.upsert.size(), 1u);
   EXPECT_EQ(first.upsert[0].flaps, 0);
-  open.insert("host|x|loss");
+  open["host|x|loss"] = {};
   EXPECT_TRUE(t.Observe({}, open, 10000, iv).close.empty());
   EXPECT_EQ(t.Observe({}, open, 20000, iv).close, std::vector<std::string>{"host|x|loss"});
   open.clear();
@@ -296,7 +299,7 @@ TEST(DiagnosisTracker, ReturnWithinTheReopenWindowIsOneMoreFlap) {
   bool cited = false;
   for (const auto& e : back.upsert[0].evidence) cited = cited || (e["what"] == "flapping" && e["flaps"] == 1);
   EXPECT_TRUE(cited) << back.upsert[0].evidence.dump();
-  open.insert("host|x|loss");
+  open["host|x|loss"] = {};
   // One flap: it now waits three intervals before it closes.
   EXPECT_TRUE(t.Observe({}, open, 50000, iv).close.empty());
   EXPECT_EQ(t.Observe({}, open, 60000, iv).close, std::vector<std::string>{"host|x|loss"});
@@ -358,32 +361,248 @@ TEST_F(DiagnosisStore, ReopensTheSameRowWithinTheWindow) {
   EXPECT_EQ(api[1]["flaps"], 1);
 }
 
+diagnosis::Verdict LinkVerdict(const std::string& kind, const std::string& severity) {
+  diagnosis::Verdict v;
+  v.scope = "link", v.subject = "0xa/1<->0xb/2", v.kind = kind, v.severity = severity;
+  return v;
+}
+
+bool Cites(const diagnosis::Verdict& v, const json& entry) {
+  for (const json& e : v.evidence)
+    if (e == entry) return true;
+  return false;
+}
+
+// What the store does with a step (ApplyDiagnoses): closes, then each upsert
+// goes to its element's open diagnosis (taking its key), else opens one.
+void Apply(const diagnosis::TrackStep& step, diagnosis::OpenDiagnoses* open) {
+  for (const std::string& k : step.close) open->erase(k);
+  for (const diagnosis::Verdict& v : step.upsert) {
+    for (auto it = open->begin(); it != open->end();)
+      it = it->first.rfind(v.Element() + "|", 0) == 0 ? open->erase(it) : std::next(it);
+    (*open)[v.Key()] = {v.severity, v.evidence};
+  }
+}
+
 // A verdict of another kind on an element with an open diagnosis refreshes
-// that one; a critical one replaces a warning.
+// that one and keeps its kind and severity when it is no more severe.
 TEST(DiagnosisTracker, OneDiagnosisPerElement) {
   diagnosis::Tracker t;
   const int64_t iv = 10000;
-  diagnosis::Verdict errors;
-  errors.scope = "link", errors.subject = "0xa/1<->0xb/2", errors.kind = "link_errors", errors.severity = "warning";
-  diagnosis::Verdict lost = errors;
-  lost.kind = "unreachable", lost.severity = "critical";
-  std::set<std::string> open = {"link|0xa/1<->0xb/2|unreachable"};
-  auto s = t.Observe({errors}, open, 0, iv);
+  diagnosis::OpenDiagnoses open = {{"link|0xa/1<->0xb/2|unreachable", {"critical"}}};
+  auto s = t.Observe({LinkVerdict("link_errors", "warning")}, open, 0, iv);
   ASSERT_EQ(s.upsert.size(), 1u);
   EXPECT_EQ(s.upsert[0].Key(), "link|0xa/1<->0xb/2|unreachable");
+  EXPECT_EQ(s.upsert[0].severity, "critical") << "a milder verdict does not lower an open diagnosis";
   EXPECT_TRUE(s.close.empty());
-  open = {"link|0xa/1<->0xb/2|link_errors"};
-  s = t.Observe({lost}, open, 5000, iv);
+  EXPECT_TRUE(s.escalated.empty());
+  // Another kind as severe: the open kind stays.
+  s = t.Observe({LinkVerdict("loss", "critical")}, open, 5000, iv);
   ASSERT_EQ(s.upsert.size(), 1u);
   EXPECT_EQ(s.upsert[0].Key(), "link|0xa/1<->0xb/2|unreachable");
+  EXPECT_TRUE(s.escalated.empty());
+}
+
+// A warning then a critical verdict on one element: one diagnosis whose key
+// follows the kind (the store updates the same row), never a close; the
+// escalation is cited from then on, across flaps and a reopen.
+TEST(DiagnosisTracker, WarningThenCriticalEscalatesInPlace) {
+  diagnosis::Tracker t({1, 2, 6, 6});
+  const int64_t iv = 10000;
+  const json escalated = {{"what", "escalated"}, {"from_kind", "link_errors"}, {"from_severity", "warning"},
+                          {"at_ms", 10000}};
+  diagnosis::OpenDiagnoses open;
+  auto s = t.Observe({LinkVerdict("link_errors", "warning")}, open, 0, iv);
+  ASSERT_EQ(s.upsert.size(), 1u);
+  Apply(s, &open);
+  s = t.Observe({LinkVerdict("unreachable", "critical")}, open, iv, iv);
+  ASSERT_EQ(s.upsert.size(), 1u);
+  EXPECT_TRUE(s.close.empty()) << "an escalation closes nothing";
+  EXPECT_EQ(s.upsert[0].Key(), "link|0xa/1<->0xb/2|unreachable");
+  EXPECT_EQ(s.upsert[0].severity, "critical");
+  EXPECT_EQ(s.escalated, (std::map<std::string, std::string>{
+                             {"link|0xa/1<->0xb/2|link_errors", "link|0xa/1<->0xb/2|unreachable"}}));
+  EXPECT_TRUE(Cites(s.upsert[0], escalated)) << s.upsert[0].evidence.dump();
+  Apply(s, &open);
+  ASSERT_EQ(open.size(), 1u);
+
+  // It flaps: gone for two passes, back as a warning (counters only), gone,
+  // back critical. One diagnosis all along, critical, its flaps counted.
+  EXPECT_TRUE(t.Observe({}, open, 15000, iv).close.empty());
+  EXPECT_TRUE(t.Observe({}, open, 25000, iv).close.empty());
+  s = t.Observe({LinkVerdict("link_errors", "warning")}, open, 28000, iv);
+  ASSERT_EQ(s.upsert.size(), 1u);
+  EXPECT_EQ(s.upsert[0].Key(), "link|0xa/1<->0xb/2|unreachable");
+  EXPECT_EQ(s.upsert[0].severity, "critical");
+  EXPECT_EQ(s.upsert[0].flaps, 1);
+  EXPECT_TRUE(Cites(s.upsert[0], escalated)) << "the escalation stays cited: " << s.upsert[0].evidence.dump();
+  EXPECT_TRUE(s.close.empty());
+  Apply(s, &open);
+  EXPECT_TRUE(t.Observe({}, open, 35000, iv).close.empty());
+  s = t.Observe({LinkVerdict("unreachable", "critical")}, open, 45000, iv);
+  EXPECT_EQ(s.upsert.at(0).flaps, 2);
+  EXPECT_TRUE(s.escalated.empty()) << "already critical";
+  Apply(s, &open);
+
+  // Closed after 2 + 2 intervals without it; back as a warning within the
+  // reopen window: the same element's diagnosis, one more flap, still
+  // critical and still citing its escalation.
+  EXPECT_TRUE(t.Observe({}, open, 80000, iv).close.empty());
+  s = t.Observe({}, open, 85000, iv);
+  EXPECT_EQ(s.close, std::vector<std::string>{"link|0xa/1<->0xb/2|unreachable"});
+  Apply(s, &open);
+  s = t.Observe({LinkVerdict("link_errors", "warning")}, open, 95000, iv);
+  ASSERT_EQ(s.upsert.size(), 1u);
+  EXPECT_EQ(s.upsert[0].Key(), "link|0xa/1<->0xb/2|unreachable");
+  EXPECT_EQ(s.upsert[0].severity, "critical");
+  EXPECT_EQ(s.upsert[0].flaps, 3);
+  EXPECT_TRUE(Cites(s.upsert[0], escalated)) << s.upsert[0].evidence.dump();
+}
+
+// A return within the reopen window as a more severe kind escalates the
+// reopened diagnosis; a restart takes the escalation back from the store.
+TEST(DiagnosisTracker, ReopenEscalatesAndRestartKeepsTheEscalation) {
+  const int64_t iv = 10000;
+  diagnosis::Tracker t({1, 2, 6, 6});
+  diagnosis::OpenDiagnoses open;
+  Apply(t.Observe({LinkVerdict("link_errors", "warning")}, open, 0, iv), &open);
+  auto s = t.Observe({}, open, 20000, iv);
+  ASSERT_EQ(s.close.size(), 1u);
+  Apply(s, &open);
+  s = t.Observe({LinkVerdict("unreachable", "critical")}, open, 30000, iv);
+  ASSERT_EQ(s.upsert.size(), 1u);
+  EXPECT_EQ(s.upsert[0].flaps, 1);
+  const json escalated = {{"what", "escalated"}, {"from_kind", "link_errors"}, {"from_severity", "warning"},
+                          {"at_ms", 30000}};
+  EXPECT_TRUE(Cites(s.upsert[0], escalated)) << s.upsert[0].evidence.dump();
+  Apply(s, &open);
+
+  diagnosis::Tracker restarted({1, 2, 6, 6});
+  s = restarted.Observe({LinkVerdict("link_errors", "warning")}, open, 40000, iv);
+  ASSERT_EQ(s.upsert.size(), 1u);
+  EXPECT_EQ(s.upsert[0].Key(), "link|0xa/1<->0xb/2|unreachable");
+  EXPECT_TRUE(Cites(s.upsert[0], escalated)) << s.upsert[0].evidence.dump();
+  EXPECT_EQ(std::count_if(s.upsert[0].evidence.begin(), s.upsert[0].evidence.end(),
+                          [](const json& e) { return e["what"] == "escalated"; }),
+            1);
+}
+
+// Two diagnoses open on one element (rows written before one per element
+// held whatever the kind): the more severe stays, the other closes.
+TEST(DiagnosisTracker, TwoOpenOnOneElementKeepTheMoreSevere) {
+  diagnosis::Tracker t;
+  diagnosis::OpenDiagnoses open = {{"link|0xa/1<->0xb/2|link_errors", {"warning"}},
+                                   {"link|0xa/1<->0xb/2|unreachable", {"critical"}}};
+  auto s = t.Observe({LinkVerdict("link_errors", "warning")}, open, 0, 10000);
   EXPECT_EQ(s.close, std::vector<std::string>{"link|0xa/1<->0xb/2|link_errors"});
+  ASSERT_EQ(s.upsert.size(), 1u);
+  EXPECT_EQ(s.upsert[0].Key(), "link|0xa/1<->0xb/2|unreachable");
+}
+
+// Runs sql on the writer connection, under its lock.
+void WriterExec(Storage& store, const std::string& sql) {
+  std::lock_guard<std::mutex> lock(store.db.mu());
+  Status st = store.db.db().Exec(sql);
+  ASSERT_TRUE(st.ok()) << st.message();
+}
+
+json WriterRows(Storage& store, const std::string& sql) {
+  std::lock_guard<std::mutex> lock(store.db.mu());
+  auto q = store.db.db().Prepare(sql);
+  EXPECT_TRUE(q.ok()) << q.status().message();
+  if (!q.ok()) return json::array();
+  auto rows = Rows(q.value());
+  EXPECT_TRUE(rows.ok()) << rows.status().message();
+  return rows.ok() ? rows.value() : json::array();
+}
+
+// An escalation is an UPDATE of the element's open row: same id, opened_at,
+// since_at and flaps, the new kind, severity and key; no row deleted or
+// inserted. A return within the window after it closed reopens that row
+// whatever the kind.
+TEST_F(DiagnosisStore, EscalationUpdatesTheSameRow) {
+  Storage& store = c_.store();
+  const int64_t window = 6 * kIntervalMs;
+  diagnosis::Verdict warn = LinkVerdict("link_errors", "warning");
+  warn.first_bad_ms = kT0 - 5000;
+  warn.flaps = 1;
+  ASSERT_TRUE(store.diagnoses.ApplyDiagnoses({warn}, {}, kT0, window).ok());
+  json before = store.diagnoses.Diagnoses(true, 100).value()["diagnoses"];
+  ASSERT_EQ(before.size(), 1u);
+
+  // Every row written from here on, by the writer connection, is counted.
+  WriterExec(store,
+             "CREATE TEMP TABLE diagnosis_writes(op TEXT NOT NULL);"
+             "CREATE TEMP TRIGGER diagnosis_writes_insert AFTER INSERT ON main.diagnoses "
+             "BEGIN INSERT INTO diagnosis_writes VALUES ('insert'); END;"
+             "CREATE TEMP TRIGGER diagnosis_writes_delete AFTER DELETE ON main.diagnoses "
+             "BEGIN INSERT INTO diagnosis_writes VALUES ('delete'); END;"
+             "CREATE TEMP TRIGGER diagnosis_writes_update AFTER UPDATE ON main.diagnoses "
+             "BEGIN INSERT INTO diagnosis_writes VALUES ('update'); END;");
+  diagnosis::Verdict crit = LinkVerdict("unreachable", "critical");
+  crit.first_bad_ms = kT0 + 5000;
+  crit.evidence = {{{"what", "escalated"}, {"from_kind", "link_errors"}, {"from_severity", "warning"},
+                    {"at_ms", kT0 + kIntervalMs}}};
+  ASSERT_TRUE(store.diagnoses.ApplyDiagnoses({crit}, {}, kT0 + kIntervalMs, window).ok());
+  EXPECT_EQ(WriterRows(store, "SELECT op FROM diagnosis_writes"), json::parse(R"([{"op":"update"}])"));
+
+  json d = store.diagnoses.Diagnoses(true, 100).value()["diagnoses"];
+  ASSERT_EQ(d.size(), 1u) << d.dump();
+  EXPECT_EQ(d[0]["id"], before[0]["id"]);
+  EXPECT_EQ(d[0]["open"], true);
+  EXPECT_EQ(d[0]["kind"], "unreachable");
+  EXPECT_EQ(d[0]["severity"], "critical");
+  EXPECT_EQ(d[0]["opened_at_ms"], kT0);
+  EXPECT_EQ(d[0]["since_ms"], kT0 - 5000);
+  EXPECT_EQ(d[0]["flaps"], 1);
+  EXPECT_EQ(d[0]["runs"], 2);
+  EXPECT_EQ(d[0]["evidence"], crit.evidence);
+  auto open = store.diagnoses.OpenDiagnosisKeys();
+  ASSERT_TRUE(open.ok()) << open.status().message();
+  ASSERT_EQ(open.value().size(), 1u);
+  EXPECT_EQ(open.value().begin()->first, "link|0xa/1<->0xb/2|unreachable");
+  EXPECT_EQ(open.value().begin()->second.severity, "critical");
+  EXPECT_EQ(open.value().begin()->second.evidence, crit.evidence);
+  // The API and rdmactl show the current kind and the escalation in words.
+  json api = Get(c_.port(), "/api/v1/diagnoses")["diagnoses"];
+  ASSERT_EQ(api.size(), 1u);
+  EXPECT_EQ(api[0]["kind"], "unreachable");
+  CliRun text = Rdmactl("diagnose --collector http://127.0.0.1:" + std::to_string(c_.port()));
+  EXPECT_EQ(text.code, 2) << text.out;
+  EXPECT_NE(text.out.find("critical link 0xa/1<->0xb/2: unreachable"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("evidence: escalated from warning link_errors at "), std::string::npos) << text.out;
+
+  // Closed, then back within the window as another kind: the same row.
+  ASSERT_TRUE(store.diagnoses.ApplyDiagnoses({}, {crit.Key()}, kT0 + 3 * kIntervalMs, window).ok());
+  diagnosis::Verdict back = LinkVerdict("loss", "critical");
+  ASSERT_TRUE(store.diagnoses.ApplyDiagnoses({back}, {}, kT0 + 4 * kIntervalMs, window).ok());
+  d = store.diagnoses.Diagnoses(true, 100).value()["diagnoses"];
+  ASSERT_EQ(d.size(), 1u) << d.dump();
+  EXPECT_EQ(d[0]["id"], before[0]["id"]);
+  EXPECT_EQ(d[0]["open"], true);
+  EXPECT_EQ(d[0]["kind"], "loss");
+  EXPECT_EQ(d[0]["flaps"], 2);
+  EXPECT_EQ(WriterRows(store, "SELECT count(*) AS n FROM diagnosis_writes WHERE op <> 'update'")[0]["n"], 0);
+}
+
+// The lookups of ApplyDiagnoses read a range of the key indexes, never the
+// whole history of diagnoses.
+TEST_F(DiagnosisStore, ElementLookupsUseTheKeyIndexes) {
+  for (const auto& [sql, index] : {std::pair<const char*, const char*>{kDiagnosisRefreshSql, "diagnoses_one_open"},
+                                   {kDiagnosisReopenSql, "diagnoses_key_closed"}}) {
+    std::string text;
+    for (const json& step : WriterRows(c_.store(), std::string("EXPLAIN QUERY PLAN ") + sql))
+      text += step["detail"].get<std::string>() + "\n";
+    EXPECT_NE(text.find(std::string("USING INDEX ") + index + " (key>? AND key<?)"), std::string::npos) << text;
+    EXPECT_EQ(text.find("SCAN diagnoses"), std::string::npos) << text;
+  }
 }
 
 // An unexplained spread of bad paths opens only when it lasts a report
 // interval; an element verdict opens on its first run as before.
 TEST(DiagnosisTracker, UnknownMustHoldForTheInterval) {
   diagnosis::Tracker t({1, 2});
-  std::set<std::string> open;
+  diagnosis::OpenDiagnoses open;
   diagnosis::Verdict unknown;
   unknown.scope = "unknown", unknown.subject = "fleet", unknown.kind = "latency";
   const int64_t hold = 4000;

@@ -93,4 +93,6 @@ test('evidenceText: the vote, counters, switch ports and port states in words', 
     'switch leaf-1 port 7 (cabled to n1/mlx5_0/1) symbol_error +9');
   assert.equal(evidenceText({ what: 'port_state', node: 'n9', device: 'rxe0', port: 1, state: 'DOWN' }), 'port n9 rxe0/1 is DOWN');
   assert.equal(evidenceText({ what: 'flapping', flaps: 2 }), 'flapping: came back 2 time(s) after a clean interval');
+  assert.equal(evidenceText({ what: 'escalated', from_kind: 'link_errors', from_severity: 'warning', at_ms: 1700000000000 }),
+    'escalated from warning link_errors at 2023-11-14T22:13:20.000Z');
 });

@@ -21,7 +21,8 @@ export function errorText(byStatus) {
 
 // One line of a diagnosis's evidence (GET /api/v1/diagnoses): the path vote,
 // a counter that moved on the element, the switch port at the other end of
-// its cable, a port state, a silent agent or how often it came back (flapping).
+// its cable, a port state, a silent agent, how often it came back (flapping)
+// or what it was before it escalated in place (escalated).
 export function evidenceText(e) {
   switch (e.what) {
     case 'counter': return `counter ${e.node} ${e.device}/${e.port} ${e.counter} +${e.delta}`;
@@ -29,6 +30,7 @@ export function evidenceText(e) {
     case 'port_state': return `port ${e.node} ${e.device}/${e.port} is ${e.state}`;
     case 'agent_silent': return `agent silent since ${new Date(e.last_report_at_ms).toISOString()}`;
     case 'flapping': return `flapping: came back ${e.flaps} time(s) after a clean interval`;
+    case 'escalated': return `escalated from ${e.from_severity} ${e.from_kind} at ${new Date(e.at_ms).toISOString()}`;
     case 'paths': {
       const parts = [`${e.bad} bad path(s)`];
       if (e.as_src) parts.push(`as source ${e.as_src}`);
