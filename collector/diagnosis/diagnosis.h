@@ -35,6 +35,26 @@
 //        fleet_latency_factor x its baseline or more (and fleet_latency_floor_us
 //        over it): one verdict, scope fleet, subject "all" (every rail with a
 //        baseline is slow) or "rail:R[,R...]", kind latency.
+//    3b. the switch tier without routes (a RoCE fabric's ECMP; only with
+//        Input::tier_leaves, from the topology file): a path between two
+//        leaves (its ends' groups) crosses one uplink of each leaf and one
+//        spine, picked by a hash the collector cannot see. So a lossy
+//        uplink of leaf L spoils a share of about 1/k (k: L's uplinks) of
+//        L's cross-leaf paths, to every other leaf, and nothing inside L; a
+//        bad spine spoils about 1/k of the cross-leaf paths of every leaf.
+//        Leaf L is named (scope switch, subject L, the evidence
+//        "candidates": its uplinks, "one of L's k uplinks") when its
+//        cross-leaf paths have min_bad_paths bad ones beyond what the other
+//        cross-leaf paths' bad share predicts, at least twice that share but
+//        under min_share of them (all of them cut is the group's verdict,
+//        rule 4), its paths inside L at most half as bad, and the bad ones
+//        spread over hosts at both ends (none holds min_share of them: a
+//        host's fault is not the tier's). Then, when the remaining bad
+//        cross-leaf paths are spread alike over min_share of the leaves,
+//        under min_share of all cross-leaf paths, at least twice as bad as
+//        the paths inside leaves and over no one host: scope switch,
+//        subject "spines" (the spine when there is one), candidates the
+//        spines. See diagnosis_tier.h.
 //     4. elements, greedily: every remaining bad path blames the elements it
 //        touches — its src and dst hosts and NICs, the groups of its ends, the
 //        link between two groups (only paths without a route), the fabric
@@ -146,12 +166,22 @@ struct NodeFacts {
   int64_t last_report_at_ms = 0;
 };
 
+// A leaf of the switch tier whose forwarding is not visible (RoCE; from
+// the topology file): its name, as a group of Input::group_names /
+// NodeFacts::group, and its uplinks ("leaf<->spine").
+struct TierLeaf {
+  std::string name;
+  std::vector<std::string> uplinks;
+};
+
 struct Input {
   std::vector<PathSummary> paths;
   std::vector<NodeFacts> nodes;
   std::vector<PortFacts> ports;
   std::vector<FabricElement> elements;
   std::vector<std::string> group_names;  // PathSummary::src_group / dst_group index it
+  std::vector<TierLeaf> tier_leaves;     // rule 3b (empty: no topology file)
+  std::vector<std::string> tier_spines;
   // "rail|transport" -> the fleet's usual median network time (µs), kept by
   // the caller across passes (UpdateNetworkBaseline).
   std::map<std::string, double> network_baseline_us;

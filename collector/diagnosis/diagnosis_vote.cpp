@@ -9,6 +9,7 @@
 #include "collector/diagnosis/diagnosis.h"
 #include "collector/diagnosis/diagnosis_elements.h"
 #include "collector/diagnosis/diagnosis_paths.h"
+#include "collector/diagnosis/diagnosis_tier.h"
 #include "common/counter_thresholds.h"
 
 namespace rdmascope::collector::diagnosis {
@@ -90,6 +91,7 @@ class Vote {
     Responders(PathKind::kRnr);
     Responders(PathKind::kAccess);
     FleetLatency();
+    for (TierFinding& t : SwitchTierVerdicts(f_, measured_, open_, o_)) Emit(std::move(t.verdict), t.paths);  // 3b
     const ElementIndex& index = *index_;
     const Tallies tallies(f_, index, measured_);
     while (open_count_ > 0 && VoteOnce(index, tallies)) {
