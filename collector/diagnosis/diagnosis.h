@@ -44,17 +44,22 @@
 //        bad spine spoils about 1/k of the cross-leaf paths of every leaf.
 //        Leaf L is named (scope switch, subject L, the evidence
 //        "candidates": its uplinks, "one of L's k uplinks") when its
-//        cross-leaf paths have min_bad_paths bad ones beyond what the other
-//        cross-leaf paths' bad share predicts, at least twice that share but
+//        cross-leaf paths have bad ones beyond what the other cross-leaf
+//        paths' bad share predicts (min_bad_paths and 3 standard deviations), at least twice that share but
 //        under min_share of them (all of them cut is the group's verdict,
 //        rule 4), its paths inside L at most half as bad, and the bad ones
 //        spread over hosts at both ends (none holds min_share of them: a
 //        host's fault is not the tier's). Then, when the remaining bad
 //        cross-leaf paths are spread alike over min_share of the leaves,
 //        under min_share of all cross-leaf paths, at least twice as bad as
-//        the paths inside leaves and over no one host: scope switch,
+//        the paths inside leaves, over no one host, and no leaf has
+//        min_share of its own bad (that leaf is cut off): scope switch,
 //        subject "spines" (the spine when there is one), candidates the
-//        spines. See diagnosis_tier.h.
+//        spines. Leaves that share no spine (the planes of a rail-optimised
+//        fabric) are each a tier of their own, judged alone; with more than
+//        one tier the subject is "spines:FIRST..LAST" of its spines. With a
+//        topology, a group verdict on a leaf (rule 4) is named scope switch.
+//        See diagnosis_tier.h.
 //     4. elements, greedily: every remaining bad path blames the elements it
 //        touches — its src and dst hosts and NICs, the groups of its ends, the
 //        link between two groups (only paths without a route), the fabric
@@ -172,6 +177,7 @@ struct NodeFacts {
 struct TierLeaf {
   std::string name;
   std::vector<std::string> uplinks;
+  std::vector<std::string> spines;  // the spine at the other end of each uplink
 };
 
 struct Input {
@@ -181,7 +187,6 @@ struct Input {
   std::vector<FabricElement> elements;
   std::vector<std::string> group_names;  // PathSummary::src_group / dst_group index it
   std::vector<TierLeaf> tier_leaves;     // rule 3b (empty: no topology file)
-  std::vector<std::string> tier_spines;
   // "rail|transport" -> the fleet's usual median network time (µs), kept by
   // the caller across passes (UpdateNetworkBaseline).
   std::map<std::string, double> network_baseline_us;

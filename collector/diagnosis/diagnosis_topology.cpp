@@ -39,11 +39,10 @@ void ApplyTopology(const RoceTopology& t, diagnosis::Input* in) {
       port.switch_guid = port.switch_description = l->name;
   }
   for (const RoceLeaf& l : t.leaves) {
-    diagnosis::TierLeaf leaf{l.name, {}};
-    for (const RoceUplink& u : l.uplinks) leaf.uplinks.push_back(UplinkName(l.name, u));
+    diagnosis::TierLeaf leaf{l.name, {}, {}};
+    for (const RoceUplink& u : l.uplinks) leaf.uplinks.push_back(UplinkName(l.name, u)), leaf.spines.push_back(u.spine);
     in->tier_leaves.push_back(std::move(leaf));
   }
-  in->tier_spines = t.spines;
 }
 
 }  // namespace rdmascope::collector

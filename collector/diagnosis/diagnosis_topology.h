@@ -15,7 +15,7 @@
 //    so the ports of a leaf that went down are one switch verdict (rule 1);
 //    the port's rail is the one its paths name.
 //  - Input::tier_leaves gets every leaf with its uplinks ("leaf<->spine",
-//    UplinkName), Input::tier_spines the spines (rule 3b of diagnosis.h).
+//    UplinkName) and the spine of each (rule 3b of diagnosis.h).
 #pragma once
 
 #include "collector/diagnosis/diagnosis.h"

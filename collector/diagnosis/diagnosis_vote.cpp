@@ -98,6 +98,7 @@ class Vote {
     }
     FabricAlone(index);
     Unknown();
+    LeafGroupsAsSwitches(*f_.input, &out_);  // 3b
     std::sort(out_.begin(), out_.end(), [](const Verdict& a, const Verdict& b) {
       if (a.severity != b.severity) return a.severity == "critical";
       if (a.scope != b.scope) return a.scope < b.scope;

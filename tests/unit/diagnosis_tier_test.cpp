@@ -150,6 +150,24 @@ TEST(DiagnosisTier, LossyHostStaysTheHost) {
   EXPECT_EQ(v[0].subject, bad + "/mlx5_0");
 }
 
+TEST(DiagnosisTier, LeafCutOffIsTheLeafNotTheSpines) {
+  World w;
+  w.Group();
+  // Every cross-leaf path of leaf-2 lost: its outside is cut (a group vote), named as the switch.
+  w.Lose([](int from, int to) { return LeafOf(from) == 2 || LeafOf(to) == 2; }, 0.3);
+  const std::vector<Verdict> v = Diagnose(w.in);
+  ASSERT_EQ(v.size(), 1u) << (v.empty() ? "" : v[0].Key() + " ...");
+  EXPECT_EQ(v[0].Key(), "switch|leaf-2|loss");
+}
+
+TEST(DiagnosisTier, ScatteredBackgroundLossIsNoSwitchTier) {
+  World w;
+  w.Group();
+  // One path in 60 loses a little, wherever it is: some leaves get a few more than others by chance.
+  for (size_t i = 0; i < w.in.paths.size(); i += 60) w.in.paths[i].lost = 3, w.in.paths[i].received = 97;
+  for (const Verdict& v : Diagnose(w.in)) EXPECT_EQ(Candidates(v), nullptr) << v.Key();
+}
+
 TEST(DiagnosisTier, WithoutTopologyNoCandidates) {
   World w;  // not grouped: one fleet, no tier
   w.Lose([](int from, int to) { return SpineOf(from, to) == 2 && (LeafOf(from) == 3 || LeafOf(to) == 3); }, 0.1);
