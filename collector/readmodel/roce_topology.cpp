@@ -62,28 +62,64 @@ class Reader {
   std::string origin_;
 };
 
+// The names of "PREFIX[FIRST-LAST]SUFFIX" (FIRST's digits set the width:
+// "node[01-16]" is node01 .. node16), or the name itself without brackets.
+constexpr int64_t kMaxRange = 100000;
+
+Status Expand(const Reader& r, const std::string& at, const std::string& name, std::vector<std::string>* out) {
+  const size_t open = name.find('['), close = name.find(']');
+  if (open == std::string::npos && close == std::string::npos) {
+    out->push_back(name);
+    return Status::Ok();
+  }
+  const std::string want = "expected NAME or PREFIX[FIRST-LAST]SUFFIX with FIRST <= LAST (e.g. node[01-16]), got \"" +
+                           name + "\"";
+  if (open == std::string::npos || close == std::string::npos || close < open ||
+      name.find('[', open + 1) != std::string::npos || name.find(']', close + 1) != std::string::npos)
+    return r.Bad(at, want);
+  const std::string range = name.substr(open + 1, close - open - 1);
+  const size_t dash = range.find('-');
+  const std::string a = range.substr(0, dash), b = dash == std::string::npos ? "" : range.substr(dash + 1);
+  auto digits = [](const std::string& x) {
+    return !x.empty() && x.size() <= 9 && x.find_first_not_of("0123456789") == std::string::npos;
+  };
+  if (!digits(a) || !digits(b)) return r.Bad(at, want);
+  const int64_t first = std::stoll(a), last = std::stoll(b);
+  if (first > last || last - first >= kMaxRange) return r.Bad(at, want + " (at most 100000 names)");
+  for (int64_t i = first; i <= last; ++i) {
+    std::string n = std::to_string(i);
+    if (n.size() < a.size()) n.insert(0, a.size() - n.size(), '0');
+    out->push_back(name.substr(0, open) + n + name.substr(close + 1));
+  }
+  return Status::Ok();
+}
+
 Status ReadHost(const Reader& r, const json& h, const std::string& at, size_t leaf, RoceTopology* t) {
   if (!h.is_object()) return r.Bad(at, "expected a host {\"node\", \"rail\"?, \"device\"?}, got " + h.dump());
   if (Status s = r.Keys(h, at, {"node", "rail", "device"}); !s.ok()) return s;
-  std::string node, rail, device;
-  if (Status s = r.Name(h, at, "node", true, &node); !s.ok()) return s;
+  std::string pattern, rail, device;
+  if (Status s = r.Name(h, at, "node", true, &pattern); !s.ok()) return s;
   if (Status s = r.Name(h, at, "rail", false, &rail); !s.ok()) return s;
   if (Status s = r.Name(h, at, "device", false, &device); !s.ok()) return s;
   if (!rail.empty() && !device.empty()) return r.Bad(at, "give \"rail\" or \"device\", not both");
+  std::vector<std::string> nodes;
+  if (Status s = Expand(r, at + "/node", pattern, &nodes); !s.ok()) return s;
   auto placed = [&](const std::string& what, size_t other) {
     return r.Bad(at, what + " is already on leaf " + t->leaves[other].name + " (one place each)");
   };
-  if (!device.empty()) {
-    auto [it, added] = t->by_device.try_emplace({node, device}, leaf);
-    if (!added) return placed(node + " device " + device, it->second);
-  } else if (!rail.empty()) {
-    auto [it, added] = t->by_rail.try_emplace({node, rail}, leaf);
-    if (!added) return placed(node + " rail " + rail, it->second);
-  } else {
-    auto [it, added] = t->by_node.try_emplace(node, leaf);
-    if (!added) return placed(node, it->second);
+  for (const std::string& node : nodes) {
+    if (!device.empty()) {
+      auto [it, added] = t->by_device.try_emplace({node, device}, leaf);
+      if (!added) return placed(node + " device " + device, it->second);
+    } else if (!rail.empty()) {
+      auto [it, added] = t->by_rail.try_emplace({node, rail}, leaf);
+      if (!added) return placed(node + " rail " + rail, it->second);
+    } else {
+      auto [it, added] = t->by_node.try_emplace(node, leaf);
+      if (!added) return placed(node, it->second);
+    }
+    t->first_leaf.try_emplace(node, leaf);
   }
-  t->first_leaf.try_emplace(node, leaf);
   return Status::Ok();
 }
 

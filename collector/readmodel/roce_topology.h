@@ -8,7 +8,9 @@
 //  - The file is one JSON object {"leaves": [...], "spines": [...]}. A leaf
 //    is {"name", "hosts": [...], "uplinks": [...]}; a host entry is
 //    {"node"} (every rail of the node), {"node", "rail"} (the rail as the
-//    agent names it) or {"node", "device"} (an RDMA device); an uplink is
+//    agent names it) or {"node", "device"} (an RDMA device); "node" may be
+//    a range, "PREFIX[FIRST-LAST]SUFFIX" ("node[01-16]": node01 .. node16,
+//    FIRST's digits set the width), so a rack is one line; an uplink is
 //    {"spine", "port"?} (port: the leaf's port, when a leaf has several
 //    uplinks to one spine). A spine is {"name"}. Unknown keys are errors (a
 //    misspelt key must not silently change the diagnosis).

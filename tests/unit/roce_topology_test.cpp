@@ -68,6 +68,12 @@ TEST(RoceTopology, BadFilesSayWhereAndWhat) {
        "/leaves/0/hosts/0: give \"rail\" or \"device\""},
       {R"({"spines": [], "leaves": [{"name": "a", "hosts": [{"node": "n1"}]}, {"name": "b", "hosts": [{"node": "n1"}]}]})",
        "/leaves/1/hosts/0: n1 is already on leaf a"},
+      {R"({"spines": [], "leaves": [{"name": "l", "hosts": [{"node": "n[3-1]"}]}]})",
+       "/leaves/0/hosts/0/node: expected NAME or PREFIX[FIRST-LAST]SUFFIX"},
+      {R"({"spines": [], "leaves": [{"name": "l", "hosts": [{"node": "n[1-x]"}]}]})",
+       "/leaves/0/hosts/0/node: expected NAME or PREFIX[FIRST-LAST]SUFFIX"},
+      {R"({"spines": [], "leaves": [{"name": "a", "hosts": [{"node": "n[1-4]"}]}, {"name": "b", "hosts": [{"node": "n3"}]}]})",
+       "/leaves/1/hosts/0: n3 is already on leaf a"},
       {R"({"spines": [{"name": "s1"}], "leaves": [{"name": "l", "hosts": [], "uplinks": [{"spine": "s2"}]}]})",
        "/leaves/0/uplinks/0/spine: \"s2\" names no spine of /spines (expected one of s1)"},
       {R"({"spines": [{"name": "s1"}], "leaves": [{"name": "l", "hosts": [], "uplinks": [{"spine": "s1", "port": 0}]}]})",
@@ -81,6 +87,17 @@ TEST(RoceTopology, BadFilesSayWhereAndWhat) {
     EXPECT_NE(t.status().message().find(c.want), std::string::npos) << c.text << "\n  got: " << t.status().message();
     EXPECT_NE(t.status().message().find("topology file topo.json"), std::string::npos) << t.status().message();
   }
+}
+
+TEST(RoceTopology, ARackIsOneLine) {
+  auto t = ParseRoceTopology(R"({"spines": [], "leaves": [
+      {"name": "leaf-3", "hosts": [{"node": "gpu[017-032]-a", "rail": "2"}]}]})", "topo.json");
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  EXPECT_EQ(t.value().by_rail.size(), 16u);
+  ASSERT_NE(t.value().LeafOf("gpu017-a", "2", ""), nullptr);
+  EXPECT_EQ(t.value().LeafOf("gpu032-a", "2", "")->name, "leaf-3");
+  EXPECT_EQ(t.value().LeafOf("gpu033-a", "2", ""), nullptr);
+  EXPECT_EQ(t.value().LeafOf("gpu17-a", "2", ""), nullptr);  // the width is FIRST's
 }
 
 TEST(RoceTopology, FileIsReadOrNamed) {
