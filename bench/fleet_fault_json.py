@@ -2,6 +2,8 @@
 """Checks and sums up fleet_fault_sim --json documents.
 
 usage: fleet_fault_json.py check FILE        # one run's document: exit 1 naming the first bad field
+       fleet_fault_json.py check FILE correct  # ... and every fault named exactly (with its candidate), no
+                                             # false verdict in clean time
        fleet_fault_json.py matrix DIR        # every DIR/*.json of a matrix run: the table, totals, targets
        fleet_fault_json.py subjects FILE     # fault subjects in a swept-routes topology, as shell assignments
 
@@ -167,12 +169,19 @@ def main():
     if len(sys.argv) == 3 and sys.argv[1] == "subjects":
         subjects(sys.argv[2])
         return
-    if len(sys.argv) != 3 or sys.argv[1] not in ("check", "matrix"):
+    correct = len(sys.argv) == 4 and sys.argv[1] == "check" and sys.argv[3] == "correct"
+    if (len(sys.argv) != 3 and not correct) or sys.argv[1] not in ("check", "matrix"):
         print(__doc__, file=sys.stderr)
         sys.exit(2)
     if sys.argv[1] == "check":
         doc = load(sys.argv[2])
         print(f"well-formed: {len(doc['faults'])} faults, precision {doc['precision']:.2f}, recall {doc['recall']:.2f}")
+        if correct:
+            for f in doc["faults"]:
+                if not f["correct"]:
+                    fail(f"{sys.argv[2]}: {f['fault']}: not named exactly: {f.get('miss', '')}")
+            if doc["clean_false_verdicts"]:
+                fail(f"{sys.argv[2]}: {doc['clean_false_verdicts']} verdicts in clean time")
     else:
         matrix(sys.argv[2])
 

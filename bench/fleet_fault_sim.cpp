@@ -23,7 +23,7 @@ const char kUsage[] =
     "                       [--background-loss X] [--seed N] [--clean-minutes M] [--interval-s S]\n"
     "                       [--warmup-intervals N] [--fault-intervals N] [--close-intervals N]\n"
     "                       [--sweep-every N] [--neighbours-every N] [--pinglist-every N] [--threads N] [--group-labels] [--query-deadline-ms MS]\n"
-    "                       [--http] [--json] [--verbose]\n"
+    "                       [--roce] [--http] [--json] [--verbose]\n"
     "\n"
     "  --fat-tree L,H,S[,R]   a rail-optimised fat tree: L leaves of H hosts, S spines, one plane per rail\n"
     "  --hosts N              only the first N hosts of the fat tree (the last leaf partly filled)\n"
@@ -36,6 +36,10 @@ const char kUsage[] =
     "  --neighbours-every N   the agents' IB neighbours every N intervals (0: none; default 1, as the agent)\n"
     "  --group-labels         label each host group=leaf:0x<GUID> of its first rail's leaf (the pinglist's groups\n"
     "                         without neighbours or sweeps)\n"
+    "  --roce                 (with --fat-tree) RoCE: switches forward by ECMP (each direction of a pair takes\n"
+    "                         a stable hash's uplink), no sweeps or IB neighbours; the collector's diagnosis\n"
+    "                         gets the topology file the simulator writes, and a leaf-spine link fault is\n"
+    "                         expected as the leaf's candidate-set verdict listing that uplink\n"
     "  --query-deadline-ms MS the store's deadline on each read, the diagnosis's too (default: the store's, 5 s)\n"
     "  --http                 through POST /api/v1/reports and GET /api/v1/pinglist of a collector served\n"
     "                         on loopback (default: the same ingest function in-process)\n"
@@ -97,6 +101,8 @@ int main(int argc, char** argv) {
       ++i;
     } else if (a == "--http") {
       o.http = true;
+    } else if (a == "--roce") {
+      o.roce = true;
     } else if (a == "--group-labels") {
       o.group_labels = true;
     } else if (a == "--json") {
@@ -122,6 +128,11 @@ int main(int argc, char** argv) {
                  "--close-intervals >= 0, --clean-minutes >= 0, --background-loss in [0, 1)\n");
     return 2;
   }
+  if (o.roce && fat_tree.empty()) {
+    std::fprintf(stderr, "--roce needs --fat-tree\n%s", kUsage);
+    return 2;
+  }
+  if (o.roce) o.sweep_every = 0, o.neighbours_every = 0, o.world.roce = true;  // no MADs on RoCE
   o.world.seed = static_cast<uint64_t>(seed);
   rdmascope::Result<SimTopology> topo = rdmascope::Result<SimTopology>::Error("");
   if (!fat_tree.empty()) {

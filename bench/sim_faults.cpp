@@ -112,7 +112,7 @@ Result<Fault> ParseFault(const std::string& text, const SimTopology& topo) {
     f.kind = FaultKind::kHost;
     if (Status s = FindHostNic(text, subject, "", topo, &f); !s.ok()) return s;
     if (!any_effect) f.down = true, effect_kind = "unreachable";
-    f.expected = {"host", subject, effect_kind};
+    f.expected = {"host", subject, effect_kind, ""};
   } else if (kind == "nic" || kind == "port") {
     f.kind = kind == "nic" ? FaultKind::kNic : FaultKind::kPort;
     std::vector<std::string> p = Split(subject, '/');
@@ -122,7 +122,7 @@ Result<Fault> ParseFault(const std::string& text, const SimTopology& topo) {
       return Bad(text, p[0] + "/" + p[1] + " is cabled on port " + std::to_string(topo.hosts[f.host].nics[f.nic].port));
     if (!any_effect) return Bad(text, "say what happens: loss=X, delay=..., down or flap=S");
     if (kind == "port" && f.down) effect_kind = "port_down";
-    f.expected = {kind, subject, effect_kind};
+    f.expected = {kind, subject, effect_kind, ""};
   } else if (kind == "link") {
     f.kind = FaultKind::kLink;
     std::vector<std::string> p = Split(subject, '/');
@@ -147,7 +147,7 @@ Result<Fault> ParseFault(const std::string& text, const SimTopology& topo) {
     if (f.plane < 0) return Bad(text, "no node " + fabric::GuidText(a.guid) + " in the topology");
     if (EndText(f.end_b) < EndText(f.end_a)) std::swap(f.end_a, f.end_b);
     if (!any_effect) return Bad(text, "say what happens: loss=X, delay=..., down or flap=S");
-    f.expected = {"link", EndText(f.end_a) + "<->" + EndText(f.end_b), effect_kind};
+    f.expected = {"link", EndText(f.end_a) + "<->" + EndText(f.end_b), effect_kind, ""};
   } else if (kind == "switch") {
     f.kind = FaultKind::kSwitch;
     if (!fabric::ParseGuid(subject, &f.switch_guid)) return Bad(text, "expected a switch 0xGUID");
@@ -157,7 +157,7 @@ Result<Fault> ParseFault(const std::string& text, const SimTopology& topo) {
     }
     if (f.plane < 0) return Bad(text, "no switch " + fabric::GuidText(f.switch_guid) + " in the topology");
     if (!any_effect) f.down = true, effect_kind = "unreachable";
-    f.expected = {"switch", fabric::GuidText(f.switch_guid), effect_kind};
+    f.expected = {"switch", fabric::GuidText(f.switch_guid), effect_kind, ""};
   } else if (kind == "group") {
     f.kind = FaultKind::kGroup;
     f.members.assign(topo.hosts.size(), false);
@@ -166,12 +166,12 @@ Result<Fault> ParseFault(const std::string& text, const SimTopology& topo) {
       if (GroupOf(topo, i) == subject) f.members[i] = true, ++n;
     if (n == 0) return Bad(text, "no host is in group " + subject + " (groups are leaf:0x<GUID> of the first rail's leaf)");
     if (!any_effect) return Bad(text, "say what happens: loss=X or delay=...");
-    f.expected = {"group", subject, effect_kind};
+    f.expected = {"group", subject, effect_kind, ""};
   } else if (kind == "fleet") {
     f.kind = FaultKind::kFleet;
     if (subject != "all") return Bad(text, "the fleet's subject is 'all'");
     if (!any_effect) return Bad(text, "say what happens: loss=X or delay=...");
-    f.expected = {"fleet", "all", effect_kind};
+    f.expected = {"fleet", "all", effect_kind, ""};
   } else {
     return Bad(text, "kind '" + kind + "' is not host, nic, port, link, switch, group or fleet");
   }

@@ -28,6 +28,7 @@ namespace rdmascope::bench {
 
 struct Expected {
   std::string scope, subject, kind;
+  std::string candidate;  // RoCE mode (sim_roce.h): a link the verdict must list among its candidates ("" none)
   std::string Key() const { return scope + "|" + subject + "|" + kind; }
 };
 

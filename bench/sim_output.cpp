@@ -42,7 +42,8 @@ json RunJson(const RunResult& r) {
   for (const FaultScore& f : r.faults) {
     json verdicts = json::array();
     for (const SeenVerdict& v : f.verdicts)
-      verdicts.push_back({{"scope", v.scope}, {"subject", v.subject}, {"kind", v.kind}, {"confidence", v.confidence}});
+      verdicts.push_back({{"scope", v.scope}, {"subject", v.subject}, {"kind", v.kind}, {"confidence", v.confidence},
+                          {"candidates", v.candidates}});
     json row = {{"fault", f.fault.text},
                 {"expected",
                  {{"scope", f.fault.expected.scope}, {"subject", f.fault.expected.subject}, {"kind", f.fault.expected.kind}}},
@@ -50,6 +51,7 @@ json RunJson(const RunResult& r) {
                 {"correct", f.correct},
                 {"intervals_to_verdict", Nullable(f.intervals_to_verdict)},
                 {"intervals_to_close", Nullable(f.intervals_to_close)}};
+    if (!f.fault.expected.candidate.empty()) row["expected"]["candidate"] = f.fault.expected.candidate;
     if (!f.miss.empty()) row["miss"] = f.miss;
     faults.push_back(std::move(row));
   }
@@ -93,8 +95,14 @@ void PrintTable(const RunResult& r, std::FILE* out) {
                  f.verdicts.size(), f.correct ? "yes" : "NO",
                  f.intervals_to_verdict < 0 ? "-" : std::to_string(f.intervals_to_verdict).c_str(),
                  f.intervals_to_close < 0 ? "-" : std::to_string(f.intervals_to_close).c_str());
-    for (const SeenVerdict& v : f.verdicts)
-      std::fprintf(out, "    produced: %s (confidence %.2f)\n", v.Key().c_str(), v.confidence);
+    if (!f.fault.expected.candidate.empty())
+      std::fprintf(out, "    expected among its candidates: %s\n", f.fault.expected.candidate.c_str());
+    for (const SeenVerdict& v : f.verdicts) {
+      std::string candidates;
+      for (const std::string& c : v.candidates) candidates += (candidates.empty() ? "" : ", ") + c;
+      std::fprintf(out, "    produced: %s (confidence %.2f)%s%s%s\n", v.Key().c_str(), v.confidence,
+                   candidates.empty() ? "" : " candidates: ", candidates.c_str(), "");
+    }
     if (!f.miss.empty()) std::fprintf(out, "    missed: %s\n", f.miss.c_str());
   }
   const IntervalCost m = MeanCost(r);

@@ -1,6 +1,10 @@
 #include "bench/sim_run.h"
 
 #include <time.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 
 #include <algorithm>
 #include <atomic>
@@ -14,8 +18,10 @@
 
 #include "bench/sim_ingest.h"
 #include "bench/sim_reports.h"
+#include "bench/sim_roce.h"
 #include "bench/thread_cpu.h"
 #include "collector/diagnosis/diagnosis_worker.h"
+#include "collector/readmodel/roce_topology.h"
 
 namespace rdmascope::bench {
 
@@ -52,6 +58,16 @@ Result<std::vector<SeenVerdict>> ReadDiagnoses(collector::Storage& store) {
     v.confidence = d.contains("confidence") && d["confidence"].is_number() ? d["confidence"].get<double>() : 0;
     v.opened_ms = d.contains("opened_at_ms") && d["opened_at_ms"].is_number() ? d["opened_at_ms"].get<int64_t>() : 0;
     v.closed_ms = d.contains("closed_at_ms") && d["closed_at_ms"].is_number() ? d["closed_at_ms"].get<int64_t>() : 0;
+    json evidence = d.contains("evidence") ? d["evidence"] : json();
+    if (evidence.is_null() && d.contains("evidence_json") && d["evidence_json"].is_string())
+      evidence = json::parse(d["evidence_json"].get<std::string>(), nullptr, false);
+    if (evidence.is_array())
+      for (const json& e : evidence)
+        if (e.is_object() && e.value("what", "") == "candidates")
+          for (const char* k : {"links", "switches"})
+            if (e.contains(k) && e[k].is_array())
+              for (const json& c : e[k])
+                if (c.is_string()) v.candidates.push_back(c.get<std::string>());
     out.push_back(std::move(v));
   }
   std::sort(out.begin(), out.end(), [](const SeenVerdict& a, const SeenVerdict& b) {
@@ -87,13 +103,19 @@ void Score(RunResult& r, const std::vector<SeenVerdict>& seen, int64_t clean_fro
     f.verdicts = during;
     for (const SeenVerdict& v : during) {
       if (v.Key() != f.fault.expected.Key()) continue;
+      const std::string& want = f.fault.expected.candidate;
+      if (!want.empty() && std::find(v.candidates.begin(), v.candidates.end(), want) == v.candidates.end()) {
+        f.miss = v.Key() + " does not list " + want + " among its candidates";
+        continue;
+      }
       f.named = true;
       f.intervals_to_verdict = IntervalsAfter(fault_start, v.opened_ms, interval_ms);
       f.intervals_to_close = v.closed_ms ? std::max(0, IntervalsAfter(fault_end, v.closed_ms, interval_ms)) : -1;
       break;
     }
     f.correct = f.named && f.intervals_to_verdict <= 2;
-    if (!f.named) {
+    if (!f.named && !f.miss.empty()) {
+    } else if (!f.named) {
       std::string got;
       for (const std::string& k : keys) got += (got.empty() ? "" : ", ") + k;
       f.miss = "no verdict " + f.fault.expected.Key() + (got.empty() ? "; no verdict at all" : "; got " + got);
@@ -106,6 +128,21 @@ void Score(RunResult& r, const std::vector<SeenVerdict>& seen, int64_t clean_fro
   r.precision = keys.empty() ? 0 : static_cast<double>(matched.size()) / static_cast<double>(keys.size());
   r.recall = static_cast<double>(correct) / static_cast<double>(r.faults.size());
   r.verdicts_per_fault = static_cast<double>(keys.size()) / static_cast<double>(r.faults.size());
+}
+
+// The topology file the simulator writes for RoCE mode, through a temporary
+// file and the collector's own loader (what --topology reads).
+Result<collector::RoceTopology> RoceTopologyOf(const RoceFabric& roce) {
+  char path[] = "/tmp/fleet_fault_sim_topology_XXXXXX";
+  const int fd = mkstemp(path);
+  if (fd < 0) return Result<collector::RoceTopology>::Error(std::string("RoCE topology: mkstemp: ") + std::strerror(errno));
+  const std::string text = roce.TopologyJson().dump(1);
+  const bool written = write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
+  close(fd);
+  auto t = written ? collector::LoadRoceTopologyFile(path)
+                   : Result<collector::RoceTopology>::Error(std::string("RoCE topology: writing ") + path + " failed");
+  unlink(path);
+  return t;
 }
 
 }  // namespace
@@ -121,9 +158,17 @@ Result<RunResult> RunSimulation(const SimTopology& topo, const RunOptions& o) {
   const int64_t fault_start = clean_from + clean_intervals * interval_ms;
   const int64_t fault_end = fault_start + (o.faults.empty() ? 0 : o.fault_intervals) * interval_ms;
   std::vector<ActiveFault> active;
+  const RoceFabric roce(topo);
+  collector::DiagnosisWorkerOptions diagnosis_options;
+  if (o.roce) {
+    auto loaded = RoceTopologyOf(roce);
+    if (!loaded.ok()) return Result<RunResult>::Error(loaded.status().message());
+    diagnosis_options.topology = std::move(loaded.value());
+  }
   for (const std::string& text : o.faults) {
     auto f = ParseFault(text, topo);
     if (!f.ok()) return Result<RunResult>::Error(f.status().message());
+    if (o.roce) roce.Expect(&f.value());
     active.push_back(ActiveFault{f.value(), fault_start, fault_end});
     FaultScore s;
     s.fault = f.value();
@@ -138,7 +183,7 @@ Result<RunResult> RunSimulation(const SimTopology& topo, const RunOptions& o) {
   if (!made.ok()) return Result<RunResult>::Error(made.status().message());
   std::unique_ptr<SimIngest> ingest = std::move(made.value());
   std::vector<std::string> log_lines;
-  collector::DiagnosisWorker worker(ingest->store(), collector::DiagnosisWorkerOptions(), clock,
+  collector::DiagnosisWorker worker(ingest->store(), diagnosis_options, clock,
                                     [&](const std::string& line) {
                                       if (o.verbose) std::fprintf(stderr, "diagnosis: %s\n", line.c_str());
                                     });
@@ -244,6 +289,8 @@ Result<RunResult> RunSimulation(const SimTopology& topo, const RunOptions& o) {
                      static_cast<long long>(pass.value().routes.switch_links),
                      static_cast<long long>(pass.value().routes.switch_links_crossed),
                      pass.value().verdicts, pass.value().routes_error.c_str());
+      if (pass.ok() && o.verbose)
+        for (const std::string& key : pass.value().opened) std::fprintf(stderr, "interval %d: opened %s\n", k, key.c_str());
       if (!pass.ok()) {
         if (r.failed_passes++ == 0) r.first_pass_error = "interval " + std::to_string(k) + ": " + pass.status().message();
         if (o.verbose) std::fprintf(stderr, "interval %d: pass failed: %s\n", k, pass.status().message().c_str());

@@ -21,7 +21,12 @@
 //    same row: a flapping element is one diagnosis, closed at its last close). Clean false verdicts: opened in the clean window. A fault's
 //    verdicts: every diagnosis opened from the faults' start until the run's
 //    end (shared by faults injected together); it is correct when the
-//    expected scope|subject|kind opened within 2 intervals of the start.
+//    expected scope|subject|kind opened within 2 intervals of the start
+//    (and, in RoCE mode, lists the expected candidate link).
+//  - RoCE mode (roce): no sweeps, no neighbours; the topology file the
+//    simulator writes (a temporary file, removed at the end) is loaded as
+//    the collector loads --topology and given to the diagnosis; the
+//    expected verdicts are the topology's (RoceFabric::Expect).
 //    intervals_to_verdict / _to_close count intervals from the start / the
 //    end (-1: never). precision = opened diagnoses that some fault expected
 //    / opened diagnoses; recall = correct faults / faults; verdicts per
@@ -47,6 +52,7 @@ struct RunOptions {
   int sweep_every = 1;       // 0: no sweeps
   int neighbours_every = 1;  // 0: no neighbours (the agent sends them in every report)
   bool group_labels = false; // each host labelled group=leaf:0x<GUID> (its first rail's leaf)
+  bool roce = false;         // ECMP, no sweeps or neighbours; the collector gets the topology file (sim_roce.h)
   int pinglist_every = 6;
   int threads = 4;
   bool http = false;
@@ -60,6 +66,7 @@ struct SeenVerdict {
   std::string scope, subject, kind;
   double confidence = 0;
   int64_t opened_ms = 0, closed_ms = 0;  // closed 0: still open
+  std::vector<std::string> candidates;   // the links or switches of its "candidates" evidence
   std::string Key() const { return scope + "|" + subject + "|" + kind; }
 };
 

@@ -93,7 +93,7 @@ bool SameEnd(const fabric::PortRef& a, const fabric::PortRef& b) { return a.guid
 
 }  // namespace
 
-SimWorld::SimWorld(const SimTopology& topo, WorldOptions options) : topo_(topo), o_(options) {
+SimWorld::SimWorld(const SimTopology& topo, WorldOptions options) : topo_(topo), o_(options), roce_(topo) {
   nic_counters_.resize(topo.hosts.size());
   for (size_t h = 0; h < topo.hosts.size(); ++h) {
     nic_counters_[h].resize(topo.hosts[h].nics.size());
@@ -180,7 +180,11 @@ std::string SimWorld::ProbeEntry(size_t src, int nic, size_t dst, int dst_nic, c
         (a.fault.kind == FaultKind::kLink || a.fault.kind == FaultKind::kSwitch))
       need_routes = true;
   std::vector<fabric::Route> routes;
-  if (need_routes) {
+  std::vector<RoceFabric::Crossing> ecmp;  // RoCE: there and back
+  if (need_routes && o_.roce) {
+    ecmp.push_back(roce_.Direction(s.plane, src, s, dst, d));
+    ecmp.push_back(roce_.Direction(s.plane, dst, d, src, s));
+  } else if (need_routes) {
     const fabric::RouteTable& rt = *topo_.planes[s.plane].routes;
     auto fwd = rt.Trace(fabric::PortRef{s.guid, s.port}, d.lid);
     auto back = rt.Trace(fabric::PortRef{d.guid, d.port}, s.lid);
@@ -212,12 +216,17 @@ std::string SimWorld::ProbeEntry(size_t src, int nic, size_t dst, int dst_nic, c
           for (const fabric::Cable& c : r.cables)
             if ((SameEnd(c.from, f.end_a) && SameEnd(c.to, f.end_b)) || (SameEnd(c.from, f.end_b) && SameEnd(c.to, f.end_a)))
               ++crossings;
+        for (const RoceFabric::Crossing& x : ecmp)
+          for (const auto& [a, b] : x.cables)
+            if ((SameEnd(a, f.end_a) && SameEnd(b, f.end_b)) || (SameEnd(a, f.end_b) && SameEnd(b, f.end_a))) ++crossings;
         break;
       case FaultKind::kSwitch:
         if (f.plane != s.plane) break;
         for (const fabric::Route& r : routes)
           for (const fabric::Hop& h : r.hops)
             if (h.node->guid == f.switch_guid) ++crossings;
+        for (const RoceFabric::Crossing& x : ecmp)
+          for (uint64_t g : x.switches) crossings += g == f.switch_guid;
         break;
     }
     if (crossings == 0) continue;

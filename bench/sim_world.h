@@ -8,7 +8,9 @@
 //    destination host is dead or any element of its forward or return route
 //    (host, NIC, cable, switch) is down then; else each crossing of a lossy
 //    element (and background loss, once per direction) may drop it. Routes
-//    are traced only while a link or switch fault is active.
+//    are traced only while a link or switch fault is active; in RoCE mode
+//    (WorldOptions::roce) each direction takes its ECMP crossing instead
+//    (RoceFabric::Direction).
 //  - UD: a dropped probe is lost. RC: the request is retried up to 7 times,
 //    each retry after the ACK timeout (kRcAckTimeoutUs), so loss shows as a
 //    rise of the slow percentiles; when every try is lost the completion is
@@ -34,6 +36,7 @@
 #include <vector>
 
 #include "bench/sim_faults.h"
+#include "bench/sim_roce.h"
 #include "bench/sim_topology.h"
 
 namespace rdmascope::bench {
@@ -47,6 +50,7 @@ struct WorldOptions {
   uint64_t seed = 1;
   double background_loss = 0;
   int probe_count = 10;  // the agent's default per transport per target per rail per interval
+  bool roce = false;     // switches forward by ECMP (sim_roce.h), not by the planes' tables
 };
 
 // The host-side counters of one NIC port, cumulative.
@@ -95,6 +99,7 @@ class SimWorld {
 
   const SimTopology& topo_;
   WorldOptions o_;
+  RoceFabric roce_;
   std::vector<ActiveFault> faults_;
   std::vector<std::vector<NicCounters>> nic_counters_;      // [host][nic]
   std::vector<fabric::Fabric> counted_;                       // per plane: counters so far

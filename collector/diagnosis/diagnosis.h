@@ -35,6 +35,31 @@
 //        fleet_latency_factor x its baseline or more (and fleet_latency_floor_us
 //        over it): one verdict, scope fleet, subject "all" (every rail with a
 //        baseline is slow) or "rail:R[,R...]", kind latency.
+//    3b. the switch tier without routes (a RoCE fabric's ECMP; only with
+//        Input::tier_leaves, from the topology file): a path between two
+//        leaves (its ends' groups) crosses one uplink of each leaf and one
+//        spine, picked by a hash the collector cannot see. So a lossy
+//        uplink of leaf L spoils a share of about 1/k (k: L's uplinks) of
+//        L's cross-leaf paths, to every other leaf, and nothing inside L; a
+//        bad spine spoils about 1/k of the cross-leaf paths of every leaf.
+//        Leaf L is named (scope switch, subject L, the evidence
+//        "candidates": its uplinks, "one of L's k uplinks") when its
+//        cross-leaf paths have bad ones beyond what the other cross-leaf
+//        paths' bad share predicts (min_bad_paths and 3 standard deviations), at least twice that share but
+//        under min_share of them (all of them cut is the group's verdict,
+//        rule 4), its paths inside L at most half as bad, and the bad ones
+//        spread over hosts at both ends (none holds min_share of them: a
+//        host's fault is not the tier's). Then, when the remaining bad
+//        cross-leaf paths are spread alike over min_share of the leaves,
+//        under min_share of all cross-leaf paths, at least twice as bad as
+//        the paths inside leaves, over no one host, and no leaf has
+//        min_share of its own bad (that leaf is cut off): scope switch,
+//        subject "spines" (the spine when there is one), candidates the
+//        spines. Leaves that share no spine (the planes of a rail-optimised
+//        fabric) are each a tier of their own, judged alone; with more than
+//        one tier the subject is "spines:FIRST..LAST" of its spines. With a
+//        topology, a group verdict on a leaf (rule 4) is named scope switch.
+//        See diagnosis_tier.h.
 //     4. elements, greedily: every remaining bad path blames the elements it
 //        touches — its src and dst hosts and NICs, the groups of its ends, the
 //        link between two groups (only paths without a route), the fabric
@@ -179,6 +204,15 @@ struct NodeFacts {
   int64_t last_report_at_ms = 0;
 };
 
+// A leaf of the switch tier whose forwarding is not visible (RoCE; from
+// the topology file): its name, as a group of Input::group_names /
+// NodeFacts::group, and its uplinks ("leaf<->spine").
+struct TierLeaf {
+  std::string name;
+  std::vector<std::string> uplinks;
+  std::vector<std::string> spines;  // the spine at the other end of each uplink
+};
+
 struct Input {
   Names names;  // what PathSummary's names index
   std::vector<PathSummary> paths;
@@ -186,6 +220,7 @@ struct Input {
   std::vector<PortFacts> ports;
   std::vector<FabricElement> elements;
   std::vector<std::string> group_names;  // PathSummary::src_group / dst_group index it
+  std::vector<TierLeaf> tier_leaves;     // rule 3b (empty: no topology file)
   // "rail|transport" -> the fleet's usual median network time (µs), kept by
   // the caller across passes (UpdateNetworkBaseline).
   std::map<std::string, double> network_baseline_us;

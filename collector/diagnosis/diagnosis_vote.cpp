@@ -9,6 +9,7 @@
 #include "collector/diagnosis/diagnosis.h"
 #include "collector/diagnosis/diagnosis_elements.h"
 #include "collector/diagnosis/diagnosis_paths.h"
+#include "collector/diagnosis/diagnosis_tier.h"
 #include "common/counter_thresholds.h"
 
 namespace rdmascope::collector::diagnosis {
@@ -105,12 +106,14 @@ class Vote {
     Responders(PathKind::kRnr);
     Responders(PathKind::kAccess);
     FleetLatency();
+    for (TierFinding& t : SwitchTierVerdicts(f_, measured_, open_, o_)) Emit(std::move(t.verdict), t.paths);  // 3b
     const ElementIndex& index = *index_;
     const Tallies tallies(f_, index, measured_);
     while (open_count_ > 0 && VoteOnce(index, tallies)) {
     }
     FabricAlone(index);
     Unknown();
+    LeafGroupsAsSwitches(*f_.input, &out_);  // 3b
     std::sort(out_.begin(), out_.end(), [](const Verdict& a, const Verdict& b) {
       if (a.severity != b.severity) return a.severity == "critical";
       if (a.scope != b.scope) return a.scope < b.scope;

@@ -31,6 +31,7 @@ Result<DiagnosisPass> DiagnosisWorker::RunPass() {
   FabricCounterRises rises;
   auto input = LoadDiagnosisInput(store_, now, options_.source, &rises);
   if (!input.ok()) return Status::Error("diagnosis: reading the store: " + input.status().message());
+  ApplyTopology(options_.topology, &input.value());
   DiagnosisPass pass;
   if (Status s = router_.Refresh(store_); !s.ok()) pass.routes_error = "diagnosis: " + s.message();
   router_.Resolve(&input.value(), rises);

@@ -6,7 +6,8 @@
 // report interval, at least 1 s). The report interval is the configuration's
 // (source.report_interval_ms). The worker keeps the fleet's network-time
 // baseline from pass to pass (diagnosis::UpdateNetworkBaseline) and the
-// routes of probed pairs through the fabric (PathRouter); a pass whose
+// routes of probed pairs through the fabric (PathRouter); the topology file,
+// when given, groups the input by leaf (ApplyTopology) before the vote; a pass whose
 // topology cannot be read runs without routes and says so. Stop() wakes the worker and joins it; it
 // returns within one pass. A failed pass is logged and retried at the next
 // tick: the daemon never stops for it.
@@ -21,6 +22,7 @@
 #include "collector/diagnosis/diagnosis.h"
 #include "collector/diagnosis/diagnosis_input.h"
 #include "collector/diagnosis/diagnosis_routes.h"
+#include "collector/diagnosis/diagnosis_topology.h"
 #include "collector/diagnosis/diagnosis_track.h"
 #include "collector/core/periodic_thread.h"
 #include "collector/store/storage.h"
@@ -32,6 +34,7 @@ struct DiagnosisWorkerOptions {
   DiagnosisSourceOptions source;
   diagnosis::Options vote;
   diagnosis::TrackOptions track;
+  RoceTopology topology;  // --topology: leaves, uplinks, spines (empty: none; see diagnosis_topology.h)
 };
 
 struct DiagnosisPass {

@@ -87,6 +87,12 @@ const char kCollectorUsage[] =
     "                              every N s, so every node of a group is probed from every other group in\n"
     "                              time (default 300)\n"
     "  --pinglist-group-label NAME [pinglist_group_label] report label naming the group (default group)\n"
+    "  --topology FILE             [topology] the switch tier of a RoCE fabric, whose ECMP forwarding\n"
+    "                              the collector cannot see (JSON, schemas/topology.schema.json): the leaf\n"
+    "                              each node, rail or device hangs on, each leaf's uplinks, the spines.\n"
+    "                              The diagnosis groups those ends by leaf (over the group label and IB\n"
+    "                              neighbours) and names a switch-tier fault with its candidates (\"one of\n"
+    "                              leaf-3's 8 uplinks\"); a file that does not parse stops the start\n"
     "  --pinglist-max-age-s N      [pinglist_max_age_s] leave out nodes silent longer (default 3600)\n"
     "  --max-destinations-per-node N\n"
     "                              [max_destinations_per_node] probe destinations one node may name: a\n"
@@ -190,6 +196,7 @@ Status SetCollectorKey(CollectorConfig* c, const std::string& key, const std::st
                                  : key == "tls_key"              ? &c->tls_key
                                  : key == "web_dir"              ? &c->web_dir
                                  : key == "pinglist_group_label" ? &c->pinglist_group_label
+                                 : key == "topology"             ? &c->topology
                                                                  : nullptr) {
     if (value.empty()) return Bad(origin, key, "must not be empty");
     *text = value;

@@ -51,6 +51,7 @@ struct CollectorConfig {
   int64_t pinglist_rotation_s = 300;
   int64_t pinglist_max_age_s = 3600;
   std::string pinglist_group_label = "group";
+  std::string topology;  // --topology FILE: leaves, uplinks, spines of a RoCE fabric ("" none)
   int64_t db_max_bytes = 0;  // 0: no cap
   int64_t max_destinations_per_node = 1024;
   int64_t forget_after_s = 7LL * 86400;

@@ -21,6 +21,7 @@
 #include "collector/service/collector_config.h"
 #include "collector/core/heap_release.h"
 #include "collector/diagnosis/diagnosis_worker.h"
+#include "collector/readmodel/roce_topology.h"
 #include "collector/service/retention_worker.h"
 #include "collector/service/service_watchdog.h"
 #include "collector/store/storage.h"
@@ -223,6 +224,14 @@ Served ServeUntilStopped(ApiServer& server, ServiceWatchdog& watchdog, const sig
 int RunCollector(const CollectorConfig& c) {
   ApiOptions api;
   if (rdmascope::Status st = BuildApiOptions(c, &api); !st.ok()) return Fail(st.message());
+  DiagnosisWorkerOptions diagnosis_options = DiagnosisOptionsOf(c);
+  if (!c.topology.empty()) {  // operator configuration: a bad file stops the start
+    auto topology = LoadRoceTopologyFile(c.topology);
+    if (!topology.ok()) return Fail(topology.status().message());
+    diagnosis_options.topology = std::move(topology.value());
+    Log("topology " + c.topology + ": " + std::to_string(diagnosis_options.topology.leaves.size()) + " leaves, " +
+        std::to_string(diagnosis_options.topology.spines.size()) + " spines");
+  }
   const sigset_t signals = BlockStopSignals();  // before any thread starts
   auto store = Storage::Open(StorageOptionsOf(c));
   if (!store.ok()) return Fail(store.status().message());
@@ -236,7 +245,7 @@ int RunCollector(const CollectorConfig& c) {
   RetentionWorker retention(*store.value(), RetentionPolicyOf(c), c.retention_interval_s * 1000, NowMs, Log,
                             &server->metrics());
   retention.Start();
-  DiagnosisWorker diagnosis(*store.value(), DiagnosisOptionsOf(c), NowMs, Log);
+  DiagnosisWorker diagnosis(*store.value(), std::move(diagnosis_options), NowMs, Log);
   diagnosis.Start();
   // The service manager's readiness and watchdog.
   ServiceWatchdog watchdog([&server] { return server->WaitUntilReady(0); }, SelfHealthCheck(c, port.value()), Log);

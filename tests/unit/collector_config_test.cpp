@@ -70,6 +70,19 @@ TEST(CollectorConfig, DiagnosisLatencyFactor) {
   EXPECT_NE(low.status().message().find("110"), std::string::npos) << low.status().message();
 }
 
+TEST(CollectorConfig, TopologyFile) {
+  EXPECT_EQ(ParseCollectorArgs({}).value().topology, "");
+  auto c = ParseCollectorArgs({"--topology", "/etc/rdmascope/topology.json"});
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_EQ(c.value().topology, "/etc/rdmascope/topology.json");
+  const std::string file = TempFile("topology = /srv/roce.json\n");
+  auto f = ParseCollectorArgs({"--config", file});
+  unlink(file.c_str());
+  ASSERT_TRUE(f.ok()) << f.status().message();
+  EXPECT_EQ(f.value().topology, "/srv/roce.json");
+  EXPECT_FALSE(ParseCollectorArgs({"--topology", ""}).ok());
+}
+
 TEST(CollectorConfig, HttpWorkers) {
   auto d = ParseCollectorArgs({});
   ASSERT_TRUE(d.ok());
