@@ -35,7 +35,7 @@ bool TierBad(PathKind k) { return k == PathKind::kLoss || k == PathKind::kUnreac
 // True when no one node holds min_share of the paths' ends picked by `end`.
 template <typename End>
 bool Spread(const std::vector<size_t>& paths, End end, double min_share) {
-  std::unordered_map<std::string, size_t> n;
+  std::unordered_map<uint32_t, size_t> n;  // Input::names id -> paths
   size_t top = 0;
   for (size_t i : paths) top = std::max(top, ++n[end(i)]);
   return n.size() > 1 && static_cast<double>(top) < min_share * static_cast<double>(paths.size());

@@ -14,28 +14,39 @@ void ApplyTopology(const RoceTopology& t, diagnosis::Input* in) {
     if (added) in->group_names.push_back(name);
     return it->second;
   };
-  // (node, rail, device) -> group id (-2: the file does not place it), looked up once per end.
-  std::unordered_map<std::string, int32_t> memo;
-  auto group = [&](const std::string& node, const std::string& rail, const std::string& device) {
-    std::string key = node;
-    key.append(1, '\0').append(rail).append(1, '\0').append(device);
-    auto [it, added] = memo.try_emplace(std::move(key), -2);
+  // (node, rail, device) ids -> group id (-2: the file does not place it), looked up once per end.
+  struct Key {
+    uint32_t node, rail, device;
+    bool operator==(const Key& o) const { return node == o.node && rail == o.rail && device == o.device; }
+  };
+  struct KeyHash {
+    size_t operator()(const Key& k) const {
+      return (static_cast<size_t>(k.node) * 0x9e3779b97f4a7c15ull) ^ (static_cast<size_t>(k.rail) << 40) ^
+             (static_cast<size_t>(k.device) << 20);
+    }
+  };
+  std::unordered_map<Key, int32_t, KeyHash> memo;
+  const diagnosis::Names& names = in->names;
+  auto group = [&](uint32_t node, uint32_t rail, uint32_t device) {
+    auto [it, added] = memo.try_emplace(Key{node, rail, device}, -2);
     if (added)
-      if (const RoceLeaf* l = t.LeafOf(node, rail, device)) it->second = id_of(l->name);
+      if (const RoceLeaf* l = t.LeafOf(names[node], names[rail], names[device])) it->second = id_of(l->name);
     return it->second;
   };
-  std::unordered_map<std::string, std::string> rail_of;  // node '\0' device -> the rail its paths name
+  std::unordered_map<uint64_t, uint32_t> rail_of;  // node id << 32 | device id -> the rail its paths name
   for (diagnosis::PathSummary& p : in->paths) {
     if (const int32_t g = group(p.src, p.rail, p.src_device); g >= 0) p.src_group = g;
     if (const int32_t g = group(p.dst, p.rail, p.dst_device); g >= 0) p.dst_group = g;
-    if (!p.src_device.empty()) rail_of.try_emplace(p.src + '\0' + p.src_device, p.rail);
+    if (p.src_device != 0) rail_of.try_emplace(static_cast<uint64_t>(p.src) << 32 | p.src_device, p.rail);
   }
   for (diagnosis::NodeFacts& n : in->nodes)
     if (const RoceLeaf* l = t.FirstLeafOf(n.name)) n.group = l->name;
   for (diagnosis::PortFacts& port : in->ports) {
     if (!port.switch_guid.empty()) continue;
-    auto r = rail_of.find(port.node + '\0' + port.device);
-    if (const RoceLeaf* l = t.LeafOf(port.node, r == rail_of.end() ? "" : r->second, port.device))
+    const int64_t node = names.Find(port.node), device = names.Find(port.device);
+    auto r = node < 0 || device < 0 ? rail_of.end()
+                                    : rail_of.find(static_cast<uint64_t>(node) << 32 | static_cast<uint64_t>(device));
+    if (const RoceLeaf* l = t.LeafOf(port.node, r == rail_of.end() ? "" : names[r->second], port.device))
       port.switch_guid = port.switch_description = l->name;
   }
   for (const RoceLeaf& l : t.leaves) {

@@ -61,8 +61,9 @@ struct World {
         if (LeafOf(d) != LeafOf(s) && cross++ >= kCross) continue;
         for (const char* transport : {"ud", "rc"}) {
           PathSummary p;
-          p.src = Node(s), p.dst = Node(d), p.rail = "0", p.transport = transport;
-          p.src_device = p.dst_device = "mlx5_0";
+          p.src = in.names.Id(Node(s)), p.dst = in.names.Id(Node(d));
+          p.rail = in.names.Id("0"), p.transport = in.names.Id(transport);
+          p.src_device = p.dst_device = in.names.Id("mlx5_0");
           p.interval_start_ms = 1000, p.interval_end_ms = 2000, p.sent = p.received = 100;
           p.rtt_p50_us = 10.0, p.network_p50_us = 8.0;
           in.paths.push_back(p);
@@ -143,7 +144,7 @@ TEST(DiagnosisTier, LossyHostStaysTheHost) {
   w.Group();
   const std::string bad = Node(3 * kPerLeaf + 2);
   for (PathSummary& p : w.in.paths)
-    if (p.src == bad || p.dst == bad) p.lost = 30, p.received = 70;
+    if (w.in.names[p.src] == bad || w.in.names[p.dst] == bad) p.lost = 30, p.received = 70;
   const std::vector<Verdict> v = Diagnose(w.in);
   ASSERT_EQ(v.size(), 1u) << (v.empty() ? "" : v[0].Key() + " ...");
   EXPECT_EQ(v[0].scope, "nic");
