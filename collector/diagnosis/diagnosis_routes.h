@@ -54,6 +54,35 @@ class PathRouter {
   const RouteCoverage& Coverage() const { return coverage_; }
   int64_t version() const { return version_; }
 
+  // --- For the link coverage targets (diagnosis_link_targets.h) ---
+  // The cables between two switches: their element (Input::elements) and
+  // two ends, by element; an agent port's address (as Resolve finds it); the
+  // elements a route crosses one way (null: not routable), from the same
+  // cache as Resolve's.
+  struct SwitchCable {
+    uint32_t element;
+    fabric::PortRef a, b;
+  };
+  std::vector<SwitchCable> SwitchCables() const {
+    std::map<uint32_t, SwitchCable> by;
+    for (const auto& [end, id] : cable_) {
+      if (!switch_link_[id]) continue;
+      auto [it, fresh] = by.try_emplace(id, SwitchCable{id, end, end});
+      if (!fresh) it->second.b = end;
+    }
+    std::vector<SwitchCable> out;
+    for (const auto& [id, c] : by) out.push_back(c);
+    return out;
+  }
+  const fabric::RouteTable* table() const { return table_.get(); }
+  const FabricAddress* Address(const std::string& node, const std::string& device, int64_t port) const {
+    return AddressOf(node, device, port);
+  }
+  const std::vector<uint32_t>* RouteOf(const FabricAddress& from, uint32_t to_lid) {
+    return table_ ? Route(from, to_lid) : nullptr;
+  }
+  // --- end of the link coverage accessors ---
+
  private:
   const std::vector<uint32_t>* Route(const FabricAddress& from, uint32_t to_lid);
   const FabricAddress* AddressOf(const std::string& node, const std::string& device, int64_t port) const;
