@@ -5,8 +5,9 @@
 #include <map>
 #include <set>
 #include <string>
-#include <tuple>
+#include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -20,7 +21,24 @@ struct Agent {
   FabricAddress address;
 };
 
-using Pair = std::tuple<std::string, std::string, std::string>;  // (src, dst, rail)
+// Keys that view the pass's strings: a pass has about a million paths, so no
+// copies per path.
+using NodeRail = std::pair<std::string_view, std::string_view>;
+struct NodeRailHash {
+  size_t operator()(const NodeRail& k) const {
+    return std::hash<std::string_view>()(k.first) * 31 ^ std::hash<std::string_view>()(k.second);
+  }
+};
+struct Pair {  // (src, dst, rail)
+  std::string_view src, dst, rail;
+  bool operator==(const Pair& o) const { return src == o.src && dst == o.dst && rail == o.rail; }
+};
+struct PairHash3 {
+  size_t operator()(const Pair& k) const {
+    const std::hash<std::string_view> h;
+    return (h(k.src) * 1000003) ^ (h(k.dst) * 31) ^ h(k.rail);
+  }
+};
 
 }  // namespace
 
@@ -36,12 +54,13 @@ CoverageTargets LinkTargetPlanner::Plan(PathRouter& router, const diagnosis::Inp
   for (size_t i = 0; i < cables.size(); ++i) cable_of[cables[i].element] = i;
 
   // The agents (node, rail) and the pairs measured, each with the cables it crosses.
-  std::map<std::pair<std::string, std::string>, FabricAddress> agent_at;
+  std::unordered_map<NodeRail, const FabricAddress*, NodeRailHash> agent_at;  // null: not in the fabric
   auto note = [&](const std::string& node, const std::string& rail, const std::string& device, int64_t port) {
-    if (device.empty() || agent_at.count({node, rail})) return;
-    if (const FabricAddress* a = router.Address(node, device, port)) agent_at.emplace(std::make_pair(node, rail), *a);
+    if (device.empty()) return;
+    auto [it, fresh] = agent_at.try_emplace(NodeRail(node, rail), nullptr);
+    if (fresh || !it->second) it->second = router.Address(node, device, port);
   };
-  std::map<Pair, std::vector<size_t>> measured;
+  std::unordered_map<Pair, std::vector<size_t>, PairHash3> measured;
   for (const diagnosis::PathSummary& p : in.paths) {
     note(p.src, p.rail, p.src_device, p.src_port);
     note(p.dst, p.rail, p.dst_device, p.dst_port);
@@ -50,7 +69,7 @@ CoverageTargets LinkTargetPlanner::Plan(PathRouter& router, const diagnosis::Inp
     for (uint32_t id : p.crosses)
       if (auto it = cable_of.find(id); it != cable_of.end()) crossed.push_back(it->second);
   }
-  std::set<Pair> previous;
+  std::unordered_set<Pair, PairHash3> previous;
   for (const auto& [node, targets] : previous_.by_node)
     for (const CoverageTarget& t : targets) previous.insert({t.node, t.dst, t.rail});
   std::vector<int64_t> all(cables.size()), need(cables.size());  // need: the pairs that are no last targets
@@ -70,7 +89,10 @@ CoverageTargets LinkTargetPlanner::Plan(PathRouter& router, const diagnosis::Inp
   auto wanting = [&](size_t i) { return !down(i) && need[i] < options_.min_paths; };
 
   std::vector<Agent> agents;  // by (node, rail)
-  for (const auto& [key, address] : agent_at) agents.push_back({key.first, key.second, address});
+  for (const auto& [key, address] : agent_at)
+    if (address) agents.push_back({std::string(key.first), std::string(key.second), *address});
+  std::sort(agents.begin(), agents.end(),
+            [](const Agent& a, const Agent& b) { return a.node != b.node ? a.node < b.node : a.rail < b.rail; });
   std::map<std::pair<std::string, std::string>, size_t> agent_index;
   for (size_t i = 0; i < agents.size(); ++i) agent_index[{agents[i].node, agents[i].rail}] = i;
   const fabric::RouteTable* table = router.table();
