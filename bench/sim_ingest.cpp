@@ -55,17 +55,20 @@ class InProcessIngest : public SimIngest {
     auto nodes = store_->read.NodeInfos();
     if (!nodes.ok()) return Status::Error("pinglist: reading the node list: " + nodes.status().message());
     nodes_ = std::move(nodes.value());
+    link_targets_ = store_->read.snapshot().CoverageTargetsNow();  // the last diagnosis pass's
     return Status::Ok();
   }
 
   Result<std::vector<std::string>> Pinglist(const std::string& node, const std::string& rail, int) override {
-    return TargetNames(collector::BuildPinglist(node, nodes_, now_(), collector::PinglistOptions(), rail));
+    return TargetNames(
+        collector::BuildPinglist(node, nodes_, now_(), collector::PinglistOptions(), rail, link_targets_.get()));
   }
 
  private:
   SimClock now_;
   std::unique_ptr<collector::GroupCommitter> committer_;
   std::vector<collector::NodeInfo> nodes_;  // the node list of this round's pinglists
+  std::shared_ptr<const collector::CoverageTargets> link_targets_;  // and their link coverage targets
 };
 
 class HttpIngest : public SimIngest {

@@ -282,12 +282,16 @@ Result<RunResult> RunSimulation(const SimTopology& topo, const RunOptions& o) {
       cost.diagnosis_cpu_s += c;
       cost.diagnosis_wall_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - w0).count();
       if (pass.ok() && o.verbose)
-        std::fprintf(stderr, "interval %d: paths routed %lld, unrouted %lld; inter-switch cables %lld, crossed %lld; "
-                     "verdicts %d %s\n", k,
+        std::fprintf(stderr, "interval %d: paths routed %lld, unrouted %lld; inter-switch cables %lld, crossed %lld, "
+                     "covered (>=%d) %lld, coverage targets %lld for %lld cables; verdicts %d %s\n", k,
                      static_cast<long long>(pass.value().routes.paths_routed),
                      static_cast<long long>(pass.value().routes.paths_unrouted),
                      static_cast<long long>(pass.value().routes.switch_links),
                      static_cast<long long>(pass.value().routes.switch_links_crossed),
+                     pass.value().links.min_paths,
+                     static_cast<long long>(pass.value().links.switch_links_covered),
+                     static_cast<long long>(pass.value().links.coverage_targets),
+                     static_cast<long long>(pass.value().links.coverage_target_links),
                      pass.value().verdicts, pass.value().routes_error.c_str());
       if (pass.ok() && o.verbose)
         for (const std::string& key : pass.value().opened) std::fprintf(stderr, "interval %d: opened %s\n", k, key.c_str());

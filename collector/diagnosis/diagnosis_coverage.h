@@ -6,7 +6,8 @@
 // sent probes or saw errors) and its route coverage. Shape:
 // {"at_ms","report_interval_ms","rails":[{"rail","groups","group_pairs",
 // "group_pairs_probed","group_pairs_covered","min_sources"}],"fabric":
-// {"switch_links","switch_links_crossed","paths_routed","paths_unrouted"}}.
+// {"switch_links","switch_links_crossed","paths_routed","paths_unrouted"}}
+// (the worker adds the link coverage to "fabric": diagnosis_link_targets.h).
 // A group pair (A, B), A != B, is covered when min(min_sources, |A|)
 // distinct sources of A measured a path to B; groups are the paths' ends'
 // groups on their rail (diagnosis.h), nodes without any group left out.

@@ -47,6 +47,11 @@ struct RouteCoverage {
 
 class PathRouter {
  public:
+  struct PortAddress {  // one of an agent's ports
+    std::string device;
+    int port;
+    FabricAddress address;
+  };
   Status Refresh(Storage& store);
   // rises: the fabric ports' counters that rose; each cable gets its two
   // ends' as FabricElement::moved.
@@ -54,13 +59,38 @@ class PathRouter {
   const RouteCoverage& Coverage() const { return coverage_; }
   int64_t version() const { return version_; }
 
+  // --- For the link coverage targets (diagnosis_link_targets.h) ---
+  // The cables between two switches: their element (Input::elements) and
+  // two ends, by element; an agent port's address (as Resolve finds it); the
+  // elements a route crosses one way (null: not routable), from the same
+  // cache as Resolve's.
+  struct SwitchCable {
+    uint32_t element;
+    fabric::PortRef a, b;
+  };
+  std::vector<SwitchCable> SwitchCables() const {
+    std::map<uint32_t, SwitchCable> by;
+    for (const auto& [end, id] : cable_) {
+      if (!switch_link_[id]) continue;
+      auto [it, fresh] = by.try_emplace(id, SwitchCable{id, end, end});
+      if (!fresh) it->second.b = end;
+    }
+    std::vector<SwitchCable> out;
+    for (const auto& [id, c] : by) out.push_back(c);
+    return out;
+  }
+  const fabric::RouteTable* table() const { return table_.get(); }
+  const FabricAddress* Address(const std::string& node, const std::string& device, int64_t port) const {
+    auto it = addresses_.find(node);
+    return it == addresses_.end() ? nullptr : AddressOf(&it->second, device, port);
+  }
+  const std::vector<uint32_t>* RouteOf(const FabricAddress& from, uint32_t to_lid) {
+    return table_ ? Route(from, to_lid) : nullptr;
+  }
+  // --- end of the link coverage accessors ---
+
  private:
   const std::vector<uint32_t>* Route(const FabricAddress& from, uint32_t to_lid);
-  struct PortAddress {
-    std::string device;
-    int port;
-    FabricAddress address;
-  };
   static const FabricAddress* AddressOf(const std::vector<PortAddress>* ports, const std::string& device,
                                         int64_t port);
   void Index();

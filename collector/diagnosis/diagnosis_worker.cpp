@@ -15,7 +15,8 @@ DiagnosisWorker::DiagnosisWorker(Storage& store, DiagnosisWorkerOptions options,
       options_(std::move(options)),
       now_ms_(std::move(now_ms)),
       log_(std::move(log)),
-      tracker_(options_.track) {}
+      tracker_(options_.track),
+      link_targets_(options_.links) {}
 
 void DiagnosisWorker::Start() {
   thread_.Start(
@@ -36,8 +37,11 @@ Result<DiagnosisPass> DiagnosisWorker::RunPass() {
   if (Status s = router_.Refresh(store_); !s.ok()) pass.routes_error = "diagnosis: " + s.message();
   router_.Resolve(&input.value(), rises);
   pass.routes = router_.Coverage();
-  store_.read.snapshot().SetCoverage(
-      CoverageOf(input.value(), pass.routes, now, options_.source.report_interval_ms));
+  CoverageTargets targets = link_targets_.Plan(router_, input.value(), now, &pass.links);
+  nlohmann::json coverage = CoverageOf(input.value(), pass.routes, now, options_.source.report_interval_ms);
+  LinkTargetPlanner::AddTo(pass.links, &coverage["fabric"]);
+  store_.read.snapshot().SetCoverageTargets(std::move(targets));
+  store_.read.snapshot().SetCoverage(std::move(coverage));
   input.value().network_baseline_us = network_baseline_us_;
   std::map<std::string, double> medians;
   std::vector<diagnosis::Verdict> verdicts = diagnosis::Diagnose(input.value(), options_.vote, &medians);

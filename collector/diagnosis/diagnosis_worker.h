@@ -8,7 +8,9 @@
 // baseline from pass to pass (diagnosis::UpdateNetworkBaseline) and the
 // routes of probed pairs through the fabric (PathRouter); the topology file,
 // when given, groups the input by leaf (ApplyTopology) before the vote; a pass whose
-// topology cannot be read runs without routes and says so. Stop() wakes the worker and joins it; it
+// topology cannot be read runs without routes and says so. After routing, it
+// chooses the link coverage targets (LinkTargetPlanner) and publishes them
+// to the read model (ReadSnapshot::SetCoverageTargets) with the coverage. Stop() wakes the worker and joins it; it
 // returns within one pass. A failed pass is logged and retried at the next
 // tick: the daemon never stops for it.
 #pragma once
@@ -21,6 +23,7 @@
 
 #include "collector/diagnosis/diagnosis.h"
 #include "collector/diagnosis/diagnosis_input.h"
+#include "collector/diagnosis/diagnosis_link_targets.h"
 #include "collector/diagnosis/diagnosis_routes.h"
 #include "collector/diagnosis/diagnosis_topology.h"
 #include "collector/diagnosis/diagnosis_track.h"
@@ -35,12 +38,14 @@ struct DiagnosisWorkerOptions {
   diagnosis::Options vote;
   diagnosis::TrackOptions track;
   RoceTopology topology;  // --topology: leaves, uplinks, spines (empty: none; see diagnosis_topology.h)
+  LinkTargetOptions links;
 };
 
 struct DiagnosisPass {
   int verdicts = 0;  // verdicts of this run
   int paths = 0;     // path summaries voted over
   RouteCoverage routes;  // paths routed through the fabric, inter-switch cables they crossed
+  LinkCoverage links;    // inter-switch cables covered, and the coverage targets handed out
   std::string routes_error;  // the topology could not be read: the pass ran without routes
   std::vector<std::string> opened, closed;  // keys
   std::vector<std::string> escalated;       // "open key -> its new key": the same diagnosis, more severe
@@ -65,6 +70,7 @@ class DiagnosisWorker {
   std::function<void(const std::string&)> log_;
   diagnosis::Tracker tracker_;
   PathRouter router_;
+  LinkTargetPlanner link_targets_;
   std::map<std::string, double> network_baseline_us_;  // only the pass (one thread) touches it
   PeriodicThread thread_;
 };

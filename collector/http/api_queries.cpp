@@ -116,7 +116,10 @@ void ApiServer::GetPinglist(const httplib::Request& req, httplib::Response& res)
                      {{"node", *node}, {"problem", "this token reads only the pinglist of node " + grant->node}});
   std::optional<std::string> rail;
   if (!NameParam(req, res, "rail", &rail)) return;
-  auto pinglist = pinglists_.For(*node, rail.value_or(""), Now(), [this] { return store_.read.NodeInfos(); });
+  // The link coverage targets of the last diagnosis pass (read model).
+  const auto link_targets = store_.read.snapshot().CoverageTargetsNow();
+  auto pinglist = pinglists_.For(*node, rail.value_or(""), Now(), [this] { return store_.read.NodeInfos(); },
+                                 link_targets.get());
   if (!pinglist.ok()) return SendStoreFailure(res, pinglist.status(), "the node list", options_.log);
   SendJson(res, pinglist.value());
 }

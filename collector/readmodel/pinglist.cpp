@@ -132,7 +132,7 @@ json PinglistPlan::Target(const NodeInfo& n, const std::string& group, bool same
           {"same_group", same}};
 }
 
-json PinglistPlan::For(const std::string& requester) const {
+json PinglistPlan::For(const std::string& requester, const CoverageTargets* targets) const {
   // Where the requester stands: a candidate has its place; anyone else takes
   // its group from the node list (or "" when unknown).
   std::string group;
@@ -170,32 +170,65 @@ json PinglistPlan::For(const std::string& requester) const {
     cross.emplace_back(gi, b.members[m]);
   }
 
+  // Link coverage targets (coverage_targets.h): first, each once; one that
+  // is also a cross or own-group target moves up.
+  std::vector<std::pair<size_t, const NodeInfo*>> links;  // (group, target) in the diagnosis's order
+  std::vector<const CoverageTarget*> link_of;             // per entry of links: the target
+  if (targets)
+    for (const CoverageTarget* t : targets->Of(requester, rail_)) {
+      auto c = candidates_.find(t->dst);
+      if (t->dst == requester || c == candidates_.end()) continue;
+      const NodeInfo* n = groups_[c->second.group].members[c->second.member];
+      if (std::any_of(links.begin(), links.end(), [n](const auto& l) { return l.second == n; })) continue;
+      links.emplace_back(c->second.group, n);
+      link_of.push_back(t);
+    }
+  cross.erase(std::remove_if(cross.begin(), cross.end(),
+                             [&](const auto& x) {
+                               return std::any_of(links.begin(), links.end(),
+                                                  [&](const auto& l) { return l.second == x.second; });
+                             }),
+              cross.end());
+
   const size_t budget = static_cast<size_t>(std::max(options_.max_targets, 0));
+  const size_t links_dropped = links.size() > budget ? links.size() - budget : 0;
+  if (links.size() > budget) links.resize(budget);
+  std::vector<std::string_view> link_cables;  // the distinct cables the kept ones are for
+  for (size_t i = 0; i < links.size(); ++i)
+    for (const std::string& l : link_of[i]->links)
+      if (std::find(link_cables.begin(), link_cables.end(), l) == link_cables.end()) link_cables.push_back(l);
+  const size_t cross_budget = budget - links.size();
   json dropped_groups = json::array();
-  for (size_t i = budget; i < cross.size(); ++i) dropped_groups.push_back(groups_[cross[i].first].name);
+  for (size_t i = cross_budget; i < cross.size(); ++i) dropped_groups.push_back(groups_[cross[i].first].name);
   const size_t cross_needed = cross.size();
-  if (cross.size() > budget) cross.resize(budget);
+  if (cross.size() > cross_budget) cross.resize(cross_budget);
 
   std::vector<const NodeInfo*> same;
   if (own < groups_.size())
     for (const NodeInfo* n : groups_[own].members)
-      if (n->name != requester) same.push_back(n);
-  const size_t same_room = budget - cross.size();
+      if (n->name != requester &&
+          std::none_of(links.begin(), links.end(), [n](const auto& l) { return l.second == n; }))
+        same.push_back(n);
+  const size_t same_room = cross_budget - cross.size();
   const size_t same_dropped = same.size() > same_room ? same.size() - same_room : 0;
   same = Sample(std::move(same), requester, same_room);
 
-  json targets = json::array();
-  for (const NodeInfo* n : same) targets.push_back(Target(*n, group, true));
-  for (const auto& [gi, n] : cross) targets.push_back(Target(*n, groups_[gi].name, false));
+  json list = json::array();
+  for (const NodeInfo* n : same) list.push_back(Target(*n, group, true));
+  for (const auto& [gi, n] : cross) list.push_back(Target(*n, groups_[gi].name, false));
+  for (const auto& [gi, n] : links) list.push_back(Target(*n, groups_[gi].name, gi == own));
 
   json coverage = {{"groups", groups_.size()},
                    {"sources_per_pair", k},
                    {"cross_targets", cross_needed},
                    {"period", period_},
                    {"rotation_ms", options_.rotation_ms},
-                   {"complete", dropped_groups.empty() && same_dropped == 0},
+                   {"complete", dropped_groups.empty() && same_dropped == 0 && links_dropped == 0},
                    {"dropped_cross_groups", std::move(dropped_groups)},
-                   {"dropped_same_group", same_dropped}};
+                   {"dropped_same_group", same_dropped},
+                   {"link_targets", links.size()},
+                   {"links", link_cables.size()}};
+  if (links_dropped > 0) coverage["dropped_link_targets"] = links_dropped;
   if (!candidate) coverage["requester_is_candidate"] = false;
   return {{"schema_version", 1},
           {"node", requester},
@@ -204,12 +237,12 @@ json PinglistPlan::For(const std::string& requester) const {
           {"max_targets", options_.max_targets},
           {"rail", rail_.empty() ? json(nullptr) : json(rail_)},
           {"coverage", std::move(coverage)},
-          {"targets", std::move(targets)}};
+          {"targets", std::move(list)}};
 }
 
 json BuildPinglist(const std::string& requester, const std::vector<NodeInfo>& nodes, int64_t now_ms,
-                   const PinglistOptions& options, const std::string& rail) {
-  return PinglistPlan(nodes, now_ms, options, rail).For(requester);
+                   const PinglistOptions& options, const std::string& rail, const CoverageTargets* targets) {
+  return PinglistPlan(nodes, now_ms, options, rail).For(requester, targets);
 }
 
 }  // namespace rdmascope::collector

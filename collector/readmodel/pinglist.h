@@ -28,10 +28,19 @@
 //    the rail, or not known yet) takes the cross targets of the member of its
 //    group its name hashes to (extra coverage, taking nobody's place), or,
 //    when its group has no candidates, one target in every other group.
-//  - Budget: at most max_targets targets. The cross-group targets come first
-//    (they carry the coverage), then the own group, sampled by a stable hash
-//    of (requester, candidate) when it does not fit. What the budget dropped
-//    is named in "coverage" (schemas/pinglist.schema.json).
+//  - Link coverage (coverage_targets.h): For(requester, targets) adds the
+//    requester's coverage targets on this rail, those the diagnosis chose
+//    because their routes cross inter-switch cables too few measured paths
+//    cross. Each is added once, when its dst is a candidate other than the
+//    requester (a target already among the cross or own-group targets moves
+//    up, it is not repeated). "coverage" names them: "link_targets" (how many
+//    the list carries) and "links" (the distinct cables they are for), and
+//    "dropped_link_targets" when the budget left some out.
+//  - Budget: at most max_targets targets. The link coverage targets come
+//    first, then the cross-group targets (they carry the coverage), then the
+//    own group, sampled by a stable hash of (requester, candidate) when it
+//    does not fit. What the budget dropped is named in "coverage"
+//    (schemas/pinglist.schema.json).
 //  - Each target carries host = labels.control_host (else the node name) and
 //    control_port = labels.control_port (else default_control_port).
 #pragma once
@@ -44,6 +53,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "collector/readmodel/coverage_targets.h"
 #include "collector/readmodel/node_info.h"
 
 namespace rdmascope::collector {
@@ -68,8 +78,9 @@ class PinglistPlan {
   PinglistPlan(const std::vector<NodeInfo>& nodes, int64_t now_ms, const PinglistOptions& options,
                const std::string& rail = "");
 
-  // The JSON shape of schemas/pinglist.schema.json for `requester`.
-  nlohmann::json For(const std::string& requester) const;
+  // The JSON shape of schemas/pinglist.schema.json for `requester`; with
+  // `targets`, its link coverage targets first (see the contract).
+  nlohmann::json For(const std::string& requester, const CoverageTargets* targets = nullptr) const;
 
   // The rotation period now_ms falls in.
   uint64_t period() const { return period_; }
@@ -94,9 +105,10 @@ class PinglistPlan {
   std::unordered_map<std::string_view, const NodeInfo*> known_;  // every node by name
 };
 
-// PinglistPlan(nodes, now_ms, options, rail).For(requester).
+// PinglistPlan(nodes, now_ms, options, rail).For(requester, targets).
 nlohmann::json BuildPinglist(const std::string& requester, const std::vector<NodeInfo>& nodes, int64_t now_ms,
-                             const PinglistOptions& options, const std::string& rail = "");
+                             const PinglistOptions& options, const std::string& rail = "",
+                             const CoverageTargets* targets = nullptr);
 
 // True when node `n` has a rail named `rail` (see PinglistPlan).
 bool NodeHasRail(const NodeInfo& n, const std::string& rail);

@@ -10,7 +10,7 @@ bool PinglistCache::Fresh(int64_t built_at, int64_t now_ms) const {
 }
 
 Result<nlohmann::json> PinglistCache::For(const std::string& requester, const std::string& rail, int64_t now_ms,
-                                          const NodeSource& nodes) {
+                                          const NodeSource& nodes, const CoverageTargets* targets) {
   std::shared_ptr<const Plan> plan;
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -32,7 +32,7 @@ Result<nlohmann::json> PinglistCache::For(const std::string& requester, const st
     }
     plan = it->second;
   }
-  return plan->plan->For(requester);
+  return plan->plan->For(requester, targets);
 }
 
 uint64_t PinglistCache::plans_built() const {

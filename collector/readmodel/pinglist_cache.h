@@ -8,6 +8,8 @@
 //    (once for all rails while it is fresh) and builds one. So a report shows
 //    in the others' pinglists within refresh_ms, and generated_at_ms is when
 //    the plan was built. refresh_ms <= 0: a new plan every call.
+//  - targets (may be null): the link coverage targets, applied per answer
+//    (PinglistPlan::For), so a new diagnosis pass shows at once.
 //  - A failure of `nodes` is returned as it is; nothing is cached then.
 //  - Thread-safe. Plans are built under the cache's mutex (concurrent
 //    requests build a rail's plan once); answers are built outside it.
@@ -38,7 +40,7 @@ class PinglistCache {
   PinglistCache(PinglistOptions options, int64_t refresh_ms) : options_(std::move(options)), refresh_ms_(refresh_ms) {}
 
   Result<nlohmann::json> For(const std::string& requester, const std::string& rail, int64_t now_ms,
-                             const NodeSource& nodes);
+                             const NodeSource& nodes, const CoverageTargets* targets = nullptr);
 
   // How many plans were built so far (for tests).
   uint64_t plans_built() const;

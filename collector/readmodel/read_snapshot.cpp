@@ -239,6 +239,7 @@ ReadSnapshot::View ReadSnapshot::Take() const {
   v.fabric = fabric_;
   v.diagnoses_open = diagnoses_open_;
   v.coverage = coverage_;
+  v.coverage_targets = coverage_targets_;
   return v;
 }
 
@@ -299,6 +300,17 @@ void ReadSnapshot::SetCoverage(json coverage) {
   auto p = std::make_shared<const json>(std::move(coverage));
   std::lock_guard<std::mutex> lock(mu_);
   coverage_ = std::move(p);
+}
+
+void ReadSnapshot::SetCoverageTargets(CoverageTargets targets) {
+  auto p = std::make_shared<const CoverageTargets>(std::move(targets));
+  std::lock_guard<std::mutex> lock(mu_);
+  coverage_targets_ = std::move(p);
+}
+
+std::shared_ptr<const CoverageTargets> ReadSnapshot::CoverageTargetsNow() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return coverage_targets_;
 }
 
 void ReadSnapshot::SetFabric(json parts) {

@@ -30,6 +30,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "collector/readmodel/coverage_targets.h"
 #include "collector/readmodel/metrics_port_text.h"
 #include "collector/core/probe_input.h"
 
@@ -202,6 +203,7 @@ class ReadSnapshot {
     std::shared_ptr<const nlohmann::json> fabric;         // {"fabric_links","fabric_nodes","fabric_ports"}
     std::shared_ptr<const nlohmann::json> diagnoses_open; // [{"scope","kind","n"}]
     std::shared_ptr<const nlohmann::json> coverage;       // the last diagnosis pass's (null before one)
+    std::shared_ptr<const CoverageTargets> coverage_targets;  // the last pass's extra probes (never null)
   };
 
   View Take() const;
@@ -216,6 +218,9 @@ class ReadSnapshot {
   void SetFabric(nlohmann::json parts);
   void SetDiagnosesOpen(nlohmann::json rows);
   void SetCoverage(nlohmann::json coverage);
+  void SetCoverageTargets(CoverageTargets targets);
+  // The last pass's coverage targets alone (a pinglist asks on every request).
+  std::shared_ptr<const CoverageTargets> CoverageTargetsNow() const;
   void Clear();
 
  private:
@@ -228,6 +233,7 @@ class ReadSnapshot {
   std::shared_ptr<const nlohmann::json> fabric_ = std::make_shared<nlohmann::json>(nlohmann::json::object());
   std::shared_ptr<const nlohmann::json> diagnoses_open_ = std::make_shared<nlohmann::json>(nlohmann::json::array());
   std::shared_ptr<const nlohmann::json> coverage_ = std::make_shared<nlohmann::json>(nullptr);
+  std::shared_ptr<const CoverageTargets> coverage_targets_ = std::make_shared<const CoverageTargets>();
 };
 
 // Answers built from a view (read_snapshot_render.cpp, read_snapshot_matrix.cpp);

@@ -142,6 +142,11 @@ TEST_F(DiagnosisStore, CoverageOfTheLastPass) {
   EXPECT_EQ(c["rails"][0]["group_pairs_covered"], 2);
   EXPECT_EQ(c["fabric"]["paths_routed"], 0);
   EXPECT_EQ(c["fabric"]["paths_unrouted"], 30);
+  // Without a swept fabric: no inter-switch cable to cover, no link coverage target handed out.
+  EXPECT_EQ(c["fabric"]["switch_links_covered"], 0);
+  EXPECT_EQ(c["fabric"]["coverage_targets"], 0);
+  EXPECT_EQ(c["fabric"]["min_paths_per_link"], 2);
+  EXPECT_EQ(c_.store().read.snapshot().CoverageTargetsNow()->targets, 0);
   EXPECT_EQ(c["at_ms"], now_);
 }
 
