@@ -72,4 +72,8 @@ Result<SimTopology> LoadTopologyJson(const std::string& text);
 // "L,H,S[,R]" for --fat-tree.
 Result<SimTopology> FatTreeFromSpec(const std::string& spec, int hosts = 0);
 
+// The simulator's stable 64-bit mixer (splitmix64's finaliser): the same
+// input gives the same output on every machine, so a seed replays a run.
+uint64_t Mix(uint64_t x);
+
 }  // namespace rdmascope::bench

@@ -17,6 +17,7 @@
 #include "collector/store/storage.h"
 #include "fabric/fabric_json.h"
 #include "fabric/sweep.h"
+#include "tests/collector/old_database.h"
 #include "tests/fabric/fake_subnet.h"
 #include "tests/support/scratch_dir.h"
 #include "tests/support/test_reports.h"
@@ -111,10 +112,7 @@ class LinkTargetsTest : public ::testing::Test {
   LinkTargetPlanner planner_;
 
   void SetUp() override {
-    StoreOptions o;
-    o.path = scratch_.File("store.db");
-    o.synchronous_full = false;
-    auto s = Storage::Open(o);
+    auto s = testing::OpenCurrentStore(scratch_.File("store.db"));
     ASSERT_TRUE(s.ok()) << s.status().message();
     store_ = std::move(s).value();
     FakeSubnet subnet = LeafSpine();
