@@ -63,15 +63,17 @@ const char* KindName(PathKind k) {
 RailTransports NumberRailTransports(const Input& in) {
   RailTransports out;
   out.id.reserve(in.paths.size());
-  std::unordered_map<uint64_t, uint32_t> known;  // rail id << 32 | transport id -> number
+  // rail id << 32 | transport id, by number: a fleet has a few dozen at
+  // most, so a scan of this list beats hashing once per path.
+  std::vector<uint64_t> known;
   uint64_t last_key = ~0ull;
   uint32_t last = 0;
   for (const PathSummary& p : in.paths) {
     const uint64_t key = static_cast<uint64_t>(p.rail) << 32 | p.transport;
     if (key != last_key) {
-      auto [it, added] = known.try_emplace(key, static_cast<uint32_t>(out.names.size()));
-      if (added) out.names.push_back(RailTransport(in, p));
-      last_key = key, last = it->second;
+      last = static_cast<uint32_t>(std::find(known.begin(), known.end(), key) - known.begin());
+      if (last == known.size()) known.push_back(key), out.names.push_back(RailTransport(in, p));
+      last_key = key;
     }
     out.id.push_back(last);
   }
