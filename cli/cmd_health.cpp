@@ -7,8 +7,10 @@
 #include <fstream>
 #include <map>
 #include <optional>
+#include <sstream>
 
 #include "agent/node/health.h"
+#include "agent/node/health_state.h"
 #include "agent/node/sysfs_parse.h"
 #include "cli/commands.h"
 #include "cli/inventory_source.h"
@@ -26,7 +28,7 @@ constexpr char kHelp[] =
     "Checks every port of every RDMA device on this node (or the --port ones), as a\n"
     "monitoring plugin: one status line, performance data after '|'.\n"
     "  exit 0  OK: every port ACTIVE / LinkUp, every counter within its threshold\n"
-    "  exit 1  WARNING: a counter above its threshold, a port state unreadable, or a\n"
+    "  exit 1  WARNING: a counter above its threshold or saturated, a port state unreadable, or a\n"
     "          link below --expect-rate / --expect-width / --expect-mtu (degraded link)\n"
     "  exit 2  CRITICAL: a port not ACTIVE or not LinkUp\n"
     "  exit 3  UNKNOWN: the check cannot run (no SYSFS/class/infiniband, unreadable\n"
@@ -40,7 +42,10 @@ constexpr char kHelp[] =
     "  excessive_buffer_overrun_errors=10 VL15_dropped=100 port_xmit_wait=1000\n"
     "Counters are absolute values since the last reset; with --state-file FILE they are the\n"
     "increase since the previous run that wrote FILE (the first run writes it and compares\n"
-    "absolute values). --threshold sets or overrides one, for any counter or hw_counter name\n"
+    "absolute values), by each counter's width: a wrap counts modulo the width, a counter that\n"
+    "was cleared, or whose device was re-created or host rebooted since, counts from 0. A\n"
+    "saturated error counter (e.g. symbol_error at 65535) is a WARNING of its own: it counts\n"
+    "no more errors until cleared. --threshold sets or overrides one, for any counter or hw_counter name\n"
     "(e.g. --threshold local_ack_timeout_err=100).\n"
     "--require-devices: no RDMA device at all is CRITICAL (default: OK, nothing to check).\n";
 
@@ -64,23 +69,29 @@ std::optional<std::string> CannotRun(const std::string& root) {
   return std::nullopt;
 }
 
-std::optional<std::map<std::string, uint64_t>> ReadStateFile(const std::string& path) {
+// The previous run's state; nullopt (judge values, as a first run) when the
+// file is missing, or unreadable or damaged (said on stderr).
+std::optional<HealthState> ReadStateFile(const std::string& path) {
   std::ifstream in(path);
   if (!in) return std::nullopt;
-  std::map<std::string, uint64_t> m;
-  std::string key;
-  uint64_t v = 0;
-  while (in >> key >> v) m[key] = v;
-  return m;
+  std::stringstream text;
+  text << in.rdbuf();
+  auto state = ParseHealthState(text.str());
+  if (!state.ok()) {
+    std::fprintf(stderr, "warning: %s: %s; counters judged by their values this run\n", path.c_str(),
+                 state.status().message().c_str());
+    return std::nullopt;
+  }
+  return std::move(state).value();
 }
 
 // Written whole to FILE.tmp, then renamed: a reader never sees half a file.
-bool WriteStateFile(const std::string& path, const std::map<std::string, uint64_t>& m) {
+bool WriteStateFile(const std::string& path, const HealthState& state) {
   const std::string tmp = path + ".tmp";
   {
     std::ofstream out(tmp, std::ios::trunc);
     if (!out) return false;
-    for (const auto& [k, v] : m) out << k << ' ' << v << '\n';
+    out << FormatHealthState(state);
     if (!out.flush()) return false;
   }
   return std::rename(tmp.c_str(), path.c_str()) == 0;
@@ -144,6 +155,7 @@ int RunHealth(const GlobalOptions& g, const std::vector<std::string>& args) {
   }
   Inventory inv = LoadInventory(g, /*with_counters=*/true);
   PrintWarnings(stderr, inv);
+  options.boot_id = ReadHostBootId();
   if (!state_file.empty()) options.previous = ReadStateFile(state_file);
   HealthReport r = EvaluateHealth(inv, thresholds, options);
   if (!options.ports.empty() && r.ports_checked == 0) {
@@ -154,7 +166,7 @@ int RunHealth(const GlobalOptions& g, const std::vector<std::string>& args) {
     r.severity = Severity::kCritical;
     r.findings.push_back({Severity::kCritical, "", 0, "no RDMA devices found"});
   }
-  if (!state_file.empty() && !WriteStateFile(state_file, CounterSnapshot(inv)))
+  if (!state_file.empty() && !WriteStateFile(state_file, HealthStateOf(inv, options.boot_id)))
     std::fprintf(stderr, "rdmactl health: cannot write the state file %s\n", state_file.c_str());
   if (g.json) {
     nlohmann::json findings = nlohmann::json::array();

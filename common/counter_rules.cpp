@@ -48,7 +48,10 @@ CounterDelta ComputeCounterDelta(const std::string& kind, const std::string& nam
     d.kind = DeltaKind::kFirst;
     return d;
   }
-  if (!previous->boot_id.empty() && !current.boot_id.empty() && previous->boot_id != current.boot_id) {
+  auto changed = [](const std::string& before, const std::string& now) {
+    return !before.empty() && !now.empty() && before != now;
+  };
+  if (changed(previous->boot_id, current.boot_id) || changed(previous->instance, current.instance)) {
     d.kind = DeltaKind::kReset;
     d.delta = cur;
   } else if (cur >= before) {

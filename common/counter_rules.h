@@ -10,8 +10,15 @@
 //   extended counter): it is treated as 64-bit.
 // - Absent current value: kAbsent, no delta (absent is not 0). No previous
 //   value (or an absent one): kFirst, no delta.
-// - A different non-empty boot id: kReset, delta = the current value (all of
-//   it is new since the reboot or driver reload).
+// - A different non-empty boot id, or a different non-empty device instance
+//   identity (the device was re-created: driver reload, delete and add;
+//   agent/node/inventory.h says what it is made of): kReset, delta = the
+//   current value (all of it is new since the reboot or re-creation), whether
+//   the value went backwards or not and whatever the width. An unknown ("")
+//   boot id or instance on either side decides nothing: the value rules below
+//   do. Only the instance tells a reset from a wrap when a counter the table
+//   calls 32-bit is in fact read from its 64-bit extended counter and was
+//   still under 2^32: without it a backwards step there is taken for a wrap.
 // - A saturating counter at its maximum is `saturated` (whatever the kind);
 //   a backwards step on it is kReset (it was cleared): delta = current value.
 // - A backwards step on a wrapping counter narrower than 64 bits is kWrapped,
@@ -42,6 +49,7 @@ struct CounterReading {
   std::optional<uint64_t> value;
   std::string boot_id;  // "" = unknown
   int64_t at_ms = 0;
+  std::string instance = {};  // the device's instance identity; "" = unknown
 };
 
 enum class DeltaKind { kDelta, kWrapped, kReset, kFirst, kAbsent };

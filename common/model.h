@@ -94,6 +94,14 @@ struct Device {
   std::optional<uint32_t> pcie_max_width;
   std::optional<int> numa_node;             // device/numa_node; -1 = none
   std::optional<std::string> driver;        // basename of the device/driver link, e.g. "mlx5_core"
+  // This instance of the device: "NODE_GUID@INODE" (node GUID "" when
+  // unreadable), INODE that of class/infiniband/NAME, which the kernel
+  // allocates anew when the device is re-created (driver reload, delete and
+  // add; see agent/node/sysfs_reader.h) but may repeat after a reboot, so it is
+  // paired with the boot id wherever counters are compared
+  // (common/counter_rules.h). Absent when the directory cannot be stat()ed.
+  // Not in the report format (yet): the node's own comparisons use it.
+  std::optional<std::string> instance;
   std::optional<VerbsDeviceCaps> verbs;     // absent when verbs could not open it
   std::vector<Port> ports;
 };

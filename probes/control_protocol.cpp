@@ -1,5 +1,7 @@
 #include "probes/control_protocol.h"
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 #include "common/ib_encoding.h"
@@ -90,8 +92,9 @@ Status CheckOk(const json& j) {
   auto it = j.find("ok");
   if (it == j.end() || !it->is_boolean()) return Status::Error("reply lacks boolean 'ok'");
   if (it->get<bool>()) return Status::Ok();
-  std::string e = "unspecified";
-  GetString(j, "error", false, &e);
+  // The whole text (a line is bounded): an older agent's may be long.
+  auto err = j.find("error");
+  const std::string e = err != j.end() && err->is_string() ? err->get<std::string>() : "unspecified";
   return Status::Error("peer refused: " + e);
 }
 
@@ -106,6 +109,9 @@ Result<ControlRequest> ParseControlRequest(const std::string& line) {
     ControlRequest req;
     if (op == "ud_info") {
       req.op = ControlOp::kUdInfo;
+      uint64_t from = 0;
+      if (j->contains("from")) RETURN_IF_ERROR(GetUint(*j, "from", kMaxUdEndpoints, &from));
+      req.ud_from = size_t(from);
       return req;
     }
     if (op == "hello") {
@@ -157,6 +163,14 @@ Result<UdInfoReply> ParseUdInfoReply(const std::string& line) {
     auto it = j->find("endpoints");
     if (it == j->end() || !it->is_array()) return Status::Error("field 'endpoints' must be an array");
     if (it->size() > size_t(kMaxUdEndpoints)) return Status::Error("too many endpoints");
+    if (j->contains("total")) {
+      RETURN_IF_ERROR(GetUint(*j, "total", kMaxUdEndpoints, &v));
+      r.total = size_t(v);
+    }
+    if (j->contains("next")) {
+      RETURN_IF_ERROR(GetUint(*j, "next", kMaxUdEndpoints, &v));
+      r.next = size_t(v);
+    }
     for (const auto& e : *it) {
       if (!e.is_object()) return Status::Error("endpoint is not an object");
       UdEndpointInfo ep;
@@ -194,7 +208,10 @@ Result<RcConnectReply> ParseRcConnectReply(const std::string& line) {
   }
 }
 
-std::string EncodeUdInfoRequest() { return R"({"op":"ud_info"})"; }
+std::string EncodeUdInfoRequest(size_t from) {
+  if (from == 0) return R"({"op":"ud_info"})";  // what every agent understands
+  return R"({"op":"ud_info","from":)" + std::to_string(from) + "}";
+}
 
 std::string EncodeRcConnectRequest(const RcConnectRequest& r) {
   json j;
@@ -221,7 +238,77 @@ std::string EncodeUdInfoReply(const UdInfoReply& r) {
                               {"gid", e.gid}, {"lid", e.lid}, {"qpn", e.qpn}, {"roce", e.roce}});
     if (!e.rail.empty()) j["endpoints"].back()["rail"] = e.rail;
   }
+  if (r.total) j["total"] = *r.total;
+  if (r.next) j["next"] = *r.next;
   return j.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+Result<UdInfoPage> EncodeUdInfoPage(const UdInfoReply& all, size_t from,
+                                    const std::function<size_t(const std::string&)>& line_bytes) {
+  const size_t n = all.endpoints.size();
+  if (from > n) {
+    return Status::Error("ud_info: a page from endpoint " + std::to_string(from) + " asked for, but there are " +
+                         std::to_string(n));
+  }
+  UdInfoReply page;
+  page.qkey = all.qkey;
+  page.total = n;
+  auto encode = [&](size_t count) {
+    page.endpoints.assign(all.endpoints.begin() + long(from), all.endpoints.begin() + long(from + count));
+    page.next = from + count < n ? std::optional<size_t>(from + count) : std::nullopt;
+    return EncodeUdInfoReply(page);
+  };
+  // The line grows with every endpoint (an endpoint outweighs the "next" it
+  // may drop), so the largest page that fits is found by bisection.
+  size_t lo = 0, hi = std::min(n - from, size_t(kMaxUdEndpoints));
+  std::string best = encode(0);
+  while (lo < hi) {
+    const size_t mid = lo + (hi - lo + 1) / 2;
+    std::string line = encode(mid);
+    if (line_bytes(line) <= kMaxLineBytes) {
+      lo = mid;
+      best = std::move(line);
+    } else {
+      hi = mid - 1;
+    }
+  }
+  if (from < n && lo == 0) {
+    const UdEndpointInfo& e = all.endpoints[from];
+    return Status::Error("ud_info: endpoint " + std::to_string(from) + " (" + e.device.substr(0, 64) + " port " +
+                         std::to_string(e.port) + " GID index " + std::to_string(e.gid_index) +
+                         ") alone does not fit a control line of " + std::to_string(kMaxLineBytes) +
+                         " bytes: shorten its device or rail name");
+  }
+  if (lo != page.endpoints.size()) encode(lo);  // `page` back to the one in `best`
+  return UdInfoPage{std::move(best), page.next};
+}
+
+Status AppendUdInfoPage(const UdInfoReply& page, size_t from, UdInfoReply* all) {
+  const std::string where = "ud_info page from endpoint " + std::to_string(from);
+  if (from == 0) {
+    *all = UdInfoReply{};
+    all->qkey = page.qkey;
+    all->total = page.total;
+  } else if (from != all->endpoints.size()) {
+    return Status::Error(where + ": " + std::to_string(all->endpoints.size()) + " endpoints read before it");
+  } else if (page.qkey != all->qkey) {
+    return Status::Error(where + ": the qkey changed between pages");
+  }
+  if (all->endpoints.size() + page.endpoints.size() > size_t(kMaxUdEndpoints)) {
+    return Status::Error(where + ": more than " + std::to_string(kMaxUdEndpoints) + " endpoints in all");
+  }
+  if (page.next && page.endpoints.empty()) return Status::Error(where + ": no endpoint, yet more to follow");
+  all->endpoints.insert(all->endpoints.end(), page.endpoints.begin(), page.endpoints.end());
+  all->next = page.next;
+  if (page.next && *page.next != all->endpoints.size()) {
+    return Status::Error(where + ": 'next' " + std::to_string(*page.next) + " does not follow its " +
+                         std::to_string(page.endpoints.size()) + " endpoints");
+  }
+  if (!page.next && all->total && *all->total != all->endpoints.size()) {
+    return Status::Error(where + ": the last page ends at " + std::to_string(all->endpoints.size()) +
+                         " endpoints of the " + std::to_string(*all->total) + " announced");
+  }
+  return Status::Ok();
 }
 
 std::string EncodeRcConnectReply(const RcConnectReply& r) {
@@ -236,9 +323,12 @@ std::string EncodeRcConnectReply(const RcConnectReply& r) {
 }
 
 std::string EncodeErrorReply(const std::string& error) {
+  std::string text = error.substr(0, kMaxErrorTextBytes);
+  for (char& c : text)
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
   json j;
   j["ok"] = false;
-  j["error"] = error;
+  j["error"] = text;
   return j.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 

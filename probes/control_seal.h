@@ -16,6 +16,7 @@
 #pragma once
 
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <string>
 
@@ -32,6 +33,8 @@ class ControlSeal {
   bool keyed() const { return !key_.empty(); }
   // The line to send for `body` (the body itself when unkeyed).
   std::string Seal(const std::string& body);
+  // The length of the line the next Seal(body) returns (it does not count as sent).
+  size_t SealedBytes(const std::string& body) const;
   // The body of a received line (the line itself when unkeyed); error when
   // the envelope, its sequence number or its MAC is wrong.
   Result<std::string> Open(const std::string& line);

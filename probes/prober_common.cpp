@@ -20,11 +20,23 @@ Result<UdInfoReply> FetchUdInfo(LineConn& conn, uint64_t deadline_ns, const std:
     if (!a.ok()) return a.status();
     *seal = std::move(a).value();
   }
-  Status s = WriteSealed(conn, *seal, EncodeUdInfoRequest(), deadline_ns);
-  if (!s.ok()) return Status::Error("control port: " + s.message());
-  auto line = ReadSealed(conn, *seal, deadline_ns);
-  if (!line.ok()) return Status::Error("control port (ud_info): " + line.status().message());
-  return ParseUdInfoReply(*line);
+  // Every page, from one connection (so from one snapshot of the agent's);
+  // each page advances, and there are at most kMaxUdEndpoints endpoints.
+  UdInfoReply all;
+  size_t from = 0;
+  do {
+    Status s = WriteSealed(conn, *seal, EncodeUdInfoRequest(from), deadline_ns);
+    if (!s.ok()) return Status::Error("control port (ud_info from " + std::to_string(from) + "): " + s.message());
+    auto line = ReadSealed(conn, *seal, deadline_ns);
+    if (!line.ok()) return Status::Error("control port (ud_info from " + std::to_string(from) + "): " +
+                                         line.status().message());
+    auto page = ParseUdInfoReply(*line);
+    if (!page.ok()) return page.status();
+    s = AppendUdInfoPage(*page, from, &all);
+    if (!s.ok()) return s;
+    from = all.endpoints.size();
+  } while (all.next);
+  return all;
 }
 
 Result<UdEndpointInfo> ChooseEndpoint(const UdInfoReply& info, const std::string& host,

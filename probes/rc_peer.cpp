@@ -23,6 +23,23 @@ constexpr uint32_t kSendDepth = 16;
 constexpr uint32_t kSignalEvery = 8;
 }  // namespace
 
+Result<RcSetup> ExchangeRcSetup(LineConn& conn, const ProberOptions& o, const LocalPort& local,
+                                RcConnectRequest req, uint64_t deadline) {
+  ControlSeal seal;  // the authenticated session's requests and replies
+  auto info = FetchUdInfo(conn, deadline, o.control_secret, o.control_strict, &seal);
+  if (!info.ok()) return info.status();
+  auto ep = ChooseEndpoint(*info, o.host, local, o.rail);
+  if (!ep.ok()) return ep.status();
+  req.target_gid = ep->gid;
+  Status s = WriteSealed(conn, seal, EncodeRcConnectRequest(req), deadline);
+  if (!s.ok()) return Status::Error("control port (rc_connect): " + s.message());
+  auto line = ReadSealed(conn, seal, deadline, o.stop);
+  if (!line.ok()) return Status::Error("control port (rc_connect): " + line.status().message());
+  auto rep = ParseRcConnectReply(*line);
+  if (!rep.ok()) return rep.status();
+  return RcSetup{*ep, *rep};
+}
+
 RcPeer::RcPeer() : sends_(kSignalEvery, kSendDepth), spin_(ProberSpin(0)) {}
 
 Result<std::unique_ptr<RcPeer>> RcPeer::Connect(ibv_context* ctx, ibv_pd* pd,
@@ -52,15 +69,7 @@ Result<std::unique_ptr<RcPeer>> RcPeer::Connect(ibv_context* ctx, ibv_pd* pd,
   auto fd = TcpConnect(o.host, o.control_port, 3000);
   if (!fd.ok()) return Status::Error("control port: " + fd.status().message());
   p->conn_ = std::make_unique<LineConn>(std::move(fd).value());
-  ControlSeal seal;  // the authenticated session's requests and replies
-  auto info = FetchUdInfo(*p->conn_, deadline, o.control_secret, o.control_strict, &seal);
-  if (!info.ok()) return info.status();
-  auto ep = ChooseEndpoint(*info, o.host, local, o.rail);
-  if (!ep.ok()) return ep.status();
-  if (target) *target = *ep;
-
   RcConnectRequest req;
-  req.target_gid = ep->gid;
   req.prober.qpn = p->qp_->qp_num;
   req.prober.psn = std::random_device{}() & 0xffffff;
   req.prober.lid = local.lid;
@@ -70,12 +79,10 @@ Result<std::unique_ptr<RcPeer>> RcPeer::Connect(ibv_context* ctx, ibv_pd* pd,
   req.tuning = o.tuning;
   req.probe_class = o.probe_class;
   req.session = session;
-  s = WriteSealed(*p->conn_, seal, EncodeRcConnectRequest(req), deadline);
-  if (!s.ok()) return Status::Error("control port: " + s.message());
-  auto line = ReadSealed(*p->conn_, seal, deadline, o.stop);
-  if (!line.ok()) return Status::Error("control port (rc_connect): " + line.status().message());
-  auto rep = ParseRcConnectReply(*line);
-  if (!rep.ok()) return rep.status();
+  auto setup = ExchangeRcSetup(*p->conn_, o, local, req, deadline);
+  if (!setup.ok()) return setup.status();
+  if (target) *target = setup->target;
+  const RcConnectReply* rep = &setup->reply;
   p->reply_ = *rep;
   RemoteEndpoint remote = rep->responder;
   remote.mtu_bytes = std::min(remote.mtu_bytes, MtuBytes(local.active_mtu));

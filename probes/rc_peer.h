@@ -31,6 +31,18 @@
 
 namespace rdmascope::probes {
 
+// The control half of RcPeer::Connect, apart from verbs: over `conn`
+// (authenticating when opts.control_secret is set), ud_info in every page,
+// the endpoint ChooseEndpoint picks for `local` (and opts.rail), then
+// rc_connect for `req` aimed at that endpoint's GID. Returns the endpoint
+// and the parsed reply; `seal` (when given) receives the session's seal.
+struct RcSetup {
+  UdEndpointInfo target;
+  RcConnectReply reply;
+};
+Result<RcSetup> ExchangeRcSetup(LineConn& conn, const ProberOptions& opts, const LocalPort& local,
+                                RcConnectRequest req, uint64_t deadline_ns);
+
 class RcPeer {
  public:
   static Result<std::unique_ptr<RcPeer>> Connect(ibv_context* ctx, ibv_pd* pd,

@@ -5,14 +5,10 @@
 #include <map>
 #include <algorithm>
 
-#include <nlohmann/json.hpp>
-
-#include "probes/control_auth.h"
-#include "probes/control_seal.h"
 #include "probes/control_server.h"
+#include "probes/control_session.h"
 #include "probes/line_socket.h"
 #include "probes/local_port.h"
-#include "probes/probe_clock.h"
 #include "probes/rc_responder.h"
 #include "probes/ud_responder.h"
 #include "probes/verbs_resources.h"
@@ -37,7 +33,9 @@ struct Responder::Generation {
   std::atomic<bool> stop{false};
   std::vector<std::unique_ptr<DeviceState>> devices;
   std::unique_ptr<RcResponderPool> rc;  // declared after devices: destroyed before their PDs
-  UdInfoReply ud_info;
+  // What ud_info lists. Its own allocation: a connection paging through it
+  // holds this, never the generation and its devices.
+  std::shared_ptr<const UdInfoReply> ud_info = std::make_shared<const UdInfoReply>();
   std::vector<std::thread> ud_threads;  // joined before the generation is released
 
   void StopThreads() {
@@ -50,12 +48,6 @@ struct Responder::Generation {
 };
 
 namespace {
-// Control connections are setups: a handshake and one or two requests.
-constexpr uint64_t kReadyNs = 5000000000ull;      // to authenticate, or to send a first valid request
-constexpr uint64_t kIdleNs = 5000000000ull;       // between requests afterwards
-constexpr uint64_t kLifetimeNs = 15000000000ull;  // a connection's whole life
-constexpr int kMaxRequests = 8;
-constexpr uint64_t kWriteNs = 2000000000ull;
 // Where probers address the read buffer (ibv_reg_mr_iova): a fixed small
 // number, so the rc_connect reply carries no heap address.
 constexpr uint64_t kReadIovaBase = 0x10000;
@@ -100,8 +92,19 @@ Result<std::unique_ptr<Responder>> Responder::StartIdle(const ResponderOptions& 
       }
     }
   }
-  auto srv = ControlServer::Start(opts.control_port, [self](LineConn& c, const std::atomic<bool>& stop) {
-    self->HandleConnection(c, stop);
+  ControlServices services;
+  services.ud_info = [self]() -> std::shared_ptr<const UdInfoReply> {
+    auto gen = self->Current();
+    return gen ? gen->ud_info : nullptr;
+  };
+  services.rc_connect = [self](const RcConnectRequest& req) -> Result<std::string> {
+    auto gen = self->Current();  // held while the session is set up: its devices stay open
+    if (!gen) return Status::Error("rc_connect: the agent is stopping; retry");
+    return self->HandleRcConnect(req, gen);
+  };
+  const ControlSessionOptions session{opts.control_secret, opts.control_strict};
+  auto srv = ControlServer::Start(opts.control_port, [services, session](LineConn& c, const std::atomic<bool>& stop) {
+    ServeControlConnection(c, stop, session, services);
   }, addrs);
   if (!srv.ok()) return srv.status();
   r->server_ = std::move(srv).value();
@@ -142,6 +145,8 @@ std::vector<std::string> Responder::Serve(const std::vector<ServedPort>& ports) 
   gen->rc = std::make_unique<RcResponderPool>(
       RcResponderPool::Options{opts_.rc_limits, opts_.inject == Injection::kRnr, opts_.spin});
   std::vector<std::string> problems;
+  UdInfoReply ud_info;
+  size_t left_out = 0;  // endpoints beyond kMaxUdEndpoints
   std::map<std::string, DeviceState*> by_name;
   for (const ServedPort& sp : ports) {
     DeviceState* d = by_name.count(sp.device) ? by_name[sp.device] : nullptr;
@@ -188,10 +193,16 @@ std::vector<std::string> Responder::Serve(const std::vector<ServedPort>& ports) 
       e.qpn = (*ud)->qpn();
       e.roce = lp->roce;
       e.rail = sp.rail;
-      if (gen->ud_info.endpoints.size() < size_t(kMaxUdEndpoints)) gen->ud_info.endpoints.push_back(e);
+      if (ud_info.endpoints.size() < size_t(kMaxUdEndpoints)) ud_info.endpoints.push_back(e);
+      else ++left_out;
     }
     d->uds.push_back(std::move(ud).value());
   }
+  if (left_out > 0) {
+    problems.push_back("ud_info lists at most " + std::to_string(kMaxUdEndpoints) + " endpoints: " +
+                       std::to_string(left_out) + " GIDs of the served ports are left out");
+  }
+  gen->ud_info = std::make_shared<const UdInfoReply>(std::move(ud_info));
   for (auto& d : gen->devices) {
     for (auto& ud : d->uds) {
       UdResponder* u = ud.get();
@@ -210,7 +221,7 @@ std::shared_ptr<Responder::Generation> Responder::Current() const {
 
 UdInfoReply Responder::UdInfo() const {
   auto g = Current();
-  return g ? g->ud_info : UdInfoReply{};
+  return g ? *g->ud_info : UdInfoReply{};
 }
 
 size_t Responder::rc_sessions() const {
@@ -231,60 +242,6 @@ void Responder::Stop() {
   if (g) g->stop.store(true);  // RC sessions end before the server joins their threads
   if (server_) server_->Stop();
   if (g) g->StopThreads();
-}
-
-void Responder::HandleConnection(LineConn& conn, const std::atomic<bool>& stop) {
-  const uint64_t accepted = NowNs();
-  const uint64_t end = accepted + kLifetimeNs;  // the connection's whole life
-  const bool needs_auth = !opts_.control_secret.empty() && opts_.control_strict;
-  AgentAuth auth(opts_.control_secret, opts_.control_strict);
-  // Until authenticated (or, with nothing to prove, until a first valid
-  // request) the peer has kReadyNs; after that kIdleNs between requests.
-  uint64_t deadline = accepted + kReadyNs;
-  auto refuse = [&](const std::string& why) {
-    const std::string line = EncodeErrorReply(why);
-    conn.WriteLine(auth.seal().Seal(line), NowNs() + kWriteNs);  // sealed once authenticated
-    conn.FinishAndDiscard(NowNs() + kWriteNs);
-  };
-  for (int requests = 0; requests < kMaxRequests && !stop.load(); ++requests) {
-    auto line = conn.ReadLine(std::min(deadline, end), &stop);
-    if (!line.ok()) {  // closed, timed out, too long or stopping
-      // A line past the limit is refused in words before the close; the
-      // reader never buffered more than the limit plus one read of it.
-      if (line.status().message() == kLineTooLong) {
-        refuse(std::string(kLineTooLong) + " (the limit is " + std::to_string(kMaxLineBytes) +
-               " bytes): connection closed");
-      }
-      return;
-    }
-    // After a v2 authentication every line is a sealed envelope.
-    auto body = auth.seal().Open(*line);
-    if (!body.ok()) return refuse(body.status().message() + ": connection closed");
-    auto req = ParseControlRequest(*body);
-    if (!req.ok()) return refuse(req.status().message() + ": connection closed");
-    if (req->op == ControlOp::kHello || req->op == ControlOp::kAuth) {
-      auto reply = auth.Handle(*req);
-      if (!reply.ok()) return refuse(reply.status().message());
-      if (!conn.WriteLine(*reply, NowNs() + kWriteNs).ok()) return;
-      if (auth.may_serve() && needs_auth) deadline = NowNs() + kIdleNs;  // authenticated
-      continue;
-    }
-    if (!auth.may_serve()) {
-      return refuse("authentication required: this agent has a control secret (send hello, then auth)");
-    }
-    deadline = NowNs() + kIdleNs;
-    std::shared_ptr<Generation> gen = Current();
-    if (!gen) return;  // stopping
-    if (req->op == ControlOp::kUdInfo) {
-      if (!WriteSealed(conn, auth.seal(), EncodeUdInfoReply(gen->ud_info), NowNs() + kWriteNs).ok()) return;
-      continue;
-    }
-    // The reply ends the connection: the session outlives it (rc_responder.h).
-    auto reply = HandleRcConnect(req->rc, gen);
-    WriteSealed(conn, auth.seal(), reply.ok() ? *reply : EncodeErrorReply(reply.status().message()),
-                NowNs() + kWriteNs);
-    if (reply.ok()) return;  // the prober sends nothing more: closing loses no reply
-  }
 }
 
 Result<std::string> Responder::HandleRcConnect(const RcConnectRequest& req,

@@ -13,11 +13,11 @@
 // (kReadBufferBytes) that RC probers RDMA READ. Start() is StartIdle() plus
 // Serve() of every ACTIVE port of `device` (every device when empty), and
 // fails when none is ACTIVE. Stop() (also the destructor) ends every thread.
-// A control connection is a setup: it must authenticate (a secret in strict
-// mode) or else send a first valid request within 5 s, then send each next
-// request within 5 s; it lives at most 15 s and 8 requests. A malformed or
-// unsealed line after authentication is answered with the error and closes
-// it; so does rc_connect's reply. The RC session outlives it (probes/rc_responder.h): it ends
+// A control connection is a setup served by ServeControlConnection
+// (probes/control_session.h: deadlines, request cap, ud_info pages from one
+// snapshot per connection); ud_info lists at most kMaxUdEndpoints endpoints
+// (more are left out and named in Serve()'s messages). rc_connect's reply
+// ends the connection. The RC session outlives it (probes/rc_responder.h): it ends
 // after rc_limits.idle_ns without a probe, when its QP fails, when the same
 // prober session connects again, or by oldest-idle eviction at
 // rc_limits.cap sessions; a full table is refused with an error naming the cap.
@@ -95,7 +95,6 @@ class Responder {
   struct Generation;
   Responder() = default;
   std::shared_ptr<Generation> Current() const;
-  void HandleConnection(LineConn& conn, const std::atomic<bool>& stop);
   // The rc_connect reply line, or the error for the prober.
   Result<std::string> HandleRcConnect(const RcConnectRequest& req, const std::shared_ptr<Generation>& gen);
 

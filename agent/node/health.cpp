@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "agent/node/sysfs_parse.h"
+#include "common/counter_rules.h"
 
 namespace rdmascope {
 namespace {
@@ -15,25 +16,39 @@ void Add(HealthReport* r, Severity s, const Device& d, const Port& p, std::strin
   r->findings.push_back({s, d.name, p.number, std::move(what)});
 }
 
-std::string Key(const Device& d, const Port& p, const std::string& name) {
-  return d.name + "/" + std::to_string(p.number) + "/" + name;
-}
-
 std::string Label(const Device& d, const Port& p, const std::string& what) {
   return "'" + d.name + "_" + std::to_string(p.number) + "_" + what + "'";
 }
 
-void CheckCounters(HealthReport* r, const Device& d, const Port& p, const CounterMap& m, const Thresholds& t,
-                   const HealthOptions& o) {
+// One counter map (`kind`: "counters" or "hw_counters") of one port.
+void CheckCounters(HealthReport* r, const Device& d, const Port& p, const char* kind, const CounterMap& m,
+                   const Thresholds& t, const HealthOptions& o) {
   for (const auto& [name, value] : m) {
-    auto it = t.find(name);
-    if (it == t.end() || !value) continue;
-    uint64_t v = *value;
-    std::string since = "";
+    if (!value) continue;
+    std::optional<CounterReading> previous;
     if (o.previous) {
-      auto prev = o.previous->find(Key(d, p, name));
-      if (prev != o.previous->end()) v = *value >= prev->second ? *value - prev->second : *value;
+      auto prev = o.previous->counters.find(HealthCounterKey(d.name, p.number, name));
+      auto inst = o.previous->instances.find(d.name);
+      if (prev != o.previous->counters.end())
+        previous = CounterReading{prev->second, o.previous->boot_id, 0,
+                                  inst == o.previous->instances.end() ? "" : inst->second};
+    }
+    const CounterDelta delta =
+        ComputeCounterDelta(kind, name, previous, CounterReading{value, o.boot_id, 0, d.instance.value_or("")});
+    if (delta.saturated) {
+      Add(r, Severity::kWarning, d, p,
+          name + " saturated at " + std::to_string(*value) +
+              ": it counts no more errors until it is cleared");
+    }
+    auto it = t.find(name);
+    if (it == t.end()) continue;
+    // Without a previous value (no state file, or a counter new to it) the value itself.
+    const uint64_t v = delta.delta.value_or(*value);
+    std::string since;
+    if (delta.delta) {
       since = " since the previous run";
+      if (delta.kind == DeltaKind::kWrapped || delta.kind == DeltaKind::kReset)
+        since += std::string(" (") + (delta.kind == DeltaKind::kWrapped ? "wrapped" : "reset") + ")";
     }
     r->perfdata.push_back(Label(d, p, name) + "=" + std::to_string(v) + "c;" + std::to_string(it->second));
     if (v <= it->second) continue;
@@ -102,18 +117,6 @@ Status ParsePortSelector(const std::string& text, std::pair<std::string, int>* o
   return Status::Ok();
 }
 
-std::map<std::string, uint64_t> CounterSnapshot(const Inventory& inv) {
-  std::map<std::string, uint64_t> out;
-  for (const Device& d : inv.devices)
-    for (const Port& p : d.ports) {
-      for (const auto& [name, v] : p.counters)
-        if (v) out[Key(d, p, name)] = *v;
-      for (const auto& [name, v] : p.hw_counters)
-        if (v) out[Key(d, p, name)] = *v;
-    }
-  return out;
-}
-
 // A PCIe link trained below its maximum (speed or lanes) is a degraded link.
 static void CheckPcie(HealthReport* r, const Device& d) {
   char buf[160];
@@ -147,8 +150,8 @@ HealthReport EvaluateHealth(const Inventory& inv, const Thresholds& thresholds, 
         CheckLink(&r, d, p, options);
       }
       if (p.state) r.perfdata.push_back(Label(d, p, "state") + "=" + std::to_string(p.state->number));
-      CheckCounters(&r, d, p, p.counters, thresholds, options);
-      CheckCounters(&r, d, p, p.hw_counters, thresholds, options);
+      CheckCounters(&r, d, p, "counters", p.counters, thresholds, options);
+      CheckCounters(&r, d, p, "hw_counters", p.hw_counters, thresholds, options);
     }
   }
   return r;

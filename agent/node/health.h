@@ -6,8 +6,14 @@
 // cannot be read, or a link below an expected rate / width / MTU is a warning
 // (1); otherwise ok (0). UNKNOWN (3) is the caller's: the check could not run.
 // Absent counters are never compared (absent is not 0). With `previous`
-// counters (a state file of the last run) a counter is judged by its increase
-// since then; a counter that went backwards was cleared and counts from 0.
+// counters (a state file of the last run, agent/node/health_state.h) a
+// counter is judged by its increase since then, as the counter rules
+// (common/counter_rules.h) compute it: per-counter width, a wrap taken
+// modulo the width, a clear or a new boot id or device instance counting
+// from 0; a counter the previous run did not have is judged by its value.
+// A saturating counter at its maximum is a warning of its own, with or
+// without a state file and whatever its threshold: it counts no more errors,
+// so "no increase" says nothing until it is cleared.
 #pragma once
 
 #include <cstdint>
@@ -17,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "agent/node/health_state.h"
 #include "common/counter_thresholds.h"
 #include "common/model.h"
 #include "common/status.h"
@@ -47,15 +54,13 @@ struct HealthOptions {
   std::optional<double> expect_rate_gbps;
   std::optional<std::string> expect_width;  // "4X"
   std::optional<uint32_t> expect_mtu;       // bytes
-  // Counter values of the previous run by "DEV/PORT/NAME"; set: compare increases.
-  std::optional<std::map<std::string, uint64_t>> previous;
+  // The previous run's counters, boot id and device instances; set: compare increases.
+  std::optional<HealthState> previous;
+  std::string boot_id;  // this run's boot id ("" = unknown), compared with previous->boot_id
 };
 
 // "DEV" or "DEV/PORT" -> selector; errors name the text.
 Status ParsePortSelector(const std::string& text, std::pair<std::string, int>* out);
-
-// Counter values of `inv` keyed like HealthOptions::previous.
-std::map<std::string, uint64_t> CounterSnapshot(const Inventory& inv);
 
 // Warning thresholds by sysfs counter name (counters or hw_counters).
 using Thresholds = CounterThresholds;

@@ -4,7 +4,10 @@
 // Contract: ReadInventory never fails. No class/infiniband directory is an
 // empty inventory (a normal answer). Each bad file adds one warning and leaves
 // that one value absent; every other value is still read. Devices are sorted
-// by name, ports by number, GIDs by index; all-zero GIDs are skipped.
+// by name, ports by number, GIDs by index; all-zero GIDs are skipped. A
+// device's instance identity (Device::instance) is its node GUID and the
+// inode of its class/infiniband directory, which changes when the device is
+// re-created.
 #pragma once
 
 #include <string>

@@ -90,4 +90,10 @@ std::optional<std::string> SysfsReader::ReadLink(const std::string& rel) const {
   return std::string(buf, static_cast<size_t>(n));
 }
 
+std::optional<uint64_t> SysfsReader::Inode(const std::string& rel) const {
+  struct stat st;
+  if (::stat(FullPath(rel).c_str(), &st) != 0) return std::nullopt;
+  return static_cast<uint64_t>(st.st_ino);
+}
+
 }  // namespace rdmascope

@@ -10,6 +10,7 @@
 //                the path and the reason
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -36,6 +37,12 @@ class SysfsReader {
 
   // Target of a symbolic link, or nullopt when rel is not a link.
   std::optional<std::string> ReadLink(const std::string& rel) const;
+
+  // The inode number of what rel names (links followed), or nullopt when it
+  // cannot be stat()ed. In sysfs an object's inode is its kernfs node id,
+  // allocated cyclically: an object removed and created again (a device
+  // re-added, a driver reloaded) gets a new one within a boot.
+  std::optional<uint64_t> Inode(const std::string& rel) const;
 
  private:
   std::string root_;

@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
-#include <tuple>
 #include <unordered_map>
 #include <vector>
 
@@ -25,11 +24,6 @@ constexpr int64_t kPortActive = 4;
 
 // A number as int64_t, saturated (a stored row holds what agents sent).
 int64_t IntOf(const json& v) { return SaturatedInt64Of(NlohmannView(v)); }
-
-int64_t Int(const json& row, const char* k, int64_t dflt = 0) {
-  auto it = row.find(k);
-  return it != row.end() && it->is_number() ? IntOf(*it) : dflt;
-}
 
 // Member k of row when it is an array, else an empty one (never operator[]
 // on a const json: an absent key is an assertion).
@@ -99,23 +93,20 @@ diagnosis::PathSummary PathOf(const ProbeRow& r, NameIds& name) {
   return p;
 }
 
-using PortId = std::tuple<std::string, std::string, int64_t>;
-
-PortId IdOf(const json& r) { return {Text(r, "node"), Text(r, "device"), Int(r, "port")}; }
-
-// Error counters of the newest switch sample that rose over the one before.
-std::vector<CounterDelta> SwitchMoved(const json& newest, const json& before) {
+// Rises as the diagnosis's counter deltas (both ordered by name).
+std::vector<CounterDelta> DeltasOf(const std::vector<DiagnosisFactRows::Rise>& rises) {
   std::vector<CounterDelta> out;
-  auto a = newest.find("counters");
-  auto b = before.find("counters");
-  if (a == newest.end() || b == before.end() || !a->is_object() || !b->is_object()) return out;
-  for (const auto& [k, v] : a->items()) {
-    auto was = b->find(k);
-    if (!v.is_number_integer() || was == b->end() || !was->is_number_integer()) continue;
-    const int64_t d = SatSub(IntOf(v), IntOf(*was));
-    if (d > 0 && IsErrorCounter(k)) out.push_back({k, d});
-  }
+  out.reserve(rises.size());
+  for (const DiagnosisFactRows::Rise& r : rises) out.push_back({r.name, r.delta});
   return out;
+}
+
+// Orders a port by (node, device, port), as the store's rows are ordered.
+template <typename A, typename B>
+bool PortBefore(const A& a, const B& b) {
+  if (int c = a.node.compare(b.node)) return c < 0;
+  if (int c = a.device.compare(b.device)) return c < 0;
+  return a.port < b.port;
 }
 
 }  // namespace
@@ -157,13 +148,10 @@ Result<diagnosis::Input> LoadDiagnosisInput(Storage& store, int64_t now_ms, cons
   // enough and keeps the query's cost to the window, not the history.
   auto facts = store.diagnoses.DiagnosisFacts(since, since - 2 * interval);
   if (!facts.ok()) return facts.status();
-  const json& f = facts.value();
+  const DiagnosisFactRows& f = facts.value();
   std::map<std::pair<std::string, std::string>, std::string> leaf;  // (node, device) -> "leaf:<GUID>"
-  for (const json& r : Rows(f, "neighbours")) {
-    const std::string guid = Text(r, "switch_guid");
-    auto [it, added] = leaf.try_emplace({Text(r, "node"), Text(r, "device")}, "leaf:" + guid);
-    (void)it, (void)added;  // a device's first port names its leaf
-  }
+  for (const DiagnosisFactRows::Neighbour& r : f.neighbours)
+    leaf.try_emplace({r.node, r.device}, "leaf:" + r.switch_guid);  // a device's first port names its leaf
   auto rail_group = [&](const std::string& node, const std::string& device) -> std::string {
     if (device.empty()) return "";
     auto l = labelled.find(node);
@@ -221,49 +209,44 @@ Result<diagnosis::Input> LoadDiagnosisInput(Storage& store, int64_t now_ms, cons
       p.dst_group = group_of(r.dst, r.remote_device);
     }
   }
-  std::map<PortId, diagnosis::PortFacts> ports;
-  for (const json& r : Rows(f, "ports")) {
-    diagnosis::PortFacts& p = ports[IdOf(r)];
-    p.node = Text(r, "node"), p.device = Text(r, "device"), p.port = Int(r, "port");
-    p.state = Text(r, "state_name");
-    auto state = r.find("state");
-    p.active = state == r.end() || state->is_null() || Int(r, "state") == kPortActive;
+  // Every port, in the store's order (node, device, port; one row each):
+  // the moved counters and the neighbour rows, in the same order, are
+  // found by binary search.
+  in.ports.reserve(f.ports.size());
+  for (const DiagnosisFactRows::Port& r : f.ports) {
+    diagnosis::PortFacts& p = in.ports.emplace_back();
+    p.node = r.node, p.device = r.device, p.port = r.port;
+    p.state = r.state_name;
+    p.active = !r.state || *r.state == kPortActive;
   }
-  for (const json& r : Rows(f, "moved")) {
-    auto it = ports.find(IdOf(r));
-    if (it != ports.end() && IsErrorCounter(Text(r, "name"))) it->second.moved.push_back({Text(r, "name"), Int(r, "delta")});
+  auto before = [](const diagnosis::PortFacts& a, const diagnosis::PortFacts& b) { return PortBefore(a, b); };
+  if (!std::is_sorted(in.ports.begin(), in.ports.end(), before))  // never, unless a collation differs
+    std::sort(in.ports.begin(), in.ports.end(), before);
+  auto port_of = [&](const auto& r) -> diagnosis::PortFacts* {
+    auto it = std::lower_bound(in.ports.begin(), in.ports.end(), r,
+                               [](const diagnosis::PortFacts& p, const auto& k) { return PortBefore(p, k); });
+    return it != in.ports.end() && !PortBefore(r, *it) ? &*it : nullptr;
+  };
+  for (const DiagnosisFactRows::Moved& r : f.moved)
+    if (diagnosis::PortFacts* p = port_of(r); p && IsErrorCounter(r.name)) p->moved.push_back({r.name, r.delta});
+  for (const DiagnosisFactRows::Neighbour& r : f.neighbours) {
+    diagnosis::PortFacts* p = port_of(r);
+    if (!p) continue;
+    p->switch_guid = r.switch_guid, p->switch_port = r.switch_port, p->switch_description = r.switch_description;
+    p->switch_moved = DeltasOf(r.switch_rises);
   }
-  const json& sw = Rows(f, "switch");  // newest first per node port: pairs (newest, before)
-  for (size_t i = 0; i < sw.size(); ++i) {
-    auto it = ports.find(IdOf(sw[i]));
-    if (it == ports.end()) continue;
-    diagnosis::PortFacts& p = it->second;
-    p.switch_guid = Text(sw[i], "switch_guid"), p.switch_port = Int(sw[i], "switch_port");
-    p.switch_description = Text(sw[i], "switch_description");
-    if (i + 1 < sw.size() && IdOf(sw[i + 1]) == IdOf(sw[i])) {
-      if (Int(sw[i], "at") >= since) p.switch_moved = SwitchMoved(sw[i], sw[i + 1]);
-      ++i;
-    }
-  }
-  for (auto& [id, p] : ports) {
+  for (diagnosis::PortFacts& p : in.ports) {
     if (p.switch_guid.empty()) {  // the switch its cable goes to, from the node's own neighbour report
       auto it = leaf.find({p.node, p.device});
       if (it != leaf.end()) p.switch_guid = it->second.substr(5);  // "leaf:" + GUID
     }
-    in.ports.push_back(std::move(p));
   }
   if (rises) {
     rises->clear();
-    const json& fm = Rows(f, "fabric_moved");  // newest first per port: pairs (newest, before)
-    for (size_t i = 0; i + 1 < fm.size(); ++i) {
-      const json &a = fm[i], &b = fm[i + 1];
-      if (Text(a, "guid") != Text(b, "guid") || Int(a, "port") != Int(b, "port")) continue;
-      ++i;
-      if (Int(a, "at") < since) continue;
+    for (const DiagnosisFactRows::FabricRise& r : f.fabric_rises) {
       uint64_t guid = 0;
-      if (!fabric::ParseGuid(Text(a, "guid"), &guid)) continue;
-      std::vector<CounterDelta> moved = SwitchMoved(a, b);
-      if (!moved.empty()) (*rises)[fabric::PortRef{guid, static_cast<int>(Int(a, "port"))}] = std::move(moved);
+      if (r.rises.empty() || !fabric::ParseGuid(r.guid, &guid)) continue;
+      (*rises)[fabric::PortRef{guid, static_cast<int>(r.port)}] = DeltasOf(r.rises);
     }
   }
   return in;

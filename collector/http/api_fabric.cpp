@@ -1,6 +1,7 @@
 // GET /api/v1/fabric/nodes, /links, /errors, /neighbours: the InfiniBand
 // fabric as sweeps and agents' neighbour lookups reported it (shapes in
-// collector/README.md). Each takes limit (1 to HistoryQueries::kListLimit, the default).
+// collector/README.md). Each takes limit (1 to HistoryQueries::kListLimit, the default);
+// /neighbours also node (one node's).
 #include "collector/http/api_params.h"
 #include "collector/http/api_server.h"
 
@@ -31,8 +32,9 @@ void ApiServer::GetFabricLinks(const httplib::Request& req, httplib::Response& r
 
 void ApiServer::GetFabricNeighbours(const httplib::Request& req, httplib::Response& res) {
   int limit = 0;
-  if (!Limit(req, res, &limit)) return;
-  auto r = store_.history.NodeNeighbours(std::nullopt, limit);
+  std::optional<std::string> node;  // one node's ports only (the Nodes & ports page asks per page)
+  if (!Limit(req, res, &limit) || !NameParam(req, res, "node", &node)) return;
+  auto r = store_.history.NodeNeighbours(node, limit);
   if (!r.ok()) return SendStoreFailure(res, r.status(), "the nodes' neighbours", options_.log);
   SendJson(res, nlohmann::json{{"neighbours", std::move(r).value()}});
 }

@@ -36,6 +36,17 @@ bool NameParam(const httplib::Request& req, httplib::Response& res, const char* 
   return true;
 }
 
+bool TextParam(const httplib::Request& req, httplib::Response& res, const char* name, size_t max_len,
+               std::optional<std::string>* out) {
+  if (!req.has_param(name)) return true;
+  std::string v = req.get_param_value(name);
+  if (v.empty() || v.size() > max_len) return BadParam(res, name, "expected 1 to " + std::to_string(max_len) + " characters");
+  for (char c : v)
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) return BadParam(res, name, "contains a control character");
+  *out = v;
+  return true;
+}
+
 void SendStoreFailure(httplib::Response& res, const Status& failure, const std::string& what, const ApiLog& log) {
   // The deadline's own text names the setting and what to narrow, nothing of the database.
   if (failure.message().rfind(kHistoryDeadlineError, 0) == 0)

@@ -1,7 +1,7 @@
 // Query parameters and store answers of the API's GET handlers.
 //
 // Contract:
-//  - IntParam / NameParam leave *out unchanged when the parameter is absent;
+//  - IntParam / NameParam / TextParam leave *out unchanged when the parameter is absent;
 //    a bad value answers 400 {"error":"invalid query","detail":{"param",
 //    "problem"}} and returns false.
 //  - ReplyStore answers a store result: 200 with its JSON; a read stopped at
@@ -27,6 +27,9 @@ using ApiLog = std::function<void(const std::string&)>;
 bool IntParam(const httplib::Request& req, httplib::Response& res, const char* name, int64_t min, int64_t max,
               int64_t* out);
 bool NameParam(const httplib::Request& req, httplib::Response& res, const char* name, std::optional<std::string>* out);
+// Free text (a filter): 1 to max_len bytes without control characters.
+bool TextParam(const httplib::Request& req, httplib::Response& res, const char* name, size_t max_len,
+               std::optional<std::string>* out);
 // 400 naming the parameter; returns false.
 bool BadParam(httplib::Response& res, const std::string& param, const std::string& problem);
 

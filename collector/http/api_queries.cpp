@@ -4,7 +4,6 @@
 #include "collector/http/api_params.h"
 #include "collector/http/api_server.h"
 #include "collector/core/event_kinds.h"
-#include "collector/http/http_body.h"
 #include "collector/readmodel/pinglist.h"
 #include "common/counter_rates.h"
 
@@ -33,15 +32,6 @@ void ApiServer::GetNode(const httplib::Request& req, httplib::Response& res) {
   if (!neighbours.ok()) return SendStoreFailure(res, neighbours.status(), "node " + name + "'s neighbours", options_.log);
   node["neighbours"] = std::move(neighbours).value();  // the switch port at the other end of each IB port
   SendJson(res, node);
-}
-
-void ApiServer::GetPorts(const httplib::Request& req, httplib::Response& res) {
-  std::optional<std::string> node;
-  int64_t limit = HistoryQueries::kListLimit;
-  if (!NameParam(req, res, "node", &node) || !IntParam(req, res, "limit", 1, HistoryQueries::kListLimit, &limit)) return;
-  auto text = store_.history.PortsText(node, static_cast<int>(limit));
-  if (!text.ok()) return SendStoreFailure(res, text.status(), "the port list", options_.log);
-  SetUncompressed(res, std::move(text).value(), "application/json; charset=utf-8");  // moved, not copied
 }
 
 void ApiServer::GetCounters(const httplib::Request& req, httplib::Response& res) {

@@ -114,7 +114,7 @@ class ApiServer {
                                          std::optional<int64_t> skew, int64_t now, const std::string& node) const;
   void GetNodes(const httplib::Request& req, httplib::Response& res);
   void GetNode(const httplib::Request& req, httplib::Response& res);
-  void GetPorts(const httplib::Request& req, httplib::Response& res);
+  void GetPorts(const httplib::Request& req, httplib::Response& res);  // api_ports.cpp
   void GetCounters(const httplib::Request& req, httplib::Response& res);
   void GetProbes(const httplib::Request& req, httplib::Response& res);
   void GetProbeRollups(const httplib::Request& req, httplib::Response& res);

@@ -63,6 +63,10 @@ Result<json> ReadModel::WorstPairs(int64_t since_ms, int limit) {
   return SnapshotWorstPairs(snapshot_.Take(), since_ms, limit);  // no SQL, no store mutex
 }
 
+Result<std::string> ReadModel::PortPage(const PortPageQuery& q) {
+  return SnapshotPortPage(snapshot_.Take(), q);  // no SQL, no store mutex
+}
+
 Result<std::vector<NodeInfo>> ReadModel::NodeInfos() {
   // From the read snapshot: no SQL, no store mutex (leaf switch: LeafSwitch()).
   // Per rail, the leaf of the port that rail's probe rows name.

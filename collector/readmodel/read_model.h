@@ -1,7 +1,7 @@
 // The read model: the fleet's newest state in memory, beside the store.
 //
 // Contract:
-//  - Matrix, MetricsSnapshot, WorstPairs and NodeInfos answer from the
+//  - Matrix, MetricsSnapshot, WorstPairs, NodeInfos and PortPage answer from the
 //    published snapshot (read_snapshot.h) without SQL and without the
 //    writer's lock, so a scrape or a dashboard never waits for a commit.
 //  - The store fills it: SnapshotLoader (store/) loads it at open and
@@ -25,6 +25,7 @@
 #include <nlohmann/json.hpp>
 
 #include "collector/readmodel/node_info.h"
+#include "collector/readmodel/port_page.h"
 #include "collector/readmodel/read_snapshot.h"
 #include "collector/rules/thresholds.h"
 #include "common/status.h"
@@ -72,6 +73,8 @@ class ReadModel {
   // first: pairs with errors, then by loss ratio, then by p99 RTT.
   Result<nlohmann::json> WorstPairs(int64_t since_ms, int limit);
   Result<std::vector<NodeInfo>> NodeInfos();
+  // One page of the fleet's port list as JSON text (contract in port_page.h).
+  Result<std::string> PortPage(const PortPageQuery& q);
 
   // Publishes one deferred update. Call without holding the writer's lock,
   // from one thread, in the order the batches committed. Frees the states

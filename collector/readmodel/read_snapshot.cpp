@@ -270,6 +270,7 @@ void ReadSnapshot::PutNode(std::shared_ptr<NodeState> node) {
   rows.ports = {&node->ports};
   rows.counters = {&node->counters};
   node->port_text = RenderPortFamilies(rows);
+  node->port_list = BuildPortList(node->ports);
   std::lock_guard<std::mutex> lock(mu_);
   const std::string name = node->name;
   nodes_[name] = std::move(node);

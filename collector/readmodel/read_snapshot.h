@@ -32,6 +32,7 @@
 
 #include "collector/readmodel/coverage_targets.h"
 #include "collector/readmodel/metrics_port_text.h"
+#include "collector/readmodel/port_list.h"
 #include "collector/core/probe_input.h"
 
 namespace rdmascope::collector {
@@ -164,7 +165,7 @@ struct NodeState {
   // Per rail name: the local port ("device/port") its probe rows name, as of
   // the node's publishing. With port_leaves, the node's leaf on each rail.
   std::map<std::string, std::string> rail_ports;
-  nlohmann::json ports = nlohmann::json::array();     // /metrics rows of this node, in its SQL order
+  nlohmann::json ports = nlohmann::json::array();     // ports rows of this node (every column the API shows), in its SQL order
   nlohmann::json counters = nlohmann::json::array();
   nlohmann::json wc_totals = nlohmann::json::array();
   std::unordered_map<PairKey, PairEntry, PairKeyHash> pairs;
@@ -174,6 +175,7 @@ struct NodeState {
   // run row of any rail (on a tie the lowest rail), ordered by interned pointer.
   std::vector<MatrixCell> matrix_cells;
   PortFamilies port_text;  // /metrics families of `ports` and `counters`, as of the node's publishing
+  std::vector<PortListRow> port_list;  // the paged port list's rows of `ports`, as of the node's publishing
 
   // Keeps row when it is at least as new as what the pair holds.
   void Apply(std::shared_ptr<const ProbeRow> row);
@@ -210,7 +212,8 @@ class ReadSnapshot {
   std::shared_ptr<const NodeState> Node(const std::string& name) const;  // null when unknown
 
   // Publishes node, first summarising its pairs for /metrics and the
-  // matrix and rendering its port families for /metrics.
+  // matrix, rendering its port families for /metrics and making the rows of
+  // the paged port list (port_list.h).
   void PutNode(std::shared_ptr<NodeState> node);
   // Takes node `name` out; returns its state (null when it was not in).
   std::shared_ptr<const NodeState> RemoveNode(const std::string& name);

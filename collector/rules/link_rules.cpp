@@ -3,6 +3,9 @@
 #include <algorithm>
 
 #include "collector/core/json_get.h"
+#include "collector/core/json_view.h"
+#include "collector/core/sat_int.h"
+#include "collector/rules/error_counters.h"
 #include "common/ib_encoding.h"
 
 namespace rdmascope::collector {
@@ -57,6 +60,18 @@ std::string RisenErrorCounters(const json& errors, const json& before, const Cou
               std::to_string(thresholds.at(k)) + ")";
   }
   return rose;
+}
+
+json SampleErrorRises(const json& newest, const json& before) {
+  json out = json::object();
+  if (!newest.is_object() || !before.is_object()) return out;
+  for (const auto& [k, v] : newest.items()) {
+    auto was = before.find(k);
+    if (!v.is_number_integer() || was == before.end() || !was->is_number_integer()) continue;
+    const int64_t d = SatSub(SaturatedInt64Of(NlohmannView(v)), SaturatedInt64Of(NlohmannView(*was)));
+    if (d > 0 && IsErrorCounter(k)) out[k] = d;
+  }
+  return out;
 }
 
 }  // namespace rdmascope::collector

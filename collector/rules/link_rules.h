@@ -13,6 +13,11 @@
 //    rose by at least their threshold since `before` (the previous sweep's
 //    values; a counter that went backwards was reset: all of it is new), as
 //    "name +delta (threshold t), ..."; "" when none did.
+//  - SampleErrorRises: the error counters (IsErrorCounter) of a port's
+//    newest stored sample that rose over the sample before it, as
+//    {"name": delta}: integers on both sides, delta the saturated difference,
+//    kept when > 0 (a counter that went backwards rose by nothing here);
+//    {} when none did. What fabric_port_rises keeps for the diagnosis.
 #pragma once
 
 #include <cstdint>
@@ -46,5 +51,7 @@ LinkRate JudgeLinkRate(const nlohmann::json& a, const nlohmann::json& b, const s
 
 std::string RisenErrorCounters(const nlohmann::json& errors, const nlohmann::json& before,
                                const CounterThresholds& thresholds);
+
+nlohmann::json SampleErrorRises(const nlohmann::json& newest, const nlohmann::json& before);
 
 }  // namespace rdmascope::collector

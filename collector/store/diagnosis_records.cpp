@@ -1,4 +1,7 @@
 // Store side of the diagnosis: the facts it reads and the diagnoses it keeps.
+#include <string>
+#include <vector>
+
 #include "collector/core/verdict.h"
 #include "collector/store/diagnosis_records.h"
 #include "collector/store/store_rows.h"
@@ -18,47 +21,85 @@ const char kDiagnosisMovedSql[] =
     "WHERE delta > 0 AND error = 1 AND sampled_at >= ?1 AND delta_from >= ?2 "
     "ORDER BY +node, device, port, kind, name";
 
-Result<json> DiagnosisRecords::DiagnosisFacts(int64_t since_ms, int64_t counters_from_ms) {
-  struct Part {
-    const char* name;
-    const char* sql;  // ?1: since_ms; ?2 (when counters_from): counters_from_ms
-    bool counters_from = false;
-  };
-  static const Part kParts[] = {
-      {"ports", "SELECT node, device, port, state, COALESCE(state_name, '') AS state_name FROM ports "
-                "WHERE ?1 = ?1 ORDER BY node, device, port"},
-      {"moved", kDiagnosisMovedSql, true},
-      // The ports sampled in the window from the index on at (the planner
-      // would walk the whole history in key order for the DISTINCT).
-      {"fabric_moved", "SELECT s.guid, s.port, s.at, s.counters AS counters_json FROM "
-                       "(SELECT DISTINCT guid, port FROM fabric_port_samples INDEXED BY fabric_port_samples_at "
-                       "WHERE at >= ?1) k "
-                       "JOIN fabric_port_samples s ON s.guid = k.guid AND s.port = k.port AND s.at IN "
-                       "(SELECT at FROM fabric_port_samples WHERE guid = k.guid AND port = k.port ORDER BY at DESC LIMIT 2) "
-                       "ORDER BY s.guid, s.port, s.at DESC"},
-      {"neighbours", "SELECT node, device, port, switch_guid FROM node_neighbours WHERE ?1 = ?1 "
-                     "ORDER BY node, device, port"},
-      // The two newest samples of each switch port: those at or after its
-      // second newest (one range of the key (guid, port, at), not a list
-      // built per neighbour).
-      {"switch", "SELECT nn.node, nn.device, nn.port, nn.switch_guid, nn.switch_port, nn.switch_description, "
-                 "s.at, s.counters AS counters_json FROM node_neighbours nn JOIN fabric_port_samples s "
-                 "ON s.guid = nn.switch_guid AND s.port = nn.switch_port AND s.at >= COALESCE((SELECT at FROM "
-                 "fabric_port_samples WHERE guid = nn.switch_guid AND port = nn.switch_port "
-                 "ORDER BY at DESC LIMIT 1 OFFSET 1), -9223372036854775808) "
-                 "WHERE ?1 = ?1 ORDER BY nn.node, nn.device, nn.port, s.at DESC"},
-  };
-  return History([&](Db& db) -> Result<json> {
-    json out = json::object();
-    for (const Part& p : kParts) {
-      auto q = db.Prepare(p.sql);
-      if (!q.ok()) return q.status();
-      q.value().Bind(1, since_ms);
-      if (p.counters_from) q.value().Bind(2, counters_from_ms);
-      auto rows = Rows(q.value());
-      if (!rows.ok()) return rows;
-      out[p.name] = std::move(rows).value();
-    }
+// Each node port's neighbour row, with the rises of its switch port's newest
+// sample when that is in the window: one key lookup per row.
+const char kDiagnosisNeighboursSql[] =
+    "SELECT nn.node, nn.device, nn.port, nn.switch_guid, nn.switch_port, nn.switch_description, r.rises "
+    "FROM node_neighbours nn LEFT JOIN fabric_port_rises r "
+    "ON r.guid = nn.switch_guid AND r.port = nn.switch_port AND r.at >= ?1 "
+    "ORDER BY nn.node, nn.device, nn.port";
+// The fabric ports whose newest sample in the window rose: from the index on
+// at (the planner would walk the whole table in key order to save the sort
+// of the few rows).
+const char kDiagnosisFabricRisesSql[] =
+    "SELECT guid, port, at, rises FROM fabric_port_rises INDEXED BY fabric_port_rises_at WHERE at >= ?1 "
+    "ORDER BY guid, port";
+
+namespace {
+
+// fabric_port_rises.rises ({"name": delta}, written by the writer) by name.
+std::vector<DiagnosisFactRows::Rise> RisesOf(const std::string& text) {
+  std::vector<DiagnosisFactRows::Rise> out;
+  const json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (!j.is_object()) return out;
+  for (const auto& [k, v] : j.items())
+    if (v.is_number_integer() && v.get<int64_t>() > 0) out.push_back({k, v.get<int64_t>()});
+  return out;
+}
+
+// Steps q to its end, calling row() for each row.
+template <typename F>
+Status EachRow(Stmt& q, const char* part, F row) {
+  for (;;) {
+    auto more = q.Step();
+    if (!more.ok()) return Status::Error("reading the diagnosis's " + std::string(part) + ": " + more.status().message());
+    if (!more.value()) return Status::Ok();
+    row();
+  }
+}
+
+}  // namespace
+
+Result<DiagnosisFactRows> DiagnosisRecords::DiagnosisFacts(int64_t since_ms, int64_t counters_from_ms) {
+  return w_.HistoryRun<DiagnosisFactRows>([&](Db& db) -> Result<DiagnosisFactRows> {
+    DiagnosisFactRows out;
+    auto ports = db.Prepare("SELECT node, device, port, state, state_name FROM ports ORDER BY node, device, port");
+    if (!ports.ok()) return ports.status();
+    Stmt& p = ports.value();
+    Status st = EachRow(p, "ports", [&] {
+      out.ports.push_back({p.Text(0), p.Text(1), p.Int(2), p.OptInt(3), p.Text(4)});
+    });
+    if (!st.ok()) return st;
+
+    auto moved = db.Prepare(kDiagnosisMovedSql);
+    if (!moved.ok()) return moved.status();
+    Stmt& m = moved.value();
+    m.Bind(1, since_ms).Bind(2, counters_from_ms);
+    st = EachRow(m, "moved counters", [&] {
+      out.moved.push_back({m.Text(0), m.Text(1), m.Int(2), m.Text(3), m.Text(4), m.Int(5)});
+    });
+    if (!st.ok()) return st;
+
+    auto neighbours = db.Prepare(kDiagnosisNeighboursSql);
+    if (!neighbours.ok()) return neighbours.status();
+    Stmt& n = neighbours.value();
+    n.Bind(1, since_ms);
+    st = EachRow(n, "neighbours", [&] {
+      DiagnosisFactRows::Neighbour& r = out.neighbours.emplace_back();
+      r.node = n.Text(0), r.device = n.Text(1), r.port = n.Int(2);
+      r.switch_guid = n.Text(3), r.switch_port = n.Int(4), r.switch_description = n.Text(5);
+      if (!n.IsNull(6)) r.switch_rises = RisesOf(n.Text(6));
+    });
+    if (!st.ok()) return st;
+
+    auto fabric = db.Prepare(kDiagnosisFabricRisesSql);
+    if (!fabric.ok()) return fabric.status();
+    Stmt& f = fabric.value();
+    f.Bind(1, since_ms);
+    st = EachRow(f, "fabric port rises", [&] {
+      out.fabric_rises.push_back({f.Text(0), f.Int(1), f.Int(2), RisesOf(f.Text(3))});
+    });
+    if (!st.ok()) return st;
     return out;
   });
 }

@@ -2,21 +2,28 @@
 //
 // Contract:
 //  - DiagnosisFacts: the rows the analysis reads (diagnosis_input.cpp turns
-//    them into its input; the probe summaries it takes from the read model):
-//    "ports" every port's state;
-//    "moved" counters whose newest sample (at or after since_ms) rose over
+//    them into its input; the probe summaries it takes from the read model),
+//    as DiagnosisFactRows:
+//    ports: every port's state, ordered by node, device, port;
+//    moved: counters whose newest sample (at or after since_ms) rose over
 //    the one before, looking back no further than counters_from_ms
 //    (<= since_ms): node, device, port, kind, name and delta, the delta of
 //    the counter rules (common/counter_rules.h: a wrap counts what it
 //    counted past the top, a reset or a new boot id the new value), which
 //    the writer keeps with each counter's newest value; ordered by node,
-//    device, port, kind, name; "switch" the switch port at the other end of each node
-//    port with the error counters of its two newest samples; "fabric_moved"
-//    the two newest samples of every fabric port sampled at or after
-//    since_ms (newest first); "neighbours" the switch (GUID) each node port
-//    is cabled to. Cost: bounded
-//    by the rows inside the window, not by the history kept ("moved": by the
-//    counters that rose, read from an index of them). Read on a
+//    device, port, kind, name;
+//    neighbours: every node_neighbours row (the switch port each node port
+//    is cabled to), ordered by node, device, port, with switch_rises the
+//    error counters of that switch port whose newest sample (at or after
+//    since_ms) rose over the one before (empty else);
+//    fabric_rises: every fabric port whose newest sample is at or after
+//    since_ms and rose over the one before, with those error counters,
+//    ordered by guid, port.
+//    Rises (by name, with their delta) are SampleErrorRises
+//    (collector/rules/link_rules.h), which the writer keeps in
+//    fabric_port_rises for each port's newest sample. Cost: bounded by the
+//    ports and neighbours and the rows that rose, not by the history kept
+//    ("moved" and the rises read from indexes of what rose). Read on a
 //    read-only connection, never under the writer's lock, and stopped at the
 //    query deadline; so are OpenDiagnosisKeys and Diagnoses.
 //  - OpenDiagnosisKeys: the open diagnoses, key -> severity and evidence.
@@ -41,6 +48,7 @@
 
 #include <cstdint>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -52,9 +60,50 @@
 
 namespace rdmascope::collector {
 
+// What DiagnosisFacts reads (see the contract above).
+struct DiagnosisFactRows {
+  struct Rise {
+    std::string name;
+    int64_t delta = 0;
+  };
+  struct Port {
+    std::string node, device;
+    int64_t port = 0;
+    std::optional<int64_t> state;  // NULL: unknown
+    std::string state_name;        // "" when NULL
+  };
+  struct Moved {
+    std::string node, device;
+    int64_t port = 0;
+    std::string kind, name;
+    int64_t delta = 0;
+  };
+  struct Neighbour {
+    std::string node, device;
+    int64_t port = 0;
+    std::string switch_guid, switch_description;
+    int64_t switch_port = 0;
+    std::vector<Rise> switch_rises;  // by name
+  };
+  struct FabricRise {
+    std::string guid;
+    int64_t port = 0;
+    int64_t at = 0;
+    std::vector<Rise> rises;  // by name
+  };
+  std::vector<Port> ports;
+  std::vector<Moved> moved;
+  std::vector<Neighbour> neighbours;
+  std::vector<FabricRise> fabric_rises;
+};
+
 // The "moved" part's SQL (?1 since_ms, ?2 counters_from_ms), named so that a
 // test can hold its query plan to the index counters_latest_error_rose.
 extern const char kDiagnosisMovedSql[];
+// The "neighbours" and "fabric_rises" parts' SQL (?1 since_ms), named so
+// that a test can hold their plans to the keys and the index on at.
+extern const char kDiagnosisNeighboursSql[];
+extern const char kDiagnosisFabricRisesSql[];
 // ApplyDiagnoses' lookups of an element's open diagnosis (to refresh or
 // escalate it) and of its newest closed one (to reopen it), named so that a
 // test can hold their plans to the key indexes.
@@ -65,7 +114,7 @@ class DiagnosisRecords {
  public:
   DiagnosisRecords(WriterDb& w, SnapshotLoader& loader) : w_(w), mu_(w.mu()), db_(w.db()), loader_(loader) {}
 
-  Result<nlohmann::json> DiagnosisFacts(int64_t since_ms, int64_t counters_from_ms);
+  Result<DiagnosisFactRows> DiagnosisFacts(int64_t since_ms, int64_t counters_from_ms);
   Result<diagnosis::OpenDiagnoses> OpenDiagnosisKeys();
   Status ApplyDiagnoses(const std::vector<diagnosis::Verdict>& upsert, const std::vector<std::string>& close,
                         int64_t now_ms, int64_t reopen_within_ms = 0);

@@ -9,6 +9,10 @@
 //    port join the port's fabric_port_samples when they differ from its
 //    newest sample, as a sweep's do: the switch end of every host cable is
 //    watched even where no agent sweeps, and the diagnosis sees its rises.
+//  - Whenever a sample is appended (either section), fabric_port_rises
+//    follows the port's newest sample: its error counters that rose over the
+//    sample before it (SampleErrorRises, collector/rules/link_rules.h), or
+//    no row when none rose (0014_fabric_port_rises.sql).
 //  - "fabric" (a sweep): every node and port upserted, first/last seen kept;
 //    a port's error counters are appended to fabric_port_samples when they
 //    changed; links upserted with both ends ordered; a switch's "lft" kept
@@ -94,18 +98,62 @@ Status ReportWriter::AppendNeighbourSample(const std::string& guid, int64_t port
   for (const auto& [k, v] : counters.items())
     if (options_.thresholds.count(k) && v.is_number_integer()) errors[k] = v;
   if (errors.empty()) return Status::Ok();
+  std::optional<json> before;  // the port's newest sample so far, older than this one
   {
     ASSIGN_STMT(q, Q("SELECT counters, at FROM fabric_port_samples WHERE guid = ?1 AND port = ?2 ORDER BY at DESC LIMIT 1"));
     q.Bind(1, guid).Bind(2, port);
     auto row = q.Step();
     if (!row.ok()) return row.status();
-    const bool same = row.value() && (q.Int(1) >= at || json::parse(q.Text(0), nullptr, false) == errors);
+    bool same = false;
+    if (row.value()) {
+      same = q.Int(1) >= at;  // a newer sample is already kept
+      if (!same) before = json::parse(q.Text(0), nullptr, false);
+      same = same || *before == errors;  // unchanged
+    }
     q.Reset();
-    if (same) return Status::Ok();  // unchanged, or a newer sample is already kept
+    if (same) return Status::Ok();
   }
   ASSIGN_STMT(ins, Q("INSERT OR REPLACE INTO fabric_port_samples(guid, port, at, counters) VALUES (?1, ?2, ?3, ?4)"));
   ins.Bind(1, guid).Bind(2, port).Bind(3, at).Bind(4, errors.dump());
-  return ins.Run();
+  RETURN_IF_ERROR(ins.Run());
+  // This sample is the port's newest: its rises are over the one read above.
+  return PutPortRises(guid, port, at, before ? SampleErrorRises(errors, *before) : json::object());
+}
+
+Status ReportWriter::KeepPortRises(const std::string& guid, int64_t port) {
+  ASSIGN_STMT(q, Q("SELECT counters, at FROM fabric_port_samples WHERE guid = ?1 AND port = ?2 ORDER BY at DESC LIMIT 2"));
+  q.Bind(1, guid).Bind(2, port);
+  json newest, before;
+  int64_t at = 0;
+  int rows = 0;
+  for (; rows < 2; ++rows) {
+    auto row = q.Step();
+    if (!row.ok()) return Status::Error("reading the newest samples of fabric port " + guid + "/" +
+                                        std::to_string(port) + ": " + row.status().message());
+    if (!row.value()) break;
+    (rows == 0 ? newest : before) = json::parse(q.Text(0), nullptr, false);
+    if (rows == 0) at = q.Int(1);
+  }
+  q.Reset();
+  return PutPortRises(guid, port, at, rows == 2 ? SampleErrorRises(newest, before) : json::object());
+}
+
+Status ReportWriter::PutPortRises(const std::string& guid, int64_t port, int64_t at, const json& rises) {
+  if (rises.empty()) {
+    ASSIGN_STMT(del, Q("DELETE FROM fabric_port_rises WHERE guid = ?1 AND port = ?2"));
+    del.Bind(1, guid).Bind(2, port);
+    if (Status st = del.Run(); !st.ok())
+      return Status::Error("clearing the rises of fabric port " + guid + "/" + std::to_string(port) + ": " +
+                           st.message());
+    return Status::Ok();
+  }
+  ASSIGN_STMT(up, Q("INSERT INTO fabric_port_rises(guid, port, at, rises) VALUES (?1, ?2, ?3, ?4) "
+                    "ON CONFLICT(guid, port) DO UPDATE SET at = excluded.at, rises = excluded.rises"));
+  up.Bind(1, guid).Bind(2, port).Bind(3, at).Bind(4, rises.dump());
+  if (Status st = up.Run(); !st.ok())
+    return Status::Error("keeping the rises of fabric port " + guid + "/" + std::to_string(port) + ": " +
+                         st.message());
+  return Status::Ok();
 }
 
 Status ReportWriter::IngestSweepNodes(const json& f, const std::string& node, int64_t at, Sweep* sweep) {
@@ -327,7 +375,10 @@ Status ReportWriter::JudgeLinkErrors(const LinkEnd& me, const std::optional<Link
   if (errors == before) return Status::Ok();
   ASSIGN_STMT(ins, Q("INSERT OR REPLACE INTO fabric_port_samples(guid, port, at, counters) VALUES (?1, ?2, ?3, ?4)"));
   ins.Bind(1, me.guid).Bind(2, me.port).Bind(3, at).Bind(4, errors.dump());
-  return ins.Run();
+  RETURN_IF_ERROR(ins.Run());
+  // The sample before this one is not at hand (before is the port's last
+  // sweep reading, and this sample need not be the newest): read both.
+  return KeepPortRises(me.guid, me.port);
 }
 
 }  // namespace rdmascope::collector

@@ -134,6 +134,12 @@ class ReportWriter {
   // Appends the error counters an agent read on its neighbour's port to that
   // port's sample history when they differ from its newest sample.
   Status AppendNeighbourSample(const std::string& guid, int64_t port, const nlohmann::json& counters, int64_t at);
+  // fabric_port_rises of a port after a sample was appended: PutPortRises
+  // with the rises of its newest sample over the one before (read here), or
+  // none when it has only one. PutPortRises: rises (SampleErrorRises; at the
+  // newest sample's time) upserted, or the port's row deleted when empty.
+  Status KeepPortRises(const std::string& guid, int64_t port);
+  Status PutPortRises(const std::string& guid, int64_t port, int64_t at, const nlohmann::json& rises);
   // Upserts the sweep's nodes and ports and fills *sweep.
   Status IngestSweepNodes(const nlohmann::json& f, const std::string& node, int64_t at, Sweep* sweep);
   // One link of the sweep (ends ordered): upserted, link_down closed,

@@ -32,6 +32,9 @@ Result<int64_t> Retention::RetentionStep(int64_t now_ms, const RetentionPolicy& 
       // Fabric: error-counter history is raw; links gone that long ago are forgotten with their history.
       {"DELETE FROM fabric_port_samples WHERE rowid IN (SELECT rowid FROM fabric_port_samples WHERE at < ?1 LIMIT ?2)",
        kRaw},
+      // A port's rises go with its newest sample (at is that sample's time).
+      {"DELETE FROM fabric_port_rises WHERE rowid IN (SELECT rowid FROM fabric_port_rises WHERE at < ?1 LIMIT ?2)",
+       kRaw},
       {"DELETE FROM fabric_links WHERE rowid IN (SELECT rowid FROM fabric_links WHERE gone_at < ?1 LIMIT ?2)", kRollup},
   };
   std::lock_guard<std::mutex> lock(mu_);

@@ -100,8 +100,11 @@ Result<std::shared_ptr<NodeState>> SnapshotLoader::LoadNodeState(const std::stri
     const char* sql;
   };
   static const Part kParts[] = {
-      {&NodeState::ports, "SELECT node, device, port, state, link_layer, lid, gids AS gids_json, active_mtu, rate_gbps "
-                          "FROM ports WHERE node = ?1 ORDER BY device, port"},
+      // Every column the API's port list shows (the paged list answers from
+      // these rows; /metrics reads its own few of them).
+      {&NodeState::ports, "SELECT node, device, port, state, state_name, phys_state, phys_state_name, lid, sm_lid, "
+                          "link_layer, active_mtu, rate_gbps, rate_text, gids AS gids_json, fw, node_guid, "
+                          "updated_at AS updated_at_ms FROM ports WHERE node = ?1 ORDER BY device, port"},
       {&NodeState::counters, "SELECT node, device, port, kind, name, value FROM counters_latest WHERE node = ?1 AND "
                              "value IS NOT NULL ORDER BY device, port, kind, name"},
       {&NodeState::wc_totals, "SELECT node, status, count FROM wc_error_totals WHERE node = ?1 ORDER BY status"},

@@ -136,7 +136,7 @@ Result<int64_t> WriterDb::CountRows(const std::string& table) {
   static const std::set<std::string> kTables = {"reports",   "nodes",           "ports",        "counter_port_samples",
                                                 "counters_latest", "probe_summaries", "probe_hourly", "probe_minute", "wc_errors",
                                                 "wc_error_totals", "events",          "schema_version",
-                                                "fabric_nodes", "fabric_ports", "fabric_links", "fabric_port_samples", "fabric_lfts",
+                                                "fabric_nodes", "fabric_ports", "fabric_links", "fabric_port_samples", "fabric_port_rises", "fabric_lfts",
                                                 "node_neighbours", "diagnoses"};
   if (!kTables.count(table)) return Result<int64_t>::Error("unknown table " + table);
   std::lock_guard<std::mutex> lock(mu_);

@@ -202,9 +202,10 @@ TEST_F(FabricStoreTest, LinkBelowWhatBothEndsSupportIsDegraded) {
   EXPECT_EQ(Open("link_degraded").size(), 0u);
 }
 
-// The diagnosis reads, for each host port, the two newest error samples of the
-// switch port at the other end of its cable.
-TEST_F(FabricStoreTest, DiagnosisFactsCarryTheTwoNewestSamplesOfTheNeighbourPort) {
+// The diagnosis reads, for each host port, the error counters of the switch
+// port at the other end of its cable that rose in that port's newest sample
+// over the one before: kept when the sweep wrote the sample.
+TEST_F(FabricStoreTest, DiagnosisFactsCarryTheRiseOfTheNeighbourPortsNewestSample) {
   json host = testing::MakeReport("h1", "host1", kT0);
   host["neighbours"] = {{{"device", "mlx5_0"}, {"local_port", 1}, {"guid", "0x0000000000000201"}, {"type", "Switch"},
                          {"description", "sw2"}, {"port", {{"port", 3}, {"counters", json::object()}}}}};
@@ -212,19 +213,29 @@ TEST_F(FabricStoreTest, DiagnosisFactsCarryTheTwoNewestSamplesOfTheNeighbourPort
   FakeSubnet s = Subnet();
   Ingest(SweepReport("r1", kT0, SweepOf(s)), kT0);
   for (int i = 1; i <= 3; ++i) {
-    s.nodes[2].counters[3] = {{IB_PC_ERR_SYM_F, 10u * i}};
+    s.nodes[2].counters[3] = {{IB_PC_ERR_SYM_F, 10u * i + (i == 3 ? 5u : 0u)}};
     Ingest(SweepReport("r" + std::to_string(i + 1), kT0 + i * 10000, SweepOf(s)), kT0 + i * 10000);
   }
   auto facts = store_->diagnoses.DiagnosisFacts(kT0 + 25000, kT0);
   ASSERT_TRUE(facts.ok()) << facts.status().message();
-  const json& sw = facts.value()["switch"];
-  ASSERT_EQ(sw.size(), 2u) << sw.dump();
-  EXPECT_EQ(sw[0]["node"], "host1");
-  EXPECT_EQ(sw[0]["switch_port"], 3);
-  EXPECT_EQ(sw[0]["at"], kT0 + 30000);
-  EXPECT_EQ(sw[1]["at"], kT0 + 20000);
-  EXPECT_EQ(sw[0]["counters"]["symbol_error"], 30) << sw.dump();
-  EXPECT_EQ(sw[1]["counters"]["symbol_error"], 20);
+  const auto& nb = facts.value().neighbours;
+  ASSERT_EQ(nb.size(), 1u);
+  EXPECT_EQ(nb[0].node, "host1");
+  EXPECT_EQ(nb[0].switch_guid, "0x0000000000000201");
+  EXPECT_EQ(nb[0].switch_port, 3);
+  EXPECT_EQ(nb[0].switch_description, "sw2");
+  ASSERT_EQ(nb[0].switch_rises.size(), 1u);
+  EXPECT_EQ(nb[0].switch_rises[0].name, "symbol_error");
+  EXPECT_EQ(nb[0].switch_rises[0].delta, 15) << "35 in the newest sample over 20 in the one before";
+  EXPECT_EQ(store_->db.CountRows("fabric_port_rises").value(), 1);
+  // A sweep whose error counters did not move: the sample it appends rose by
+  // nothing and clears the rise, though the window still covers the old one.
+  Ingest(SweepReport("r5", kT0 + 40000, SweepOf(s)), kT0 + 40000);
+  EXPECT_EQ(store_->db.CountRows("fabric_port_rises").value(), 0);
+  facts = store_->diagnoses.DiagnosisFacts(kT0 + 25000, kT0);
+  ASSERT_TRUE(facts.ok()) << facts.status().message();
+  EXPECT_TRUE(facts.value().neighbours.at(0).switch_rises.empty());
+  EXPECT_TRUE(facts.value().fabric_rises.empty());
 }
 
 // Without any sweep, the error counters agents read on their neighbour's
@@ -242,18 +253,19 @@ TEST_F(FabricStoreTest, NeighbourCountersAgentsReadBecomeThePortsSamples) {
   report("h1", kT0, 4);
   report("h2", kT0 + 10000, 4);  // unchanged: no sample
   report("h3", kT0 + 20000, 9);  // rose by 5
+  EXPECT_EQ(store_->db.CountRows("fabric_port_samples").value(), 2);
   auto facts = store_->diagnoses.DiagnosisFacts(kT0 + 15000, kT0);
   ASSERT_TRUE(facts.ok()) << facts.status().message();
-  const json& sw = facts.value()["switch"];
-  ASSERT_EQ(sw.size(), 2u) << sw.dump();
-  EXPECT_EQ(sw[0]["at"], kT0 + 20000);
-  EXPECT_EQ(sw[0]["counters"], json({{"symbol_error", 9}})) << "error counters only";
-  EXPECT_EQ(sw[1]["at"], kT0);
-  EXPECT_EQ(sw[1]["counters"]["symbol_error"], 4);
-  const json& moved = facts.value()["fabric_moved"];
-  ASSERT_EQ(moved.size(), 2u) << moved.dump();
-  EXPECT_EQ(moved[0]["guid"], "0x0000000000000201");
-  EXPECT_EQ(moved[0]["port"], 3);
+  const auto& nb = facts.value().neighbours;
+  ASSERT_EQ(nb.size(), 1u);
+  ASSERT_EQ(nb[0].switch_rises.size(), 1u) << "error counters only";
+  EXPECT_EQ(nb[0].switch_rises[0].name, "symbol_error");
+  EXPECT_EQ(nb[0].switch_rises[0].delta, 5);
+  const auto& moved = facts.value().fabric_rises;
+  ASSERT_EQ(moved.size(), 1u);
+  EXPECT_EQ(moved[0].guid, "0x0000000000000201");
+  EXPECT_EQ(moved[0].port, 3);
+  EXPECT_EQ(moved[0].at, kT0 + 20000);
 }
 
 // What a report's neighbours change in the read model: a switch new to the

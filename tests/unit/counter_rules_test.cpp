@@ -75,6 +75,60 @@ TEST(CounterRules, Table) {
   }
 }
 
+// Reset against wrap across widths, with and without a change of the
+// device's instance identity (driver reload, device delete and add).
+struct InstanceCase {
+  const char* what;
+  const char* kind;
+  const char* name;
+  uint64_t prev;
+  uint64_t cur;
+  DeltaKind same_kind;  // same instance (or unknown)
+  uint64_t same_delta;
+};
+
+const InstanceCase kInstanceCases[] = {
+    // 16-bit, saturating: backwards is a clear either way; forwards after a
+    // re-add counts from 0, not from the old value.
+    {"16-bit symbol_error backwards", "counters", "symbol_error", 900, 3, DeltaKind::kReset, 3},
+    {"16-bit symbol_error forwards", "counters", "symbol_error", 3, 9, DeltaKind::kDelta, 6},
+    // 32-bit, wrapping: backwards is a wrap unless the device was re-created.
+    {"32-bit port_xmit_wait backwards", "counters", "port_xmit_wait", 4294967290ull, 5, DeltaKind::kWrapped, 11},
+    {"32-bit port_xmit_wait forwards", "counters", "port_xmit_wait", 100, 250, DeltaKind::kDelta, 150},
+    // The table's 32-bit legacy counter read from the 64-bit extended one,
+    // still under 2^32: a reload's reset looks like a wrap of ~4e9 without
+    // the instance.
+    {"64-bit source under 2^32 backwards", "counters", "port_xmit_packets", 3000000000ull, 1000,
+     DeltaKind::kWrapped, 1294967296ull + 1000},
+    // 64-bit: backwards is a reset anyway; forwards after a re-add is not a delta.
+    {"64-bit rcvd_pkts backwards", "hw_counters", "rcvd_pkts", 1000, 10, DeltaKind::kReset, 10},
+    {"64-bit rcvd_pkts forwards", "hw_counters", "rcvd_pkts", 10, 1000, DeltaKind::kDelta, 990},
+    {"64-bit extended data forwards", "counters", "port_xmit_data", 1ull << 40, (1ull << 40) + 7, DeltaKind::kDelta, 7},
+};
+
+TEST(CounterRules, InstanceChangeIsAResetAcrossWidths) {
+  for (const InstanceCase& c : kInstanceCases) {
+    const CounterReading prev{c.prev, "b1", 1000, "0002:c903:0001:2345@101"};
+    // Same instance, and an instance unknown on either side: the value rules.
+    for (const auto& [before, now] : {std::pair<std::string, std::string>{"0002:c903:0001:2345@101",
+                                                                           "0002:c903:0001:2345@101"},
+                                      {"", "0002:c903:0001:2345@202"},
+                                      {"0002:c903:0001:2345@101", ""}}) {
+      CounterReading p = prev;
+      p.instance = before;
+      CounterDelta d = ComputeCounterDelta(c.kind, c.name, p, CounterReading{c.cur, "b1", 3000, now});
+      EXPECT_EQ(DeltaKindName(d.kind), std::string(DeltaKindName(c.same_kind))) << c.what << " [" << before << " -> " << now << "]";
+      EXPECT_EQ(d.delta, std::optional<uint64_t>(c.same_delta)) << c.what << " [" << before << " -> " << now << "]";
+    }
+    // A new instance (same boot): a reset, the whole current value is new.
+    CounterDelta d = ComputeCounterDelta(c.kind, c.name, prev, CounterReading{c.cur, "b1", 3000, "0002:c903:0001:2345@202"});
+    EXPECT_EQ(d.kind, DeltaKind::kReset) << c.what;
+    EXPECT_EQ(d.delta, std::optional<uint64_t>(c.cur)) << c.what;
+    ASSERT_TRUE(d.per_second) << c.what;
+    EXPECT_DOUBLE_EQ(*d.per_second, double(c.cur) / 2.0) << c.what;
+  }
+}
+
 TEST(CounterRules, Widths) {
   EXPECT_EQ(CounterWidthOf("counters", "symbol_error").bits, 16);
   EXPECT_EQ(CounterWidthOf("counters", "link_error_recovery").bits, 8);

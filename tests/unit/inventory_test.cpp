@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
@@ -118,6 +119,42 @@ TEST(SysfsReader, AbsentDanglingDirectoryAndGood) {
   auto dangling = fs.ReadAttr("dangling");
   ASSERT_FALSE(dangling.ok());
   EXPECT_NE(dangling.status().message().find("dangling"), std::string::npos);
+}
+
+// The instance identity: node GUID and the inode of the device's directory
+// (through the class link, as sysfs has it); a device re-created (its
+// directory new) is a new instance; absent GUID is "", not a number.
+TEST(Inventory, DeviceInstanceChangesWhenTheDeviceIsRecreated) {
+  testsupport::ScratchDir scratch("rdmascope-sysfs");
+  const std::string root = scratch.path();
+  std::filesystem::create_directories(root + "/devices/virtual/infiniband/dev0");
+  std::filesystem::create_directories(root + "/devices/virtual/infiniband/dev1");
+  std::filesystem::create_directories(root + "/class/infiniband");
+  std::ofstream(root + "/devices/virtual/infiniband/dev0/node_guid") << "0002:c903:0001:2345\n";
+  for (const char* d : {"dev0", "dev1"})
+    ASSERT_EQ(::symlink((std::string("../../devices/virtual/infiniband/") + d).c_str(),
+                        (root + "/class/infiniband/" + d).c_str()), 0);
+  auto ino = [&](const std::string& dev) {
+    struct stat st {};
+    EXPECT_EQ(::stat((root + "/devices/virtual/infiniband/" + dev).c_str(), &st), 0);
+    return std::to_string(st.st_ino);
+  };
+  Inventory first = ReadInventory(SysfsReader(root), {});
+  ASSERT_EQ(first.devices.size(), 2u);
+  EXPECT_EQ(first.devices[0].instance, std::optional<std::string>("0002:c903:0001:2345@" + ino("dev0")));
+  EXPECT_EQ(first.devices[1].instance, std::optional<std::string>("@" + ino("dev1")));
+  Inventory again = ReadInventory(SysfsReader(root), {});
+  EXPECT_EQ(again.devices[0].instance, first.devices[0].instance) << "same device, same instance";
+
+  // dev0 removed and added again (the old directory kept aside, so its inode cannot come back).
+  std::filesystem::rename(root + "/devices/virtual/infiniband/dev0", root + "/devices/gone");
+  std::filesystem::create_directories(root + "/devices/virtual/infiniband/dev0");
+  std::ofstream(root + "/devices/virtual/infiniband/dev0/node_guid") << "0002:c903:0001:2345\n";
+  Inventory readded = ReadInventory(SysfsReader(root), {});
+  ASSERT_EQ(readded.devices.size(), 2u);
+  ASSERT_TRUE(readded.devices[0].instance);
+  EXPECT_NE(readded.devices[0].instance, first.devices[0].instance);
+  EXPECT_EQ(readded.devices[1].instance, first.devices[1].instance);
 }
 
 }  // namespace

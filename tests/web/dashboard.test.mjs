@@ -94,19 +94,25 @@ test('nodes & ports: inventory values, filter and sort kept in the URL', async (
   const down = await p.locator('[data-testid=ports] tbody tr.bad').innerText();
   assert.match(down, /node-c[\s\S]*rxe1\/1[\s\S]*DOWN[\s\S]*Disabled/);
 
+  // The collector filters and sorts: wait for the page fetched with the query.
+  const shown = (part) => p.locator(`[data-testid=ports-total][data-query*="${part}"]`).waitFor({ timeout: 10000 });
   await p.fill('[data-testid=filter]', 'node-b');
+  await shown('q=node-b');
   assert.equal(await rows.count(), 1);
   assert.match(await rows.first().innerText(), /ACTIVE[\s\S]*LinkUp[\s\S]*4096/);
   assert.match(p.url(), /#\/nodes\?filter=node-b/);
 
   await p.fill('[data-testid=filter]', '');
   await p.click('[data-testid=ports] th[data-key=state]');
+  await shown('sort=state&order=asc');
   await p.click('[data-testid=ports] th[data-key=state]');
   assert.match(p.url(), /sort=state&dir=desc/);
-  assert.match(await rows.first().innerText(), /DOWN/);
+  await shown('sort=state&order=desc');
+  assert.match(await rows.first().innerText(), /ACTIVE/);  // by state number: ACTIVE (4) first
   await p.click('[data-testid=ports] th[data-key=state]');
   assert.match(p.url(), /sort=state&dir=asc/);
-  assert.match(await rows.first().innerText(), /ACTIVE/);
+  await shown('sort=state&order=asc');
+  assert.match(await rows.first().innerText(), /DOWN/);
 
   // A shared link opens the same view state.
   const q = await page();

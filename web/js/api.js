@@ -26,6 +26,10 @@ export async function get(path, params = {}) {
 export const nodes = () => get('nodes').then((b) => b.nodes);
 export const node = (name) => get(`nodes/${encodeURIComponent(name)}`);
 export const ports = (nodeName) => get('ports', { node: nodeName }).then((b) => b.ports);
+// One page of the fleet's ports, filtered and sorted by the collector: q has
+// sort, order, limit, cursor and the filters (node, device, state, gid,
+// firmware, group, q); resolves with {ports, total, next_cursor, ...}.
+export const portsPage = (q) => get('ports', q);
 export const events = (q = {}) => get('events', q).then((b) => b.events);
 export const diagnoses = (q = {}) => get('diagnoses', q).then((b) => b.diagnoses);
 export const worst = (q = {}) => get('probes/worst', q).then((b) => b.pairs);
@@ -34,7 +38,8 @@ export const counters = (q = {}) => get('counters', q).then((b) => b.samples);
 export const fabricNodes = () => get('fabric/nodes');
 export const fabricLinks = () => get('fabric/links');
 export const fabricErrors = () => get('fabric/errors');
-export const fabricNeighbours = () => get('fabric/neighbours').then((b) => b.neighbours);
+// nodeName undefined: every node's.
+export const fabricNeighbours = (nodeName) => get('fabric/neighbours', { node: nodeName }).then((b) => b.neighbours);
 
 // What the latency matrix needs, from GET /api/v1/matrix: {nodes: [{name,
 // labels, interval_s, last_generated_at_ms}], rows: [{src, dst, transport,
