@@ -275,6 +275,7 @@ TEST_F(FabricStoreTest, NeighbourCountersAgentsReadBecomeThePortsSamples) {
 TEST_F(FabricStoreTest, NeighboursMoveTheirNodesLeafAndCountANewSwitch) {
   auto neighbour = [](const std::string& id, const std::string& host, int64_t at, const std::string& guid) {
     json r = testing::MakeReport(id, host, at);
+    r["labels"] = json::object();  // grouped by its leaf, not a label
     r["neighbours"] = {{{"device", "mlx5_0"}, {"local_port", 1}, {"guid", guid}, {"type", "Switch"},
                         {"description", "leaf " + guid}, {"port", {{"port", 3}, {"counters", json::object()}}}}};
     return r;
