@@ -38,7 +38,7 @@ Status PathRouter::Refresh(Storage& store) {
 }
 
 void PathRouter::Index() {
-  elements_.clear(), switch_link_.clear(), cable_.clear(), switch_.clear(), routes_.clear(), pairs_.clear();
+  elements_.clear(), switch_link_.clear(), cable_.clear(), switch_.clear(), routes_.clear(), pairs_.clear(), seen_.clear();
   // A node an earlier version had and this one lacks (a switch that stopped
   // answering, left out of the topology) comes back for tracing.
   // So do the ports a node had and this version lacks (the store keeps no
@@ -235,13 +235,21 @@ void PathRouter::Resolve(diagnosis::Input* in,
   };
   // The pairs of an older topology or of LIDs since changed: dropped once
   // they outnumber the pass's paths a few times over.
-  if (pairs_.size() > 4 * in->paths.size() + 4096) pairs_.clear();
-  for (diagnosis::PathSummary& p : in->paths) {
+  if (pairs_.size() > 4 * in->paths.size() + 4096) pairs_.clear(), seen_.clear();
+  seen_.resize(in->paths.size(), Seen{PairKey{0, 0, 0, 0}, nullptr});
+  for (size_t i = 0; i < in->paths.size(); ++i) {
+    diagnosis::PathSummary& p = in->paths[i];
     p.crosses.clear();
     p.routed = nullptr;
     const FabricAddress* a = address(p.src, p.src_device, p.src_port, p.rail);
     const FabricAddress* b = address(p.dst, p.dst_device, p.dst_port, p.rail);
-    PairRoute* pair = a && b ? &PairOf(*a, *b) : nullptr;
+    PairRoute* pair = nullptr;
+    if (a && b) {
+      const PairKey key = KeyOf(*a, *b);
+      Seen& seen = seen_[i];
+      if (!seen.route || !(seen.key == key)) seen = {key, &PairOf(*a, *b)};
+      pair = seen.route;
+    }
     if (!pair || pair->crosses.empty()) {
       ++coverage_.paths_unrouted;
       continue;

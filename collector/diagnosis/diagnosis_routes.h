@@ -140,6 +140,14 @@ class PathRouter {
   std::unordered_map<uint64_t, uint32_t> switch_;                 // switch GUID -> its element
   std::unordered_map<uint64_t, std::vector<uint32_t>> routes_;    // (guid, port, lid) key -> elements
   std::unordered_map<PairKey, PairRoute, PairKeyHash> pairs_;     // both directions merged, per pair
+  // The last pass's pair of each path position: a pass reads the read model
+  // in the same order as the one before while the pairs stay, so most paths
+  // find their pair here, in order, without a lookup in pairs_.
+  struct Seen {
+    PairKey key;
+    PairRoute* route;
+  };
+  std::vector<Seen> seen_;
   uint64_t pass_ = 0;                                             // Resolve() calls
   std::vector<Agent> agents_;
   std::vector<int32_t> pairs_crossing_;
