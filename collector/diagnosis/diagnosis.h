@@ -64,7 +64,7 @@
 //        touches — its src and dst hosts and NICs, the groups of its ends, the
 //        link between two groups (only paths without a route), the fabric
 //        links and switches its route crosses there and back
-//        (PathSummary::crosses), and the fleet. An element qualifies when it
+//        (PathSummary::Crosses()), and the fleet. An element qualifies when it
 //        has min_bad_paths bad paths and either min_share of its paths are
 //        bad (a host or NIC: in BOTH directions, unless it is silent, and
 //        standing out from the rest of its group by standout_share), or its
@@ -160,7 +160,13 @@ struct PathSummary {
   std::optional<double> network_p50_us;  // RTT less the responder's time, when measured
   int32_t src_group = -1, dst_group = -1; // the ends' groups on this rail: Input::group_names (-1: NodeFacts::group)
   int64_t src_port = 0, dst_port = 0;     // 0: unknown
-  std::vector<uint32_t> crosses;          // Input::elements its route crosses, there and back
+  // Input::elements its route crosses, there and back: Crosses(). The
+  // router points `routed` at the list it keeps for the pair (shared by the
+  // pair's transports and kept across passes; valid until its next
+  // Refresh/Resolve); a caller without a router may fill `crosses` instead.
+  std::vector<uint32_t> crosses;
+  const std::vector<uint32_t>* routed = nullptr;
+  const std::vector<uint32_t>& Crosses() const { return routed ? *routed : crosses; }
 };
 
 

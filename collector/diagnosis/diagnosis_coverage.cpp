@@ -35,26 +35,33 @@ nlohmann::json CoverageOf(const diagnosis::Input& in, const RouteCoverage& route
     return path_group >= 0 ? named[static_cast<size_t>(path_group)] : node_group[n];
   };
   struct Rail {
-    std::unordered_set<uint64_t> members;  // group << 32 | node
+    // node name id -> the groups it is a member of on this rail (one, but
+    // for a node whose devices on the rail hang on two leaves)
+    std::vector<std::vector<uint32_t>> member_of;
     std::map<std::pair<uint32_t, uint32_t>, std::unordered_set<uint32_t>> pairs;  // (A, B) -> sources in A
   };
   std::map<std::string, Rail> rails;
   std::vector<Rail*> rail_of(in.names.size(), nullptr);  // rail name id -> its Rail
+  auto member = [](Rail* rail, uint32_t group, uint32_t node) {
+    std::vector<uint32_t>& of = rail->member_of[node];
+    if (std::find(of.begin(), of.end(), group) == of.end()) of.push_back(group);
+  };
   for (const diagnosis::PathSummary& p : in.paths) {
     if (!diagnosis::Measured(p)) continue;
     const uint32_t src = p.src, dst = p.dst;
     const uint32_t a = group_of(p.src_group, src), b = group_of(p.dst_group, dst);
     if (a == kNone || b == kNone) continue;
     Rail*& rail = rail_of[p.rail];
-    if (!rail) rail = &rails[in.names[p.rail]];
-    rail->members.insert(static_cast<uint64_t>(a) << 32 | src);
-    rail->members.insert(static_cast<uint64_t>(b) << 32 | dst);
+    if (!rail) rail = &rails[in.names[p.rail]], rail->member_of.resize(in.names.size());
+    member(rail, a, src);
+    member(rail, b, dst);
     if (a != b) rail->pairs[{a, b}].insert(src);
   }
   nlohmann::json out = {{"at_ms", at_ms}, {"report_interval_ms", report_interval_ms}, {"rails", nlohmann::json::array()}};
   for (const auto& [name, r] : rails) {
     std::unordered_map<uint32_t, int64_t> size;  // group -> members
-    for (uint64_t m : r.members) ++size[static_cast<uint32_t>(m >> 32)];
+    for (const std::vector<uint32_t>& of : r.member_of)
+      for (uint32_t g : of) ++size[g];
     const int64_t count = static_cast<int64_t>(size.size());
     int64_t covered = 0;
     for (const auto& [pair, sources] : r.pairs) {

@@ -172,9 +172,13 @@ ElementIndex::ElementIndex(const Fleet& f, const std::vector<bool>& measured) {
     if (p.dst_device != 0) touched.push_back(Nic(in.names, dst, p.dst_device) | kDstRole);
     if (ga >= 0) Touch(static_cast<uint32_t>(ga), &touched);
     if (gb >= 0) Touch(static_cast<uint32_t>(gb), &touched);
-    if (ga != gb && p.crosses.empty()) Touch(GroupLink(ga, gb), &touched);
-    for (uint32_t c : p.crosses)
-      if (c < in.elements.size()) Touch(fabric_base + c, &touched);
+    const std::vector<uint32_t>& crosses = p.Crosses();
+    if (ga != gb && crosses.empty()) Touch(GroupLink(ga, gb), &touched);
+    // Fabric ids are none of the above; a route lists each once (a list
+    // filled by hand may not: Touch keeps that case to one count).
+    const bool routed = p.routed != nullptr;
+    for (uint32_t c : crosses)
+      if (c < in.elements.size()) routed ? touched.push_back(fabric_base + c) : Touch(fabric_base + c, &touched);
     touches_.insert(touches_.end(), touched.begin(), touched.end());
   }
   offset_[n] = touches_.size();

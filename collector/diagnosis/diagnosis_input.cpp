@@ -160,7 +160,8 @@ Result<diagnosis::Input> LoadDiagnosisInput(Storage& store, int64_t now_ms, cons
     return it == leaf.end() ? "" : it->second;
   };
   // (node, device) by the read model's interned names -> its rail group:
-  // looked up once per end, not once per path.
+  // looked up once per end, not once per path; a small direct-mapped cache
+  // of pointer pairs in front of the map answers most ends without hashing.
   struct PtrPairHash {
     size_t operator()(const std::pair<const std::string*, const std::string*>& k) const {
       return std::hash<const void*>()(k.first) * 31 + std::hash<const void*>()(k.second);
@@ -168,7 +169,15 @@ Result<diagnosis::Input> LoadDiagnosisInput(Storage& store, int64_t now_ms, cons
   };
   std::unordered_map<std::pair<const std::string*, const std::string*>, int32_t, PtrPairHash> groups;
   std::map<std::string, int32_t> group_ids;
+  struct GroupSlot {
+    const std::string *node = nullptr, *device = nullptr;
+    int32_t group = -1;
+  };
+  std::vector<GroupSlot> group_slots(8192);
   auto group_of = [&](const std::string* node, const std::string* device) -> int32_t {
+    GroupSlot& slot = group_slots[((reinterpret_cast<uintptr_t>(node) >> 4) * 31 + (reinterpret_cast<uintptr_t>(device) >> 4)) %
+                                  group_slots.size()];
+    if (slot.node == node && slot.device == device && node) return slot.group;
     auto [it, added] = groups.try_emplace({node, device}, -1);
     if (added) {
       const std::string g = node && device ? rail_group(*node, *device) : std::string();
@@ -178,6 +187,7 @@ Result<diagnosis::Input> LoadDiagnosisInput(Storage& store, int64_t now_ms, cons
         it->second = id->second;
       }
     }
+    slot = {node, device, it->second};
     return it->second;
   };
   // The newest summary of every pair, from the read model (no SQL: a

@@ -6,7 +6,6 @@
 #include <set>
 #include <string>
 #include <unordered_map>
-#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -17,21 +16,7 @@ namespace {
 
 struct Agent {
   std::string node, rail;
-  uint32_t node_id, rail_id;  // Input::names
   FabricAddress address;
-};
-
-// Keys by Input::names ids: a pass has about a million paths, so no string
-// is hashed or copied per path.
-struct Pair {  // (src, dst, rail)
-  uint32_t src, dst, rail;
-  bool operator==(const Pair& o) const { return src == o.src && dst == o.dst && rail == o.rail; }
-};
-struct PairHash3 {
-  size_t operator()(const Pair& k) const {
-    return (static_cast<size_t>(k.src) * 0x9e3779b97f4a7c15ull) ^ (static_cast<size_t>(k.dst) << 21) ^
-           (static_cast<size_t>(k.rail) << 42);
-  }
 };
 
 }  // namespace
@@ -44,57 +29,39 @@ CoverageTargets LinkTargetPlanner::Plan(PathRouter& router, const diagnosis::Inp
   out.at_ms = at_ms;
   const std::vector<PathRouter::SwitchCable> cables = router.SwitchCables();
   c.switch_links = static_cast<int64_t>(cables.size());
-  std::unordered_map<uint32_t, size_t> cable_of;  // element -> index in cables
-  for (size_t i = 0; i < cables.size(); ++i) cable_of[cables[i].element] = i;
-
-  // The agents (node, rail) and the pairs measured, each with the cables it crosses.
-  std::unordered_map<uint64_t, const FabricAddress*> agent_at;  // node id << 32 | rail id; null: not in the fabric
-  auto note = [&](uint32_t node, uint32_t rail, uint32_t device, int64_t port) {
-    if (device == 0) return;
-    auto [it, fresh] = agent_at.try_emplace(static_cast<uint64_t>(node) << 32 | rail, nullptr);
-    if (fresh || !it->second) it->second = router.Address(in.names[node], in.names[device], port);
-  };
-  std::unordered_map<Pair, std::vector<size_t>, PairHash3> measured;
-  for (const diagnosis::PathSummary& p : in.paths) {
-    note(p.src, p.rail, p.src_device, p.src_port);
-    note(p.dst, p.rail, p.dst_device, p.dst_port);
-    if (p.not_run || p.sent <= 0 || p.crosses.empty()) continue;
-    std::vector<size_t>& crossed = measured[{p.src, p.dst, p.rail}];
-    for (uint32_t id : p.crosses)
-      if (auto it = cable_of.find(id); it != cable_of.end()) crossed.push_back(it->second);
-  }
-  std::unordered_set<Pair, PairHash3> previous;
+  std::vector<int64_t> cable_of(in.elements.size(), -1);  // element -> index in cables
+  for (size_t i = 0; i < cables.size(); ++i)
+    if (cables[i].element < cable_of.size()) cable_of[cables[i].element] = static_cast<int64_t>(i);
+  // The agents (node, rail) the pass's paths name, by name.
+  std::vector<Agent> agents;
+  for (const PathRouter::Agent& a : router.Agents()) agents.push_back({in.names[a.node], in.names[a.rail], a.address});
+  std::sort(agents.begin(), agents.end(),
+            [](const Agent& a, const Agent& b) { return a.node != b.node ? a.node < b.node : a.rail < b.rail; });
+  std::map<std::pair<std::string, std::string>, size_t> agent_index;
+  for (size_t i = 0; i < agents.size(); ++i) agent_index[{agents[i].node, agents[i].rail}] = i;
+  // The measured pairs crossing each cable (the router counted them), less
+  // the last pass's targets (they do not count toward the need they were
+  // chosen for).
+  std::vector<int64_t> all(cables.size()), need(cables.size());
+  const std::vector<int32_t>& crossing = router.PairsCrossing();
+  for (size_t i = 0; i < cables.size(); ++i)
+    all[i] = need[i] = cables[i].element < crossing.size() ? crossing[cables[i].element] : 0;
+  std::set<std::pair<size_t, size_t>> previous;  // agent indexes
   for (const auto& [node, targets] : previous_.by_node)
     for (const CoverageTarget& t : targets) {
-      const int64_t a = in.names.Find(t.node), b = in.names.Find(t.dst), r = in.names.Find(t.rail);
-      if (a >= 0 && b >= 0 && r >= 0)  // a name no path has: not measured, nothing to keep apart
-        previous.insert({static_cast<uint32_t>(a), static_cast<uint32_t>(b), static_cast<uint32_t>(r)});
+      auto s = agent_index.find({t.node, t.rail});
+      auto d = agent_index.find({t.dst, t.rail});
+      if (s == agent_index.end() || d == agent_index.end() || !previous.insert({s->second, d->second}).second) continue;
+      if (const std::vector<uint32_t>* ids = router.MeasuredPair(agents[s->second].address, agents[d->second].address))
+        for (uint32_t id : *ids)
+          if (id < cable_of.size() && cable_of[id] >= 0) --need[static_cast<size_t>(cable_of[id])];
     }
-  std::vector<int64_t> all(cables.size()), need(cables.size());  // need: the pairs that are no last targets
-  for (auto& [pair, crossed] : measured) {
-    std::sort(crossed.begin(), crossed.end());
-    crossed.erase(std::unique(crossed.begin(), crossed.end()), crossed.end());
-    const bool kept = previous.count(pair) > 0;
-    for (size_t i : crossed) {
-      ++all[i];
-      if (!kept) ++need[i];
-    }
-  }
   auto down = [&](size_t i) {
     const uint32_t e = cables[i].element;
     return e < in.elements.size() && in.elements[e].down;
   };
   auto wanting = [&](size_t i) { return !down(i) && need[i] < options_.min_paths; };
 
-  std::vector<Agent> agents;  // by (node, rail)
-  for (const auto& [key, address] : agent_at) {
-    const auto node = static_cast<uint32_t>(key >> 32), rail = static_cast<uint32_t>(key);
-    if (address) agents.push_back({in.names[node], in.names[rail], node, rail, *address});
-  }
-  std::sort(agents.begin(), agents.end(),
-            [](const Agent& a, const Agent& b) { return a.node != b.node ? a.node < b.node : a.rail < b.rail; });
-  std::map<std::pair<std::string, std::string>, size_t> agent_index;
-  for (size_t i = 0; i < agents.size(); ++i) agent_index[{agents[i].node, agents[i].rail}] = i;
   const fabric::RouteTable* table = router.table();
   std::unordered_map<uint64_t, std::vector<size_t>> attached;  // switch GUID -> agents cabled to it
   if (table)
@@ -114,7 +81,7 @@ CoverageTargets LinkTargetPlanner::Plan(PathRouter& router, const diagnosis::Inp
     if (!there || !back) return false;
     for (const auto* ids : {there, back})
       for (uint32_t id : *ids)
-        if (auto it = cable_of.find(id); it != cable_of.end()) crossed->push_back(it->second);
+        if (id < cable_of.size() && cable_of[id] >= 0) crossed->push_back(static_cast<size_t>(cable_of[id]));
     std::sort(crossed->begin(), crossed->end());
     crossed->erase(std::unique(crossed->begin(), crossed->end()), crossed->end());
     return true;
@@ -123,12 +90,14 @@ CoverageTargets LinkTargetPlanner::Plan(PathRouter& router, const diagnosis::Inp
   std::set<std::pair<size_t, size_t>> chosen;
   std::set<std::string> target_links;
   // A pair measured only because it was a target last pass may be taken again.
-  auto counted = [&](const Pair& p) { return measured.count(p) > 0 && !previous.count(p); };
+  auto counted = [&](size_t s, size_t d) {
+    return router.MeasuredPair(agents[s].address, agents[d].address) && !previous.count({s, d});
+  };
   auto usable = [&](size_t s, size_t d) {
     const Agent& a = agents[s];
     const Agent& b = agents[d];
     return s != d && a.node != b.node && a.rail == b.rail && used[s] < options_.max_per_source &&
-           !chosen.count({s, d}) && !counted({a.node_id, b.node_id, a.rail_id}) && !counted({b.node_id, a.node_id, a.rail_id});
+           !chosen.count({s, d}) && !counted(s, d) && !counted(d, s);
   };
   // Takes (s, d) when its route crosses a wanting cable; true when taken.
   auto take = [&](size_t s, size_t d, const std::vector<size_t>& crossed) {

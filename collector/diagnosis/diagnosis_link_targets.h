@@ -3,9 +3,11 @@
 // whose routes cross them, handed to the pinglists (coverage_targets.h).
 //
 // Contract:
-//  - Counting: a cable's crossings are the distinct measured (src, dst, rail)
-//    pairs (run, sent probes: as Resolve counts "crossed") whose route, there
-//    or back, crosses it. crossed: at least 1; covered: at least min_paths.
+//  - Counting: a cable's crossings are the distinct measured pairs of agent
+//    ports (run, sent probes: as Resolve counts "crossed"; the transports of
+//    one (src, dst, rail) are one pair) whose route, there or back, crosses
+//    it, as PathRouter::Resolve counted them. crossed: at least 1; covered:
+//    at least min_paths.
 //  - Agents: the (node, rail) ends the pass's paths name with a device, at
 //    the address PathRouter has for that port. A target pairs two agents of
 //    one rail, different nodes, neither direction already measured.

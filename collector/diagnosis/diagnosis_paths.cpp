@@ -60,44 +60,50 @@ const char* KindName(PathKind k) {
   return "unknown";
 }
 
-RailTransports NumberRailTransports(const Input& in) {
-  RailTransports out;
-  out.id.reserve(in.paths.size());
-  std::unordered_map<uint64_t, uint32_t> known;  // rail id << 32 | transport id -> number
-  uint64_t last_key = ~0ull;
-  uint32_t last = 0;
-  for (const PathSummary& p : in.paths) {
-    const uint64_t key = static_cast<uint64_t>(p.rail) << 32 | p.transport;
-    if (key != last_key) {
-      auto [it, added] = known.try_emplace(key, static_cast<uint32_t>(out.names.size()));
-      if (added) out.names.push_back(RailTransport(in, p));
-      last_key = key, last = it->second;
-    }
-    out.id.push_back(last);
-  }
-  return out;
-}
+namespace {
 
-std::vector<LatencyLimit> LatencyLimits(const Input& in, const RailTransports& rt, const Options& o) {
-  struct Samples {
-    std::vector<double> network, p50, min;
-  };
-  std::vector<Samples> by(rt.names.size());
-  for (size_t i = 0; i < in.paths.size(); ++i) {
-    const PathSummary& p = in.paths[i];
-    if (p.not_run) continue;
-    Samples& s = by[rt.id[i]];
+// Numbers (rail, transport) pairs in order of first appearance: a fleet has
+// a few dozen at most, so a scan of the keys seen beats hashing per path.
+class RailTransportNumbers {
+ public:
+  explicit RailTransportNumbers(RailTransports* out) : out_(out) {}
+  uint32_t Of(const Input& in, const PathSummary& p) {
+    const uint64_t key = static_cast<uint64_t>(p.rail) << 32 | p.transport;
+    if (key != last_key_) {
+      last_ = static_cast<uint32_t>(std::find(known_.begin(), known_.end(), key) - known_.begin());
+      if (last_ == known_.size()) known_.push_back(key), out_->names.push_back(RailTransport(in, p));
+      last_key_ = key;
+    }
+    return last_;
+  }
+
+ private:
+  RailTransports* out_;
+  std::vector<uint64_t> known_;  // rail id << 32 | transport id, by number
+  uint64_t last_key_ = ~0ull;
+  uint32_t last_ = 0;
+};
+
+struct LatencySamples {
+  std::vector<double> network, p50, min;
+  void Add(const PathSummary& p) {
+    if (p.not_run) return;
     // Network time on clean paths only: retransmissions on lossy RC paths
     // lengthen it, and loss is judged on its own.
     if (p.network_p50_us && p.lost == 0 && p.received >= p.sent && p.errors_by_status.empty())
-      s.network.push_back(*p.network_p50_us);
-    if (p.rtt_p50_us) s.p50.push_back(*p.rtt_p50_us);
-    if (p.rtt_min_us) s.min.push_back(*p.rtt_min_us);
+      network.push_back(*p.network_p50_us);
+    if (p.rtt_p50_us) p50.push_back(*p.rtt_p50_us);
+    if (p.rtt_min_us) min.push_back(*p.rtt_min_us);
   }
+};
+
+std::vector<LatencyLimit> LimitsOf(const Input& in, const RailTransports& rt, std::vector<LatencySamples> by,
+                                   const Options& o) {
+  by.resize(rt.names.size());
   auto limit = [&](double ref, double floor) { return ref > 0 ? std::max(ref * o.latency_factor, ref + floor) : 0; };
   std::vector<LatencyLimit> out(rt.names.size());
   for (size_t k = 0; k < by.size(); ++k) {
-    Samples& s = by[k];
+    LatencySamples& s = by[k];
     LatencyLimit& l = out[k];
     l.network_median_us = Median(std::move(s.network));
     double ref = l.network_median_us;
@@ -109,6 +115,36 @@ std::vector<LatencyLimit> LatencyLimits(const Input& in, const RailTransports& r
     l.rtt_min_us = limit(Median(std::move(s.min)), o.rtt_floor_us);
   }
   return out;
+}
+
+}  // namespace
+
+RailTransports NumberRailTransports(const Input& in) {
+  RailTransports out;
+  out.id.reserve(in.paths.size());
+  RailTransportNumbers number(&out);
+  for (const PathSummary& p : in.paths) out.id.push_back(number.Of(in, p));
+  return out;
+}
+
+std::vector<LatencyLimit> LatencyLimits(const Input& in, const RailTransports& rt, const Options& o) {
+  std::vector<LatencySamples> by(rt.names.size());
+  for (size_t i = 0; i < in.paths.size(); ++i) by[rt.id[i]].Add(in.paths[i]);
+  return LimitsOf(in, rt, std::move(by), o);
+}
+
+std::vector<LatencyLimit> NumberAndLimit(const Input& in, const Options& o, RailTransports* rt) {
+  *rt = RailTransports();
+  rt->id.reserve(in.paths.size());
+  RailTransportNumbers number(rt);
+  std::vector<LatencySamples> by;
+  for (const PathSummary& p : in.paths) {
+    const uint32_t id = number.Of(in, p);
+    rt->id.push_back(id);
+    if (id >= by.size()) by.resize(id + 1);
+    by[id].Add(p);
+  }
+  return LimitsOf(in, *rt, std::move(by), o);
 }
 
 std::map<std::string, LatencyLimit> LatencyLimits(const Input& in, const Options& o) {

@@ -33,6 +33,8 @@ struct RailTransports {
 RailTransports NumberRailTransports(const Input& in);
 // The limits of each numbered (rail, transport).
 std::vector<LatencyLimit> LatencyLimits(const Input& in, const RailTransports& rt, const Options& o);
+// Both at once (one pass over the paths): numbers into *rt, returns the limits.
+std::vector<LatencyLimit> NumberAndLimit(const Input& in, const Options& o, RailTransports* rt);
 std::map<std::string, LatencyLimit> LatencyLimits(const Input& in, const Options& o);
 
 // limit: the path's (rail, transport) limits, nullptr when none.

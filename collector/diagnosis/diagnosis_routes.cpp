@@ -38,7 +38,7 @@ Status PathRouter::Refresh(Storage& store) {
 }
 
 void PathRouter::Index() {
-  elements_.clear(), switch_link_.clear(), cable_.clear(), switch_.clear(), routes_.clear();
+  elements_.clear(), switch_link_.clear(), cable_.clear(), switch_.clear(), routes_.clear(), pairs_.clear(), seen_.clear();
   // A node an earlier version had and this one lacks (a switch that stopped
   // answering, left out of the topology) comes back for tracing.
   // So do the ports a node had and this version lacks (the store keeps no
@@ -145,9 +145,47 @@ const std::vector<uint32_t>* PathRouter::Route(const FabricAddress& from, uint32
   return ids.empty() ? nullptr : &ids;
 }
 
+size_t PathRouter::PairKeyHash::operator()(const PairKey& k) const {
+  uint64_t h = k.a_guid * 0x9e3779b97f4a7c15ull;
+  h = (h ^ (h >> 29) ^ k.b_guid) * 0xbf58476d1ce4e5b9ull;
+  h = (h ^ (h >> 31) ^ k.a_port_lid) * 0x94d049bb133111ebull;
+  return static_cast<size_t>(h ^ (h >> 32) ^ (k.b_port_lid * 0x9e3779b97f4a7c15ull));
+}
+
+PathRouter::PairKey PathRouter::KeyOf(const FabricAddress& a, const FabricAddress& b) {
+  auto port_lid = [](const FabricAddress& x) {
+    return static_cast<uint64_t>(static_cast<uint32_t>(x.port)) << 32 | x.lid;
+  };
+  return {a.node_guid, b.node_guid, port_lid(a), port_lid(b)};
+}
+
+PathRouter::PairRoute& PathRouter::PairOf(const FabricAddress& a, const FabricAddress& b) {
+  auto [it, fresh] = pairs_.try_emplace(KeyOf(a, b));
+  if (!fresh) return it->second;
+  const std::vector<uint32_t>* there = Route(a, b.lid);
+  const std::vector<uint32_t>* back = there ? Route(b, a.lid) : nullptr;
+  if (!there || !back) return it->second;
+  std::vector<uint32_t>& crosses = it->second.crosses;
+  crosses.reserve(there->size() + back->size());
+  crosses.assign(there->begin(), there->end());
+  for (uint32_t id : *back)
+    if (std::find(crosses.begin(), crosses.end(), id) == crosses.end()) crosses.push_back(id);
+  crosses.shrink_to_fit();
+  return it->second;
+}
+
+const std::vector<uint32_t>* PathRouter::MeasuredPair(const FabricAddress& from, const FabricAddress& to) const {
+  auto it = pairs_.find(KeyOf(from, to));
+  return it != pairs_.end() && it->second.measured_in == pass_ && !it->second.crosses.empty() ? &it->second.crosses
+                                                                                               : nullptr;
+}
+
 void PathRouter::Resolve(diagnosis::Input* in,
                          const std::map<fabric::PortRef, std::vector<diagnosis::CounterDelta>>& rises) {
   coverage_ = RouteCoverage();
+  ++pass_;
+  agents_.clear();
+  pairs_crossing_.assign(elements_.size(), 0);
   in->elements = elements_;
   std::vector<bool> at_switch(elements_.size());  // per cable: a rise counted at a switch port
   for (const auto& [port, moved] : rises) {
@@ -172,28 +210,58 @@ void PathRouter::Resolve(diagnosis::Input* in,
     return;
   }
   std::vector<bool> crossed(elements_.size());
-  std::vector<const std::vector<PortAddress>*> ports_of(in->names.size(), nullptr);  // node name id -> its ports
-  for (uint32_t id = 0; id < in->names.size(); ++id) {
-    auto it = addresses_.find(in->names[id]);
-    if (it != addresses_.end()) ports_of[id] = &it->second;
-  }
-  for (diagnosis::PathSummary& p : in->paths) {
+  // A path end's address, looked up once per (node, device, port) a pass
+  // names: per node id, its (device id, port) -> address.
+  struct End {
+    uint32_t device;
+    int64_t port;
+    const FabricAddress* address;
+  };
+  std::vector<std::vector<End>> ends(in->names.size());
+  std::vector<std::vector<uint32_t>> agent_rails(in->names.size());  // node id -> rails with an agent noted
+  auto address = [&](uint32_t node, uint32_t device, int64_t port, uint32_t rail) -> const FabricAddress* {
+    if (device == 0) return nullptr;
+    for (const End& e : ends[node])
+      if (e.device == device && e.port == port) return e.address;
+    auto it = addresses_.find(in->names[node]);
+    const FabricAddress* a = AddressOf(it == addresses_.end() ? nullptr : &it->second, in->names[device], port);
+    ends[node].push_back({device, port, a});
+    std::vector<uint32_t>& rails = agent_rails[node];
+    if (a && std::find(rails.begin(), rails.end(), rail) == rails.end()) {
+      rails.push_back(rail);
+      agents_.push_back({node, rail, *a});
+    }
+    return a;
+  };
+  // The pairs of an older topology or of LIDs since changed: dropped once
+  // they outnumber the pass's paths a few times over.
+  if (pairs_.size() > 4 * in->paths.size() + 4096) pairs_.clear(), seen_.clear();
+  seen_.resize(in->paths.size(), Seen{PairKey{0, 0, 0, 0}, nullptr});
+  for (size_t i = 0; i < in->paths.size(); ++i) {
+    diagnosis::PathSummary& p = in->paths[i];
     p.crosses.clear();
-    const FabricAddress* a = AddressOf(ports_of[p.src], in->names[p.src_device], p.src_port);
-    const FabricAddress* b = AddressOf(ports_of[p.dst], in->names[p.dst_device], p.dst_port);
-    const std::vector<uint32_t>* there = a && b ? Route(*a, b->lid) : nullptr;
-    const std::vector<uint32_t>* back = a && b ? Route(*b, a->lid) : nullptr;
-    if (!there || !back) {
+    p.routed = nullptr;
+    const FabricAddress* a = address(p.src, p.src_device, p.src_port, p.rail);
+    const FabricAddress* b = address(p.dst, p.dst_device, p.dst_port, p.rail);
+    PairRoute* pair = nullptr;
+    if (a && b) {
+      const PairKey key = KeyOf(*a, *b);
+      Seen& seen = seen_[i];
+      if (!seen.route || !(seen.key == key)) seen = {key, &PairOf(*a, *b)};
+      pair = seen.route;
+    }
+    if (!pair || pair->crosses.empty()) {
       ++coverage_.paths_unrouted;
       continue;
     }
     ++coverage_.paths_routed;
-    p.crosses.reserve(there->size() + back->size());
-    p.crosses.assign(there->begin(), there->end());
-    for (uint32_t id : *back)
-      if (std::find(p.crosses.begin(), p.crosses.end(), id) == p.crosses.end()) p.crosses.push_back(id);
-    if (p.not_run || p.sent <= 0) continue;
-    for (uint32_t id : p.crosses) crossed[id] = true;
+    p.routed = &pair->crosses;
+    if (p.not_run || p.sent <= 0 || pair->measured_in == pass_) continue;
+    pair->measured_in = pass_;  // a pair's transports count it once
+    for (uint32_t id : pair->crosses) {
+      crossed[id] = true;
+      ++pairs_crossing_[id];
+    }
   }
   for (size_t i = 0; i < elements_.size(); ++i) {
     if (!switch_link_[i]) continue;

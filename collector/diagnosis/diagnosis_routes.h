@@ -22,7 +22,15 @@
 //    Input::elements. A path with an end outside the topology (RoCE, not
 //    swept, no LID) or whose route cannot be walked gets none, and is
 //    counted in Coverage::unrouted. Routes are cached per (source port,
-//    destination LID) for as long as the topology version holds.
+//    destination LID), and each pair's merged list (the path's `routed`,
+//    shared by its transports) per (source address, destination address),
+//    for as long as the topology version holds.
+//  - Resolve() also notes, for the link coverage targets: the agents (each
+//    (node, rail) a path names with a device that has an address: its first
+//    such address, in order of first appearance), and per element the
+//    distinct measured pairs (source and destination address; run, sent
+//    probes) whose route there or back crosses it (PairsCrossing()), and
+//    answers which pairs this pass measured (MeasuredPair()).
 //  - Coverage() after Resolve(): how many of the topology's inter-switch
 //    cables the measured paths cross, and the paths routed / not.
 //  - Not thread-safe: one diagnosis worker owns it.
@@ -87,9 +95,34 @@ class PathRouter {
   const std::vector<uint32_t>* RouteOf(const FabricAddress& from, uint32_t to_lid) {
     return table_ ? Route(from, to_lid) : nullptr;
   }
+  struct Agent {
+    uint32_t node, rail;  // Input::names ids of the pass Resolve() saw
+    FabricAddress address;
+  };
+  const std::vector<Agent>& Agents() const { return agents_; }
+  // Per element: the distinct pairs measured this pass that cross it.
+  const std::vector<int32_t>& PairsCrossing() const { return pairs_crossing_; }
+  // The elements the pair from -> to crosses, there and back, when this
+  // pass measured it over a route; null otherwise.
+  const std::vector<uint32_t>* MeasuredPair(const FabricAddress& from, const FabricAddress& to) const;
   // --- end of the link coverage accessors ---
 
  private:
+  struct PairKey {  // the two ends' addresses
+    uint64_t a_guid, b_guid, a_port_lid, b_port_lid;
+    bool operator==(const PairKey& o) const {
+      return a_guid == o.a_guid && b_guid == o.b_guid && a_port_lid == o.a_port_lid && b_port_lid == o.b_port_lid;
+    }
+  };
+  struct PairKeyHash {
+    size_t operator()(const PairKey& k) const;
+  };
+  struct PairRoute {
+    std::vector<uint32_t> crosses;  // empty: not routable in this version
+    uint64_t measured_in = 0;       // the pass (pass_) that last counted it as measured
+  };
+  static PairKey KeyOf(const FabricAddress& a, const FabricAddress& b);
+  PairRoute& PairOf(const FabricAddress& a, const FabricAddress& b);
   const std::vector<uint32_t>* Route(const FabricAddress& from, uint32_t to_lid);
   static const FabricAddress* AddressOf(const std::vector<PortAddress>* ports, const std::string& device,
                                         int64_t port);
@@ -106,6 +139,18 @@ class PathRouter {
   std::map<fabric::PortRef, uint32_t> cable_;                     // either end -> its element
   std::unordered_map<uint64_t, uint32_t> switch_;                 // switch GUID -> its element
   std::unordered_map<uint64_t, std::vector<uint32_t>> routes_;    // (guid, port, lid) key -> elements
+  std::unordered_map<PairKey, PairRoute, PairKeyHash> pairs_;     // both directions merged, per pair
+  // The last pass's pair of each path position: a pass reads the read model
+  // in the same order as the one before while the pairs stay, so most paths
+  // find their pair here, in order, without a lookup in pairs_.
+  struct Seen {
+    PairKey key;
+    PairRoute* route;
+  };
+  std::vector<Seen> seen_;
+  uint64_t pass_ = 0;                                             // Resolve() calls
+  std::vector<Agent> agents_;
+  std::vector<int32_t> pairs_crossing_;
   RouteCoverage coverage_;
 };
 

@@ -52,7 +52,7 @@ class Tier {
     a_.assign(in.paths.size(), -1), b_.assign(in.paths.size(), -1);
     for (size_t i = 0; i < in.paths.size(); ++i) {
       const PathSummary& p = in.paths[i];
-      if (!measured[i] || !p.crosses.empty()) continue;
+      if (!measured[i] || !p.Crosses().empty()) continue;
       auto a = leaf.find(f.SrcGroup(p)), b = leaf.find(f.DstGroup(p));
       if (a == leaf.end() || b == leaf.end() || tier_[static_cast<size_t>(a->second)] != tier_[static_cast<size_t>(b->second)])
         continue;

@@ -4,7 +4,7 @@
 // (Input::tier_leaves: the leaves, their uplinks and the spines at their ends).
 //
 // Contract (what ECMP lets the vote conclude):
-//  - Only measured paths without a route (PathSummary::crosses empty) whose
+//  - Only measured paths without a route (PathSummary::Crosses() empty) whose
 //    two ends' groups are tier leaves count; a path is cross-leaf when its
 //    ends' leaves differ, else inside its leaf. Bad here: open and of kind
 //    loss, unreachable or latency (host_busy, rnr and access are the

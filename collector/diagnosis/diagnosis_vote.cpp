@@ -65,17 +65,17 @@ class Vote {
       f_.group[n.name] = n.group;
       f_.node[n.name] = &n;
     }
-    f_.rail_transport = NumberRailTransports(in);
+    f_.limit = NumberAndLimit(in, o, &f_.rail_transport);
     {
-      std::vector<int> set_of_name(in.names.size(), -1);  // transport name id -> TransportSetOf
-      f_.transport_set.resize(in.paths.size());
-      for (size_t i = 0; i < in.paths.size(); ++i) {
-        int& k = set_of_name[in.paths[i].transport];
-        if (k < 0) k = static_cast<int>(TransportSetOf(in.names[in.paths[i].transport]));
-        f_.transport_set[i] = static_cast<uint8_t>(k);
+      // Per numbered "rail|transport": TransportSetOf its transport.
+      std::vector<uint8_t> set_of(f_.rail_transport.names.size());
+      for (size_t k = 0; k < set_of.size(); ++k) {
+        const std::string& key = f_.rail_transport.names[k];
+        set_of[k] = static_cast<uint8_t>(TransportSetOf(key.substr(key.rfind('|') + 1)));
       }
+      f_.transport_set.resize(in.paths.size());
+      for (size_t i = 0; i < in.paths.size(); ++i) f_.transport_set[i] = set_of[f_.rail_transport.id[i]];
     }
-    f_.limit = LatencyLimits(in, f_.rail_transport, o);
     measured_.resize(in.paths.size());
     open_.resize(in.paths.size());
     lost_.resize(in.paths.size());

@@ -63,11 +63,13 @@ Status ReportWriter::IngestFabric(const json& r, int64_t at) {
   if (!f) return Status::Ok();
   topology_changed_ = false;
   Sweep sweep;
+  fabric_change_.parts = true;
   RETURN_IF_ERROR(IngestSweepNodes(*f, node, at, &sweep));
   std::set<std::pair<LinkEnd, LinkEnd>> links;  // this sweep's links, ends ordered
   for (const auto& [a, b] : sweep.seen) links.insert(a < b ? std::make_pair(a, b) : std::make_pair(b, a));
   for (const auto& [a, b] : links) RETURN_IF_ERROR(IngestSweepLink(sweep, a, b, at));
   RETURN_IF_ERROR(MarkGoneLinks(sweep, node, at));
+  if (topology_changed_) fabric_change_.leaves = true;
   return topology_changed_ ? BumpTopologyVersion() : Status::Ok();
 }
 
@@ -260,6 +262,14 @@ Status ReportWriter::UpsertFabricNode(const json& n, const std::string& seen_by,
     if (!row.value() || q.Text(0) != n["type"].get<std::string>() ||
         (OptInt(n, "lid") && q.OptInt(1) != OptInt(n, "lid")))
       topology_changed_ = true;
+    q.Reset();
+  } else {
+    // A neighbour's switch new to the store changes the fabric's counts.
+    ASSIGN_STMT(q, Q("SELECT 1 FROM fabric_nodes WHERE guid = ?1"));
+    q.Bind(1, n["guid"].get<std::string>());
+    auto row = q.Step();
+    if (!row.ok()) return row.status();
+    if (!row.value()) fabric_change_.parts = true;
     q.Reset();
   }
   auto up = Q(describe ? "INSERT INTO fabric_nodes(guid, type, description, num_ports, lid, first_seen_at, "

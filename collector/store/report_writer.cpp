@@ -34,7 +34,6 @@ constexpr int64_t kMaxDeltaIntervals = 5;
 
 // True when the report carries InfiniBand sections, which can move any
 // node's leaf switch and the fabric counts.
-bool HasFabric(const json& r) { return r.contains("neighbours") || r.contains("fabric"); }
 
 }  // namespace
 
@@ -46,6 +45,7 @@ Result<IngestResult> ReportWriter::Ingest(const json& report, int64_t received_a
   Transaction tx(db_);
   if (Status s = tx.Begin(); !s.ok()) return s;
   closed_events_ = false;
+  fabric_change_ = FabricChange();
   IngestResult out;
   if (Status s = IngestLocked(report, received_at_ms, nullptr, nullptr, &out); !s.ok()) return s;  // tx rolls back
   if (out.duplicate) return out;                                                  // nothing written; rolls back
@@ -54,7 +54,7 @@ Result<IngestResult> ReportWriter::Ingest(const json& report, int64_t received_a
   if (Status s = tx.Commit(); !s.ok()) return s;
   rollups_.OweCommittedLateSummaries();
   if (closed_events_) LoadOpenEventKeys();
-  loader_.RefreshSnapshot({report["node"].get<std::string>()}, std::move(pending_rows_), HasFabric(report));
+  loader_.RefreshSnapshot({report["node"].get<std::string>()}, std::move(pending_rows_), fabric_change_);
   pending_rows_.clear();
   replaced = read_.TakeReplacedStates();
   return out;
@@ -115,6 +115,7 @@ void ReportWriter::IngestBatch(std::vector<BatchItem>& items, SnapshotUpdate* de
   Transaction tx(db_);
   if (Status s = tx.Begin(); !s.ok()) return fail_all(s);
   closed_events_ = false;
+  fabric_change_ = FabricChange();  // a report the batch rolls back may leave it set: one refresh more
   for (BatchItem& it : items) {
     const size_t rows_before = pending_rows_.size(), owed_before = rollups_.PendingOwed();
     if (Status s = db_.Exec("SAVEPOINT report"); !s.ok()) {
@@ -146,13 +147,9 @@ void ReportWriter::IngestBatch(std::vector<BatchItem>& items, SnapshotUpdate* de
   rollups_.OweCommittedLateSummaries();
   if (closed_events_) LoadOpenEventKeys();
   std::set<std::string> nodes;
-  bool fabric = false;
   for (const BatchItem& it : items)
-    if (it.status.ok() && !it.out.duplicate) {
-      nodes.insert((*it.report)["node"].get<std::string>());
-      fabric = fabric || HasFabric(*it.report);
-    }
-  loader_.RefreshSnapshot(nodes, std::move(pending_rows_), fabric, deferred);
+    if (it.status.ok() && !it.out.duplicate) nodes.insert((*it.report)["node"].get<std::string>());
+  loader_.RefreshSnapshot(nodes, std::move(pending_rows_), fabric_change_, deferred);
   pending_rows_.clear();
 }
 

@@ -164,6 +164,7 @@ class ReportWriter {
   Status BumpTopologyVersion();
   // The sweep being ingested changed what a trace reads (under mu_; reset by IngestFabric).
   bool topology_changed_ = false;
+  FabricChange fabric_change_;  // of the commit under way (RefreshSnapshot)
 
   // Events (report_events.cpp).
   Status OpenOrTouchEvent(const std::string& kind, const std::string& key, const std::string& node,

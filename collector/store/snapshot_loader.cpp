@@ -214,8 +214,8 @@ Status SnapshotLoader::LoadSnapshot() {
 
 
 void SnapshotLoader::RefreshSnapshot(const std::set<std::string>& nodes, std::vector<std::shared_ptr<const ProbeRow>> rows,
-                                     bool fabric_changed, SnapshotUpdate* deferred) {
-  if (deferred && !snapshot_dirty_ && !fabric_changed) {
+                                     FabricChange fabric, SnapshotUpdate* deferred) {
+  if (deferred && !snapshot_dirty_ && !fabric.any()) {
     // The reads of the SQL connection here; the rest in PublishSnapshot.
     auto read = [&]() -> Status {
       std::set<std::string> names = nodes;
@@ -265,8 +265,8 @@ void SnapshotLoader::RefreshSnapshot(const std::set<std::string>& nodes, std::ve
       auto it = std::find_if(older.begin(), older.end(), [state](const auto& o) { return o.first == state; });
       read_.CapDestinations(*entry.second, it == older.end() ? 0 : it->second->pairs.size());
     }
-    if (fabric_changed) {
-      // A sweep can move any node's leaf switch.
+    if (fabric.leaves) {
+      // A sweep that moved a link can move any node's leaf switch.
       for (const auto& n : snapshot_.Take().nodes) {
         if (fresh.count(n->name)) continue;
         auto leaf = LeafSwitch(n->name);
@@ -276,8 +276,9 @@ void SnapshotLoader::RefreshSnapshot(const std::set<std::string>& nodes, std::ve
         st->leaf_switch = leaf.value();
         fresh[n->name] = std::move(st);
       }
-      if (Status st = LoadFabricParts(); !st.ok()) return st;
     }
+    if (fabric.parts)
+      if (Status st = LoadFabricParts(); !st.ok()) return st;
     if (Status st = LoadEventsOpen(); !st.ok()) return st;
     for (auto& [name, st] : fresh) snapshot_.PutNode(std::move(st));
     std::vector<std::shared_ptr<const NodeState>> replaced;

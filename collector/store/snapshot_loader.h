@@ -20,6 +20,20 @@
 
 namespace rdmascope::collector {
 
+// What a commit changed of the fabric the snapshot holds: the leaf switch
+// of nodes other than those it reported for (a sweep that moved a link),
+// and the fabric's parts for /metrics (LoadFabricParts: a sweep, a fabric
+// node new to the store). A report's neighbours alone change only its own
+// node's leaves, which its node's refresh reads anyway.
+struct FabricChange {
+  bool leaves = false, parts = false;
+  bool any() const { return leaves || parts; }
+  FabricChange& operator|=(const FabricChange& o) {
+    leaves = leaves || o.leaves, parts = parts || o.parts;
+    return *this;
+  }
+};
+
 class SnapshotLoader {
  public:
   SnapshotLoader(WriterDb& w, ReadModel& read) : w_(w), read_(read), snapshot_(read.snapshot()) {}
@@ -28,7 +42,7 @@ class SnapshotLoader {
   // After a commit: the state of `nodes` and `rows` (the probe rows the
   // commit wrote, in the order written).
   void RefreshSnapshot(const std::set<std::string>& nodes, std::vector<std::shared_ptr<const ProbeRow>> rows,
-                       bool fabric_changed, SnapshotUpdate* deferred = nullptr);
+                       FabricChange fabric, SnapshotUpdate* deferred = nullptr);
   Status LoadEventsOpen();
   Status LoadDiagnosesOpen();  // open diagnoses by scope and kind, for /metrics
   void MarkDirty() { snapshot_dirty_ = true; }  // the next refresh rebuilds everything

@@ -268,6 +268,43 @@ TEST_F(FabricStoreTest, NeighbourCountersAgentsReadBecomeThePortsSamples) {
   EXPECT_EQ(moved[0].at, kT0 + 20000);
 }
 
+// What a report's neighbours change in the read model: a switch new to the
+// store is counted in /metrics at once, a node cabled anew is grouped by its
+// new leaf at once, and a neighbour that changed nothing leaves the fabric's
+// counts as they were (the writer reloads them only for what changed).
+TEST_F(FabricStoreTest, NeighboursMoveTheirNodesLeafAndCountANewSwitch) {
+  auto neighbour = [](const std::string& id, const std::string& host, int64_t at, const std::string& guid) {
+    json r = testing::MakeReport(id, host, at);
+    r["labels"] = json::object();  // grouped by its leaf, not a label
+    r["neighbours"] = {{{"device", "mlx5_0"}, {"local_port", 1}, {"guid", guid}, {"type", "Switch"},
+                        {"description", "leaf " + guid}, {"port", {{"port", 3}, {"counters", json::object()}}}}};
+    return r;
+  };
+  auto switches = [&]() {
+    auto snap = store_->read.MetricsSnapshot(0, 20);
+    EXPECT_TRUE(snap.ok());
+    const std::string text = snap.ok() ? RenderMetrics(snap.value(), CollectorMetrics(), 0) : "";
+    const std::string key = "rdmascope_fabric_nodes{type=\"Switch\"} ";
+    const size_t at = text.find(key);
+    return at == std::string::npos ? -1 : std::stoi(text.substr(at + key.size()));
+  };
+  auto group_of = [&](const std::string& host) {
+    auto infos = store_->read.NodeInfos();
+    EXPECT_TRUE(infos.ok());
+    return BuildPinglist(host, infos.ok() ? infos.value() : std::vector<NodeInfo>{}, kT0 + 5000, PinglistOptions{})["group"];
+  };
+  Ingest(neighbour("a1", "host1", kT0, "0x00000000000009a1"), kT0);
+  Ingest(neighbour("b1", "host2", kT0, "0x00000000000009a1"), kT0);
+  EXPECT_EQ(switches(), 1);
+  EXPECT_EQ(group_of("host1"), "leaf:0x00000000000009a1");
+  Ingest(neighbour("a2", "host1", kT0 + 1000, "0x00000000000009a1"), kT0 + 1000);  // nothing changed
+  EXPECT_EQ(switches(), 1);
+  Ingest(neighbour("a3", "host1", kT0 + 2000, "0x00000000000009a2"), kT0 + 2000);  // recabled to a new leaf
+  EXPECT_EQ(switches(), 2);
+  EXPECT_EQ(group_of("host1"), "leaf:0x00000000000009a2");
+  EXPECT_EQ(group_of("host2"), "leaf:0x00000000000009a1");
+}
+
 TEST_F(FabricStoreTest, PinglistGroupsHostsByLeafSwitchAndLabelsWin) {
   FakeSubnet s = Subnet();
   // Each host reports its neighbour, as the agent does (QueryNeighbour from its own port).

@@ -93,7 +93,7 @@ diagnosis::PathSummary Path(diagnosis::Names& names, const std::string& src, con
 
 std::set<std::string> Subjects(const diagnosis::Input& in, const diagnosis::PathSummary& p) {
   std::set<std::string> out;
-  for (uint32_t id : p.crosses) out.insert(in.elements.at(id).subject);
+  for (uint32_t id : p.Crosses()) out.insert(in.elements.at(id).subject);
   return out;
 }
 
@@ -183,7 +183,7 @@ TEST_F(LinkTargetsTest, CablesBelowTwoGetTargetsWhoseRoutesCrossThemAndOneMorePa
   next.paths = in.paths;
   for (const diagnosis::PathSummary& p : probe.paths)
     next.paths.push_back(Path(next.names, probe.names[p.src], probe.names[p.dst]));
-  for (auto& p : next.paths) p.crosses.clear();
+  for (auto& p : next.paths) p.crosses.clear(), p.routed = nullptr;
   LinkCoverage after;
   CoverageTargets again = Pass(&next, &after);
   EXPECT_EQ(after.switch_links_covered, kLeaves * kSpines);

@@ -455,14 +455,14 @@ TEST_F(RoutesStoreTest, DiagnosisRouterGivesEachPathItsCablesAndKeepsAGoneCableD
   router.Resolve(&in);
   const std::string trunk = fabric::GuidText(kSw1) + "/3<->" + fabric::GuidText(kSw2) + "/3";
   auto crosses = [&](const std::string& subject) {
-    for (uint32_t id : in.paths[0].crosses)
+    for (uint32_t id : in.paths[0].Crosses())
       if (in.elements.at(id).subject == subject) return static_cast<int>(id);
     return -1;
   };
   ASSERT_GE(crosses(trunk), 0) << "the path does not cross " << trunk;
   EXPECT_GE(crosses(fabric::GuidText(kSw1)), 0);
   EXPECT_GE(crosses(fabric::GuidText(kSw2)), 0);
-  EXPECT_EQ(in.paths[0].crosses.size(), 5u);  // two host cables, the trunk, two switches
+  EXPECT_EQ(in.paths[0].Crosses().size(), 5u);  // two host cables, the trunk, two switches
   EXPECT_FALSE(in.elements[static_cast<size_t>(crosses(trunk))].down);
   EXPECT_EQ(router.Coverage().paths_routed, 1);
   EXPECT_EQ(router.Coverage().switch_links, 1);
