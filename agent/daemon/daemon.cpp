@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "agent/daemon/daemon_inventory.h"
+#include "agent/node/health_state.h"
 #include "common/sd_notify.h"
 
 namespace rdmascope::agent {
@@ -36,7 +37,7 @@ AgentDaemon::AgentDaemon(AgentConfig config, DaemonHooks hooks)
   hooks_.log = OrStderr(std::move(hooks_.log));
   if (!hooks_.wall_ms) hooks_.wall_ms = SystemWallMs;
   if (!hooks_.notify) hooks_.notify = SdNotify;
-  boot_id_ = ReadBootId();
+  boot_id_ = ReadHostBootId();
 }
 
 Result<std::unique_ptr<AgentDaemon>> AgentDaemon::Create(const AgentConfig& config, DaemonHooks hooks) {

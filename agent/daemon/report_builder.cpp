@@ -1,8 +1,5 @@
 #include "agent/daemon/report_builder.h"
 
-#include <cctype>
-#include <fstream>
-
 #include <cinttypes>
 #include <cstdio>
 #include <random>
@@ -132,14 +129,6 @@ nlohmann::json BuildReport(const ReportHeader& header, const std::string& report
   return j;
 }
 
-std::string ReadBootId(const std::string& path) {
-  std::ifstream in(path);
-  std::string id;
-  if (!in || !std::getline(in, id)) return "";
-  while (!id.empty() && std::isspace(static_cast<unsigned char>(id.back()))) id.pop_back();
-  if (id.size() > 64) id.resize(64);
-  return id;
-}
 
 std::string SerializeReport(const nlohmann::json& report) {
   return report.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);

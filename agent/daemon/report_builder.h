@@ -42,8 +42,6 @@ struct ReportHeader {
   uint64_t spool_dropped = 0;
 };
 
-// This boot's id (/proc/sys/kernel/random/boot_id, trimmed); "" when unreadable.
-std::string ReadBootId(const std::string& path = "/proc/sys/kernel/random/boot_id");
 
 // Report ids "<node>-<generated_at_ms>-<8 hex random per generator>-<seq>",
 // seq counting from 1 and zero-padded to 6 digits. Unique across restarts of
