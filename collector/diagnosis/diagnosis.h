@@ -74,7 +74,13 @@
 //        consistent_share of those such a loss spread evenly would spoil: a
 //        link dropping 5 % spoils only some of its paths' ten probes, but
 //        pooled it stands out, while loss on only some paths of an element
-//        leaves the rest of its paths clean, and they exonerate it. A host's or
+//        leaves the rest of its paths clean, and they exonerate it. Either
+//        way, a fabric element's bad paths (and any element's pooled lost
+//        probes) must also be more than chance gives at the rest's rate: the
+//        binomial tail at that rate under chance_per_pass spread over the
+//        elements and transport sets judged (tens of thousands of cables in a
+//        fleet: background loss piles a few lost probes onto some of them by
+//        chance every pass). A host's or
 //        NIC's bad peers must lie in more than one group (more than one peer
 //        in a fleet of one group). Paths that stay clean exonerate what they
 //        cross.
@@ -245,6 +251,9 @@ struct Options {
   double pooled_factor = 5;
   int64_t min_lost_probes = 5;
   double consistent_share = 0.6;
+  // The chance that one pass names, by chance alone, an element whose paths
+  // lose at the rate of all the others (rule 4's significance).
+  double chance_per_pass = 1e-3;
   int min_bad_paths = 3;
   double unknown_share = 0.25;
   double critical_loss_ratio = 0.10;

@@ -92,6 +92,7 @@ class Vote {
       if (open_[i]) ++open_count_;
     }
     index_ = std::make_unique<ElementIndex>(f_, measured_);
+    alpha_ = o_.chance_per_pass / static_cast<double>(std::max<size_t>(1, index_->elements().size() * kTransportSets));
   }
 
   std::map<std::string, double> NetworkMedians() const {
@@ -314,6 +315,32 @@ class Vote {
     Emit(std::move(v), explained);
   }
 
+  // The chance of k or more in n trials at probability p (the binomial
+  // tail), summed from k up in log space until the terms stop counting.
+  static double TailAtLeast(int64_t n, double p, int64_t k) {
+    if (k <= 0) return 1;
+    if (k > n) return 0;
+    if (p <= 0) return 0;
+    if (p >= 1) return 1;
+    const double nn = static_cast<double>(n), lp = std::log(p), lq = std::log1p(-p);
+    double log_term = std::lgamma(nn + 1) - std::lgamma(static_cast<double>(k) + 1) -
+                      std::lgamma(nn - static_cast<double>(k) + 1) + static_cast<double>(k) * lp +
+                      (nn - static_cast<double>(k)) * lq;
+    double sum = 0;
+    for (int64_t j = k; j <= n; ++j) {
+      const double term = std::exp(log_term);
+      sum += term;
+      if (term < 1e-15 * sum || (term == 0 && static_cast<double>(j) > nn * p)) break;
+      log_term += std::log(static_cast<double>(n - j)) - std::log(static_cast<double>(j + 1)) + lp - lq;
+    }
+    return std::min(sum, 1.0);
+  }
+
+  // k of n more than chance gives at the rest's rate (rule 4's significance).
+  bool BeyondChance(int64_t n, double rest, int64_t k) const {
+    return static_cast<double>(k) > static_cast<double>(n) * rest && TailAtLeast(n, rest, k) < alpha_;
+  }
+
   // Its paths' probes pooled lost pooled_min_loss and pooled_factor x what
   // the rest lost, and its bad paths are as many as that loss rate spread
   // evenly would spoil (consistent_share of them at least): loss on some of
@@ -323,6 +350,7 @@ class Vote {
     const double rate = Share(lost, sent);
     const double rest = Share(all.lost - lost, all.sent - sent);
     if (rate < o_.pooled_min_loss || rate < o_.pooled_factor * rest) return false;
+    if (!BeyondChance(sent, rest, lost)) return false;
     const int64_t per_path = std::max<int64_t>(1, sent / paths);
     return Share(bad, paths) >= o_.consistent_share * SpoiledShare(per_path, rate);
   }
@@ -350,7 +378,8 @@ class Vote {
       if (e.scope == Scope::kGroup && index.groups() < 2) return -1;  // one group: the fleet is the same
       if (c.bad < o_.min_bad_paths) return -1;
       const double share = Share(c.bad, c.total);
-      if (share >= o_.min_share) return share;
+      if (share >= o_.min_share && BeyondChance(c.total, Share(all.bad - c.bad, all.total - c.total), c.bad))
+        return share;
       return e.scope != Scope::kFleet && PooledLoss(c.sent, c.lost, c.total, c.bad, all) ? share : -1;
     }
     if (c.src_bad + c.dst_bad < o_.min_bad_paths || c.dst_total == 0) return -1;
@@ -564,6 +593,7 @@ class Vote {
   std::vector<bool> measured_, open_;  // per path; open: bad and no verdict explains it yet
   std::vector<int64_t> lost_;          // per path: probes lost
   int64_t measured_count_ = 0, open_count_ = 0;
+  double alpha_ = 0;  // one element's chance_per_pass share (BeyondChance)
   std::set<std::string> named_;  // scope|subject of every verdict made
   std::set<const PortFacts*> down_explained_;  // ports a switch verdict took
   std::vector<Verdict> out_;
