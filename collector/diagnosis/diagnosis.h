@@ -260,6 +260,16 @@ struct Options {
   size_t max_paths_cited = 50;
 };
 
+// Working memory of a pass (which elements each path touches), for a
+// caller that runs pass after pass to hand back to the next: at 2,000 nodes
+// x 8 rails about 100 MB that the kernel would zero anew each pass. What it
+// holds is the vote's own, overwritten by the next pass.
+struct PassBuffers {
+  std::vector<uint32_t> touches, src_host, dst_host;
+  std::vector<size_t> offsets;
+  std::vector<int32_t> src_group, dst_group;
+};
+
 // Verdicts sorted critical first, then by scope and subject.
 std::vector<Verdict> Diagnose(const Input& input, const Options& options = Options());
 // The same, and the pass's median network time per "rail|transport" (of
@@ -267,6 +277,9 @@ std::vector<Verdict> Diagnose(const Input& input, const Options& options = Optio
 // for UpdateNetworkBaseline without taking the medians again.
 std::vector<Verdict> Diagnose(const Input& input, const Options& options,
                               std::map<std::string, double>* network_medians_us);
+// The same in the memory of `buffers` (kept by the caller; see PassBuffers).
+std::vector<Verdict> Diagnose(const Input& input, const Options& options,
+                              std::map<std::string, double>* network_medians_us, PassBuffers* buffers);
 
 // The baseline after this pass: per (rail, transport) the median network
 // time of input's measured paths folded into `before` (a fifth of the way),

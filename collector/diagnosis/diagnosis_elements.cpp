@@ -125,7 +125,13 @@ int64_t ElementIndex::Find(Scope scope, const std::string& subject) const {
   return -1;
 }
 
-ElementIndex::ElementIndex(const Fleet& f, const std::vector<bool>& measured) {
+ElementIndex::ElementIndex(const Fleet& f, const std::vector<bool>& measured, PassBuffers& buffers)
+    : touches_(buffers.touches),
+      offset_(buffers.offsets),
+      src_host_(buffers.src_host),
+      dst_host_(buffers.dst_host),
+      src_group_(buffers.src_group),
+      dst_group_(buffers.dst_group) {
   const Input& in = *f.input;
   Add(Scope::kFleet, "all");
   const uint32_t fabric_base = static_cast<uint32_t>(elements_.size());
@@ -141,7 +147,12 @@ ElementIndex::ElementIndex(const Fleet& f, const std::vector<bool>& measured) {
   offset_.assign(n + 1, 0);
   src_host_.resize(n), dst_host_.resize(n);
   src_group_.assign(n, -1), dst_group_.assign(n, -1);
-  touches_.reserve(n * 10);
+  touches_.clear();
+  {
+    size_t need = 0;  // at most: fleet, two hosts, two NICs, two groups, a group link, the route
+    for (size_t i = 0; i < n; ++i) need += measured[i] ? 8 + in.paths[i].Crosses().size() : 0;
+    touches_.reserve(need);
+  }
   std::vector<uint32_t> touched;
   std::vector<int32_t> named_group(in.group_names.size(), -2);  // Input::group_names index -> element (-2: not yet)
   host_of_name_.assign(in.names.size(), -1);

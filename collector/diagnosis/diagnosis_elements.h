@@ -52,7 +52,8 @@ size_t TransportSetOf(const std::string& transport);  // 1 "ud", 2 "rc", else 0
 
 class ElementIndex {
  public:
-  ElementIndex(const Fleet& f, const std::vector<bool>& measured);
+  // The per-path lists are kept in `buffers` (overwritten; see PassBuffers).
+  ElementIndex(const Fleet& f, const std::vector<bool>& measured, PassBuffers& buffers);
 
   const std::vector<Element>& elements() const { return elements_; }
   // The id of an element, or -1 when no path touches it.
@@ -85,10 +86,11 @@ class ElementIndex {
   std::vector<int64_t> host_of_name_;                                          // Input::names id -> host (-1)
   std::vector<std::vector<std::pair<uint32_t, uint32_t>>> nic_ids_;            // per host element: device name id -> id
   std::unordered_map<uint64_t, uint32_t> group_links_;                         // (lower, higher group id)
-  std::vector<uint32_t> touches_;
-  std::vector<size_t> offset_;
-  std::vector<uint32_t> src_host_, dst_host_;    // per path
-  std::vector<int32_t> src_group_, dst_group_;   // per path
+  // Per path, in the caller's PassBuffers.
+  std::vector<uint32_t>& touches_;
+  std::vector<size_t>& offset_;
+  std::vector<uint32_t>&src_host_, &dst_host_;
+  std::vector<int32_t>&src_group_, &dst_group_;
   size_t groups_ = 0;
 };
 

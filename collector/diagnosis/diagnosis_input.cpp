@@ -69,9 +69,9 @@ class NameIds {
   std::vector<Slot> slots_;
 };
 
-// A path from the read model's newest row of a pair (the row the store holds).
-diagnosis::PathSummary PathOf(const ProbeRow& r, NameIds& name) {
-  diagnosis::PathSummary p;
+// A path from the read model's newest row of a pair (the row the store
+// holds), into a default one (filled in place: a pass fills a million).
+void FillPath(const ProbeRow& r, NameIds& name, diagnosis::PathSummary& p) {
   p.src = name(r.src), p.dst = name(r.dst), p.rail = name(r.rail), p.transport = name(r.transport);
   p.src_device = name(r.local_device), p.dst_device = name(r.remote_device);
   p.interval_start_ms = r.interval_start, p.interval_end_ms = r.interval_end;
@@ -90,7 +90,6 @@ diagnosis::PathSummary PathOf(const ProbeRow& r, NameIds& name) {
           n = SatAdd(n, IntOf(v));
         }
   }
-  return p;
 }
 
 // Rises as the diagnosis's counter deltas (both ordered by name).
@@ -113,6 +112,20 @@ bool PortBefore(const A& a, const B& b) {
 
 Result<diagnosis::Input> LoadDiagnosisInput(Storage& store, int64_t now_ms, const DiagnosisSourceOptions& o,
                                             FabricCounterRises* rises) {
+  diagnosis::Input in;
+  if (Status s = LoadDiagnosisInput(store, now_ms, o, &in, rises); !s.ok()) return s;
+  return in;
+}
+
+Status LoadDiagnosisInput(Storage& store, int64_t now_ms, const DiagnosisSourceOptions& o, diagnosis::Input* into,
+                          FabricCounterRises* rises) {
+  {
+    std::vector<diagnosis::PathSummary> keep = std::move(into->paths);
+    keep.clear();
+    *into = diagnosis::Input();
+    into->paths = std::move(keep);
+  }
+  diagnosis::Input& in = *into;
   auto infos = store.read.NodeInfos();
   if (!infos.ok()) return infos.status();
   auto nodes = store.history.Nodes(now_ms, 0);
@@ -124,7 +137,6 @@ Result<diagnosis::Input> LoadDiagnosisInput(Storage& store, int64_t now_ms, cons
     if (s && *s > 0) own_interval[Text(n, "name")] = static_cast<int64_t>(*s * 1000);
   }
 
-  diagnosis::Input in;
   std::map<std::string, bool> silent;
   for (const NodeInfo& n : infos.value()) {
     // Its own interval, within 4 x the fleet's: one node cannot make itself never silent.
@@ -203,8 +215,8 @@ Result<diagnosis::Input> LoadDiagnosisInput(Storage& store, int64_t now_ms, cons
     for (const auto& [key, entry] : node->pairs) {
       if (!entry.newest || entry.newest->interval_end < since) continue;
       const ProbeRow& r = *entry.newest;
-      in.paths.push_back(PathOf(r, name_ids));
-      diagnosis::PathSummary& p = in.paths.back();
+      diagnosis::PathSummary& p = in.paths.emplace_back();
+      FillPath(r, name_ids, p);
       p.src_group = group_of(r.src, r.local_device);
       p.dst_group = group_of(r.dst, r.remote_device);
     }
@@ -249,7 +261,7 @@ Result<diagnosis::Input> LoadDiagnosisInput(Storage& store, int64_t now_ms, cons
       (*rises)[fabric::PortRef{guid, static_cast<int>(r.port)}] = DeltasOf(r.rises);
     }
   }
-  return in;
+  return Status::Ok();
 }
 
 }  // namespace rdmascope::collector

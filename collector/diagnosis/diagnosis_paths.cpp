@@ -137,13 +137,17 @@ std::vector<LatencyLimit> NumberAndLimit(const Input& in, const Options& o, Rail
   *rt = RailTransports();
   rt->id.reserve(in.paths.size());
   RailTransportNumbers number(rt);
-  std::vector<LatencySamples> by;
+  std::vector<size_t> paths_of;  // per id: its paths, to size the samples once
   for (const PathSummary& p : in.paths) {
     const uint32_t id = number.Of(in, p);
     rt->id.push_back(id);
-    if (id >= by.size()) by.resize(id + 1);
-    by[id].Add(p);
+    if (id >= paths_of.size()) paths_of.resize(id + 1);
+    ++paths_of[id];
   }
+  std::vector<LatencySamples> by(paths_of.size());
+  for (size_t k = 0; k < by.size(); ++k)
+    by[k].network.reserve(paths_of[k]), by[k].p50.reserve(paths_of[k]), by[k].min.reserve(paths_of[k]);
+  for (size_t i = 0; i < in.paths.size(); ++i) by[rt->id[i]].Add(in.paths[i]);
   return LimitsOf(in, *rt, std::move(by), o);
 }
 

@@ -59,7 +59,8 @@ struct Candidate {
 
 class Vote {
  public:
-  Vote(const Input& in, const Options& o) : o_(o) {
+  Vote(const Input& in, const Options& o, PassBuffers* buffers) : o_(o) {
+    if (!buffers) buffers = &own_buffers_;
     f_.input = &in;
     for (const NodeFacts& n : in.nodes) {
       f_.group[n.name] = n.group;
@@ -91,7 +92,7 @@ class Vote {
       open_[i] = f_.kind[i] != PathKind::kGood;
       if (open_[i]) ++open_count_;
     }
-    index_ = std::make_unique<ElementIndex>(f_, measured_);
+    index_ = std::make_unique<ElementIndex>(f_, measured_, *buffers);
     alpha_ = o_.chance_per_pass / static_cast<double>(std::max<size_t>(1, index_->elements().size() * kTransportSets));
   }
 
@@ -597,16 +598,24 @@ class Vote {
   std::set<std::string> named_;  // scope|subject of every verdict made
   std::set<const PortFacts*> down_explained_;  // ports a switch verdict took
   std::vector<Verdict> out_;
+  PassBuffers own_buffers_;  // when the caller keeps none
   std::unique_ptr<ElementIndex> index_;
 };
 
 }  // namespace
 
-std::vector<Verdict> Diagnose(const Input& input, const Options& options) { return Vote(input, options).Run(); }
+std::vector<Verdict> Diagnose(const Input& input, const Options& options) {
+  return Vote(input, options, nullptr).Run();
+}
 
 std::vector<Verdict> Diagnose(const Input& input, const Options& options,
                               std::map<std::string, double>* network_medians_us) {
-  Vote vote(input, options);
+  return Diagnose(input, options, network_medians_us, nullptr);
+}
+
+std::vector<Verdict> Diagnose(const Input& input, const Options& options,
+                              std::map<std::string, double>* network_medians_us, PassBuffers* buffers) {
+  Vote vote(input, options, buffers);
   if (network_medians_us) *network_medians_us = vote.NetworkMedians();
   return vote.Run();
 }

@@ -30,21 +30,22 @@ void DiagnosisWorker::Start() {
 Result<DiagnosisPass> DiagnosisWorker::RunPass() {
   const int64_t now = now_ms_();
   FabricCounterRises rises;
-  auto input = LoadDiagnosisInput(store_, now, options_.source, &rises);
-  if (!input.ok()) return Status::Error("diagnosis: reading the store: " + input.status().message());
-  ApplyTopology(options_.topology, &input.value());
+  if (Status s = LoadDiagnosisInput(store_, now, options_.source, &input_, &rises); !s.ok())
+    return Status::Error("diagnosis: reading the store: " + s.message());
+  diagnosis::Input& input = input_;
+  ApplyTopology(options_.topology, &input);
   DiagnosisPass pass;
   if (Status s = router_.Refresh(store_); !s.ok()) pass.routes_error = "diagnosis: " + s.message();
-  router_.Resolve(&input.value(), rises);
+  router_.Resolve(&input, rises);
   pass.routes = router_.Coverage();
-  CoverageTargets targets = link_targets_.Plan(router_, input.value(), now, &pass.links);
-  nlohmann::json coverage = CoverageOf(input.value(), pass.routes, now, options_.source.report_interval_ms);
+  CoverageTargets targets = link_targets_.Plan(router_, input, now, &pass.links);
+  nlohmann::json coverage = CoverageOf(input, pass.routes, now, options_.source.report_interval_ms);
   LinkTargetPlanner::AddTo(pass.links, &coverage["fabric"]);
   store_.read.snapshot().SetCoverageTargets(std::move(targets));
   store_.read.snapshot().SetCoverage(std::move(coverage));
-  input.value().network_baseline_us = network_baseline_us_;
+  input.network_baseline_us = network_baseline_us_;
   std::map<std::string, double> medians;
-  std::vector<diagnosis::Verdict> verdicts = diagnosis::Diagnose(input.value(), options_.vote, &medians);
+  std::vector<diagnosis::Verdict> verdicts = diagnosis::Diagnose(input, options_.vote, &medians, &buffers_);
   network_baseline_us_ = diagnosis::UpdateNetworkBaseline(network_baseline_us_, medians, options_.vote);
   auto open = store_.diagnoses.OpenDiagnosisKeys();
   if (!open.ok()) return Status::Error("diagnosis: reading open diagnoses: " + open.status().message());
@@ -53,7 +54,7 @@ Result<DiagnosisPass> DiagnosisWorker::RunPass() {
   if (Status s = store_.diagnoses.ApplyDiagnoses(step.upsert, step.close, now, reopen_within_ms); !s.ok())
     return Status::Error("diagnosis: storing diagnoses: " + s.message());
   pass.verdicts = static_cast<int>(verdicts.size());
-  pass.paths = static_cast<int>(input.value().paths.size());
+  pass.paths = static_cast<int>(input.paths.size());
   std::set<std::string> escalated_to;
   for (const auto& [from, to] : step.escalated) {
     pass.escalated.push_back(from + " -> " + to);

@@ -6,7 +6,8 @@
 // report interval, at least 1 s). The report interval is the configuration's
 // (source.report_interval_ms). The worker keeps the fleet's network-time
 // baseline from pass to pass (diagnosis::UpdateNetworkBaseline) and the
-// routes of probed pairs through the fabric (PathRouter); the topology file,
+// routes of probed pairs through the fabric (PathRouter), and the memory a
+// pass fills (its input, the vote's buffers) for the next one; the topology file,
 // when given, groups the input by leaf (ApplyTopology) before the vote; a pass whose
 // topology cannot be read runs without routes and says so. After routing, it
 // chooses the link coverage targets (LinkTargetPlanner) and publishes them
@@ -72,6 +73,10 @@ class DiagnosisWorker {
   PathRouter router_;
   LinkTargetPlanner link_targets_;
   std::map<std::string, double> network_baseline_us_;  // only the pass (one thread) touches it
+  // The pass's input and the vote's working memory, kept from pass to pass:
+  // hundreds of MB at fleet size that the kernel would zero anew each pass.
+  diagnosis::Input input_;
+  diagnosis::PassBuffers buffers_;
   PeriodicThread thread_;
 };
 
