@@ -55,9 +55,10 @@ for phase in "${PHASES[@]}"; do
           --output-junit "$results/asan.xml" || rc=$?
       echo "$label $(( $(date +%s) - t0 )) $results/asan.xml" >> "$results/phases"
       t0=$(date +%s)
-      # The fuzzers verbosely, so their executions and coverage are in the log.
+      # The fuzzers verbosely, so their executions and coverage are in the log;
+      # one per core (each is single-threaded and works in its own directory).
       fuzz_rc=0
-      ASAN_OPTIONS=detect_leaks=1 ctest --test-dir build-asan -V -L '^fuzz$' --output-junit "$results/fuzz.xml" ||
+      ASAN_OPTIONS=detect_leaks=1 ctest --test-dir build-asan -V -j"$(nproc)" -L '^fuzz$' --output-junit "$results/fuzz.xml" ||
         fuzz_rc=$?
       if ((rc == 0)); then rc=$fuzz_rc; fi
       echo "fuzz $(( $(date +%s) - t0 )) $results/fuzz.xml" >> "$results/phases"
