@@ -268,6 +268,7 @@ struct PassBuffers {
   std::vector<uint32_t> touches, src_host, dst_host;
   std::vector<size_t> offsets;
   std::vector<int32_t> src_group, dst_group;
+  std::vector<const std::vector<uint32_t>*> routes;
 };
 
 // Verdicts sorted critical first, then by scope and subject.

@@ -5,7 +5,6 @@
 #include <map>
 #include <string>
 #include <unordered_map>
-#include <unordered_set>
 #include <vector>
 
 #include "collector/diagnosis/diagnosis_paths.h"
@@ -38,7 +37,31 @@ nlohmann::json CoverageOf(const diagnosis::Input& in, const RouteCoverage& route
     // node name id -> the groups it is a member of on this rail (one, but
     // for a node whose devices on the rail hang on two leaves)
     std::vector<std::vector<uint32_t>> member_of;
-    std::map<std::pair<uint32_t, uint32_t>, std::unordered_set<uint32_t>> pairs;  // (A, B) -> sources in A
+    // The rail's groups numbered from 0 as seen; then (A, B) by those
+    // numbers -> A's distinct sources probing B, the first min_sources of
+    // them (enough to say covered); probed: the pair has a path.
+    std::vector<uint32_t> local;                      // group id -> its number here (kNone: not seen)
+    std::vector<uint32_t> global;                     // its number here -> group id
+    struct Sources {
+      bool probed = false;
+      std::vector<uint32_t> first;
+    };
+    std::vector<std::vector<Sources>> pairs;          // [A][B]
+    uint32_t Local(uint32_t g) {
+      if (local.size() <= g) local.resize(g + 1, ~0u);
+      if (local[g] == ~0u) local[g] = static_cast<uint32_t>(global.size()), global.push_back(g);
+      return local[g];
+    }
+    void Probed(uint32_t a, uint32_t b, uint32_t src, int min_sources) {
+      const uint32_t la = Local(a), lb = Local(b);
+      if (pairs.size() <= la) pairs.resize(la + 1);
+      if (pairs[la].size() <= lb) pairs[la].resize(lb + 1);
+      Sources& s = pairs[la][lb];
+      s.probed = true;
+      if (static_cast<int>(s.first.size()) < min_sources &&
+          std::find(s.first.begin(), s.first.end(), src) == s.first.end())
+        s.first.push_back(src);
+    }
   };
   std::map<std::string, Rail> rails;
   std::vector<Rail*> rail_of(in.names.size(), nullptr);  // rail name id -> its Rail
@@ -55,7 +78,7 @@ nlohmann::json CoverageOf(const diagnosis::Input& in, const RouteCoverage& route
     if (!rail) rail = &rails[in.names[p.rail]], rail->member_of.resize(in.names.size());
     member(rail, a, src);
     member(rail, b, dst);
-    if (a != b) rail->pairs[{a, b}].insert(src);
+    if (a != b) rail->Probed(a, b, src, min_sources);
   }
   nlohmann::json out = {{"at_ms", at_ms}, {"report_interval_ms", report_interval_ms}, {"rails", nlohmann::json::array()}};
   for (const auto& [name, r] : rails) {
@@ -63,15 +86,18 @@ nlohmann::json CoverageOf(const diagnosis::Input& in, const RouteCoverage& route
     for (const std::vector<uint32_t>& of : r.member_of)
       for (uint32_t g : of) ++size[g];
     const int64_t count = static_cast<int64_t>(size.size());
-    int64_t covered = 0;
-    for (const auto& [pair, sources] : r.pairs) {
-      const int64_t need = std::min<int64_t>(min_sources, size[pair.first]);
-      if (static_cast<int64_t>(sources.size()) >= need) ++covered;
-    }
+    int64_t covered = 0, probed = 0;
+    for (size_t la = 0; la < r.pairs.size(); ++la)
+      for (const Rail::Sources& sources : r.pairs[la]) {
+        if (!sources.probed) continue;
+        ++probed;
+        const int64_t need = std::min<int64_t>(min_sources, size[r.global[la]]);
+        if (static_cast<int64_t>(sources.first.size()) >= need) ++covered;
+      }
     out["rails"].push_back({{"rail", name},
                             {"groups", count},
                             {"group_pairs", count * (count - 1)},
-                            {"group_pairs_probed", r.pairs.size()},
+                            {"group_pairs_probed", probed},
                             {"group_pairs_covered", covered},
                             {"min_sources", min_sources}});
   }

@@ -126,7 +126,8 @@ int64_t ElementIndex::Find(Scope scope, const std::string& subject) const {
 }
 
 ElementIndex::ElementIndex(const Fleet& f, const std::vector<bool>& measured, PassBuffers& buffers)
-    : touches_(buffers.touches),
+    : routes_(buffers.routes),
+      touches_(buffers.touches),
       offset_(buffers.offsets),
       src_host_(buffers.src_host),
       dst_host_(buffers.dst_host),
@@ -134,7 +135,8 @@ ElementIndex::ElementIndex(const Fleet& f, const std::vector<bool>& measured, Pa
       dst_group_(buffers.dst_group) {
   const Input& in = *f.input;
   Add(Scope::kFleet, "all");
-  const uint32_t fabric_base = static_cast<uint32_t>(elements_.size());
+  const uint32_t fabric_base = kFabricBase;
+  fabric_count_ = static_cast<uint32_t>(in.elements.size());
   for (const FabricElement& fe : in.elements) {
     const Scope scope = fe.scope == "switch" ? Scope::kSwitch : Scope::kLink;
     const uint32_t id = Add(scope, fe.subject);
@@ -148,9 +150,10 @@ ElementIndex::ElementIndex(const Fleet& f, const std::vector<bool>& measured, Pa
   src_host_.resize(n), dst_host_.resize(n);
   src_group_.assign(n, -1), dst_group_.assign(n, -1);
   touches_.clear();
+  routes_.assign(n, nullptr);
   {
-    size_t need = 0;  // at most: fleet, two hosts, two NICs, two groups, a group link, the route
-    for (size_t i = 0; i < n; ++i) need += measured[i] ? 8 + in.paths[i].Crosses().size() : 0;
+    size_t need = 0;  // at most: fleet, two hosts, two NICs, two groups, a group link (and a route by hand)
+    for (size_t i = 0; i < n; ++i) need += measured[i] ? 8 + in.paths[i].crosses.size() : 0;
     touches_.reserve(need);
   }
   std::vector<uint32_t> touched;
@@ -185,11 +188,15 @@ ElementIndex::ElementIndex(const Fleet& f, const std::vector<bool>& measured, Pa
     if (gb >= 0) Touch(static_cast<uint32_t>(gb), &touched);
     const std::vector<uint32_t>& crosses = p.Crosses();
     if (ga != gb && crosses.empty()) Touch(GroupLink(ga, gb), &touched);
-    // Fabric ids are none of the above; a route lists each once (a list
-    // filled by hand may not: Touch keeps that case to one count).
-    const bool routed = p.routed != nullptr;
-    for (uint32_t c : crosses)
-      if (c < in.elements.size()) routed ? touched.push_back(fabric_base + c) : Touch(fabric_base + c, &touched);
+    // Fabric ids are none of the above; a router's list names each once
+    // and is read in place (Touches); a list filled by hand may not: Touch
+    // keeps that case to one count.
+    if (p.routed) {
+      routes_[i] = p.routed;
+    } else {
+      for (uint32_t c : crosses)
+        if (c < in.elements.size()) Touch(fabric_base + c, &touched);
+    }
     touches_.insert(touches_.end(), touched.begin(), touched.end());
   }
   offset_[n] = touches_.size();
@@ -214,11 +221,12 @@ void InSets(size_t own, F f) {
 // element is the path's destination, endpoint for a host or NIC.
 template <typename F>
 void EachTouch(const ElementIndex& index, size_t i, F f) {
-  for (const uint32_t* e = index.begin(i); e != index.end(i); ++e) {
-    const uint32_t id = *e & ~ElementIndex::kDstRole;
+  index.Touches(i, [&](uint32_t e, bool routed) {
+    if (routed) return f(e, false, false);
+    const uint32_t id = e & ~ElementIndex::kDstRole;
     const Scope scope = index.elements()[id].scope;
-    f(id, (*e & ElementIndex::kDstRole) != 0, scope == Scope::kHost || scope == Scope::kNic);
-  }
+    f(id, (e & ElementIndex::kDstRole) != 0, scope == Scope::kHost || scope == Scope::kNic);
+  });
 }
 
 }  // namespace

@@ -6,7 +6,9 @@
 // Contract: ElementIndex is built once per Diagnose() from the input; it
 // numbers every host a path names (measured or not) and lists, per measured
 // path, the elements the path touches (each once, a host or NIC with the role
-// it plays: source or destination). Ids follow the order of first touch, so a
+// it plays: source or destination): its own list, then the fabric elements
+// of its route — a router's list (PathSummary::routed) is read where it is,
+// never copied (Touches()). Ids follow the order of first touch, so a
 // pass over the same input numbers alike. Tallies counts once every measured
 // path on each element, over all transports and over each of "ud" and "rc"
 // alone; each round then adds only its open paths: a path is bad when `open`
@@ -59,11 +61,17 @@ class ElementIndex {
   // The id of an element, or -1 when no path touches it.
   int64_t Find(Scope scope, const std::string& subject) const;
   size_t groups() const { return groups_; }  // distinct non-empty groups
-  // The elements path i touches; a host or NIC entry has kDstRole set when
-  // the element is the path's destination.
+  // Calls f(entry, routed) for each element path i touches; a host or NIC
+  // entry has kDstRole set when the element is the path's destination;
+  // routed: a fabric element of the router's list (never a host or NIC).
   static constexpr uint32_t kDstRole = 1u << 31;
-  const uint32_t* begin(size_t i) const { return touches_.data() + offset_[i]; }
-  const uint32_t* end(size_t i) const { return touches_.data() + offset_[i + 1]; }
+  template <typename F>
+  void Touches(size_t i, F f) const {
+    for (size_t k = offset_[i]; k < offset_[i + 1]; ++k) f(touches_[k], false);
+    if (const std::vector<uint32_t>* route = routes_[i])
+      for (uint32_t c : *route)
+        if (c < fabric_count_) f(kFabricBase + c, true);
+  }
   // The host elements of path i's ends (every path, measured or not).
   uint32_t SrcHost(size_t path) const { return src_host_[path]; }
   uint32_t DstHost(size_t path) const { return dst_host_[path]; }
@@ -86,7 +94,10 @@ class ElementIndex {
   std::vector<int64_t> host_of_name_;                                          // Input::names id -> host (-1)
   std::vector<std::vector<std::pair<uint32_t, uint32_t>>> nic_ids_;            // per host element: device name id -> id
   std::unordered_map<uint64_t, uint32_t> group_links_;                         // (lower, higher group id)
+  static constexpr uint32_t kFabricBase = 1;  // Input::elements[c] is element kFabricBase + c (after the fleet)
+  uint32_t fabric_count_ = 0;
   // Per path, in the caller's PassBuffers.
+  std::vector<const std::vector<uint32_t>*>& routes_;  // a router's list, read in place (null: none)
   std::vector<uint32_t>& touches_;
   std::vector<size_t>& offset_;
   std::vector<uint32_t>&src_host_, &dst_host_;

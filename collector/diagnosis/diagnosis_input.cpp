@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <map>
 #include <unordered_map>
 #include <vector>
@@ -212,7 +213,14 @@ Status LoadDiagnosisInput(Storage& store, int64_t now_ms, const DiagnosisSourceO
   for (const auto& node : view.nodes) {
     auto quiet = silent.find(node->name);
     if (quiet != silent.end() && quiet->second) continue;  // old summaries of a node that went quiet
-    for (const auto& [key, entry] : node->pairs) {
+    for (auto it = node->pairs.begin(); it != node->pairs.end(); ++it) {
+      // The rows lie all over the heap: ask for the next one's lines while
+      // this one is read (a pass reads a million of them).
+      if (auto next = std::next(it); next != node->pairs.end() && next->second.newest) {
+        const char* row = reinterpret_cast<const char*>(next->second.newest.get());
+        for (size_t line = 0; line < sizeof(ProbeRow); line += 64) __builtin_prefetch(row + line);
+      }
+      const PairEntry& entry = it->second;
       if (!entry.newest || entry.newest->interval_end < since) continue;
       const ProbeRow& r = *entry.newest;
       diagnosis::PathSummary& p = in.paths.emplace_back();
