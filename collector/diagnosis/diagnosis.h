@@ -262,7 +262,7 @@ struct Options {
 
 // Working memory of a pass (which elements each path touches), for a
 // caller that runs pass after pass to hand back to the next: at 2,000 nodes
-// x 8 rails about 100 MB that the kernel would zero anew each pass. What it
+// x 8 rails about 75 MB that the kernel would zero anew each pass. What it
 // holds is the vote's own, overwritten by the next pass.
 struct PassBuffers {
   std::vector<uint32_t> touches, src_host, dst_host;
