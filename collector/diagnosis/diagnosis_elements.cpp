@@ -135,11 +135,10 @@ ElementIndex::ElementIndex(const Fleet& f, const std::vector<bool>& measured, Pa
       dst_group_(buffers.dst_group) {
   const Input& in = *f.input;
   Add(Scope::kFleet, "all");
-  const uint32_t fabric_base = kFabricBase;
   fabric_count_ = static_cast<uint32_t>(in.elements.size());
   for (const FabricElement& fe : in.elements) {
     const Scope scope = fe.scope == "switch" ? Scope::kSwitch : Scope::kLink;
-    const uint32_t id = Add(scope, fe.subject);
+    const uint32_t id = Add(scope, fe.subject);  // kFabricBase + its index in Input::elements
     fabric_.emplace(std::string(ScopeName(scope)) + "|" + fe.subject, id);
     elements_[id].fabric = &fe;
     if (!fe.rose_at_host_only)
@@ -195,7 +194,7 @@ ElementIndex::ElementIndex(const Fleet& f, const std::vector<bool>& measured, Pa
       routes_[i] = p.routed;
     } else {
       for (uint32_t c : crosses)
-        if (c < in.elements.size()) Touch(fabric_base + c, &touched);
+        if (c < in.elements.size()) Touch(kFabricBase + c, &touched);
     }
     touches_.insert(touches_.end(), touched.begin(), touched.end());
   }

@@ -360,13 +360,7 @@ class Vote {
   // loses at least bad_loss_ratio of them (a bad path).
   double SpoiledShare(int64_t n, double rate) const {
     const int64_t k = std::max<int64_t>(1, static_cast<int64_t>(std::ceil(o_.bad_loss_ratio * static_cast<double>(n))));
-    if (rate >= 1) return 1;
-    double term = std::pow(1 - rate, static_cast<double>(n)), below = 0;
-    for (int64_t j = 0; j < k && j < n; ++j) {
-      below += term;
-      term *= static_cast<double>(n - j) / static_cast<double>(j + 1) * rate / (1 - rate);
-    }
-    return std::clamp(1 - below, 0.0, 1.0);
+    return TailAtLeast(n, rate, k);
   }
 
   // The share of element id's paths that are bad over transport set k when
