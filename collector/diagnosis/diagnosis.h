@@ -153,25 +153,29 @@ class Names {
 };
 
 // The newest summary of one (src, dst, rail, transport). Names are ids in
-// Input::names.
-struct PathSummary {
+// Input::names. Laid out by use, a cache line each: a pass reads a million,
+// most of them only for the first line's fields.
+struct alignas(64) PathSummary {
+  // What every sweep over the paths reads.
   uint32_t src = 0, dst = 0, rail = 0, transport = 0;
   uint32_t src_device = 0, dst_device = 0;  // 0 ("") unknown
-  int64_t interval_start_ms = 0, interval_end_ms = 0;
+  int32_t src_group = -1, dst_group = -1;   // the ends' groups on this rail: Input::group_names (-1: NodeFacts::group)
   int64_t sent = 0, received = 0, lost = 0;
-  std::optional<double> rtt_p50_us, rtt_p99_us;
-  std::map<std::string, int64_t> errors_by_status;  // short status name -> count
-  bool not_run = false;                             // measured nothing (local port down)
-  std::optional<double> rtt_min_us;
-  std::optional<double> network_p50_us;  // RTT less the responder's time, when measured
-  int32_t src_group = -1, dst_group = -1; // the ends' groups on this rail: Input::group_names (-1: NodeFacts::group)
-  int64_t src_port = 0, dst_port = 0;     // 0: unknown
+  int32_t src_port = 0, dst_port = 0;  // 0: unknown
+  // What classifying a path reads besides.
   // Input::elements its route crosses, there and back: Crosses(). The
   // router points `routed` at the list it keeps for the pair (shared by the
   // pair's transports and kept across passes; valid until its next
   // Refresh/Resolve); a caller without a router may fill `crosses` instead.
-  std::vector<uint32_t> crosses;
   const std::vector<uint32_t>* routed = nullptr;
+  bool not_run = false;  // measured nothing (local port down)
+  std::optional<double> rtt_p50_us, rtt_min_us;
+  std::optional<double> network_p50_us;  // RTT less the responder's time, when measured
+  std::map<std::string, int64_t> errors_by_status;  // short status name -> count
+  std::optional<double> rtt_p99_us;
+  // Seldom read.
+  int64_t interval_start_ms = 0, interval_end_ms = 0;
+  std::vector<uint32_t> crosses;
   const std::vector<uint32_t>& Crosses() const { return routed ? *routed : crosses; }
 };
 

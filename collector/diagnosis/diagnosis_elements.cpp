@@ -62,13 +62,16 @@ uint32_t ElementIndex::Host(const Names& names, uint32_t node) {
 }
 
 uint32_t ElementIndex::Nic(const Names& names, uint32_t host, uint32_t device) {
+  NicSlot& slot = nic_slots_[(static_cast<size_t>(host) * 31 + device) & (nic_slots_.size() - 1)];
+  if (slot.host == host && slot.device == device) return slot.id;
   for (const auto& [d, id] : nic_ids_[host])
-    if (d == device) return id;
+    if (d == device) return (slot = {host, device, id}).id;
   const std::string node = elements_[host].node;  // a copy: Add() may move elements_
   const uint32_t id = Add(Scope::kNic, node + "/" + names[device]);
   elements_[id].node = node, elements_[id].device = names[device];
   nics_[host].emplace_back(names[device], id);
   nic_ids_[host].emplace_back(device, id);
+  slot = {host, device, id};
   return id;
 }
 
@@ -158,6 +161,11 @@ ElementIndex::ElementIndex(const Fleet& f, const std::vector<bool>& measured, Pa
   std::vector<uint32_t> touched;
   std::vector<int32_t> named_group(in.group_names.size(), -2);  // Input::group_names index -> element (-2: not yet)
   host_of_name_.assign(in.names.size(), -1);
+  {
+    size_t slots = 1024;  // about four per NIC: a host's devices times the hosts, at most
+    while (slots < 4 * 16 * in.nodes.size()) slots *= 2;
+    nic_slots_.assign(slots, NicSlot());
+  }
   std::vector<int32_t> node_group(in.names.size(), -2);  // a node's NodeFacts::group element (-2: not yet)
   auto group = [&](int32_t named, uint32_t node) {
     if (named < 0) {
@@ -233,7 +241,8 @@ void EachTouch(const ElementIndex& index, size_t i, F f) {
 Tallies::Tallies(const Fleet& f, const ElementIndex& index, const std::vector<bool>& measured)
     : f_(f), index_(index), measured_(measured) {
   const size_t n = index.elements().size();
-  for (auto& c : base_.count) c.assign(n, Count());
+  base_.assign(n, Base());
+  ends_.assign(n, Ends());
   const auto& paths = f.input->paths;
   own_.resize(paths.size());
   for (size_t i = 0; i < paths.size(); ++i) {
@@ -242,25 +251,36 @@ Tallies::Tallies(const Fleet& f, const ElementIndex& index, const std::vector<bo
     own_[i] = static_cast<uint8_t>(own);
     const int64_t sent = std::max<int64_t>(paths[i].sent, 0);
     InSets(own, [&](size_t k) {
-      ++base_.all[k].total;
-      base_.all[k].sent += sent;
+      ++all_[k].total;
+      all_[k].sent += sent;
     });
     EachTouch(index, i, [&](uint32_t id, bool dst, bool endpoint) {
+      Base& b = base_[id];
       InSets(own, [&](size_t k) {
-        Count& c = base_.count[k][id];
-        ++c.total;
-        c.sent += sent;
-        if (endpoint) {
-          ++(dst ? c.dst_total : c.src_total);
-          (dst ? c.dst_sent : c.src_sent) += sent;
-        }
+        ++b.total[k];
+        b.sent[k] += sent;
+      });
+      if (!endpoint) return;
+      Ends& e = ends_[id];
+      InSets(own, [&](size_t k) {
+        ++(dst ? e.dst_total : e.src_total)[k];
+        (dst ? e.dst_sent : e.src_sent)[k] += sent;
       });
     });
   }
 }
 
 Round Tallies::RoundOf(const std::vector<bool>& open, const std::vector<int64_t>& lost) const {
-  Round r = base_;
+  Round r;
+  r.all = all_;
+  r.count.resize(base_.size());
+  for (size_t id = 0; id < base_.size(); ++id)
+    for (size_t k = 0; k < kTransportSets; ++k) {
+      Count& c = r.count[id][k];
+      c.total = base_[id].total[k], c.sent = base_[id].sent[k];
+      c.src_total = ends_[id].src_total[k], c.dst_total = ends_[id].dst_total[k];
+      c.src_sent = ends_[id].src_sent[k], c.dst_sent = ends_[id].dst_sent[k];
+    }
   r.bad.resize(index_.elements().size());
   for (size_t i = 0; i < open.size(); ++i) {
     if (!open[i] || !measured_[i]) continue;
@@ -274,7 +294,7 @@ Round Tallies::RoundOf(const std::vector<bool>& open, const std::vector<int64_t>
     EachTouch(index_, i, [&](uint32_t id, bool dst, bool endpoint) {
       const bool counts_bad = endpoint || !host_only;
       InSets(own, [&](size_t k) {
-        Count& c = r.count[k][id];
+        Count& c = r.count[id][k];
         c.lost += gone;
         if (endpoint) (dst ? c.dst_lost : c.src_lost) += gone;
         if (counts_bad) {

@@ -94,6 +94,10 @@ class ElementIndex {
   std::vector<int64_t> host_of_name_;                                          // Input::names id -> host (-1)
   std::vector<std::vector<std::pair<uint32_t, uint32_t>>> nic_ids_;            // per host element: device name id -> id
   std::unordered_map<uint64_t, uint32_t> group_links_;                         // (lower, higher group id)
+  struct NicSlot {
+    uint32_t host = ~0u, device = ~0u, id = 0;
+  };
+  std::vector<NicSlot> nic_slots_;  // a direct-mapped cache in front of nic_ids_ (a power of two)
   static constexpr uint32_t kFabricBase = 1;  // Input::elements[c] is element kFabricBase + c (after the fleet)
   uint32_t fabric_count_ = 0;
   // Per path, in the caller's PassBuffers.
@@ -106,7 +110,8 @@ class ElementIndex {
 };
 
 struct Round {
-  std::array<std::vector<Count>, kTransportSets> count;  // [transport set][element]
+  // [element][transport set]: a path's sets of one element lie side by side.
+  std::vector<std::array<Count, kTransportSets>> count;
   std::array<Count, kTransportSets> all;                 // every measured path (total, bad, sent, lost)
   std::vector<std::vector<uint32_t>> bad;                // element -> its open bad paths (every transport)
 };
@@ -120,10 +125,23 @@ class Tallies {
   Round RoundOf(const std::vector<bool>& open, const std::vector<int64_t>& lost) const;
 
  private:
+  // What every measured path adds to an element, per transport set: one
+  // cache line, so that a million paths' adds stay within the cache.
+  struct alignas(64) Base {
+    int64_t sent[kTransportSets] = {};
+    int32_t total[kTransportSets] = {};
+  };
+  // And to a host or NIC, by the role it plays on the path.
+  struct Ends {
+    int32_t src_total[kTransportSets] = {}, dst_total[kTransportSets] = {};
+    int64_t src_sent[kTransportSets] = {}, dst_sent[kTransportSets] = {};
+  };
   const Fleet& f_;
   const ElementIndex& index_;
   const std::vector<bool>& measured_;
-  Round base_;                 // totals and sent only
+  std::vector<Base> base_;     // per element
+  std::vector<Ends> ends_;     // per element (hosts and NICs only filled)
+  std::array<Count, kTransportSets> all_{};  // totals and sent of every measured path
   std::vector<uint8_t> own_;   // per path: its transport set
 };
 

@@ -2,6 +2,7 @@
 #include "collector/diagnosis/diagnosis_paths.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <unordered_map>
 
@@ -69,19 +70,24 @@ class RailTransportNumbers {
   explicit RailTransportNumbers(RailTransports* out) : out_(out) {}
   uint32_t Of(const Input& in, const PathSummary& p) {
     const uint64_t key = static_cast<uint64_t>(p.rail) << 32 | p.transport;
-    if (key != last_key_) {
-      last_ = static_cast<uint32_t>(std::find(known_.begin(), known_.end(), key) - known_.begin());
-      if (last_ == known_.size()) known_.push_back(key), out_->names.push_back(RailTransport(in, p));
-      last_key_ = key;
+    Slot& slot = slots_[(p.rail * 7 + p.transport) % kSlots];  // paths alternate transports: one slot is not enough
+    if (slot.key != key) {
+      const auto id = static_cast<uint32_t>(std::find(known_.begin(), known_.end(), key) - known_.begin());
+      if (id == known_.size()) known_.push_back(key), out_->names.push_back(RailTransport(in, p));
+      slot = {key, id};
     }
-    return last_;
+    return slot.id;
   }
 
  private:
+  static constexpr size_t kSlots = 64;
+  struct Slot {
+    uint64_t key = ~0ull;
+    uint32_t id = 0;
+  };
   RailTransports* out_;
   std::vector<uint64_t> known_;  // rail id << 32 | transport id, by number
-  uint64_t last_key_ = ~0ull;
-  uint32_t last_ = 0;
+  std::array<Slot, kSlots> slots_{};
 };
 
 struct LatencySamples {

@@ -367,7 +367,7 @@ class Vote {
   // it qualifies (rule 4), else < 0.
   double Qualifies(const ElementIndex& index, const Round& r, uint32_t id, size_t k) const {
     const Element& e = index.elements()[id];
-    const Count& c = r.count[k][id];
+    const Count& c = r.count[id][k];
     const Count& all = r.all[k];
     if (e.scope != Scope::kHost && e.scope != Scope::kNic) {
       if (e.scope == Scope::kGroup && index.groups() < 2) return -1;  // one group: the fleet is the same
@@ -384,7 +384,7 @@ class Vote {
     if (!silent) share = std::min(share, Share(c.src_bad, c.src_total));
     if (share >= o_.min_share) {
       if (e.home_group < 0) return share;
-      const Count& g = r.count[k][static_cast<size_t>(e.home_group)];  // it must stand out from its group
+      const Count& g = r.count[static_cast<size_t>(e.home_group)][k];  // it must stand out from its group
       const double rest = Share(g.bad - c.bad, g.total - c.total);
       if (share - rest >= o_.standout_share) return share;
     }
@@ -417,7 +417,7 @@ class Vote {
       if (static_cast<int64_t>(r.bad[id].size()) < o_.min_bad_paths) continue;
       Candidate c;
       c.id = id;
-      const Count& n = r.count[0][id];
+      const Count& n = r.count[id][0];
       c.excess = n.bad - n.total * Share(r.all[0].bad - n.bad, r.all[0].total - n.total);
       {
         const Element& e = index.elements()[id];
@@ -427,7 +427,7 @@ class Vote {
       c.share = -1;
       for (size_t k = 0; k < kTransportSets; ++k) {
         const double s = Qualifies(index, r, id, k);
-        if (s > c.share) c.share = s, c.transport = k, c.plain = Share(r.count[k][id].bad, r.count[k][id].total);
+        if (s > c.share) c.share = s, c.transport = k, c.plain = Share(r.count[id][k].bad, r.count[id][k].total);
       }
       if (c.share < 0 || (found && !c.Beats(best))) continue;
       const Scope scope = index.elements()[id].scope;
@@ -455,7 +455,7 @@ class Vote {
 
   Verdict VerdictOf(const ElementIndex& index, const Round& r, const Candidate& best) const {
     const Element& e = index.elements()[best.id];
-    const Count& c = r.count[0][best.id];
+    const Count& c = r.count[best.id][0];
     Verdict v;
     v.scope = ScopeName(e.scope);
     v.subject = e.subject;
