@@ -26,25 +26,6 @@ constexpr int64_t kPortActive = 4;
 // A number as int64_t, saturated (a stored row holds what agents sent).
 int64_t IntOf(const json& v) { return SaturatedInt64Of(NlohmannView(v)); }
 
-// Member k of row when it is an array, else an empty one (never operator[]
-// on a const json: an absent key is an assertion).
-const json& Rows(const json& row, const char* k) {
-  static const json kNone = json::array();
-  auto it = row.find(k);
-  return it != row.end() && it->is_array() ? *it : kNone;
-}
-
-std::string Text(const json& row, const char* k) {
-  auto it = row.find(k);
-  return it != row.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
-
-std::optional<double> Real(const json& row, const char* k) {
-  auto it = row.find(k);
-  if (it == row.end() || !it->is_number()) return std::nullopt;
-  return it->get<double>();
-}
-
 std::optional<double> Real(double v) { return std::isnan(v) ? std::nullopt : std::optional<double>(v); }
 
 // Input::names ids of the read model's interned strings. Equal pointers
@@ -70,6 +51,9 @@ class NameIds {
   std::vector<Slot> slots_;
 };
 
+// A port number, 0 (unknown) when the row has none or none a port can be.
+int32_t PortOf(int64_t v) { return v > 0 && v <= INT32_MAX ? static_cast<int32_t>(v) : 0; }
+
 // A path from the read model's newest row of a pair (the row the store
 // holds), into a default one (filled in place: a pass fills a million).
 void FillPath(const ProbeRow& r, NameIds& name, diagnosis::PathSummary& p) {
@@ -79,8 +63,7 @@ void FillPath(const ProbeRow& r, NameIds& name, diagnosis::PathSummary& p) {
   p.sent = r.sent, p.received = r.received, p.lost = r.lost;
   p.rtt_min_us = Real(r.rtt_min), p.rtt_p50_us = Real(r.rtt_p50), p.rtt_p99_us = Real(r.rtt_p99);
   p.network_p50_us = Real(r.network_p50);
-  p.src_port = r.local_port == ProbeRow::kNullInt ? 0 : r.local_port;
-  p.dst_port = r.remote_port == ProbeRow::kNullInt ? 0 : r.remote_port;
+  p.src_port = PortOf(r.local_port), p.dst_port = PortOf(r.remote_port);
   p.not_run = r.not_run != nullptr;
   if (r.errors_by_status != "{}") {
     const json by = json::parse(r.errors_by_status, nullptr, /*allow_exceptions=*/false);
@@ -119,25 +102,25 @@ Result<diagnosis::Input> LoadDiagnosisInput(Storage& store, int64_t now_ms, cons
 }
 
 Status LoadDiagnosisInput(Storage& store, int64_t now_ms, const DiagnosisSourceOptions& o, diagnosis::Input* into,
-                          FabricCounterRises* rises) {
+                          FabricCounterRises* rises, DiagnosisInputCache* cache) {
   {
-    std::vector<diagnosis::PathSummary> keep = std::move(into->paths);
-    keep.clear();
-    *into = diagnosis::Input();
-    into->paths = std::move(keep);
+    // The paths are kept and overwritten in place (a pass fills a million);
+    // with a cache, the numbering the kept ones use too.
+    diagnosis::Input keep;
+    keep.paths = std::move(into->paths);
+    if (cache) keep.names = std::move(into->names), keep.group_names = std::move(into->group_names);
+    *into = std::move(keep);
   }
   diagnosis::Input& in = *into;
   auto infos = store.read.NodeInfos();
   if (!infos.ok()) return infos.status();
-  auto nodes = store.history.Nodes(now_ms, 0);
-  if (!nodes.ok()) return nodes.status();
+  // The read model's nodes: their interval and their newest summaries.
+  const ReadSnapshot::View view = store.read.snapshot().Take();
   const int64_t interval = std::max<int64_t>(o.report_interval_ms, 1);
   std::map<std::string, int64_t> own_interval;  // a node's own interval_s: its silence is counted in it
-  for (const json& n : Rows(nodes.value(), "nodes")) {
-    auto s = Real(n, "interval_s");
-    if (s && *s > 0) own_interval[Text(n, "name")] = static_cast<int64_t>(*s * 1000);
-  }
-
+  for (const auto& n : view.nodes)
+    if (n->interval_s && *n->interval_s > 0 && std::isfinite(*n->interval_s))
+      own_interval[n->name] = static_cast<int64_t>(std::min(*n->interval_s, 1e12) * 1000);
   std::map<std::string, bool> silent;
   for (const NodeInfo& n : infos.value()) {
     // Its own interval, within 4 x the fleet's: one node cannot make itself never silent.
@@ -165,6 +148,18 @@ Status LoadDiagnosisInput(Storage& store, int64_t now_ms, const DiagnosisSourceO
   std::map<std::pair<std::string, std::string>, std::string> leaf;  // (node, device) -> "leaf:<GUID>"
   for (const DiagnosisFactRows::Neighbour& r : f.neighbours)
     leaf.try_emplace({r.node, r.device}, "leaf:" + r.switch_guid);  // a device's first port names its leaf
+  PathBlocks one_pass;
+  PathBlocks& blocks = cache ? cache->blocks : one_pass;
+  if (cache) {
+    // Kept paths hold group and name numbers: when what groups are taken
+    // from changed, or names piled up past the fleet's, all are numbered anew.
+    if (cache->labelled != labelled || cache->leaf != leaf || in.names.size() > 2 * cache->names_numbered + 1024) {
+      blocks.Forget();
+      in.names = diagnosis::Names();
+      in.group_names.clear();
+      cache->labelled = labelled, cache->leaf = leaf;
+    }
+  }
   auto rail_group = [&](const std::string& node, const std::string& device) -> std::string {
     if (device.empty()) return "";
     auto l = labelled.find(node);
@@ -181,15 +176,19 @@ Status LoadDiagnosisInput(Storage& store, int64_t now_ms, const DiagnosisSourceO
     }
   };
   std::unordered_map<std::pair<const std::string*, const std::string*>, int32_t, PtrPairHash> groups;
-  std::map<std::string, int32_t> group_ids;
+  std::map<std::string, int32_t> group_ids;  // Input::group_names by name
+  for (size_t g = 0; g < in.group_names.size(); ++g) group_ids.emplace(in.group_names[g], static_cast<int32_t>(g));
   struct GroupSlot {
     const std::string *node = nullptr, *device = nullptr;
     int32_t group = -1;
   };
-  std::vector<GroupSlot> group_slots(8192);
+  // Twice the (node, device) ends a pass names, about, in a power of two.
+  size_t slots = 8192;
+  while (slots < 2 * 16 * view.nodes.size()) slots *= 2;
+  std::vector<GroupSlot> group_slots(slots);
   auto group_of = [&](const std::string* node, const std::string* device) -> int32_t {
-    GroupSlot& slot = group_slots[((reinterpret_cast<uintptr_t>(node) >> 4) * 31 + (reinterpret_cast<uintptr_t>(device) >> 4)) %
-                                  group_slots.size()];
+    GroupSlot& slot = group_slots[((reinterpret_cast<uintptr_t>(node) >> 4) * 31 + (reinterpret_cast<uintptr_t>(device) >> 4)) &
+                                  (group_slots.size() - 1)];
     if (slot.node == node && slot.device == device && node) return slot.group;
     auto [it, added] = groups.try_emplace({node, device}, -1);
     if (added) {
@@ -205,30 +204,38 @@ Status LoadDiagnosisInput(Storage& store, int64_t now_ms, const DiagnosisSourceO
   };
   // The newest summary of every pair, from the read model (no SQL: a
   // million pairs at fleet size), ending within the window.
-  const ReadSnapshot::View view = store.read.snapshot().Take();
   NameIds name_ids(&in.names);
-  size_t pairs = 0;
-  for (const auto& node : view.nodes) pairs += node->pairs.size();
-  in.paths.reserve(pairs);
+  std::vector<std::shared_ptr<const NodeState>> heard;  // the nodes whose summaries count: not silent
+  heard.reserve(view.nodes.size());
   for (const auto& node : view.nodes) {
     auto quiet = silent.find(node->name);
-    if (quiet != silent.end() && quiet->second) continue;  // old summaries of a node that went quiet
-    for (auto it = node->pairs.begin(); it != node->pairs.end(); ++it) {
-      // The rows lie all over the heap: ask for the next one's lines while
-      // this one is read (a pass reads a million of them).
-      if (auto next = std::next(it); next != node->pairs.end() && next->second.newest) {
-        const char* row = reinterpret_cast<const char*>(next->second.newest.get());
-        for (size_t line = 0; line < sizeof(ProbeRow); line += 64) __builtin_prefetch(row + line);
+    if (quiet == silent.end() || !quiet->second) heard.push_back(node);  // a node gone quiet: its old summaries are not
+  }
+  auto fill = [&](const NodeState& node, BlockSink& sink) {
+    // The rows lie all over the heap: ask for the lines of the row a few
+    // pairs ahead while this one is read (a pass reads a million of them).
+    constexpr int kAhead = 6;
+    auto ahead = node.pairs.begin();
+    for (int k = 0; k < kAhead && ahead != node.pairs.end(); ++k) ++ahead;
+    for (auto it = node.pairs.begin(); it != node.pairs.end(); ++it) {
+      if (ahead != node.pairs.end()) {
+        if (const ProbeRow* next = ahead->second.newest.get()) {
+          const char* row = reinterpret_cast<const char*>(next);
+          for (size_t line = 0; line < sizeof(ProbeRow); line += 64) __builtin_prefetch(row + line);
+        }
+        ++ahead;
       }
       const PairEntry& entry = it->second;
       if (!entry.newest || entry.newest->interval_end < since) continue;
       const ProbeRow& r = *entry.newest;
-      diagnosis::PathSummary& p = in.paths.emplace_back();
+      diagnosis::PathSummary& p = sink.Next();
       FillPath(r, name_ids, p);
       p.src_group = group_of(r.src, r.local_device);
       p.dst_group = group_of(r.dst, r.remote_device);
     }
-  }
+  };
+  blocks.Refill(heard, since, fill, &in.paths);
+  if (cache && blocks.kept() == 0) cache->names_numbered = in.names.size();
   // Every port, in the store's order (node, device, port; one row each):
   // the moved counters and the neighbour rows, in the same order, are
   // found by binary search.

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "collector/diagnosis/diagnosis.h"
+#include "collector/diagnosis/diagnosis_path_blocks.h"
 #include "collector/store/storage.h"
 #include "fabric/routes.h"
 
@@ -38,6 +39,19 @@ struct DiagnosisSourceOptions {
 // Error counters of fabric ports (sweeps) that rose in the window, by port.
 using FabricCounterRises = std::map<fabric::PortRef, std::vector<diagnosis::CounterDelta>>;
 
+// What LoadDiagnosisInput keeps from one pass to the next so that it refills
+// only the paths of nodes whose state changed (diagnosis_path_blocks.h): the
+// blocks, and what the kept paths' group numbers were taken from. With it,
+// Input::names and Input::group_names are kept too (the kept paths' ids index
+// them); a change of groups or a name list grown well past the fleet's
+// renumbers everything. One cache per Input.
+struct DiagnosisInputCache {
+  PathBlocks blocks;
+  std::map<std::string, bool> labelled;                                   // node -> has the group label
+  std::map<std::pair<std::string, std::string>, std::string> leaf;        // (node, device) -> "leaf:<GUID>"
+  size_t names_numbered = 0;  // Input::names' size after the last full refill
+};
+
 // rises (optional): the fabric ports' error counters whose newest sample,
 // in the window, rose over the one before.
 Result<diagnosis::Input> LoadDiagnosisInput(Storage& store, int64_t now_ms, const DiagnosisSourceOptions& o,
@@ -45,7 +59,8 @@ Result<diagnosis::Input> LoadDiagnosisInput(Storage& store, int64_t now_ms, cons
 // The same into *into (all of it replaced), keeping the memory of its path
 // list: a pass at 2,000 nodes x 8 rails fills about 280 MB of paths, and
 // pages fresh from the kernel each pass were a third of the pass's CPU.
+// cache (optional): keeps unchanged nodes' paths (see DiagnosisInputCache).
 Status LoadDiagnosisInput(Storage& store, int64_t now_ms, const DiagnosisSourceOptions& o, diagnosis::Input* into,
-                          FabricCounterRises* rises = nullptr);
+                          FabricCounterRises* rises = nullptr, DiagnosisInputCache* cache = nullptr);
 
 }  // namespace rdmascope::collector

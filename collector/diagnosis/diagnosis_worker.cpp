@@ -30,7 +30,7 @@ void DiagnosisWorker::Start() {
 Result<DiagnosisPass> DiagnosisWorker::RunPass() {
   const int64_t now = now_ms_();
   FabricCounterRises rises;
-  if (Status s = LoadDiagnosisInput(store_, now, options_.source, &input_, &rises); !s.ok())
+  if (Status s = LoadDiagnosisInput(store_, now, options_.source, &input_, &rises, &input_cache_); !s.ok())
     return Status::Error("diagnosis: reading the store: " + s.message());
   diagnosis::Input& input = input_;
   ApplyTopology(options_.topology, &input);

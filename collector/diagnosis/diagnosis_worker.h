@@ -76,6 +76,7 @@ class DiagnosisWorker {
   // The pass's input and the vote's working memory, kept from pass to pass:
   // hundreds of MB at fleet size that the kernel would zero anew each pass.
   diagnosis::Input input_;
+  DiagnosisInputCache input_cache_;  // input_'s unchanged nodes' paths are kept, not refilled
   diagnosis::PassBuffers buffers_;
   PeriodicThread thread_;
 };

@@ -7,6 +7,7 @@
 #include <mutex>
 #include <httplib.h>
 
+#include "collector/diagnosis/diagnosis_input.h"
 #include "collector/diagnosis/diagnosis_track.h"
 #include "collector/diagnosis/diagnosis_worker.h"
 #include "collector/store/store_rows.h"
@@ -179,6 +180,75 @@ TEST_F(DiagnosisStore, SilentAgentIsUnreachableHost) {
   EXPECT_EQ(d[0]["scope"], "host");
   EXPECT_EQ(d[0]["subject"], "n5");
   EXPECT_EQ(d[0]["kind"], "unreachable");
+}
+
+// Every path of an Input by name, in its order: inputs numbered apart compare.
+std::vector<std::string> PathsByName(const diagnosis::Input& in) {
+  std::vector<std::string> out;
+  auto group = [&](int32_t g) { return g < 0 ? std::string("-") : in.group_names[static_cast<size_t>(g)]; };
+  for (const diagnosis::PathSummary& p : in.paths) {
+    std::string errors;
+    for (const auto& [k, n] : p.errors_by_status) errors += k + "=" + std::to_string(n) + ",";
+    out.push_back(in.names[p.src] + ">" + in.names[p.dst] + " " + in.names[p.rail] + "/" + in.names[p.transport] + " " +
+                  in.names[p.src_device] + ":" + std::to_string(p.src_port) + ">" + in.names[p.dst_device] + ":" +
+                  std::to_string(p.dst_port) + " " + group(p.src_group) + ">" + group(p.dst_group) + " " +
+                  std::to_string(p.interval_end_ms) + " " + std::to_string(p.sent) + "/" + std::to_string(p.received) +
+                  " " + errors);
+  }
+  return out;
+}
+
+// Loads that keep unchanged nodes' paths give what a load from nothing
+// gives: some nodes report and some do not, one goes silent and comes back,
+// and one node's cable moves to another leaf (the paths of every node that
+// probes it change group, though those nodes' states did not).
+TEST_F(DiagnosisStore, KeptPathsEqualAFreshLoad) {
+  DiagnosisSourceOptions o;
+  o.report_interval_ms = kIntervalMs;
+  diagnosis::Input kept;
+  DiagnosisInputCache cache;
+  auto report = [&](int k, const std::vector<int>& who, const std::string& n0_leaf, int lossy) {
+    const int64_t t = kT0 + k * kIntervalMs;
+    for (int i : who) {
+      const std::string node = "n" + std::to_string(i);
+      json r = MakeReport(node + "-r" + std::to_string(k), node, t);
+      r["labels"] = json::object();  // unlabelled: a path's ends are grouped by the leaf each device is cabled to
+      const std::string leaf = i == 0 ? n0_leaf : i < 3 ? "0x000000000000000a" : "0x000000000000000b";
+      for (const char* device : {"rxe0", "rxe1"})
+        r["neighbours"].push_back({{"device", device}, {"local_port", 1}, {"guid", leaf}, {"type", "switch"},
+                                   {"description", "leaf " + leaf}, {"port", {{"port", 1 + i}, {"state", "ACTIVE"}}}});
+      for (int j = 0; j < 6; ++j)
+        if (j != i) r["probes"].push_back(MakeProbe("n" + std::to_string(j), t, j == lossy ? 5 : 0, j == lossy ? 60 : 100));
+      ASSERT_TRUE(c_.store().writer.Ingest(r, t).ok());
+    }
+  };
+  const std::string a = "0x000000000000000a", c = "0x000000000000000c";
+  struct Step {
+    std::vector<int> who;
+    std::string n0_leaf;
+    int lossy;
+    size_t kept;  // blocks the cached load keeps
+  };
+  const std::vector<Step> steps = {
+      {{0, 1, 2, 3, 4, 5}, a, -1, 0},
+      {{0, 1, 2}, a, 4, 3},           // n3..n5 did not report: theirs are kept
+      {{}, a, -1, 3},                 // nobody reported: n0..n2 kept, n3..n5 silent by now
+      {{0, 1, 2, 3, 4}, a, -1, 0},    // n5 stays silent
+      {{0, 1, 2, 3, 4, 5}, a, 2, 0},  // n5 is back
+      {{0}, c, -1, 0},                // n0 moves to leaf c: every path to it changes group
+      {{1, 2, 3, 4, 5}, c, -1, 1},    // n0 kept
+  };
+  for (size_t k = 0; k < steps.size(); ++k) {
+    report(static_cast<int>(k), steps[k].who, steps[k].n0_leaf, steps[k].lossy);
+    c_.store().read.WaitForPublishedSnapshot();
+    const int64_t now = kT0 + static_cast<int64_t>(k) * kIntervalMs + 1000;
+    ASSERT_TRUE(LoadDiagnosisInput(c_.store(), now, o, &kept, nullptr, &cache).ok());
+    auto fresh = LoadDiagnosisInput(c_.store(), now, o);
+    ASSERT_TRUE(fresh.ok()) << fresh.status().message();
+    EXPECT_EQ(PathsByName(kept), PathsByName(fresh.value())) << "step " << k;
+    EXPECT_EQ(cache.blocks.kept(), steps[k].kept) << "step " << k;
+    EXPECT_FALSE(kept.paths.empty()) << "step " << k;
+  }
 }
 
 TEST_F(DiagnosisStore, WorkerStopsPromptly) {
