@@ -50,7 +50,7 @@ Result<Route> RouteTable::Trace(uint32_t src_lid, uint32_t dst_lid) const {
 Result<Route> RouteTable::Trace(const PortRef& src, uint32_t dst_lid) const {
   const FabricNode* node = Node(src.guid);
   if (!node) return Result<Route>::Error("no node " + GuidText(src.guid) + " in the sweep");
-  const std::string toward = " toward " + LidText(dst_lid);
+  auto toward = [dst_lid] { return " toward " + LidText(dst_lid); };  // errors only: a fleet traces a million routes
   Route r;
   r.src = src;
   int in_port = 0;
@@ -58,7 +58,7 @@ Result<Route> RouteTable::Trace(const PortRef& src, uint32_t dst_lid) const {
   for (int hops = 0;; ++hops) {
     if (node->type == NodeType::kSwitch) {
       if (hops > kMaxHops)
-        return Result<Route>::Error("route from " + PortRefText(src) + toward + " loops (more than " +
+        return Result<Route>::Error("route from " + PortRefText(src) + toward() + " loops (more than " +
                                     std::to_string(kMaxHops) + " switches)");
       if (node->lft.empty())
         return Result<Route>::Error("switch " + GuidText(node->guid) + " has no forwarding table (sweep without routes?)");
@@ -80,7 +80,7 @@ Result<Route> RouteTable::Trace(const PortRef& src, uint32_t dst_lid) const {
         r.dst = {node->guid, in_port};
         return r;
       }
-      return Result<Route>::Error("route from " + PortRefText(src) + toward + " reaches " + GuidText(node->guid) +
+      return Result<Route>::Error("route from " + PortRefText(src) + toward() + " reaches " + GuidText(node->guid) +
                                   " port " + std::to_string(in_port) + ", not the destination");
     } else {
       const FabricPort* at = PortOf(*node, out_port);
@@ -92,7 +92,7 @@ Result<Route> RouteTable::Trace(const PortRef& src, uint32_t dst_lid) const {
     const FabricPort* out = PortOf(*node, out_port);
     if (!out || !out->remote)
       return Result<Route>::Error(GuidText(node->guid) + " port " + std::to_string(out_port) + " has no cable to follow" +
-                                  toward);
+                                  toward());
     const FabricNode* next = Node(out->remote->guid);
     if (!next)
       return Result<Route>::Error(GuidText(node->guid) + " port " + std::to_string(out_port) + " leads to " +

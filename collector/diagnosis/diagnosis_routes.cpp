@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <set>
+#include <string_view>
 
 namespace rdmascope::collector {
 namespace {
@@ -26,8 +27,14 @@ Status PathRouter::Refresh(Storage& store) {
     auto topo = store.topology.Topology();
     if (!topo.ok()) return Status::Error("reading the fabric topology: " + topo.status().message());
     topology_ = std::move(topo.value());
+    std::vector<std::string> subjects_before;
+    for (const diagnosis::FabricElement& e : elements_) subjects_before.push_back(e.subject);
+    const std::unordered_map<uint64_t, size_t> tables_before = std::move(tables_);
+    const int64_t before = version_;
     version_ = topology_.version;
     Index();
+    version_before_ = before;
+    NoteChanges(subjects_before, tables_before);
   }
   auto addresses = store.topology.PortAddresses();
   if (!addresses.ok()) return Status::Error("reading the agents' fabric addresses: " + addresses.status().message());
@@ -38,7 +45,9 @@ Status PathRouter::Refresh(Storage& store) {
 }
 
 void PathRouter::Index() {
-  elements_.clear(), switch_link_.clear(), cable_.clear(), switch_.clear(), routes_.clear(), pairs_.clear(), seen_.clear();
+  // Pairs are kept: each is traced again in place (PairRoute::traced) the
+  // first time a pass names it, without building the million lists anew.
+  elements_.clear(), switch_link_.clear(), cable_.clear(), switch_.clear(), routes_.clear();
   // A node an earlier version had and this one lacks (a switch that stopped
   // answering, left out of the topology) comes back for tracing.
   // So do the ports a node had and this version lacks (the store keeps no
@@ -135,14 +144,19 @@ const std::vector<uint32_t>* PathRouter::Route(const FabricAddress& from, uint32
   auto it = routes_.find(key);
   if (it != routes_.end()) return it->second.empty() ? nullptr : &it->second;
   std::vector<uint32_t>& ids = routes_[key];
+  if (!TraceInto(from, to_lid, &ids)) ids.clear();  // cached as empty: not routable in this version
+  return ids.empty() ? nullptr : &ids;
+}
+
+bool PathRouter::TraceInto(const FabricAddress& from, uint32_t to_lid, std::vector<uint32_t>* ids) const {
   auto r = table_->Trace(fabric::PortRef{from.node_guid, from.port}, to_lid);
-  if (!r.ok()) return nullptr;  // cached as empty: not routable in this version
-  for (const fabric::Hop& h : r.value().hops) ids.push_back(switch_.at(h.node->guid));
+  if (!r.ok()) return false;
+  for (const fabric::Hop& h : r.value().hops) ids->push_back(switch_.at(h.node->guid));
   for (const fabric::Cable& c : r.value().cables) {
     auto e = cable_.find(c.from);
-    if (e != cable_.end()) ids.push_back(e->second);
+    if (e != cable_.end()) ids->push_back(e->second);
   }
-  return ids.empty() ? nullptr : &ids;
+  return true;
 }
 
 size_t PathRouter::PairKeyHash::operator()(const PairKey& k) const {
@@ -159,19 +173,48 @@ PathRouter::PairKey PathRouter::KeyOf(const FabricAddress& a, const FabricAddres
   return {a.node_guid, b.node_guid, port_lid(a), port_lid(b)};
 }
 
+void PathRouter::NoteChanges(const std::vector<std::string>& subjects_before,
+                             const std::unordered_map<uint64_t, size_t>& tables_before) {
+  tables_.clear();
+  table_changed_.assign(elements_.size(), false);
+  for (const fabric::FabricNode& n : topology_.fabric.nodes) {
+    if (n.type != fabric::NodeType::kSwitch) continue;
+    const size_t h = std::hash<std::string_view>()(
+        std::string_view(reinterpret_cast<const char*>(n.lft.data()), n.lft.size()));
+    tables_[n.guid] = h;
+    auto was = tables_before.find(n.guid);
+    auto id = switch_.find(n.guid);
+    if (id != switch_.end() && (was == tables_before.end() || was->second != h)) table_changed_[id->second] = true;
+  }
+  bool same = subjects_before.size() == elements_.size();
+  for (size_t i = 0; same && i < elements_.size(); ++i) same = subjects_before[i] == elements_[i].subject;
+  if (!same) version_before_ = -1;  // numbered anew: every pair is traced again
+}
+
+bool PathRouter::StillRouted(const PairRoute& pair) const {
+  if (version_before_ < 0 || pair.traced != version_before_ || pair.crosses.empty()) return false;
+  for (uint32_t id : pair.crosses)
+    if (id >= table_changed_.size() || table_changed_[id]) return false;
+  return true;
+}
+
 PathRouter::PairRoute& PathRouter::PairOf(const FabricAddress& a, const FabricAddress& b) {
-  auto [it, fresh] = pairs_.try_emplace(KeyOf(a, b));
-  if (!fresh) return it->second;
-  const std::vector<uint32_t>* there = Route(a, b.lid);
-  const std::vector<uint32_t>* back = there ? Route(b, a.lid) : nullptr;
-  if (!there || !back) return it->second;
-  std::vector<uint32_t>& crosses = it->second.crosses;
-  crosses.reserve(there->size() + back->size());
-  crosses.assign(there->begin(), there->end());
-  for (uint32_t id : *back)
+  PairRoute& pair = pairs_.try_emplace(KeyOf(a, b)).first->second;
+  if (pair.traced == version_) return pair;
+  const bool kept = StillRouted(pair);
+  pair.traced = version_;
+  if (kept) return pair;
+  ++coverage_.pairs_traced;
+  std::vector<uint32_t>& crosses = pair.crosses;  // its memory is reused when traced again
+  crosses.clear();
+  back_.clear();
+  if (!TraceInto(a, b.lid, &crosses) || crosses.empty() || !TraceInto(b, a.lid, &back_) || back_.empty()) {
+    crosses.clear();  // not routable in this version
+    return pair;
+  }
+  for (uint32_t id : back_)
     if (std::find(crosses.begin(), crosses.end(), id) == crosses.end()) crosses.push_back(id);
-  crosses.shrink_to_fit();
-  return it->second;
+  return pair;
 }
 
 const std::vector<uint32_t>* PathRouter::MeasuredPair(const FabricAddress& from, const FabricAddress& to) const {
@@ -236,6 +279,7 @@ void PathRouter::Resolve(diagnosis::Input* in,
   // The pairs of an older topology or of LIDs since changed: dropped once
   // they outnumber the pass's paths a few times over.
   if (pairs_.size() > 4 * in->paths.size() + 4096) pairs_.clear(), seen_.clear();
+  if (pairs_.empty()) pairs_.reserve(in->paths.size() / 2 + 1);  // a pair's transports share it
   seen_.resize(in->paths.size(), Seen{PairKey{0, 0, 0, 0}, nullptr});
   for (size_t i = 0; i < in->paths.size(); ++i) {
     diagnosis::PathSummary& p = in->paths[i];
@@ -247,7 +291,7 @@ void PathRouter::Resolve(diagnosis::Input* in,
     if (a && b) {
       const PairKey key = KeyOf(*a, *b);
       Seen& seen = seen_[i];
-      if (!seen.route || !(seen.key == key)) seen = {key, &PairOf(*a, *b)};
+      if (!seen.route || !(seen.key == key) || seen.route->traced != version_) seen = {key, &PairOf(*a, *b)};
       pair = seen.route;
     }
     if (!pair || pair->crosses.empty()) {

@@ -21,10 +21,13 @@
 //    route back (probes are round trips), each once; and fills
 //    Input::elements. A path with an end outside the topology (RoCE, not
 //    swept, no LID) or whose route cannot be walked gets none, and is
-//    counted in Coverage::unrouted. Routes are cached per (source port,
-//    destination LID), and each pair's merged list (the path's `routed`,
-//    shared by its transports) per (source address, destination address),
-//    for as long as the topology version holds.
+//    counted in Coverage::unrouted. Each pair's merged list (the path's
+//    `routed`, shared by its transports) is kept per (source address,
+//    destination address). When the topology version moves and the elements
+//    keep their numbers (no node or cable came or went for good), a pair
+//    traced in the version before stays as it is unless a switch on it
+//    changed its forwarding table; otherwise it is traced again, in place,
+//    the first time a path names it.
 //  - Resolve() also notes, for the link coverage targets: the agents (each
 //    (node, rail) a path names with a device that has an address: its first
 //    such address, in order of first appearance), and per element the
@@ -51,6 +54,7 @@ namespace rdmascope::collector {
 struct RouteCoverage {
   int64_t switch_links = 0, switch_links_crossed = 0;  // cables between two switches
   int64_t paths_routed = 0, paths_unrouted = 0;
+  int64_t pairs_traced = 0;  // pairs whose routes this pass walked: new ones, or a table on them changed
 };
 
 class PathRouter {
@@ -77,11 +81,13 @@ class PathRouter {
     fabric::PortRef a, b;
   };
   std::vector<SwitchCable> SwitchCables() const {
-    std::map<uint32_t, SwitchCable> by;
+    std::map<uint32_t, SwitchCable> by;  // a: the lower end, b: the higher
     for (const auto& [end, id] : cable_) {
       if (!switch_link_[id]) continue;
       auto [it, fresh] = by.try_emplace(id, SwitchCable{id, end, end});
-      if (!fresh) it->second.b = end;
+      if (fresh) continue;
+      if (end < it->second.a) it->second.a = end;
+      else it->second.b = end;
     }
     std::vector<SwitchCable> out;
     for (const auto& [id, c] : by) out.push_back(c);
@@ -118,17 +124,33 @@ class PathRouter {
     size_t operator()(const PairKey& k) const;
   };
   struct PairRoute {
-    std::vector<uint32_t> crosses;  // empty: not routable in this version
+    std::vector<uint32_t> crosses;  // empty: not routable in version `traced`
     uint64_t measured_in = 0;       // the pass (pass_) that last counted it as measured
+    int64_t traced = -1;            // the topology version crosses were traced in
+  };
+  struct PortRefHash {
+    size_t operator()(const fabric::PortRef& p) const {
+      return static_cast<size_t>(p.guid * 0x9e3779b97f4a7c15ull) ^ static_cast<size_t>(p.port);
+    }
   };
   static PairKey KeyOf(const FabricAddress& a, const FabricAddress& b);
   PairRoute& PairOf(const FabricAddress& a, const FabricAddress& b);
   const std::vector<uint32_t>* Route(const FabricAddress& from, uint32_t to_lid);
+  // Appends the elements of the route from -> to_lid; false when it cannot be walked.
+  bool TraceInto(const FabricAddress& from, uint32_t to_lid, std::vector<uint32_t>* ids) const;
   static const FabricAddress* AddressOf(const std::vector<PortAddress>* ports, const std::string& device,
                                         int64_t port);
   void Index();
+  // After Index(): which switches' tables changed since the version before,
+  // and whether that version's pairs may be kept (same element numbers).
+  void NoteChanges(const std::vector<std::string>& subjects_before,
+                   const std::unordered_map<uint64_t, size_t>& tables_before);
+  bool StillRouted(const PairRoute& pair) const;
 
   int64_t version_ = -1;
+  int64_t version_before_ = -1;         // the version pairs may be kept from (-1: none)
+  std::vector<bool> table_changed_;     // per element: a switch whose table changed since version_before_
+  std::unordered_map<uint64_t, size_t> tables_;  // switch GUID -> hash of its forwarding table
   FabricTopology topology_;
   std::unique_ptr<fabric::RouteTable> table_;
   std::unordered_map<std::string, std::vector<PortAddress>> addresses_;  // node -> its ports, in port order
@@ -136,9 +158,9 @@ class PathRouter {
   std::map<uint64_t, fabric::FabricNode> remembered_nodes_;       // every node as last seen
   std::vector<diagnosis::FabricElement> elements_;
   std::vector<bool> switch_link_;                                 // per element: a cable between two switches
-  std::map<fabric::PortRef, uint32_t> cable_;                     // either end -> its element
+  std::unordered_map<fabric::PortRef, uint32_t, PortRefHash> cable_;  // either end -> its element
   std::unordered_map<uint64_t, uint32_t> switch_;                 // switch GUID -> its element
-  std::unordered_map<uint64_t, std::vector<uint32_t>> routes_;    // (guid, port, lid) key -> elements
+  std::unordered_map<uint64_t, std::vector<uint32_t>> routes_;    // (guid, port, lid) key -> elements (RouteOf's)
   std::unordered_map<PairKey, PairRoute, PairKeyHash> pairs_;     // both directions merged, per pair
   // The last pass's pair of each path position: a pass reads the read model
   // in the same order as the one before while the pairs stay, so most paths
@@ -148,6 +170,7 @@ class PathRouter {
     PairRoute* route;
   };
   std::vector<Seen> seen_;
+  std::vector<uint32_t> back_;                                    // PairOf's route back, reused
   uint64_t pass_ = 0;                                             // Resolve() calls
   std::vector<Agent> agents_;
   std::vector<int32_t> pairs_crossing_;

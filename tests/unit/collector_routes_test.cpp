@@ -465,6 +465,7 @@ TEST_F(RoutesStoreTest, DiagnosisRouterGivesEachPathItsCablesAndKeepsAGoneCableD
   EXPECT_EQ(in.paths[0].Crosses().size(), 5u);  // two host cables, the trunk, two switches
   EXPECT_FALSE(in.elements[static_cast<size_t>(crosses(trunk))].down);
   EXPECT_EQ(router.Coverage().paths_routed, 1);
+  EXPECT_EQ(router.Coverage().pairs_traced, 1);
   EXPECT_EQ(router.Coverage().switch_links, 1);
   EXPECT_EQ(router.Coverage().switch_links_crossed, 1);
 
@@ -473,8 +474,26 @@ TEST_F(RoutesStoreTest, DiagnosisRouterGivesEachPathItsCablesAndKeepsAGoneCableD
   Ingest(SweepReport("r2", kT0 + 10000, WithRoutes(SweepOf(s))), kT0 + 10000);
   ASSERT_TRUE(router.Refresh(*store_).ok());
   router.Resolve(&in);
+  EXPECT_EQ(router.Coverage().pairs_traced, 0) << "no table changed: the pair's route is kept";
   ASSERT_GE(crosses(trunk), 0) << "the gone trunk left the route";
   EXPECT_TRUE(in.elements[static_cast<size_t>(crosses(trunk))].down);
+
+  // A new version is traced again: sw1 loses its route to n3 (no route, no
+  // cables), then gets it back (the same five elements).
+  std::vector<uint8_t> no_route = Sw1Table();
+  no_route[3] = kNoRoute;
+  Ingest(SweepReport("r3", kT0 + 20000, WithRoutes(SweepOf(s), no_route)), kT0 + 20000);
+  ASSERT_TRUE(router.Refresh(*store_).ok());
+  router.Resolve(&in);
+  EXPECT_EQ(router.Coverage().pairs_traced, 1);
+  EXPECT_TRUE(in.paths[0].Crosses().empty());
+  EXPECT_EQ(router.Coverage().paths_unrouted, 1);
+  Ingest(SweepReport("r4", kT0 + 30000, WithRoutes(SweepOf(s))), kT0 + 30000);
+  ASSERT_TRUE(router.Refresh(*store_).ok());
+  router.Resolve(&in);
+  EXPECT_EQ(in.paths[0].Crosses().size(), 5u);
+  EXPECT_GE(crosses(trunk), 0);
+  EXPECT_EQ(router.Coverage().paths_routed, 1);
 }
 
 }  // namespace
