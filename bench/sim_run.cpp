@@ -282,10 +282,12 @@ Result<RunResult> RunSimulation(const SimTopology& topo, const RunOptions& o) {
       cost.diagnosis_cpu_s += c;
       cost.diagnosis_wall_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - w0).count();
       if (pass.ok() && o.verbose)
-        std::fprintf(stderr, "interval %d: paths routed %lld, unrouted %lld; inter-switch cables %lld, crossed %lld, "
-                     "covered (>=%d) %lld, coverage targets %lld for %lld cables; verdicts %d %s\n", k,
+        std::fprintf(stderr, "interval %d: pass %.0f ms CPU; paths routed %lld, unrouted %lld, pairs traced %lld; "
+                     "inter-switch cables %lld, crossed %lld, covered (>=%d) %lld, coverage targets %lld for %lld "
+                     "cables; verdicts %d %s\n", k, c * 1000,
                      static_cast<long long>(pass.value().routes.paths_routed),
                      static_cast<long long>(pass.value().routes.paths_unrouted),
+                     static_cast<long long>(pass.value().routes.pairs_traced),
                      static_cast<long long>(pass.value().routes.switch_links),
                      static_cast<long long>(pass.value().routes.switch_links_crossed),
                      pass.value().links.min_paths,
