@@ -13,7 +13,9 @@
 //  - Forget() drops every block: the next Refill fills all of them. Call it
 //    when what fill writes would differ for an unchanged state (names or
 //    groups numbered anew).
-//  - The blocks hold no state alive (weak references, identity only).
+//  - The blocks keep no state alive (weak references, for identity only): a
+//    state the read model dropped is destroyed at once; only its storage
+//    waits for the next Refill to let go of the reference.
 #pragma once
 
 #include <cstdint>
