@@ -62,17 +62,17 @@ uint32_t ElementIndex::Host(const Names& names, uint32_t node) {
 }
 
 uint32_t ElementIndex::Nic(const Names& names, uint32_t host, uint32_t device) {
-  NicSlot& slot = nic_slots_[(static_cast<size_t>(host) * 31 + device) & (nic_slots_.size() - 1)];
-  if (slot.host == host && slot.device == device) return slot.id;
-  for (const auto& [d, id] : nic_ids_[host])
-    if (d == device) return (slot = {host, device, id}).id;
-  const std::string node = elements_[host].node;  // a copy: Add() may move elements_
-  const uint32_t id = Add(Scope::kNic, node + "/" + names[device]);
-  elements_[id].node = node, elements_[id].device = names[device];
-  nics_[host].emplace_back(names[device], id);
-  nic_ids_[host].emplace_back(device, id);
-  slot = {host, device, id};
-  return id;
+  return nic_cache_.Get({host, device}, static_cast<size_t>(host) * 31 + device,
+                        [&](const std::pair<uint32_t, uint32_t>&) {
+                          for (const auto& [d, id] : nic_ids_[host])
+                            if (d == device) return id;
+                          const std::string node = elements_[host].node;  // a copy: Add() may move elements_
+                          const uint32_t id = Add(Scope::kNic, node + "/" + names[device]);
+                          elements_[id].node = node, elements_[id].device = names[device];
+                          nics_[host].emplace_back(names[device], id);
+                          nic_ids_[host].emplace_back(device, id);
+                          return id;
+                        });
 }
 
 int32_t ElementIndex::Group(const std::string& name) {
@@ -161,11 +161,8 @@ ElementIndex::ElementIndex(const Fleet& f, const std::vector<bool>& measured, Pa
   std::vector<uint32_t> touched;
   std::vector<int32_t> named_group(in.group_names.size(), -2);  // Input::group_names index -> element (-2: not yet)
   host_of_name_.assign(in.names.size(), -1);
-  {
-    size_t slots = 1024;  // about four per NIC: a host's devices times the hosts, at most
-    while (slots < 4 * 16 * in.nodes.size()) slots *= 2;
-    nic_slots_.assign(slots, NicSlot());
-  }
+  nic_cache_ = DirectMapped<std::pair<uint32_t, uint32_t>, uint32_t>(  // about four slots per NIC, at most
+      std::max<size_t>(1024, 4 * 16 * in.nodes.size()));
   std::vector<int32_t> node_group(in.names.size(), -2);  // a node's NodeFacts::group element (-2: not yet)
   auto group = [&](int32_t named, uint32_t node) {
     if (named < 0) {

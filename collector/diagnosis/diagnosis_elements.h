@@ -20,10 +20,12 @@
 #include <cstdint>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "collector/diagnosis/diagnosis.h"
 #include "collector/diagnosis/diagnosis_paths.h"
+#include "collector/diagnosis/direct_mapped.h"
 
 namespace rdmascope::collector::diagnosis {
 
@@ -94,10 +96,7 @@ class ElementIndex {
   std::vector<int64_t> host_of_name_;                                          // Input::names id -> host (-1)
   std::vector<std::vector<std::pair<uint32_t, uint32_t>>> nic_ids_;            // per host element: device name id -> id
   std::unordered_map<uint64_t, uint32_t> group_links_;                         // (lower, higher group id)
-  struct NicSlot {
-    uint32_t host = ~0u, device = ~0u, id = 0;
-  };
-  std::vector<NicSlot> nic_slots_;  // a direct-mapped cache in front of nic_ids_ (a power of two)
+  DirectMapped<std::pair<uint32_t, uint32_t>, uint32_t> nic_cache_{1};  // (host, device name id) -> id, before nic_ids_
   static constexpr uint32_t kFabricBase = 1;  // Input::elements[c] is element kFabricBase + c (after the fleet)
   uint32_t fabric_count_ = 0;
   // Per path, in the caller's PassBuffers.

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "collector/core/json_view.h"
+#include "collector/diagnosis/direct_mapped.h"
 #include "collector/readmodel/read_snapshot.h"
 #include "collector/core/probe_error_name.h"
 #include "collector/readmodel/pinglist.h"
@@ -33,22 +34,15 @@ std::optional<double> Real(double v) { return std::isnan(v) ? std::nullopt : std
 // lookups without hashing a string (a pass names about a million paths).
 class NameIds {
  public:
-  explicit NameIds(diagnosis::Names* names) : names_(names), slots_(kSlots) {}
+  explicit NameIds(diagnosis::Names* names) : names_(names), cache_(4096) {}
   uint32_t operator()(const std::string* s) {
     if (!s) return 0;
-    Slot& slot = slots_[(reinterpret_cast<uintptr_t>(s) >> 4) % kSlots];
-    if (slot.key != s) slot = {s, names_->Id(*s)};
-    return slot.id;
+    return cache_.Get(s, reinterpret_cast<uintptr_t>(s) >> 4, [this](const std::string* k) { return names_->Id(*k); });
   }
 
  private:
-  static constexpr size_t kSlots = 4096;
-  struct Slot {
-    const std::string* key = nullptr;
-    uint32_t id = 0;
-  };
   diagnosis::Names* names_;
-  std::vector<Slot> slots_;
+  diagnosis::DirectMapped<const std::string*, uint32_t> cache_;
 };
 
 // A port number, 0 (unknown) when the row has none or none a port can be.
@@ -178,29 +172,24 @@ Status LoadDiagnosisInput(Storage& store, int64_t now_ms, const DiagnosisSourceO
   std::unordered_map<std::pair<const std::string*, const std::string*>, int32_t, PtrPairHash> groups;
   std::map<std::string, int32_t> group_ids;  // Input::group_names by name
   for (size_t g = 0; g < in.group_names.size(); ++g) group_ids.emplace(in.group_names[g], static_cast<int32_t>(g));
-  struct GroupSlot {
-    const std::string *node = nullptr, *device = nullptr;
-    int32_t group = -1;
-  };
-  // Twice the (node, device) ends a pass names, about, in a power of two.
-  size_t slots = 8192;
-  while (slots < 2 * 16 * view.nodes.size()) slots *= 2;
-  std::vector<GroupSlot> group_slots(slots);
+  // Twice the (node, device) ends a pass names, about.
+  diagnosis::DirectMapped<std::pair<const std::string*, const std::string*>, int32_t> group_cache(
+      std::max<size_t>(8192, 2 * 16 * view.nodes.size()));
   auto group_of = [&](const std::string* node, const std::string* device) -> int32_t {
-    GroupSlot& slot = group_slots[((reinterpret_cast<uintptr_t>(node) >> 4) * 31 + (reinterpret_cast<uintptr_t>(device) >> 4)) &
-                                  (group_slots.size() - 1)];
-    if (slot.node == node && slot.device == device && node) return slot.group;
-    auto [it, added] = groups.try_emplace({node, device}, -1);
-    if (added) {
-      const std::string g = node && device ? rail_group(*node, *device) : std::string();
-      if (!g.empty()) {
-        auto [id, fresh] = group_ids.try_emplace(g, static_cast<int32_t>(in.group_names.size()));
-        if (fresh) in.group_names.push_back(g);
-        it->second = id->second;
+    if (!node) return -1;
+    const size_t hash = (reinterpret_cast<uintptr_t>(node) >> 4) * 31 + (reinterpret_cast<uintptr_t>(device) >> 4);
+    return group_cache.Get({node, device}, hash, [&](const std::pair<const std::string*, const std::string*>&) {
+      auto [it, added] = groups.try_emplace({node, device}, -1);
+      if (added) {
+        const std::string g = device ? rail_group(*node, *device) : std::string();
+        if (!g.empty()) {
+          auto [id, fresh] = group_ids.try_emplace(g, static_cast<int32_t>(in.group_names.size()));
+          if (fresh) in.group_names.push_back(g);
+          it->second = id->second;
+        }
       }
-    }
-    slot = {node, device, it->second};
-    return it->second;
+      return it->second;
+    });
   };
   // The newest summary of every pair, from the read model (no SQL: a
   // million pairs at fleet size), ending within the window.

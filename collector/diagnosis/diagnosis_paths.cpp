@@ -2,9 +2,10 @@
 #include "collector/diagnosis/diagnosis_paths.h"
 
 #include <algorithm>
-#include <array>
 #include <cmath>
 #include <unordered_map>
+
+#include "collector/diagnosis/direct_mapped.h"
 
 namespace rdmascope::collector::diagnosis {
 namespace {
@@ -70,24 +71,18 @@ class RailTransportNumbers {
   explicit RailTransportNumbers(RailTransports* out) : out_(out) {}
   uint32_t Of(const Input& in, const PathSummary& p) {
     const uint64_t key = static_cast<uint64_t>(p.rail) << 32 | p.transport;
-    Slot& slot = slots_[(p.rail * 7 + p.transport) % kSlots];  // paths alternate transports: one slot is not enough
-    if (slot.key != key) {
-      const auto id = static_cast<uint32_t>(std::find(known_.begin(), known_.end(), key) - known_.begin());
-      if (id == known_.size()) known_.push_back(key), out_->names.push_back(RailTransport(in, p));
-      slot = {key, id};
-    }
-    return slot.id;
+    // Paths alternate transports: one slot is not enough.
+    return cache_.Get(key, p.rail * 7 + p.transport, [&](uint64_t k) {
+      const auto id = static_cast<uint32_t>(std::find(known_.begin(), known_.end(), k) - known_.begin());
+      if (id == known_.size()) known_.push_back(k), out_->names.push_back(RailTransport(in, p));
+      return id;
+    });
   }
 
  private:
-  static constexpr size_t kSlots = 64;
-  struct Slot {
-    uint64_t key = ~0ull;
-    uint32_t id = 0;
-  };
   RailTransports* out_;
   std::vector<uint64_t> known_;  // rail id << 32 | transport id, by number
-  std::array<Slot, kSlots> slots_{};
+  DirectMapped<uint64_t, uint32_t> cache_{64};
 };
 
 struct LatencySamples {

@@ -27,14 +27,13 @@ Status PathRouter::Refresh(Storage& store) {
     auto topo = store.topology.Topology();
     if (!topo.ok()) return Status::Error("reading the fabric topology: " + topo.status().message());
     topology_ = std::move(topo.value());
-    std::vector<std::string> subjects_before;
-    for (const diagnosis::FabricElement& e : elements_) subjects_before.push_back(e.subject);
+    const std::vector<diagnosis::FabricElement> before_elements = std::move(elements_);
     const std::unordered_map<uint64_t, size_t> tables_before = std::move(tables_);
     const int64_t before = version_;
     version_ = topology_.version;
     Index();
     version_before_ = before;
-    NoteChanges(subjects_before, tables_before);
+    NoteChanges(before_elements, tables_before);
   }
   auto addresses = store.topology.PortAddresses();
   if (!addresses.ok()) return Status::Error("reading the agents' fabric addresses: " + addresses.status().message());
@@ -173,7 +172,7 @@ PathRouter::PairKey PathRouter::KeyOf(const FabricAddress& a, const FabricAddres
   return {a.node_guid, b.node_guid, port_lid(a), port_lid(b)};
 }
 
-void PathRouter::NoteChanges(const std::vector<std::string>& subjects_before,
+void PathRouter::NoteChanges(const std::vector<diagnosis::FabricElement>& elements_before,
                              const std::unordered_map<uint64_t, size_t>& tables_before) {
   tables_.clear();
   table_changed_.assign(elements_.size(), false);
@@ -186,8 +185,8 @@ void PathRouter::NoteChanges(const std::vector<std::string>& subjects_before,
     auto id = switch_.find(n.guid);
     if (id != switch_.end() && (was == tables_before.end() || was->second != h)) table_changed_[id->second] = true;
   }
-  bool same = subjects_before.size() == elements_.size();
-  for (size_t i = 0; same && i < elements_.size(); ++i) same = subjects_before[i] == elements_[i].subject;
+  bool same = elements_before.size() == elements_.size();
+  for (size_t i = 0; same && i < elements_.size(); ++i) same = elements_before[i].subject == elements_[i].subject;
   if (!same) version_before_ = -1;  // numbered anew: every pair is traced again
 }
 

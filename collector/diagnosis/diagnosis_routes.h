@@ -143,7 +143,7 @@ class PathRouter {
   void Index();
   // After Index(): which switches' tables changed since the version before,
   // and whether that version's pairs may be kept (same element numbers).
-  void NoteChanges(const std::vector<std::string>& subjects_before,
+  void NoteChanges(const std::vector<diagnosis::FabricElement>& elements_before,
                    const std::unordered_map<uint64_t, size_t>& tables_before);
   bool StillRouted(const PairRoute& pair) const;
 
