@@ -125,6 +125,16 @@ void PathRouter::Index() {
       cable_[a] = id, cable_[b] = id;
     }
   }
+  graph_.Build(
+      topology_.fabric,
+      [this](uint64_t guid) {
+        auto it = switch_.find(guid);
+        return it == switch_.end() ? RouteGraph::kNone : it->second;
+      },
+      [this](const fabric::PortRef& end) {
+        auto it = cable_.find(end);
+        return it == cable_.end() ? RouteGraph::kNone : it->second;
+      });
 }
 
 const FabricAddress* PathRouter::AddressOf(const std::vector<PortAddress>* ports, const std::string& device,
@@ -148,28 +158,16 @@ const std::vector<uint32_t>* PathRouter::Route(const FabricAddress& from, uint32
 }
 
 bool PathRouter::TraceInto(const FabricAddress& from, uint32_t to_lid, std::vector<uint32_t>* ids) const {
-  auto r = table_->Trace(fabric::PortRef{from.node_guid, from.port}, to_lid);
-  if (!r.ok()) return false;
-  for (const fabric::Hop& h : r.value().hops) ids->push_back(switch_.at(h.node->guid));
-  for (const fabric::Cable& c : r.value().cables) {
-    auto e = cable_.find(c.from);
-    if (e != cable_.end()) ids->push_back(e->second);
-  }
-  return true;
+  return graph_.TraceInto(from.node_guid, static_cast<int>(from.port), to_lid, ids);
 }
 
-size_t PathRouter::PairKeyHash::operator()(const PairKey& k) const {
-  uint64_t h = k.a_guid * 0x9e3779b97f4a7c15ull;
-  h = (h ^ (h >> 29) ^ k.b_guid) * 0xbf58476d1ce4e5b9ull;
-  h = (h ^ (h >> 31) ^ k.a_port_lid) * 0x94d049bb133111ebull;
-  return static_cast<size_t>(h ^ (h >> 32) ^ (k.b_port_lid * 0x9e3779b97f4a7c15ull));
+size_t PathRouter::PortKeyHash::operator()(const PortKey& k) const {
+  const uint64_t h = (k.guid * 0x9e3779b97f4a7c15ull) ^ (k.port_lid * 0xbf58476d1ce4e5b9ull);
+  return static_cast<size_t>(h ^ (h >> 31));
 }
 
-PathRouter::PairKey PathRouter::KeyOf(const FabricAddress& a, const FabricAddress& b) {
-  auto port_lid = [](const FabricAddress& x) {
-    return static_cast<uint64_t>(static_cast<uint32_t>(x.port)) << 32 | x.lid;
-  };
-  return {a.node_guid, b.node_guid, port_lid(a), port_lid(b)};
+PathRouter::PortKey PathRouter::KeyOf(const FabricAddress& a) {
+  return {a.node_guid, static_cast<uint64_t>(static_cast<uint32_t>(a.port)) << 32 | a.lid};
 }
 
 void PathRouter::NoteChanges(const std::vector<diagnosis::FabricElement>& elements_before,
@@ -197,8 +195,39 @@ bool PathRouter::StillRouted(const PairRoute& pair) const {
   return true;
 }
 
-PathRouter::PairRoute& PathRouter::PairOf(const FabricAddress& a, const FabricAddress& b) {
-  PairRoute& pair = pairs_.try_emplace(KeyOf(a, b)).first->second;
+uint32_t PathRouter::SourceOf(const FabricAddress& a) {
+  auto [it, fresh] = source_of_.try_emplace(KeyOf(a), static_cast<uint32_t>(sources_.size()));
+  if (fresh) sources_.emplace_back();
+  return it->second;
+}
+
+PathRouter::PairRoute* PathRouter::FindPair(const SourcePairs& s, const PortKey& to) const {
+  for (const auto& [key, pair] : s.pairs)
+    if (key == to) return pair;
+  return nullptr;
+}
+
+PathRouter::PairRoute& PathRouter::PairFrom(uint32_t source, const FabricAddress& a, const FabricAddress& b) {
+  SourcePairs& s = sources_[source];
+  const PortKey to = KeyOf(b);
+  const size_t n = s.pairs.size();
+  PairRoute* pair = nullptr;
+  if (s.cursor > 0 && s.cursor <= n && s.pairs[s.cursor - 1].first == to) {  // the same pair again (its other transport)
+    pair = s.pairs[s.cursor - 1].second;
+  } else if (n > 0 && s.pairs[s.cursor % n].first == to) {  // the next one, wrapping for a second sweep
+    s.cursor = s.cursor % n + 1;
+    pair = s.pairs[s.cursor - 1].second;
+  } else {
+    size_t at = 0;
+    while (at < n && !(s.pairs[at].first == to)) ++at;
+    if (at == n) s.pairs.emplace_back(to, &pair_store_.emplace_back());
+    s.cursor = at + 1;
+    pair = s.pairs[at].second;
+  }
+  return Current(*pair, a, b);
+}
+
+PathRouter::PairRoute& PathRouter::Current(PairRoute& pair, const FabricAddress& a, const FabricAddress& b) {
   if (pair.traced == version_) return pair;
   const bool kept = StillRouted(pair);
   pair.traced = version_;
@@ -217,9 +246,9 @@ PathRouter::PairRoute& PathRouter::PairOf(const FabricAddress& a, const FabricAd
 }
 
 const std::vector<uint32_t>* PathRouter::MeasuredPair(const FabricAddress& from, const FabricAddress& to) const {
-  auto it = pairs_.find(KeyOf(from, to));
-  return it != pairs_.end() && it->second.measured_in == pass_ && !it->second.crosses.empty() ? &it->second.crosses
-                                                                                               : nullptr;
+  auto source = source_of_.find(KeyOf(from));
+  const PairRoute* pair = source == source_of_.end() ? nullptr : FindPair(sources_[source->second], KeyOf(to));
+  return pair && pair->measured_in == pass_ && !pair->crosses.empty() ? &pair->crosses : nullptr;
 }
 
 void PathRouter::Resolve(diagnosis::Input* in,
@@ -258,41 +287,43 @@ void PathRouter::Resolve(diagnosis::Input* in,
     uint32_t device;
     int64_t port;
     const FabricAddress* address;
+    int64_t source;  // its SourcePairs, once it was a path's source (-1: not yet)
   };
   std::vector<std::vector<End>> ends(in->names.size());
   std::vector<std::vector<uint32_t>> agent_rails(in->names.size());  // node id -> rails with an agent noted
-  auto address = [&](uint32_t node, uint32_t device, int64_t port, uint32_t rail) -> const FabricAddress* {
+  // The end's entry in ends (valid until the node's next new end); null without a device.
+  auto address = [&](uint32_t node, uint32_t device, int64_t port, uint32_t rail) -> End* {
     if (device == 0) return nullptr;
-    for (const End& e : ends[node])
-      if (e.device == device && e.port == port) return e.address;
+    for (End& e : ends[node])
+      if (e.device == device && e.port == port) return &e;
     auto it = addresses_.find(in->names[node]);
     const FabricAddress* a = AddressOf(it == addresses_.end() ? nullptr : &it->second, in->names[device], port);
-    ends[node].push_back({device, port, a});
+    ends[node].push_back({device, port, a, -1});
     std::vector<uint32_t>& rails = agent_rails[node];
     if (a && std::find(rails.begin(), rails.end(), rail) == rails.end()) {
       rails.push_back(rail);
       agents_.push_back({node, rail, *a});
     }
-    return a;
+    return &ends[node].back();
   };
   // The pairs of an older topology or of LIDs since changed: dropped once
   // they outnumber the pass's paths a few times over.
-  if (pairs_.size() > 4 * in->paths.size() + 4096) pairs_.clear(), seen_.clear();
-  if (pairs_.empty()) pairs_.reserve(in->paths.size() / 2 + 1);  // a pair's transports share it
-  seen_.resize(in->paths.size(), Seen{PairKey{0, 0, 0, 0}, nullptr});
+  if (pair_store_.size() > 4 * in->paths.size() + 4096) pair_store_.clear(), sources_.clear(), source_of_.clear();
+  for (SourcePairs& s : sources_) s.cursor = 0;
   for (size_t i = 0; i < in->paths.size(); ++i) {
     diagnosis::PathSummary& p = in->paths[i];
     p.crosses.clear();
     p.routed = nullptr;
-    const FabricAddress* a = address(p.src, p.src_device, p.src_port, p.rail);
-    const FabricAddress* b = address(p.dst, p.dst_device, p.dst_port, p.rail);
-    PairRoute* pair = nullptr;
-    if (a && b) {
-      const PairKey key = KeyOf(*a, *b);
-      Seen& seen = seen_[i];
-      if (!seen.route || !(seen.key == key) || seen.route->traced != version_) seen = {key, &PairOf(*a, *b)};
-      pair = seen.route;
+    End* src = address(p.src, p.src_device, p.src_port, p.rail);
+    const FabricAddress* a = src ? src->address : nullptr;
+    int64_t source = -1;
+    if (a) {
+      if (src->source < 0) src->source = SourceOf(*a);
+      source = src->source;
     }
+    End* dst = address(p.dst, p.dst_device, p.dst_port, p.rail);  // src may dangle from here
+    const FabricAddress* b = dst ? dst->address : nullptr;
+    PairRoute* pair = a && b ? &PairFrom(static_cast<uint32_t>(source), *a, *b) : nullptr;
     if (!pair || pair->crosses.empty()) {
       ++coverage_.paths_unrouted;
       continue;

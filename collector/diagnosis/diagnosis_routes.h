@@ -40,12 +40,14 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <memory>
 #include <unordered_map>
 #include <vector>
 
 #include "collector/diagnosis/diagnosis.h"
+#include "collector/diagnosis/diagnosis_route_graph.h"
 #include "collector/store/storage.h"
 #include "fabric/routes.h"
 
@@ -114,14 +116,12 @@ class PathRouter {
   // --- end of the link coverage accessors ---
 
  private:
-  struct PairKey {  // the two ends' addresses
-    uint64_t a_guid, b_guid, a_port_lid, b_port_lid;
-    bool operator==(const PairKey& o) const {
-      return a_guid == o.a_guid && b_guid == o.b_guid && a_port_lid == o.a_port_lid && b_port_lid == o.b_port_lid;
-    }
+  struct PortKey {  // one end's address: its node GUID, port and LID
+    uint64_t guid, port_lid;
+    bool operator==(const PortKey& o) const { return guid == o.guid && port_lid == o.port_lid; }
   };
-  struct PairKeyHash {
-    size_t operator()(const PairKey& k) const;
+  struct PortKeyHash {
+    size_t operator()(const PortKey& k) const;
   };
   struct PairRoute {
     std::vector<uint32_t> crosses;  // empty: not routable in version `traced`
@@ -133,8 +133,22 @@ class PathRouter {
       return static_cast<size_t>(p.guid * 0x9e3779b97f4a7c15ull) ^ static_cast<size_t>(p.port);
     }
   };
-  static PairKey KeyOf(const FabricAddress& a, const FabricAddress& b);
-  PairRoute& PairOf(const FabricAddress& a, const FabricAddress& b);
+  static PortKey KeyOf(const FabricAddress& a);
+  // The pairs from one source address, in the order passes name them: a
+  // pass names a source's pairs in the same order as the pass before while
+  // the pinglists stay, so the next pair is most often the one after the
+  // last (cursor), and a new or moved one is found by a scan of the
+  // source's few dozen.
+  struct SourcePairs {
+    std::vector<std::pair<PortKey, PairRoute*>> pairs;
+    size_t cursor = 0;  // just after the pair last named
+  };
+  uint32_t SourceOf(const FabricAddress& a);
+  // The pair source -> b, made when new, brought to this version.
+  PairRoute& PairFrom(uint32_t source, const FabricAddress& a, const FabricAddress& b);
+  PairRoute* FindPair(const SourcePairs& s, const PortKey& to) const;
+  // The pair brought to this version: kept, or traced again in place.
+  PairRoute& Current(PairRoute& pair, const FabricAddress& a, const FabricAddress& b);
   const std::vector<uint32_t>* Route(const FabricAddress& from, uint32_t to_lid);
   // Appends the elements of the route from -> to_lid; false when it cannot be walked.
   bool TraceInto(const FabricAddress& from, uint32_t to_lid, std::vector<uint32_t>* ids) const;
@@ -153,6 +167,7 @@ class PathRouter {
   std::unordered_map<uint64_t, size_t> tables_;  // switch GUID -> hash of its forwarding table
   FabricTopology topology_;
   std::unique_ptr<fabric::RouteTable> table_;
+  RouteGraph graph_;  // what TraceInto walks
   std::unordered_map<std::string, std::vector<PortAddress>> addresses_;  // node -> its ports, in port order
   std::map<fabric::PortRef, fabric::RemoteEnd> remembered_;        // every cable end seen, while not recabled
   std::map<uint64_t, fabric::FabricNode> remembered_nodes_;       // every node as last seen
@@ -161,16 +176,10 @@ class PathRouter {
   std::unordered_map<fabric::PortRef, uint32_t, PortRefHash> cable_;  // either end -> its element
   std::unordered_map<uint64_t, uint32_t> switch_;                 // switch GUID -> its element
   std::unordered_map<uint64_t, std::vector<uint32_t>> routes_;    // (guid, port, lid) key -> elements (RouteOf's)
-  std::unordered_map<PairKey, PairRoute, PairKeyHash> pairs_;     // both directions merged, per pair
-  // The last pass's pair of each path position: a pass reads the read model
-  // in the same order as the one before while the pairs stay, so most paths
-  // find their pair here, in order, without a lookup in pairs_.
-  struct Seen {
-    PairKey key;
-    PairRoute* route;
-  };
-  std::vector<Seen> seen_;
-  std::vector<uint32_t> back_;                                    // PairOf's route back, reused
+  std::unordered_map<PortKey, uint32_t, PortKeyHash> source_of_;  // source address -> sources_ index
+  std::vector<SourcePairs> sources_;
+  std::deque<PairRoute> pair_store_;  // every pair (both directions merged); stable addresses
+  std::vector<uint32_t> back_;                                    // Current's route back, reused
   uint64_t pass_ = 0;                                             // Resolve() calls
   std::vector<Agent> agents_;
   std::vector<int32_t> pairs_crossing_;

@@ -496,5 +496,49 @@ TEST_F(RoutesStoreTest, DiagnosisRouterGivesEachPathItsCablesAndKeepsAGoneCableD
   EXPECT_EQ(router.Coverage().paths_routed, 1);
 }
 
+// A pass names the same pairs in another order (transports apart, sources
+// interleaved), drops one and adds one: each path still gets the elements a
+// fresh router gives it, and only the new pair is traced.
+TEST_F(RoutesStoreTest, DiagnosisRouterFindsKeptPairsInAnyOrder) {
+  FakeSubnet s = fabric::testing::SmallSubnet(false);
+  Ingest(SweepReport("r1", kT0, WithRoutes(SweepOf(s))), kT0);
+  Ingest(AgentReport("a1", "n1", kT0, kHca1, 1), kT0);
+  Ingest(AgentReport("a2", "n2", kT0, kHca2, 2), kT0);
+  Ingest(AgentReport("a3", "n3", kT0, kHca3, 3), kT0);
+  auto input = [](const std::vector<std::tuple<std::string, std::string, std::string>>& order) {
+    diagnosis::Input in;
+    for (const auto& [src, dst, transport] : order) {
+      diagnosis::PathSummary p;
+      p.src = in.names.Id(src), p.dst = in.names.Id(dst), p.rail = in.names.Id("0");
+      p.transport = in.names.Id(transport);
+      p.src_device = p.dst_device = in.names.Id("mlx5_0");
+      p.sent = p.received = 10;
+      in.paths.push_back(p);
+    }
+    return in;
+  };
+  diagnosis::Input first = input({{"n1", "n3", "ud"}, {"n1", "n3", "rc"}, {"n1", "n2", "ud"}, {"n1", "n2", "rc"},
+                                  {"n2", "n3", "ud"}, {"n3", "n1", "ud"}, {"n3", "n2", "ud"}});
+  diagnosis::Input second = input({{"n3", "n1", "ud"}, {"n1", "n2", "ud"}, {"n1", "n3", "ud"}, {"n2", "n1", "rc"},
+                                   {"n1", "n2", "rc"}, {"n1", "n3", "rc"}, {"n2", "n3", "ud"}, {"n3", "n1", "rc"}});
+  PathRouter router;
+  ASSERT_TRUE(router.Refresh(*store_).ok());
+  router.Resolve(&first);
+  EXPECT_EQ(router.Coverage().pairs_traced, 5);
+  EXPECT_EQ(router.Coverage().paths_routed, 7);
+  router.Resolve(&second);
+  EXPECT_EQ(router.Coverage().pairs_traced, 1) << "only n2 -> n1 is new";
+  EXPECT_EQ(router.Coverage().paths_routed, 8);
+  diagnosis::Input fresh = second;
+  PathRouter again;
+  ASSERT_TRUE(again.Refresh(*store_).ok());
+  again.Resolve(&fresh);
+  for (size_t i = 0; i < second.paths.size(); ++i) {
+    EXPECT_FALSE(second.paths[i].Crosses().empty()) << "path " << i;
+    EXPECT_EQ(second.paths[i].Crosses(), fresh.paths[i].Crosses()) << "path " << i;
+  }
+  EXPECT_NE(second.paths[0].Crosses(), second.paths[1].Crosses());
+}
+
 }  // namespace
 }  // namespace rdmascope::collector
