@@ -8,6 +8,7 @@
 #include <string>
 
 #include "bench/bench_args.h"
+#include "collector/core/heap_release.h"
 #include "bench/sim_output.h"
 #include "bench/sim_run.h"
 #include "bench/sim_topology.h"
@@ -78,6 +79,7 @@ bool Text(int argc, char** argv, int* i, const char* name, std::string* out) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  rdmascope::collector::FixHeapThresholds();  // the collector's allocator settings (heap_release.h), before any thread
   RunOptions o;
   std::string fat_tree, topology_file, fault;
   int hosts = 0, seed = 1;
