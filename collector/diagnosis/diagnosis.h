@@ -116,6 +116,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -268,11 +269,13 @@ struct Options {
 // caller that runs pass after pass to hand back to the next: at 2,000 nodes
 // x 8 rails about 75 MB that the kernel would zero anew each pass. What it
 // holds is the vote's own, overwritten by the next pass.
+struct VoteScratch;  // the vote's per-path and per-element arrays (diagnosis_elements.h)
 struct PassBuffers {
   std::vector<uint32_t> touches, src_host, dst_host;
   std::vector<size_t> offsets;
   std::vector<int32_t> src_group, dst_group;
   std::vector<const std::vector<uint32_t>*> routes;
+  std::shared_ptr<VoteScratch> vote;  // made by the first pass
 };
 
 // Verdicts sorted critical first, then by scope and subject.

@@ -235,13 +235,13 @@ void EachTouch(const ElementIndex& index, size_t i, F f) {
 
 }  // namespace
 
-Tallies::Tallies(const Fleet& f, const ElementIndex& index, const std::vector<bool>& measured)
-    : f_(f), index_(index), measured_(measured) {
+Tallies::Tallies(const Fleet& f, const ElementIndex& index, const std::vector<bool>& measured, VoteScratch& scratch)
+    : f_(f), index_(index), measured_(measured), base_(scratch.base), ends_(scratch.ends), own_(scratch.own) {
   const size_t n = index.elements().size();
   base_.assign(n, Base());
   ends_.assign(n, Ends());
   const auto& paths = f.input->paths;
-  own_.resize(paths.size());
+  own_.assign(paths.size(), 0);
   for (size_t i = 0; i < paths.size(); ++i) {
     if (!measured[i]) continue;
     const size_t own = f.transport_set[i];
@@ -267,18 +267,20 @@ Tallies::Tallies(const Fleet& f, const ElementIndex& index, const std::vector<bo
   }
 }
 
-Round Tallies::RoundOf(const std::vector<bool>& open, const std::vector<int64_t>& lost) const {
-  Round r;
+void Tallies::RoundOf(const std::vector<bool>& open, const std::vector<int64_t>& lost, Round* into) const {
+  Round& r = *into;
   r.all = all_;
   r.count.resize(base_.size());
   for (size_t id = 0; id < base_.size(); ++id)
     for (size_t k = 0; k < kTransportSets; ++k) {
       Count& c = r.count[id][k];
+      c = Count();
       c.total = base_[id].total[k], c.sent = base_[id].sent[k];
       c.src_total = ends_[id].src_total[k], c.dst_total = ends_[id].dst_total[k];
       c.src_sent = ends_[id].src_sent[k], c.dst_sent = ends_[id].dst_sent[k];
     }
   r.bad.resize(index_.elements().size());
+  for (std::vector<uint32_t>& b : r.bad) b.clear();
   for (size_t i = 0; i < open.size(); ++i) {
     if (!open[i] || !measured_[i]) continue;
     const bool host_only = f_.kind[i] == PathKind::kHostBusy;
@@ -302,7 +304,6 @@ Round Tallies::RoundOf(const std::vector<bool>& open, const std::vector<int64_t>
       if (counts_bad) r.bad[id].push_back(static_cast<uint32_t>(i));
     });
   }
-  return r;
 }
 
 }  // namespace rdmascope::collector::diagnosis

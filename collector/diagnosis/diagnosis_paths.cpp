@@ -135,7 +135,7 @@ std::vector<LatencyLimit> LatencyLimits(const Input& in, const RailTransports& r
 }
 
 std::vector<LatencyLimit> NumberAndLimit(const Input& in, const Options& o, RailTransports* rt) {
-  *rt = RailTransports();
+  rt->id.clear(), rt->names.clear();  // the caller's memory is kept
   rt->id.reserve(in.paths.size());
   RailTransportNumbers number(rt);
   std::vector<size_t> paths_of;  // per id: its paths, to size the samples once

@@ -61,6 +61,13 @@ class Vote {
  public:
   Vote(const Input& in, const Options& o, PassBuffers* buffers) : o_(o) {
     if (!buffers) buffers = &own_buffers_;
+    if (!buffers->vote) buffers->vote = std::make_shared<VoteScratch>();
+    scratch_ = buffers->vote.get();
+    // The per-path arrays take the kept memory; ~Vote hands it back.
+    f_.kind.swap(scratch_->kind), f_.kind.clear();
+    f_.transport_set.swap(scratch_->transport_set);
+    f_.rail_transport.id.swap(scratch_->rail_transport);
+    lost_.swap(scratch_->lost);
     f_.input = &in;
     for (const NodeFacts& n : in.nodes) {
       f_.group[n.name] = n.group;
@@ -96,6 +103,15 @@ class Vote {
     alpha_ = o_.chance_per_pass / static_cast<double>(std::max<size_t>(1, index_->elements().size() * kTransportSets));
   }
 
+  ~Vote() {
+    scratch_->kind.swap(f_.kind);
+    scratch_->transport_set.swap(f_.transport_set);
+    scratch_->rail_transport.swap(f_.rail_transport.id);
+    scratch_->lost.swap(lost_);
+  }
+  Vote(const Vote&) = delete;
+  Vote& operator=(const Vote&) = delete;
+
   std::map<std::string, double> NetworkMedians() const {
     std::map<std::string, double> out;
     for (size_t id = 0; id < f_.limit.size(); ++id) out[f_.rail_transport.names[id]] = f_.limit[id].network_median_us;
@@ -110,7 +126,7 @@ class Vote {
     FleetLatency();
     for (TierFinding& t : SwitchTierVerdicts(f_, measured_, open_, o_)) Emit(std::move(t.verdict), t.paths);  // 3b
     const ElementIndex& index = *index_;
-    const Tallies tallies(f_, index, measured_);
+    const Tallies tallies(f_, index, measured_, *scratch_);
     while (open_count_ > 0 && VoteOnce(index, tallies)) {
     }
     FabricAlone(index);
@@ -410,7 +426,9 @@ class Vote {
 
   // 4. One round of the greedy vote; false when no element qualifies.
   bool VoteOnce(const ElementIndex& index, const Tallies& tallies) {
-    const Round r = tallies.RoundOf(open_, lost_);
+    Round& round = scratch_->round;
+    tallies.RoundOf(open_, lost_, &round);
+    const Round& r = round;
     bool found = false;
     Candidate best;
     for (uint32_t id = 0; id < index.elements().size(); ++id) {
@@ -593,6 +611,7 @@ class Vote {
   std::set<const PortFacts*> down_explained_;  // ports a switch verdict took
   std::vector<Verdict> out_;
   PassBuffers own_buffers_;  // when the caller keeps none
+  VoteScratch* scratch_ = nullptr;  // buffers->vote
   std::unique_ptr<ElementIndex> index_;
 };
 

@@ -242,6 +242,33 @@ TEST(DiagnosisVote, FaultPlusBackgroundLoss) {
   }
 }
 
+// Buffers kept from pass to pass (as the worker keeps them) hold nothing of
+// the pass before: fleets of other sizes and faults, one after the other,
+// give the verdicts a fresh vote gives.
+TEST(DiagnosisVote, KeptBuffersGiveTheVerdictsOfAFreshVote) {
+  Fleet big = Build(500, 20);
+  BadNode(big, "n42");
+  BadLink(big, "g7", "g15");
+  BackgroundLoss(big, 3);
+  Fleet small = Build(120, 6);
+  BadNode(small, "n17");
+  Fleet clean = Build(300, 10);
+  PassBuffers kept;
+  for (const Fleet* f : {&big, &small, &clean, &big, &small}) {
+    std::map<std::string, double> medians_kept, medians_fresh;
+    const std::vector<Verdict> fresh = Diagnose(f->in, Options(), &medians_fresh);
+    const std::vector<Verdict> again = Diagnose(f->in, Options(), &medians_kept, &kept);
+    ASSERT_EQ(again.size(), fresh.size());
+    for (size_t i = 0; i < fresh.size(); ++i) {
+      EXPECT_EQ(again[i].Key(), fresh[i].Key());
+      EXPECT_EQ(again[i].confidence, fresh[i].confidence);
+      EXPECT_EQ(again[i].evidence, fresh[i].evidence);
+    }
+    EXPECT_EQ(medians_kept, medians_fresh);
+  }
+  ExpectExactly(Diagnose(small.in, Options(), nullptr, &kept), {{"nic", "n17/mlx5_0", "loss"}});
+}
+
 TEST(DiagnosisVote, BackgroundLossAloneGivesNothing) {
   Fleet f = Build(500, 20);
   BackgroundLoss(f, 7);
