@@ -23,6 +23,11 @@ void Touch(uint32_t id, std::vector<uint32_t>* out) {
   out->push_back(id);
 }
 
+VoteScratch& ScratchOf(PassBuffers& buffers) {
+  if (!buffers.vote) buffers.vote = std::make_shared<VoteScratch>();
+  return *buffers.vote;
+}
+
 }  // namespace
 
 const char* ScopeName(Scope s) {
@@ -47,7 +52,20 @@ uint32_t ElementIndex::Add(Scope scope, std::string subject) {
   e.scope = scope;
   e.subject = std::move(subject);
   elements_.push_back(std::move(e));
+  scratch_.base.emplace_back(), scratch_.ends.emplace_back();
   return static_cast<uint32_t>(elements_.size() - 1);
+}
+
+void ElementIndex::CountOn(uint32_t id, size_t own, int64_t sent, bool endpoint, bool dst) {
+  Tallies::Base& b = scratch_.base[id];
+  ++b.total[0], b.sent[0] += sent;
+  if (own != 0) ++b.total[own], b.sent[own] += sent;
+  if (!endpoint) return;
+  Tallies::Ends& e = scratch_.ends[id];
+  int32_t* total = dst ? e.dst_total : e.src_total;
+  int64_t* sum = dst ? e.dst_sent : e.src_sent;
+  ++total[0], sum[0] += sent;
+  if (own != 0) ++total[own], sum[own] += sent;
 }
 
 uint32_t ElementIndex::Host(const Names& names, uint32_t node) {
@@ -128,15 +146,18 @@ int64_t ElementIndex::Find(Scope scope, const std::string& subject) const {
   return -1;
 }
 
-ElementIndex::ElementIndex(const Fleet& f, const std::vector<bool>& measured, PassBuffers& buffers)
+ElementIndex::ElementIndex(const Fleet& f, const std::vector<bool>& measured, const std::vector<bool>& keep,
+                           PassBuffers& buffers)
     : routes_(buffers.routes),
       touches_(buffers.touches),
       offset_(buffers.offsets),
       src_host_(buffers.src_host),
       dst_host_(buffers.dst_host),
       src_group_(buffers.src_group),
-      dst_group_(buffers.dst_group) {
+      dst_group_(buffers.dst_group),
+      scratch_(ScratchOf(buffers)) {
   const Input& in = *f.input;
+  scratch_.base.clear(), scratch_.ends.clear();
   Add(Scope::kFleet, "all");
   fabric_count_ = static_cast<uint32_t>(in.elements.size());
   for (const FabricElement& fe : in.elements) {
@@ -155,7 +176,7 @@ ElementIndex::ElementIndex(const Fleet& f, const std::vector<bool>& measured, Pa
   routes_.assign(n, nullptr);
   {
     size_t need = 0;  // at most: fleet, two hosts, two NICs, two groups, a group link (and a route by hand)
-    for (size_t i = 0; i < n; ++i) need += measured[i] ? 8 + in.paths[i].crosses.size() : 0;
+    for (size_t i = 0; i < n; ++i) need += measured[i] && keep[i] ? 8 + in.paths[i].crosses.size() : 0;
     touches_.reserve(need);
   }
   std::vector<uint32_t> touched;
@@ -195,12 +216,23 @@ ElementIndex::ElementIndex(const Fleet& f, const std::vector<bool>& measured, Pa
     // Fabric ids are none of the above; a router's list names each once
     // and is read in place (Touches); a list filled by hand may not: Touch
     // keeps that case to one count.
-    if (p.routed) {
-      routes_[i] = p.routed;
-    } else {
+    if (!p.routed)
       for (uint32_t c : crosses)
         if (c < in.elements.size()) Touch(kFabricBase + c, &touched);
+    const size_t own = f.transport_set[i];
+    const int64_t sent = std::max<int64_t>(p.sent, 0);
+    ++all_[0].total, all_[0].sent += sent;
+    if (own != 0) ++all_[own].total, all_[own].sent += sent;
+    for (uint32_t t : touched) {
+      const uint32_t id = t & ~kDstRole;
+      const Scope scope = elements_[id].scope;
+      CountOn(id, own, sent, scope == Scope::kHost || scope == Scope::kNic, (t & kDstRole) != 0);
     }
+    if (p.routed)
+      for (uint32_t c : *p.routed)
+        if (c < fabric_count_) CountOn(kFabricBase + c, own, sent, false, false);
+    if (!keep[i]) continue;
+    routes_[i] = p.routed;
     touches_.insert(touches_.end(), touched.begin(), touched.end());
   }
   offset_[n] = touches_.size();
@@ -236,40 +268,11 @@ void EachTouch(const ElementIndex& index, size_t i, F f) {
 }  // namespace
 
 Tallies::Tallies(const Fleet& f, const ElementIndex& index, const std::vector<bool>& measured, VoteScratch& scratch)
-    : f_(f), index_(index), measured_(measured), base_(scratch.base), ends_(scratch.ends), own_(scratch.own) {
-  const size_t n = index.elements().size();
-  base_.assign(n, Base());
-  ends_.assign(n, Ends());
-  const auto& paths = f.input->paths;
-  own_.assign(paths.size(), 0);
-  for (size_t i = 0; i < paths.size(); ++i) {
-    if (!measured[i]) continue;
-    const size_t own = f.transport_set[i];
-    own_[i] = static_cast<uint8_t>(own);
-    const int64_t sent = std::max<int64_t>(paths[i].sent, 0);
-    InSets(own, [&](size_t k) {
-      ++all_[k].total;
-      all_[k].sent += sent;
-    });
-    EachTouch(index, i, [&](uint32_t id, bool dst, bool endpoint) {
-      Base& b = base_[id];
-      InSets(own, [&](size_t k) {
-        ++b.total[k];
-        b.sent[k] += sent;
-      });
-      if (!endpoint) return;
-      Ends& e = ends_[id];
-      InSets(own, [&](size_t k) {
-        ++(dst ? e.dst_total : e.src_total)[k];
-        (dst ? e.dst_sent : e.src_sent)[k] += sent;
-      });
-    });
-  }
-}
+    : f_(f), index_(index), measured_(measured), base_(scratch.base), ends_(scratch.ends) {}
 
 void Tallies::RoundOf(const std::vector<bool>& open, const std::vector<int64_t>& lost, Round* into) const {
   Round& r = *into;
-  r.all = all_;
+  r.all = index_.all();
   r.count.resize(base_.size());
   for (size_t id = 0; id < base_.size(); ++id)
     for (size_t k = 0; k < kTransportSets; ++k) {
@@ -284,7 +287,7 @@ void Tallies::RoundOf(const std::vector<bool>& open, const std::vector<int64_t>&
   for (size_t i = 0; i < open.size(); ++i) {
     if (!open[i] || !measured_[i]) continue;
     const bool host_only = f_.kind[i] == PathKind::kHostBusy;
-    const size_t own = own_[i];
+    const size_t own = f_.transport_set[i];
     const int64_t gone = lost[i];
     InSets(own, [&](size_t k) {
       r.all[k].bad += host_only ? 0 : 1;

@@ -4,16 +4,19 @@
 // tallies about a million paths, so nothing here builds a string per path.
 //
 // Contract: ElementIndex is built once per Diagnose() from the input; it
-// numbers every host a path names (measured or not) and lists, per measured
-// path, the elements the path touches (each once, a host or NIC with the role
-// it plays: source or destination): its own list, then the fabric elements
-// of its route — a router's list (PathSummary::routed) is read where it is,
-// never copied (Touches()). Ids follow the order of first touch, so a
-// pass over the same input numbers alike. Tallies counts once every measured
-// path on each element, over all transports and over each of "ud" and "rc"
-// alone; each round then adds only its open paths: a path is bad when `open`
-// holds it, and a host_busy path is bad only on hosts and NICs; probes sent
-// are summed over all paths, probes lost over the open ones.
+// numbers every host a path names (measured or not), finds for each
+// measured path the elements it touches (each once, a host or NIC with the
+// role it plays: source or destination): its own list, then the fabric
+// elements of its route — a router's list (PathSummary::routed) is read
+// where it is, never copied — and, in the same sweep, counts every measured
+// path on each element (paths and probes sent, over all transports and over
+// each of "ud" and "rc" alone: the tallies' base). It keeps the lists only
+// of the paths `keep` holds (the open ones: no round looks at another), for
+// Touches(). Ids follow the order of first touch, so a pass over the same
+// input numbers alike. Tallies starts each round from that base and adds
+// only its open paths (a subset of the kept ones): a path is bad when `open`
+// holds it, and a host_busy path is bad only on hosts and NICs; probes lost
+// are summed over the open ones.
 #pragma once
 
 #include <array>
@@ -54,18 +57,23 @@ constexpr size_t kTransportSets = 3;  // all, "ud", "rc"
 const char* TransportSetName(size_t k);  // "", "ud", "rc"
 size_t TransportSetOf(const std::string& transport);  // 1 "ud", 2 "rc", else 0
 
+struct VoteScratch;
+
 class ElementIndex {
  public:
-  // The per-path lists are kept in `buffers` (overwritten; see PassBuffers).
-  ElementIndex(const Fleet& f, const std::vector<bool>& measured, PassBuffers& buffers);
+  // The per-path lists are kept in `buffers`, the base counts in its
+  // VoteScratch (overwritten; see PassBuffers); keep: the paths whose lists
+  // Touches() gives (each also measured).
+  ElementIndex(const Fleet& f, const std::vector<bool>& measured, const std::vector<bool>& keep, PassBuffers& buffers);
 
   const std::vector<Element>& elements() const { return elements_; }
   // The id of an element, or -1 when no path touches it.
   int64_t Find(Scope scope, const std::string& subject) const;
   size_t groups() const { return groups_; }  // distinct non-empty groups
-  // Calls f(entry, routed) for each element path i touches; a host or NIC
-  // entry has kDstRole set when the element is the path's destination;
-  // routed: a fabric element of the router's list (never a host or NIC).
+  // Calls f(entry, routed) for each element a kept path i touches; a host
+  // or NIC entry has kDstRole set when the element is the path's
+  // destination; routed: a fabric element of the router's list (never a
+  // host or NIC). A path not kept touches nothing here.
   static constexpr uint32_t kDstRole = 1u << 31;
   template <typename F>
   void Touches(size_t i, F f) const {
@@ -82,9 +90,13 @@ class ElementIndex {
   int32_t PeerGroup(size_t path, bool element_is_dst) const {
     return element_is_dst ? src_group_[path] : dst_group_[path];
   }
+  // Every measured path: paths and probes sent per transport set.
+  const std::array<Count, kTransportSets>& all() const { return all_; }
 
  private:
   uint32_t Add(Scope scope, std::string subject);
+  // Counts measured path i (transport set own, probes sent) on element id.
+  void CountOn(uint32_t id, size_t own, int64_t sent, bool endpoint, bool dst);
   uint32_t Host(const Names& names, uint32_t node);
   uint32_t Nic(const Names& names, uint32_t host, uint32_t device);
   int32_t Group(const std::string& name);
@@ -105,6 +117,8 @@ class ElementIndex {
   std::vector<size_t>& offset_;
   std::vector<uint32_t>&src_host_, &dst_host_;
   std::vector<int32_t>&src_group_, &dst_group_;
+  VoteScratch& scratch_;  // the base counts (Tallies reads them)
+  std::array<Count, kTransportSets> all_{};
   size_t groups_ = 0;
 };
 
@@ -130,7 +144,7 @@ class Tallies {
     int32_t src_total[kTransportSets] = {}, dst_total[kTransportSets] = {};
     int64_t src_sent[kTransportSets] = {}, dst_sent[kTransportSets] = {};
   };
-  // The arrays live in `scratch` (overwritten).
+  // The base is the index's (in `scratch`).
   Tallies(const Fleet& f, const ElementIndex& index, const std::vector<bool>& measured, VoteScratch& scratch);
   // Fills *r (its memory reused); lost[i]: probes path i lost (sent less
   // received, or its error completions).
@@ -140,10 +154,8 @@ class Tallies {
   const Fleet& f_;
   const ElementIndex& index_;
   const std::vector<bool>& measured_;
-  std::vector<Base>& base_;     // per element
-  std::vector<Ends>& ends_;     // per element (hosts and NICs only filled)
-  std::array<Count, kTransportSets> all_{};  // totals and sent of every measured path
-  std::vector<uint8_t>& own_;   // per path: its transport set
+  const std::vector<Base>& base_;     // per element
+  const std::vector<Ends>& ends_;     // per element (hosts and NICs only filled)
 };
 
 // The vote's arrays, kept in PassBuffers::vote from pass to pass so that
@@ -154,9 +166,8 @@ struct VoteScratch {
   std::vector<uint8_t> transport_set;
   std::vector<uint32_t> rail_transport;
   std::vector<int64_t> lost;
-  std::vector<Tallies::Base> base;
+  std::vector<Tallies::Base> base;  // per element, in step with ElementIndex's numbering
   std::vector<Tallies::Ends> ends;
-  std::vector<uint8_t> own;
   Round round;
 };
 

@@ -99,7 +99,7 @@ class Vote {
       open_[i] = f_.kind[i] != PathKind::kGood;
       if (open_[i]) ++open_count_;
     }
-    index_ = std::make_unique<ElementIndex>(f_, measured_, *buffers);
+    index_ = std::make_unique<ElementIndex>(f_, measured_, open_, *buffers);  // rounds look at open paths only
     alpha_ = o_.chance_per_pass / static_cast<double>(std::max<size_t>(1, index_->elements().size() * kTransportSets));
   }
 
