@@ -270,7 +270,13 @@ struct Options {
 // x 8 rails about 75 MB that the kernel would zero anew each pass. What it
 // holds is the vote's own, overwritten by the next pass.
 struct VoteScratch;  // the vote's per-path and per-element arrays (diagnosis_elements.h)
+// One pass at a time: not copyable (the vote's scratch is shared by pointer).
 struct PassBuffers {
+  PassBuffers() = default;
+  PassBuffers(const PassBuffers&) = delete;
+  PassBuffers& operator=(const PassBuffers&) = delete;
+  PassBuffers(PassBuffers&&) = default;
+  PassBuffers& operator=(PassBuffers&&) = default;
   std::vector<uint32_t> touches, src_host, dst_host;
   std::vector<size_t> offsets;
   std::vector<int32_t> src_group, dst_group;

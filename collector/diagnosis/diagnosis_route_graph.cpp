@@ -5,6 +5,11 @@
 #include <array>
 
 namespace rdmascope::collector {
+namespace {
+
+constexpr int kMaxPort = 255;  // an InfiniBand node's ports are numbered 0..254 (255 is no route)
+
+}  // namespace
 
 void RouteGraph::Build(const fabric::Fabric& fabric, const std::function<uint32_t(uint64_t guid)>& switch_element,
                        const std::function<uint32_t(const fabric::PortRef& end)>& cable_element) {
@@ -25,12 +30,13 @@ void RouteGraph::Build(const fabric::Fabric& fabric, const std::function<uint32_
       lfts_.insert(lfts_.end(), n.lft.begin(), n.lft.end());
     }
     int top = -1;
-    for (const fabric::FabricPort& p : n.ports) top = std::max(top, p.number);
+    for (const fabric::FabricPort& p : n.ports)
+      if (p.number <= kMaxPort) top = std::max(top, p.number);
     node.ports = static_cast<uint32_t>(ports_.size());
     node.port_count = static_cast<uint32_t>(top + 1);
     ports_.resize(ports_.size() + node.port_count);
     for (const fabric::FabricPort& p : n.ports) {
-      if (p.number < 0) continue;
+      if (p.number < 0 || p.number > kMaxPort) continue;
       Port& port = ports_[node.ports + p.number];
       if (port.present) continue;  // the first of a repeated number, as RouteTable finds it
       port.present = true;

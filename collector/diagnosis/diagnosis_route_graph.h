@@ -8,12 +8,13 @@
 //    (every node's ports and cables, every switch's forwarding table) and
 //    numbers switches and cables with the two functions (kNone: no element).
 //    The fabric may be dropped afterwards. Nodes and ports repeated in the
-//    fabric count once, the first, as in RouteTable.
+//    fabric count once, the first, as in RouteTable. Ports numbered outside
+//    0..255, which no InfiniBand node has and ingest refuses, are left out.
 //  - TraceInto(guid, port, to_lid, ids) walks from that port toward to_lid
 //    and appends the elements of the switches crossed, in order, then of the
 //    cables crossed, in order (a cable without an element is skipped). It
 //    returns false, appending nothing, exactly where RouteTable::Trace
-//    returns an error (unknown node, a switch without a table or an entry,
+//    returns an error on a fabric of valid port numbers (unknown node, a switch without a table or an entry,
 //    a port without a cable or leading out of the fabric, a loop, a walk
 //    ending elsewhere than to_lid).
 //  - Thread-compatible: const methods may run concurrently.

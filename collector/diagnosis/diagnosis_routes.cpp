@@ -201,7 +201,7 @@ uint32_t PathRouter::SourceOf(const FabricAddress& a) {
   return it->second;
 }
 
-PathRouter::PairRoute* PathRouter::FindPair(const SourcePairs& s, const PortKey& to) const {
+const PathRouter::PairRoute* PathRouter::FindPair(const SourcePairs& s, const PortKey& to) {
   for (const auto& [key, pair] : s.pairs)
     if (key == to) return pair;
   return nullptr;
@@ -218,8 +218,12 @@ PathRouter::PairRoute& PathRouter::PairFrom(uint32_t source, const FabricAddress
     s.cursor = s.cursor % n + 1;
     pair = s.pairs[s.cursor - 1].second;
   } else {
-    size_t at = 0;
-    while (at < n && !(s.pairs[at].first == to)) ++at;
+    size_t at = n;  // from the cursor on, wrapping: a pair moved a few places is found in a few steps
+    for (size_t k = 0; k < n; ++k)
+      if (const size_t j = (s.cursor + k) % n; s.pairs[j].first == to) {
+        at = j;
+        break;
+      }
     if (at == n) s.pairs.emplace_back(to, &pair_store_.emplace_back());
     s.cursor = at + 1;
     pair = s.pairs[at].second;

@@ -138,7 +138,7 @@ class PathRouter {
   // pass names a source's pairs in the same order as the pass before while
   // the pinglists stay, so the next pair is most often the one after the
   // last (cursor), and a new or moved one is found by a scan of the
-  // source's few dozen.
+  // source's few dozen, from the cursor on.
   struct SourcePairs {
     std::vector<std::pair<PortKey, PairRoute*>> pairs;
     size_t cursor = 0;  // just after the pair last named
@@ -146,7 +146,7 @@ class PathRouter {
   uint32_t SourceOf(const FabricAddress& a);
   // The pair source -> b, made when new, brought to this version.
   PairRoute& PairFrom(uint32_t source, const FabricAddress& a, const FabricAddress& b);
-  PairRoute* FindPair(const SourcePairs& s, const PortKey& to) const;
+  static const PairRoute* FindPair(const SourcePairs& s, const PortKey& to);
   // The pair brought to this version: kept, or traced again in place.
   PairRoute& Current(PairRoute& pair, const FabricAddress& a, const FabricAddress& b);
   const std::vector<uint32_t>* Route(const FabricAddress& from, uint32_t to_lid);

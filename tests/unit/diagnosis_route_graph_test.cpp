@@ -58,7 +58,8 @@ Compared CompareAll(const fabric::Fabric& f) {
   Compared compared;
   for (const fabric::FabricNode& n : f.nodes) {
     std::vector<int> starts{0};
-    for (const fabric::FabricPort& p : n.ports) starts.push_back(p.number);
+    for (const fabric::FabricPort& p : n.ports)
+      if (p.number >= 0 && p.number <= 255) starts.push_back(p.number);  // no InfiniBand port has another number
     for (int port : starts)
       for (uint32_t lid = 0; lid <= top + 1; ++lid) {
         auto want = table.Trace(fabric::PortRef{n.guid, port}, lid);
@@ -136,6 +137,21 @@ TEST(RouteGraph, RefusesWhereTheTableWalkRefuses) {
     leaf->ports.push_back(copy);
     EXPECT_GT(CompareAll(f).refused, baseline.refused);
   }
+}
+
+// Port numbers no InfiniBand node has (ingest refuses them) are left out of
+// the graph, not sized for: every valid walk stays as it was.
+TEST(RouteGraph, LeavesOutPortNumbersOutsideTheRange) {
+  fabric::Fabric f = Tree();
+  fabric::FabricNode* spine = Find(f, fabric::NodeType::kSwitch, 4);
+  ASSERT_NE(spine, nullptr);
+  for (int number : {-1, 300, 2147483647}) {
+    fabric::FabricPort odd;
+    odd.number = number;
+    spine->ports.push_back(odd);
+  }
+  const Compared c = CompareAll(f);
+  EXPECT_EQ(c.routed, CompareAll(Tree()).routed);
 }
 
 }  // namespace
