@@ -201,34 +201,22 @@ uint32_t PathRouter::SourceOf(const FabricAddress& a) {
   return it->second;
 }
 
-const PathRouter::PairRoute* PathRouter::FindPair(const SourcePairs& s, const PortKey& to) {
-  for (const auto& [key, pair] : s.pairs)
-    if (key == to) return pair;
-  return nullptr;
+size_t PathRouter::IndexOf(const SourcePairs& s, const PortKey& to) {
+  const size_t n = s.pairs.size();
+  for (size_t k = 0; k < n; ++k)  // from the cursor on, wrapping: the next pair, or one moved a few places
+    if (const size_t j = (s.cursor + k) % n; s.pairs[j].first == to) return j;
+  return n;
 }
 
 PathRouter::PairRoute& PathRouter::PairFrom(uint32_t source, const FabricAddress& a, const FabricAddress& b) {
   SourcePairs& s = sources_[source];
   const PortKey to = KeyOf(b);
-  const size_t n = s.pairs.size();
-  PairRoute* pair = nullptr;
-  if (s.cursor > 0 && s.cursor <= n && s.pairs[s.cursor - 1].first == to) {  // the same pair again (its other transport)
-    pair = s.pairs[s.cursor - 1].second;
-  } else if (n > 0 && s.pairs[s.cursor % n].first == to) {  // the next one, wrapping for a second sweep
-    s.cursor = s.cursor % n + 1;
-    pair = s.pairs[s.cursor - 1].second;
-  } else {
-    size_t at = n;  // from the cursor on, wrapping: a pair moved a few places is found in a few steps
-    for (size_t k = 0; k < n; ++k)
-      if (const size_t j = (s.cursor + k) % n; s.pairs[j].first == to) {
-        at = j;
-        break;
-      }
-    if (at == n) s.pairs.emplace_back(to, &pair_store_.emplace_back());
+  if (s.cursor == 0 || s.pairs[s.cursor - 1].first != to) {  // else the same pair again (its other transport)
+    const size_t at = IndexOf(s, to);
+    if (at == s.pairs.size()) s.pairs.emplace_back(to, &pair_store_.emplace_back());
     s.cursor = at + 1;
-    pair = s.pairs[at].second;
   }
-  return Current(*pair, a, b);
+  return Current(*s.pairs[s.cursor - 1].second, a, b);
 }
 
 PathRouter::PairRoute& PathRouter::Current(PairRoute& pair, const FabricAddress& a, const FabricAddress& b) {
@@ -251,7 +239,12 @@ PathRouter::PairRoute& PathRouter::Current(PairRoute& pair, const FabricAddress&
 
 const std::vector<uint32_t>* PathRouter::MeasuredPair(const FabricAddress& from, const FabricAddress& to) const {
   auto source = source_of_.find(KeyOf(from));
-  const PairRoute* pair = source == source_of_.end() ? nullptr : FindPair(sources_[source->second], KeyOf(to));
+  const PairRoute* pair = nullptr;
+  if (source != source_of_.end()) {
+    const SourcePairs& s = sources_[source->second];
+    const size_t at = IndexOf(s, KeyOf(to));
+    if (at < s.pairs.size()) pair = s.pairs[at].second;
+  }
   return pair && pair->measured_in == pass_ && !pair->crosses.empty() ? &pair->crosses : nullptr;
 }
 

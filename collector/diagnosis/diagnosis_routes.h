@@ -119,6 +119,7 @@ class PathRouter {
   struct PortKey {  // one end's address: its node GUID, port and LID
     uint64_t guid, port_lid;
     bool operator==(const PortKey& o) const { return guid == o.guid && port_lid == o.port_lid; }
+    bool operator!=(const PortKey& o) const { return !(*this == o); }
   };
   struct PortKeyHash {
     size_t operator()(const PortKey& k) const;
@@ -146,7 +147,8 @@ class PathRouter {
   uint32_t SourceOf(const FabricAddress& a);
   // The pair source -> b, made when new, brought to this version.
   PairRoute& PairFrom(uint32_t source, const FabricAddress& a, const FabricAddress& b);
-  static const PairRoute* FindPair(const SourcePairs& s, const PortKey& to);
+  // Where `to` is in the source's list (its size when absent), scanning from the cursor.
+  static size_t IndexOf(const SourcePairs& s, const PortKey& to);
   // The pair brought to this version: kept, or traced again in place.
   PairRoute& Current(PairRoute& pair, const FabricAddress& a, const FabricAddress& b);
   const std::vector<uint32_t>* Route(const FabricAddress& from, uint32_t to_lid);
