@@ -202,21 +202,16 @@ Status LoadDiagnosisInput(Storage& store, int64_t now_ms, const DiagnosisSourceO
   }
   auto fill = [&](const NodeState& node, BlockSink& sink) {
     // The rows lie all over the heap: ask for the lines of the row a few
-    // pairs ahead while this one is read (a pass reads a million of them).
-    constexpr int kAhead = 6;
-    auto ahead = node.pairs.begin();
-    for (int k = 0; k < kAhead && ahead != node.pairs.end(); ++k) ++ahead;
-    for (auto it = node.pairs.begin(); it != node.pairs.end(); ++it) {
-      if (ahead != node.pairs.end()) {
-        if (const ProbeRow* next = ahead->second.newest.get()) {
-          const char* row = reinterpret_cast<const char*>(next);
-          for (size_t line = 0; line < sizeof(ProbeRow); line += 64) __builtin_prefetch(row + line);
-        }
-        ++ahead;
+    // paths ahead while this one is read (a pass reads a million of them).
+    constexpr size_t kAhead = 8;
+    const std::vector<const ProbeRow*>& rows = node.newest_rows;
+    for (size_t i = 0; i < rows.size(); ++i) {
+      if (i + kAhead < rows.size()) {
+        const char* ahead = reinterpret_cast<const char*>(rows[i + kAhead]);
+        for (size_t line = 0; line < sizeof(ProbeRow); line += 64) __builtin_prefetch(ahead + line);
       }
-      const PairEntry& entry = it->second;
-      if (!entry.newest || entry.newest->interval_end < since) continue;
-      const ProbeRow& r = *entry.newest;
+      const ProbeRow& r = *rows[i];
+      if (r.interval_end < since) continue;
       diagnosis::PathSummary& p = sink.Next();
       FillPath(r, name_ids, p);
       p.src_group = group_of(r.src, r.local_device);

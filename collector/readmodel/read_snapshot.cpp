@@ -262,7 +262,15 @@ void NodeState::SummariseRailPorts() {
     rail_ports[rail] = *row.second->local_device + "/" + std::to_string(row.second->local_port);
 }
 
+void NodeState::SummariseNewestRows() {
+  newest_rows.clear();
+  newest_rows.reserve(pairs.size());
+  for (const auto& [key, entry] : pairs)
+    if (entry.newest) newest_rows.push_back(entry.newest.get());
+}
+
 void ReadSnapshot::PutNode(std::shared_ptr<NodeState> node) {
+  node->SummariseNewestRows();
   node->SummariseForMetrics(kMetricsHorizonMs);
   node->SummariseForMatrix();
   node->SummariseRailPorts();

@@ -176,6 +176,10 @@ struct NodeState {
   std::vector<MatrixCell> matrix_cells;
   PortFamilies port_text;  // /metrics families of `ports` and `counters`, as of the node's publishing
   std::vector<PortListRow> port_list;  // the paged port list's rows of `ports`, as of the node's publishing
+  // The newest row of every pair, in the order of `pairs`, as of the node's
+  // publishing: what a diagnosis pass reads, from one list it can read ahead
+  // in (the pairs' own entries lie all over the heap).
+  std::vector<const ProbeRow*> newest_rows;
 
   // Keeps row when it is at least as new as what the pair holds.
   void Apply(std::shared_ptr<const ProbeRow> row);
@@ -195,6 +199,8 @@ struct NodeState {
   // Recomputes `rail_ports` from `pairs`: per rail, the local port of its
   // newest row that names one.
   void SummariseRailPorts();
+  // Recomputes `newest_rows` from `pairs`.
+  void SummariseNewestRows();
 };
 
 class ReadSnapshot {

@@ -382,6 +382,41 @@ TEST_F(ReadSnapshotTest, ARestartReloadsTheSameAnswers) {
   EXPECT_EQ(store_->read.NodeInfos().value().size(), 2u);
 }
 
+// Each published node lists the newest row of every one of its pairs, in
+// the pairs' order: after new rows, a replayed older report, and a restart.
+TEST_F(ReadSnapshotTest, NewestRowsAreEveryPairsNewestRow) {
+  auto expect_newest_rows = [&](const std::string& name, size_t pairs, const std::string& step) {
+    std::shared_ptr<const NodeState> st = store_->read.snapshot().Node(name);
+    ASSERT_TRUE(st) << step;
+    std::vector<const ProbeRow*> want;
+    for (const auto& [key, entry] : st->pairs) want.push_back(entry.newest.get());
+    EXPECT_EQ(st->newest_rows, want) << step;
+    EXPECT_EQ(st->newest_rows.size(), pairs) << step;
+  };
+  json a = MakeReport("a-1", "node-a", kT0);
+  a["probes"].push_back(Probe("node-b", kT0, 50.0, "0"));
+  a["probes"].push_back(Probe("node-c", kT0, 60.0, "1"));
+  Ingest(a);
+  expect_newest_rows("node-a", 2, "first report");
+  json b = MakeReport("a-2", "node-a", kT0 + 10000);
+  b["probes"].push_back(Probe("node-b", kT0 + 10000, 70.0, "0"));
+  b["probes"].push_back(Probe("node-d", kT0 + 10000, 80.0, "0", 0, "ud"));
+  Ingest(b, kT0 + 10000);
+  expect_newest_rows("node-a", 3, "a second report, one pair new");
+  std::shared_ptr<const NodeState> st = store_->read.snapshot().Node("node-a");
+  for (const ProbeRow* r : st->newest_rows) {
+    if (*r->dst == "node-b") {
+      EXPECT_EQ(r->rtt_p99, 70.0);
+    }
+  }
+  json old = MakeReport("a-0", "node-a", kT0 - 10000);
+  old["probes"].push_back(Probe("node-b", kT0 - 10000, 999.0, "0"));
+  Ingest(old, kT0 + 11000);
+  expect_newest_rows("node-a", 3, "a replayed older report");
+  Reopen();
+  expect_newest_rows("node-a", 3, "after a restart");
+}
+
 // Rails fold into one cell: the newest row of any rail, the lowest rail on a
 // tie whatever order they arrive in; asked for one rail, that rail's newest.
 // A refresh applies a commit's rows to a state without pairs, then merges the
