@@ -12,7 +12,7 @@
 //   value (or an absent one): kFirst, no delta.
 // - A different non-empty boot id, or a different non-empty device instance
 //   identity (the device was re-created: driver reload, delete and add;
-//   agent/node/inventory.h says what it is made of): kReset, delta = the
+//   agent/node/counters.h says what it is made of): kReset, delta = the
 //   current value (all of it is new since the reboot or re-creation), whether
 //   the value went backwards or not and whatever the width. An unknown ("")
 //   boot id or instance on either side decides nothing: the value rules below

@@ -19,6 +19,7 @@ Inventory WithFreshCounters(const SysfsReader& fs, const Inventory& base) {
   Inventory inv = base;
   AttrReader attrs(fs, &inv.warnings);
   for (Device& d : inv.devices) {
+    d.instance = ReadDeviceInstance(fs, d);
     for (Port& p : d.ports) {
       p.counters.clear();
       p.hw_counters.clear();
@@ -29,6 +30,7 @@ Inventory WithFreshCounters(const SysfsReader& fs, const Inventory& base) {
       p.rate = attrs.Parsed<Rate>(dir + "/rate", ParseRate, "\"<n> Gb/sec (<w>X <speed>)\"");
       ReadPortCounters(attrs, dir, &p);
     }
+    KeepCountersOfOneInstance(attrs, &d);
   }
   return inv;
 }

@@ -3,9 +3,13 @@
 //
 // Contract: ReadFullInventory is ReadInventory without counters, enriched by
 // `verbs` when it is not null. WithFreshCounters returns a copy of `base`
-// whose ports' counters and hw_counters are read now from sysfs; warnings are
-// base's plus one per counter file that could not be read or parsed. Neither
-// fails: problems are warnings, as in ReadInventory.
+// whose ports' counters and hw_counters are read now from sysfs, with each
+// device's instance identity read now too (a device re-created since the
+// full read is a new instance at the next report, not an inventory interval
+// later; one re-created while its counters were read has none this time:
+// agent/node/counters.h); warnings are base's plus one per counter file that
+// could not be read or parsed. Neither fails: problems are warnings, as in
+// ReadInventory.
 #pragma once
 
 #include <string>

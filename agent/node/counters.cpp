@@ -36,4 +36,21 @@ void ReadPortCounters(AttrReader& attrs, const std::string& port_dir, Port* port
   ReadCounterDir(attrs, port_dir + "/hw_counters", &port->hw_counters);
 }
 
+std::optional<std::string> ReadDeviceInstance(const SysfsReader& fs, const Device& d) {
+  auto ino = fs.Inode("class/infiniband/" + d.name);
+  if (!ino) return std::nullopt;
+  return d.node_guid.value_or("") + "@" + std::to_string(*ino);
+}
+
+bool KeepCountersOfOneInstance(AttrReader& attrs, Device* d) {
+  const std::optional<std::string> now = ReadDeviceInstance(attrs.fs(), *d);
+  if (!d->instance || !now || *now == *d->instance) return true;
+  for (Port& p : d->ports) {
+    p.counters.clear();
+    p.hw_counters.clear();
+  }
+  attrs.Warn("class/infiniband/" + d->name, "device re-created while its counters were read; counters left out this time");
+  return false;
+}
+
 }  // namespace rdmascope

@@ -87,7 +87,7 @@ Device ReadDevice(AttrReader& attrs, const std::string& name, const InventoryOpt
   d.board_id = attrs.Text(dir + "/board_id", /*empty_is_absent=*/true);
   d.hca_type = attrs.Text(dir + "/hca_type", /*empty_is_absent=*/true);
   d.node_type = attrs.Parsed<NumberedName>(dir + "/node_type", ParseNumberedName, "\"<number>: <name>\"");
-  if (auto ino = attrs.fs().Inode(dir)) d.instance = d.node_guid.value_or("") + "@" + std::to_string(*ino);
+  d.instance = ReadDeviceInstance(attrs.fs(), d);
   if (auto link = attrs.fs().ReadLink(dir + "/device")) {
     size_t slash = link->find_last_of('/');
     d.pci_address = slash == std::string::npos ? *link : link->substr(slash + 1);
@@ -127,6 +127,7 @@ Device ReadDevice(AttrReader& attrs, const std::string& name, const InventoryOpt
   }
   std::sort(ports.begin(), ports.end());
   for (int p : ports) d.ports.push_back(ReadPort(attrs, dir, p, options));
+  if (options.read_counters) KeepCountersOfOneInstance(attrs, &d);
   return d;
 }
 

@@ -7,7 +7,8 @@
 // by name, ports by number, GIDs by index; all-zero GIDs are skipped. A
 // device's instance identity (Device::instance) is its node GUID and the
 // inode of its class/infiniband directory, which changes when the device is
-// re-created.
+// re-created (agent/node/counters.h); with read_counters, a device
+// re-created while its counters were read has none this time (a warning).
 #pragma once
 
 #include <string>

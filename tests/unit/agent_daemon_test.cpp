@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 #include <stdlib.h>
 
 #include <algorithm>
@@ -388,6 +389,44 @@ TEST(DaemonInventory, FreshCountersMatchAFullReadWithCounters) {
     Inventory again = WithFreshCounters(fs, base);
     EXPECT_EQ(InventoryCountersToJson(again), InventoryCountersToJson(want)) << fixture;
   }
+}
+
+// A device re-created between two reports (rdma_rxe deleted and added, a
+// driver reloaded) is a new instance at the next report, not an inventory
+// interval later: its counters restarting are then a reset, not a wrap.
+TEST(DaemonInventory, FreshCountersCarryTheInstanceTheyWereReadUnder) {
+  TempDir dir;
+  const std::string root = dir.path();
+  const std::string real = root + "/devices/virtual/infiniband/rxe0";
+  auto make_device = [&](uint64_t packets) {
+    std::filesystem::create_directories(real + "/ports/1/counters");
+    std::ofstream(real + "/node_guid") << "0250:56ff:fe01:0203\n";
+    std::ofstream(real + "/ports/1/counters/port_xmit_packets") << packets << "\n";
+  };
+  make_device(3000000000ull);
+  std::filesystem::create_directories(root + "/class/infiniband");
+  std::filesystem::create_symlink("../../devices/virtual/infiniband/rxe0", root + "/class/infiniband/rxe0");
+  SysfsReader fs(root);
+  const Inventory base = ReadFullInventory(fs, nullptr);
+  ASSERT_EQ(base.devices.size(), 1u);
+  ASSERT_TRUE(base.devices[0].instance);
+
+  Inventory first = WithFreshCounters(fs, base);
+  EXPECT_EQ(first.devices[0].instance, base.devices[0].instance);
+  EXPECT_EQ(first.devices[0].ports[0].counters.at("port_xmit_packets"), 3000000000ull);
+
+  // Deleted and added again (the old directory kept aside, so its inode cannot come back).
+  std::filesystem::rename(real, root + "/devices/gone");
+  make_device(1000);
+  Inventory after = WithFreshCounters(fs, base);  // the full inventory is not read again
+  ASSERT_TRUE(after.devices[0].instance);
+  EXPECT_NE(after.devices[0].instance, base.devices[0].instance);
+  EXPECT_EQ(after.devices[0].ports[0].counters.at("port_xmit_packets"), 1000u);
+  EXPECT_TRUE(after.warnings.empty()) << after.warnings[0];
+
+  // Gone: the instance is unknown, not the old one.
+  std::filesystem::remove(root + "/class/infiniband/rxe0");
+  EXPECT_FALSE(WithFreshCounters(fs, base).devices[0].instance);
 }
 
 }  // namespace

@@ -12,6 +12,8 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "agent/node/attr_reader.h"
+#include "agent/node/counters.h"
 #include "common/model_json.h"
 #include "tests/support/scratch_dir.h"
 
@@ -155,6 +157,43 @@ TEST(Inventory, DeviceInstanceChangesWhenTheDeviceIsRecreated) {
   ASSERT_TRUE(readded.devices[0].instance);
   EXPECT_NE(readded.devices[0].instance, first.devices[0].instance);
   EXPECT_EQ(readded.devices[1].instance, first.devices[1].instance);
+}
+
+// Counters are held to the instance they were read under: a device
+// re-created while they were read has none this time, with a warning, rather
+// than one instance's values under the other's identity.
+TEST(Inventory, CountersOfADeviceRecreatedWhileReadAreLeftOut) {
+  SysfsReader fs(kFixtures + "/sys/mlx5_ib");
+  InventoryOptions o;
+  o.read_counters = true;
+  const Inventory read = ReadInventory(fs, o);
+  ASSERT_FALSE(read.devices.empty());
+  ASSERT_TRUE(read.devices[0].instance);
+  ASSERT_FALSE(read.devices[0].ports.empty());
+  ASSERT_FALSE(read.devices[0].ports[0].counters.empty());
+
+  for (const std::optional<std::string>& before : {read.devices[0].instance, std::optional<std::string>()}) {
+    Device same = read.devices[0];
+    same.instance = before;
+    std::vector<std::string> warnings;
+    AttrReader attrs(fs, &warnings);
+    EXPECT_TRUE(KeepCountersOfOneInstance(attrs, &same)) << "same or unknown instance";
+    EXPECT_EQ(same.ports[0].counters, read.devices[0].ports[0].counters);
+    EXPECT_TRUE(warnings.empty());
+  }
+
+  Device recreated = read.devices[0];
+  recreated.instance = *read.devices[0].instance + "0";  // another inode read before the counters
+  std::vector<std::string> warnings;
+  AttrReader attrs(fs, &warnings);
+  EXPECT_FALSE(KeepCountersOfOneInstance(attrs, &recreated));
+  for (const Port& p : recreated.ports) {
+    EXPECT_TRUE(p.counters.empty()) << p.number;
+    EXPECT_TRUE(p.hw_counters.empty()) << p.number;
+  }
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_NE(warnings[0].find("re-created while its counters were read"), std::string::npos) << warnings[0];
+  EXPECT_NE(warnings[0].find(read.devices[0].name), std::string::npos) << warnings[0];
 }
 
 }  // namespace
