@@ -30,6 +30,7 @@ CounterReading ReadingOf(const nlohmann::json& sample) {
                                                  (value->is_number_integer() && value->get<int64_t>() >= 0));
   if (counted) r.value = value->get<uint64_t>();
   r.boot_id = Text(sample, "boot_id");
+  r.instance = Text(sample, "instance");
   auto at = sample.find("sampled_at_ms");
   if (at != sample.end() && at->is_number_integer()) r.at_ms = at->get<int64_t>();
   return r;

@@ -97,10 +97,10 @@ struct Device {
   // This instance of the device: "NODE_GUID@INODE" (node GUID "" when
   // unreadable), INODE that of class/infiniband/NAME, which the kernel
   // allocates anew when the device is re-created (driver reload, delete and
-  // add; see agent/node/sysfs_reader.h) but may repeat after a reboot, so it is
+  // add; see agent/node/counters.h) but may repeat after a reboot, so it is
   // paired with the boot id wherever counters are compared
   // (common/counter_rules.h). Absent when the directory cannot be stat()ed.
-  // Not in the report format (yet): the node's own comparisons use it.
+  // In the agent's report (the device's "instance"), not in `rdmactl ports`.
   std::optional<std::string> instance;
   std::optional<VerbsDeviceCaps> verbs;     // absent when verbs could not open it
   std::vector<Port> ports;

@@ -81,6 +81,7 @@ nlohmann::json ReportInventoryJson(const Inventory& inv) {
   nlohmann::json devices = nlohmann::json::array();
   for (const Device& d : inv.devices) {
     nlohmann::json dev = DeviceToJson(d);
+    dev["instance"] = d.instance ? nlohmann::json(*d.instance) : nlohmann::json(nullptr);
     nlohmann::json& ports = dev["ports"];
     for (size_t i = 0; i < d.ports.size() && i < ports.size(); ++i) {
       ports[i]["counters"] = CountersToJson(d.ports[i].counters);

@@ -62,7 +62,9 @@ class ReportIdGenerator {
 // 1..128 characters of [A-Za-z0-9._:-].
 bool IsValidReportId(const std::string& id);
 
-// {"devices": [device + per port counters/hw_counters], "warnings": [...]}.
+// {"devices": [device + "instance" + per port counters/hw_counters],
+// "warnings": [...]}: "instance" is Device::instance (null when unknown), so
+// the collector tells a re-created device's reset from a wrap.
 nlohmann::json ReportInventoryJson(const Inventory& inv);
 
 nlohmann::json BuildReport(const ReportHeader& header, const std::string& report_id, int64_t generated_at_ms,

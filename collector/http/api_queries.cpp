@@ -40,7 +40,7 @@ void ApiServer::GetCounters(const httplib::Request& req, httplib::Response& res)
   if (!NameParam(req, res, "node", &node) || !IntParam(req, res, "since", 0, INT64_MAX / 2, &since) ||
       !IntParam(req, res, "limit", 1, 100000, &limit) || !IntParam(req, res, "rates", 0, 1, &rates))
     return;
-  auto samples = store_.history.Counters(node, since, static_cast<int>(limit), /*with_boot_id=*/rates == 1);
+  auto samples = store_.history.Counters(node, since, static_cast<int>(limit), /*with_identity=*/rates == 1);
   if (rates == 1 && samples.ok()) AddCounterRates(samples.value()["samples"]);  // common/counter_rates.h
   ReplyStore(res, samples, "counter samples", options_.log);
 }

@@ -220,7 +220,7 @@ class Validator {
   bool Device(const V& dev, const std::string& p) {
     if (!Object(dev, p)) return false;
     if (!String(dev, "name", p, true, false, 1, 64, IdChar, "[A-Za-z0-9._-]")) return false;
-    for (const char* k : {"node_guid", "fw_ver", "board_id", "hca_type"})
+    for (const char* k : {"node_guid", "fw_ver", "board_id", "hca_type", "instance"})
       if (!String(dev, k, p, false, true, 0, 64, Printable, "printable characters")) return false;
     V ports;
     if (!Member(dev, "ports", p, true, &ports)) return false;

@@ -119,16 +119,16 @@ Result<json> HistoryQueries::Ports(const std::optional<std::string>& node, int l
 }
 
 Result<json> HistoryQueries::Counters(const std::optional<std::string>& node, int64_t since_ms, int limit,
-                             bool with_boot_id) {
+                             bool with_identity) {
 #define COUNTERS_QUERY(extra)                                                                          \
   "SELECT " COUNTER_ROW_COLUMNS ", s.sampled_at AS sampled_at_ms, s.report_id" extra " FROM " COUNTER_ROWS_FROM \
   " WHERE (?1 IS NULL OR s.node = ?1) AND s.sampled_at >= ?2 ORDER BY s.sampled_at, s.id, k.id, c.id LIMIT ?3"
   static constexpr char kPlain[] = COUNTERS_QUERY("");
-  static constexpr char kWithBoot[] =
-      COUNTERS_QUERY(", (SELECT boot_id FROM reports WHERE id = s.report_id) AS boot_id");
+  static constexpr char kWithIdentity[] =
+      COUNTERS_QUERY(", (SELECT boot_id FROM reports WHERE id = s.report_id) AS boot_id, s.instance AS instance");
 #undef COUNTERS_QUERY
   return History([&](Db& db) -> Result<json> {
-    auto q = db.Prepare(with_boot_id ? kWithBoot : kPlain);
+    auto q = db.Prepare(with_identity ? kWithIdentity : kPlain);
     if (!q.ok()) return q.status();
     q.value().Bind(1, node).Bind(2, since_ms).Bind(3, static_cast<int64_t>(limit));
     auto rows = Rows(q.value());

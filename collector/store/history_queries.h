@@ -31,9 +31,10 @@ class HistoryQueries {
   // The same answer as JSON text written row by row (GET /api/v1/ports, the
   // largest list: it costs about its text, not a value per field).
   Result<std::string> PortsText(const std::optional<std::string>& node, int limit = kListLimit);
-  // with_boot_id: each sample also names the boot of its report (null: unknown).
+  // with_identity: each sample also names the boot of its report (boot_id)
+  // and the instance of its device (instance); null: unknown.
   Result<nlohmann::json> Counters(const std::optional<std::string>& node, int64_t since_ms, int limit,
-                                  bool with_boot_id = false);
+                                  bool with_identity = false);
   Result<nlohmann::json> Probes(const std::optional<std::string>& src, const std::optional<std::string>& dst,
                                 int64_t since_ms, int64_t until_ms, int limit);
   // Rollup rows of probe_minute (hourly = false) or probe_hourly whose period

@@ -32,6 +32,11 @@ constexpr int64_t kPortActive = 4;
 // to an outage) is not judged against per-report thresholds.
 constexpr int64_t kMaxDeltaIntervals = 5;
 
+// An identity "" (unknown: a boot id or device instance) is stored as NULL.
+std::optional<std::string> NullIfEmpty(const std::string& id) {
+  return id.empty() ? std::nullopt : std::optional<std::string>(id);
+}
+
 // True when the report carries InfiniBand sections, which can move any
 // node's leaf switch and the fabric counts.
 
@@ -197,6 +202,7 @@ Status ReportWriter::IngestInventory(const json& r, int64_t /*received_at*/) {
   const int64_t at = *OptInt(r, "generated_at_ms");
   for (const json& dev : *devices) {
     RETURN_IF_ERROR(JudgePcie(node, dev, at));
+    ingest_instance_ = OptText(dev, "instance").value_or("");
     const json* ports = Field(dev, "ports");
     if (!ports) continue;
     for (const json& port : *ports) RETURN_IF_ERROR(IngestPort(node, dev, port, at, id));
@@ -280,9 +286,10 @@ Status ReportWriter::IngestPort(const std::string& node, const json& dev, const 
     if (const json* c = Field(port, kind))
       RETURN_IF_ERROR(IngestCounters(node, device, number, kind, *c, at, newer, &sample[kind]));
   if (sample.empty()) return Status::Ok();
-  ASSIGN_STMT(ins, Q("INSERT INTO counter_port_samples(report_id, node, device, port, sampled_at, counters) "
-                     "VALUES (?1, ?2, ?3, ?4, ?5, ?6)"));
+  ASSIGN_STMT(ins, Q("INSERT INTO counter_port_samples(report_id, node, device, port, sampled_at, counters, instance) "
+                     "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)"));
   ins.Bind(1, report_id).Bind(2, node).Bind(3, device).Bind(4, number).Bind(5, at).Bind(6, sample.dump());
+  ins.Bind(7, NullIfEmpty(ingest_instance_));
   return ins.Run();
 }
 
@@ -301,14 +308,16 @@ Status ReportWriter::IngestCounters(const std::string& node, const std::string& 
     // error counters that rose from the index on delta > 0 AND error = 1
     // (0011_counter_deltas.sql, 0013_counter_error_rises.sql).
     ASSIGN_STMT(up, Q("INSERT INTO counters_latest(node, device, port, kind, name, value, sampled_at, boot_id, delta, "
-                      "delta_from, error) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11) "
+                      "delta_from, error, instance) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12) "
                       "ON CONFLICT(node, device, port, kind, name) DO UPDATE SET "
                       "value = excluded.value, sampled_at = excluded.sampled_at, boot_id = excluded.boot_id, "
-                      "delta = excluded.delta, delta_from = excluded.delta_from, error = excluded.error "
+                      "delta = excluded.delta, delta_from = excluded.delta_from, error = excluded.error, "
+                      "instance = excluded.instance "
                       "WHERE excluded.sampled_at >= counters_latest.sampled_at"));
     up.Bind(1, node).Bind(2, device).Bind(3, port).Bind(4, kind).Bind(5, name).Bind(6, v).Bind(7, at);
-    up.Bind(8, ingest_boot_id_.empty() ? std::nullopt : std::optional<std::string>(ingest_boot_id_));
+    up.Bind(8, NullIfEmpty(ingest_boot_id_));
     up.Bind(9, delta).Bind(10, delta_from).Bind(11, static_cast<int64_t>(IsErrorCounter(name) ? 1 : 0));
+    up.Bind(12, NullIfEmpty(ingest_instance_));
     RETURN_IF_ERROR(up.Run());
   }
   return Status::Ok();
@@ -327,7 +336,7 @@ Status ReportWriter::JudgeCounter(const std::string& node, const std::string& de
   const std::string where = node + "|" + device + "|" + std::to_string(port) + "|" + name;
   std::optional<CounterReading> previous;
   {
-    ASSIGN_STMT(prev, Q("SELECT value, sampled_at, boot_id FROM counters_latest "
+    ASSIGN_STMT(prev, Q("SELECT value, sampled_at, boot_id, instance FROM counters_latest "
                         "WHERE node = ?1 AND device = ?2 AND port = ?3 AND kind = ?4 AND name = ?5"));
     prev.Bind(1, node).Bind(2, device).Bind(3, port).Bind(4, kind).Bind(5, name);
     auto row = prev.Step();
@@ -335,11 +344,12 @@ Status ReportWriter::JudgeCounter(const std::string& node, const std::string& de
     if (row.value() && prev.Int(1) < at) {
       auto pv = prev.OptInt(0);
       previous = CounterReading{pv ? std::optional<uint64_t>(static_cast<uint64_t>(*pv)) : std::nullopt,
-                                prev.OptText(2).value_or(""), prev.Int(1)};
+                                prev.OptText(2).value_or(""), prev.Int(1), prev.OptText(3).value_or("")};
     }
     prev.Reset();
   }
-  CounterReading current{v ? std::optional<uint64_t>(static_cast<uint64_t>(*v)) : std::nullopt, ingest_boot_id_, at};
+  CounterReading current{v ? std::optional<uint64_t>(static_cast<uint64_t>(*v)) : std::nullopt, ingest_boot_id_, at,
+                         ingest_instance_};
   CounterDelta d = ComputeCounterDelta(kind, name, previous, current);
   if (d.delta && previous) {
     *delta = static_cast<int64_t>(std::min<uint64_t>(*d.delta, static_cast<uint64_t>(INT64_MAX)));

@@ -96,6 +96,9 @@ class ReportWriter {
   // The report being ingested (set by IngestLocked, under mu_): its boot id
   // ("" when absent) and interval, for the counter rules.
   std::string ingest_boot_id_;
+  // The instance of the device whose ports are being ingested (set by
+  // IngestInventory per device; "" when absent), for the counter rules.
+  std::string ingest_instance_;
   int64_t ingest_interval_ms_ = 0;
   std::shared_ptr<const std::string> ingest_report_id_;  // shared by its probe rows
   // The probe rows the open transaction wrote, in the order written, as the

@@ -93,6 +93,10 @@ TEST(ReportBuilder, DevicesArePortsJsonPlusCounters) {
     EXPECT_EQ(got["warnings"], plain["warnings"]);
     for (size_t d = 0; d < got["devices"].size(); ++d) {
       nlohmann::json dev = got["devices"][d];
+      // The device's instance identity, for the collector's counter rules.
+      ASSERT_TRUE(inv.devices[d].instance) << fixture;
+      EXPECT_EQ(dev["instance"], *inv.devices[d].instance) << fixture;
+      dev.erase("instance");
       for (size_t p = 0; p < dev["ports"].size(); ++p) {
         nlohmann::json& port = dev["ports"][p];
         EXPECT_EQ(port["counters"], counters["devices"][d]["ports"][p]["counters"]) << fixture;
@@ -118,6 +122,8 @@ TEST(ReportBuilder, AbsentCounterIsNullNotZero) {
   nlohmann::json j = ReportInventoryJson(inv);
   EXPECT_TRUE(j["devices"][0]["ports"][0]["counters"]["symbol_error"].is_null());
   EXPECT_EQ(j["devices"][0]["ports"][0]["counters"]["link_downed"], 0);
+  ASSERT_TRUE(j["devices"][0].contains("instance"));
+  EXPECT_TRUE(j["devices"][0]["instance"].is_null()) << "an unknown instance is null";
 }
 
 TEST(ReportBuilder, NonObjectProbeIsLeftOutAndNamed) {

@@ -16,6 +16,7 @@
 #include "collector/service/retention_worker.h"
 #include "collector/store/storage.h"
 #include "collector/store/store_migrate.h"
+#include "common/counter_rates.h"
 #include "tests/collector/old_database.h"
 #include "tests/collector/test_batch.h"
 #include "tests/support/scratch_dir.h"
@@ -413,6 +414,49 @@ TEST_F(StoreTest, CounterThresholdEventFollowsDeltas) {
   EXPECT_EQ(OpenEvents("counter_threshold").size(), 1u);
   Ingest(MakeReport("a-5", "node-a", kT0 + 40000, 4, 25));  // +0
   EXPECT_EQ(OpenEvents("counter_threshold").size(), 0u);
+}
+
+// A counter under a new device instance was reset (the device re-created:
+// driver reload, delete and add), not wrapped: the delta the writer keeps and
+// the history's rates are its whole value. Under the same instance a 32-bit
+// counter going back wrapped; an unknown instance decides nothing.
+TEST_F(StoreTest, CounterUnderANewDeviceInstanceIsAResetNotAWrap) {
+  auto report = [&](int k, uint64_t packets, const json& instance) {
+    json r = MakeReport("a-" + std::to_string(k), "node-a", kT0 + k * 10000);
+    r["boot_id"] = "b1";
+    r["inventory"]["devices"][0]["instance"] = instance;
+    r["inventory"]["devices"][0]["ports"][0]["counters"]["port_xmit_packets"] = packets;
+    Ingest(r, kT0 + k * 10000);
+  };
+  auto delta = [&]() -> std::optional<int64_t> {
+    auto q = store_->db.db().Prepare(
+        "SELECT delta FROM counters_latest WHERE node = 'node-a' AND name = 'port_xmit_packets'");
+    EXPECT_TRUE(q.ok()) << q.status().message();
+    if (!q.ok()) return std::nullopt;
+    auto row = q.value().Step();
+    EXPECT_TRUE(row.ok() && row.value());
+    return row.ok() && row.value() ? q.value().OptInt(0) : std::nullopt;
+  };
+  const int64_t kWrapBy600 = (int64_t{1} << 32) - 600;
+  report(0, 3000000000ull, "0002:c903:0001:2345@101");
+  report(1, 1000, "0002:c903:0001:2345@202");
+  EXPECT_EQ(delta(), std::optional<int64_t>(1000)) << "re-created: all 1000 are new";
+  report(2, 400, "0002:c903:0001:2345@202");
+  EXPECT_EQ(delta(), std::optional<int64_t>(kWrapBy600)) << "same instance: a 32-bit wrap";
+  report(3, 300, nullptr);
+  EXPECT_EQ(delta(), std::optional<int64_t>((int64_t{1} << 32) - 100)) << "unknown instance: the value rules";
+
+  auto history = store_->history.Counters(std::string("node-a"), kT0, 1000, /*with_identity=*/true);
+  ASSERT_TRUE(history.ok()) << history.status().message();
+  json samples = json::array();
+  for (const json& sample : history.value()["samples"])
+    if (sample["name"] == "port_xmit_packets") samples.push_back(sample);
+  ASSERT_EQ(samples.size(), 4u) << history.value().dump();
+  EXPECT_EQ(samples[1]["instance"], "0002:c903:0001:2345@202");
+  EXPECT_TRUE(samples[3]["instance"].is_null());
+  AddCounterRates(samples);
+  EXPECT_EQ(samples[1]["rate"], 100.0) << "re-created: 1000 new in 10 s";
+  EXPECT_EQ(samples[2]["rate"], double(kWrapBy600) / 10.0);
 }
 
 TEST_F(StoreTest, RetentionDeletesInBatches) {

@@ -41,6 +41,7 @@ std::optional<ValidationError> ValidateBoth(const json& r, const ReportLimits& l
 json Good() {
   json r = MakeReport("node-a-1700000000000-000042", "node-a", 1700000000000);
   r["probes"].push_back(MakeProbe("node-b", 1700000000000, 2));
+  r["inventory"]["devices"][0]["instance"] = "0002:c903:0001:2345@4711";
   return r;
 }
 
@@ -206,6 +207,21 @@ TEST(CollectorValidate, ErrorQpnsAndTimeSincePost) {
   r = Good();
   for (const char* k : {"local_qpn", "remote_qpn", "since_post_us"}) r["probes"][0]["errors"][0][k] = nullptr;
   EXPECT_FALSE(ValidateBoth(r).has_value());  // a CONNECT error has none of them
+}
+
+// A device's instance identity: an optional, printable string of at most 64 bytes.
+TEST(CollectorValidate, DeviceInstanceIsABoundedPrintableString) {
+  json r = Good();
+  r["inventory"]["devices"][0]["instance"] = nullptr;
+  EXPECT_FALSE(ValidateBoth(r).has_value()) << "unknown";
+  r["inventory"]["devices"][0].erase("instance");
+  EXPECT_FALSE(ValidateBoth(r).has_value()) << "an older agent sends none";
+  r["inventory"]["devices"][0]["instance"] = std::string(64, 'x');
+  EXPECT_FALSE(ValidateBoth(r).has_value()) << "64 bytes";
+  for (const json& bad : {json(std::string(65, 'x')), json("a\nb"), json(4711)}) {
+    r["inventory"]["devices"][0]["instance"] = bad;
+    EXPECT_EQ(Bad(r).field, "/inventory/devices/0/instance") << bad.dump();
+  }
 }
 
 TEST(CollectorValidate, PortStateShape) {

@@ -1,6 +1,10 @@
-// The counter rules as a table of cases: width, saturation, wrap, reset, absent.
+// The counter rules as a table of cases: width, saturation, wrap, reset, absent;
+// and the rates along a history that follow them.
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
+#include "common/counter_rates.h"
 #include "common/counter_rules.h"
 
 namespace rdmascope {
@@ -127,6 +131,26 @@ TEST(CounterRules, InstanceChangeIsAResetAcrossWidths) {
     ASSERT_TRUE(d.per_second) << c.what;
     EXPECT_DOUBLE_EQ(*d.per_second, double(c.cur) / 2.0) << c.what;
   }
+}
+
+// The history's rates follow the same rule: a sample under a new device
+// instance is a reset, so its rate is its value over the time since.
+TEST(CounterRates, InstanceChangeIsAReset) {
+  nlohmann::json samples = nlohmann::json::array();
+  auto add = [&](int64_t at_ms, uint64_t value, const char* instance) {
+    samples.push_back({{"node", "n1"}, {"device", "rxe0"}, {"port", 1}, {"kind", "counters"},
+                       {"name", "port_xmit_packets"}, {"value", value}, {"sampled_at_ms", at_ms},
+                       {"boot_id", "b1"}, {"instance", instance}});
+  };
+  add(10000, 3000000000ull, "guid@101");
+  add(20000, 3000001000ull, "guid@101");
+  add(30000, 500, "guid@202");  // re-created: 500 new in 10 s, not a wrap of ~1.3e9
+  add(40000, 400, "guid@202");  // backwards under the same instance: the 32-bit wrap
+  AddCounterRates(samples);
+  EXPECT_TRUE(samples[0]["rate"].is_null());
+  EXPECT_EQ(samples[1]["rate"], 100.0);
+  EXPECT_EQ(samples[2]["rate"], 50.0);
+  EXPECT_EQ(samples[3]["rate"], double((1ull << 32) - 100) / 10.0);
 }
 
 TEST(CounterRules, Widths) {
