@@ -38,7 +38,8 @@ void CheckCounters(HealthReport* r, const Device& d, const Port& p, const char* 
     if (delta.saturated) {
       Add(r, Severity::kWarning, d, p,
           name + " saturated at " + std::to_string(*value) +
-              ": it counts no more errors until it is cleared");
+              ": it counts no more errors until cleared; clear it to see new ones (perfquery -x -R or a counter "
+              "reset)");
     }
     auto it = t.find(name);
     if (it == t.end()) continue;

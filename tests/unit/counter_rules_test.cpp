@@ -92,6 +92,9 @@ struct InstanceCase {
 };
 
 const InstanceCase kInstanceCases[] = {
+    // 8-bit, saturating: as 16-bit.
+    {"8-bit link_downed backwards", "counters", "link_downed", 200, 2, DeltaKind::kReset, 2},
+    {"8-bit link_downed forwards", "counters", "link_downed", 2, 7, DeltaKind::kDelta, 5},
     // 16-bit, saturating: backwards is a clear either way; forwards after a
     // re-add counts from 0, not from the old value.
     {"16-bit symbol_error backwards", "counters", "symbol_error", 900, 3, DeltaKind::kReset, 3},
@@ -108,6 +111,11 @@ const InstanceCase kInstanceCases[] = {
     {"64-bit rcvd_pkts backwards", "hw_counters", "rcvd_pkts", 1000, 10, DeltaKind::kReset, 10},
     {"64-bit rcvd_pkts forwards", "hw_counters", "rcvd_pkts", 10, 1000, DeltaKind::kDelta, 990},
     {"64-bit extended data forwards", "counters", "port_xmit_data", 1ull << 40, (1ull << 40) + 7, DeltaKind::kDelta, 7},
+    // 64-bit counters still under 2^32: backwards is a reset, never a 32-bit wrap.
+    {"64-bit hw_counter under 2^32 backwards", "hw_counters", "rcvd_pkts", 3000000000ull, 1000, DeltaKind::kReset,
+     1000},
+    {"64-bit extended counter under 2^32 backwards", "counters", "unicast_xmit_packets", 3000000000ull, 1000,
+     DeltaKind::kReset, 1000},
 };
 
 TEST(CounterRules, InstanceChangeIsAResetAcrossWidths) {

@@ -105,6 +105,7 @@ TEST(Health, SaturatedCounterWarnsThroughTheStateFile) {
     HealthReport r = EvaluateHealth(inv, DefaultThresholds(), o);
     EXPECT_EQ(r.severity, Severity::kWarning) << run;
     EXPECT_TRUE(HasFinding(r, "symbol_error saturated at 65535")) << run;
+    EXPECT_TRUE(HasFinding(r, "clear it to see new ones (perfquery -x -R")) << "says what to do";
     EXPECT_FALSE(HasFinding(r, "since the previous run")) << "no increase, no threshold finding";
     o = AfterStateFile(inv, "b1", "b1");
   }
