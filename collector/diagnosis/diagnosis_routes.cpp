@@ -309,7 +309,6 @@ void PathRouter::Resolve(diagnosis::Input* in,
   for (SourcePairs& s : sources_) s.cursor = 0;
   for (size_t i = 0; i < in->paths.size(); ++i) {
     diagnosis::PathSummary& p = in->paths[i];
-    p.crosses.clear();
     p.routed = nullptr;
     End* src = address(p.src, p.src_device, p.src_port, p.rail);
     const FabricAddress* a = src ? src->address : nullptr;

@@ -17,13 +17,14 @@
 //    answering) stays in, as last seen.
 //  - Resolve() sets, for every path whose two ends are InfiniBand ports of
 //    the topology (node, device and, when the summary names it, port), its
-//    `crosses`: the cables and switches of the route src -> dst and of the
-//    route back (probes are round trips), each once; and fills
-//    Input::elements. A path with an end outside the topology (RoCE, not
-//    swept, no LID) or whose route cannot be walked gets none, and is
-//    counted in Coverage::unrouted. Each pair's merged list (the path's
-//    `routed`, shared by its transports) is kept per (source address,
-//    destination address). When the topology version moves and the elements
+//    route (`routed`, read through Crosses()): the cables and switches of
+//    the route src -> dst and of the route back (probes are round trips),
+//    each once; and fills Input::elements. A path with an end outside the
+//    topology (RoCE, not swept, no LID) or whose route cannot be walked
+//    gets none (`routed` null), and is counted in Coverage::unrouted; a
+//    path's own `crosses` (what a caller without a router fills) is left as
+//    it is. Each pair's merged list (shared by its transports) is kept per
+//    (source address, destination address). When the topology version moves and the elements
 //    keep their numbers (no node or cable came or went for good), a pair
 //    traced in the version before stays as it is unless a switch on it
 //    changed its forwarding table; otherwise it is traced again, in place,

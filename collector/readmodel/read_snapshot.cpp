@@ -8,6 +8,7 @@
 #include <limits>
 #include <memory>
 #include <mutex>
+#include <tuple>
 #include <unordered_map>
 
 namespace rdmascope::collector {
@@ -267,6 +268,12 @@ void NodeState::SummariseNewestRows() {
   newest_rows.reserve(pairs.size());
   for (const auto& [key, entry] : pairs)
     if (entry.newest) newest_rows.push_back(entry.newest.get());
+  auto key = [](const ProbeRow* r) {
+    return std::make_tuple(reinterpret_cast<uintptr_t>(r->rail), reinterpret_cast<uintptr_t>(r->dst),
+                           reinterpret_cast<uintptr_t>(r->transport));
+  };
+  std::sort(newest_rows.begin(), newest_rows.end(),
+            [&](const ProbeRow* a, const ProbeRow* b) { return key(a) < key(b); });
 }
 
 void ReadSnapshot::PutNode(std::shared_ptr<NodeState> node) {

@@ -176,9 +176,12 @@ struct NodeState {
   std::vector<MatrixCell> matrix_cells;
   PortFamilies port_text;  // /metrics families of `ports` and `counters`, as of the node's publishing
   std::vector<PortListRow> port_list;  // the paged port list's rows of `ports`, as of the node's publishing
-  // The newest row of every pair, in the order of `pairs`, as of the node's
-  // publishing: what a diagnosis pass reads, from one list it can read ahead
-  // in (the pairs' own entries lie all over the heap).
+  // The newest row of every pair, as of the node's publishing, ordered by
+  // (rail, destination, transport) by their interned pointers: what a
+  // diagnosis pass reads, from one list it can read ahead in (the pairs' own
+  // entries lie all over the heap), in an order the same pairs keep from
+  // report to report (a pair's transports side by side, a rail's pairs
+  // together), where `pairs` reorders with every rebuild.
   std::vector<const ProbeRow*> newest_rows;
 
   // Keeps row when it is at least as new as what the pair holds.

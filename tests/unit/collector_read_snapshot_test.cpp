@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <mutex>
 #include <thread>
+#include <tuple>
 #include <random>
 #include <string>
 
@@ -382,39 +383,62 @@ TEST_F(ReadSnapshotTest, ARestartReloadsTheSameAnswers) {
   EXPECT_EQ(store_->read.NodeInfos().value().size(), 2u);
 }
 
-// Each published node lists the newest row of every one of its pairs, in
-// the pairs' order: after new rows, a replayed older report, and a restart.
-TEST_F(ReadSnapshotTest, NewestRowsAreEveryPairsNewestRow) {
+// Each published node lists the newest row of every one of its pairs,
+// ordered by (rail, destination, transport) pointers, so the same pairs keep
+// one order: after new rows, a replayed older report, and a restart.
+TEST_F(ReadSnapshotTest, NewestRowsAreEveryPairsNewestRowInAKeptOrder) {
+  using Key = std::tuple<const std::string*, const std::string*, const std::string*>;
+  auto keys_of = [&](const std::string& name) {
+    std::vector<Key> keys;
+    if (std::shared_ptr<const NodeState> st = store_->read.snapshot().Node(name))
+      for (const ProbeRow* r : st->newest_rows) keys.emplace_back(r->rail, r->dst, r->transport);
+    return keys;
+  };
   auto expect_newest_rows = [&](const std::string& name, size_t pairs, const std::string& step) {
     std::shared_ptr<const NodeState> st = store_->read.snapshot().Node(name);
     ASSERT_TRUE(st) << step;
     std::vector<const ProbeRow*> want;
     for (const auto& [key, entry] : st->pairs) want.push_back(entry.newest.get());
+    auto order = [](const ProbeRow* a, const ProbeRow* b) {
+      auto k = [](const ProbeRow* r) {
+        return std::make_tuple(reinterpret_cast<uintptr_t>(r->rail), reinterpret_cast<uintptr_t>(r->dst),
+                               reinterpret_cast<uintptr_t>(r->transport));
+      };
+      return k(a) < k(b);
+    };
+    std::sort(want.begin(), want.end(), order);
     EXPECT_EQ(st->newest_rows, want) << step;
     EXPECT_EQ(st->newest_rows.size(), pairs) << step;
   };
   json a = MakeReport("a-1", "node-a", kT0);
-  a["probes"].push_back(Probe("node-b", kT0, 50.0, "0"));
-  a["probes"].push_back(Probe("node-c", kT0, 60.0, "1"));
+  for (const char* dst : {"node-b", "node-c", "node-d", "node-e"})
+    for (const char* rail : {"0", "1"})
+      for (const char* transport : {"rc", "ud"}) a["probes"].push_back(Probe(dst, kT0, 50.0, rail, 0, transport));
   Ingest(a);
-  expect_newest_rows("node-a", 2, "first report");
+  expect_newest_rows("node-a", 16, "first report");
+  const std::vector<Key> first = keys_of("node-a");
   json b = MakeReport("a-2", "node-a", kT0 + 10000);
+  b["probes"].push_back(Probe("node-e", kT0 + 10000, 70.0, "1", 0, "ud"));
   b["probes"].push_back(Probe("node-b", kT0 + 10000, 70.0, "0"));
-  b["probes"].push_back(Probe("node-d", kT0 + 10000, 80.0, "0", 0, "ud"));
   Ingest(b, kT0 + 10000);
-  expect_newest_rows("node-a", 3, "a second report, one pair new");
+  expect_newest_rows("node-a", 16, "a second report of some pairs");
+  EXPECT_EQ(keys_of("node-a"), first) << "the same pairs, in the same order";
   std::shared_ptr<const NodeState> st = store_->read.snapshot().Node("node-a");
   for (const ProbeRow* r : st->newest_rows) {
-    if (*r->dst == "node-b") {
+    if (*r->dst == "node-b" && *r->rail == "0" && *r->transport == "rc") {
       EXPECT_EQ(r->rtt_p99, 70.0);
     }
   }
+  json c = MakeReport("a-3", "node-a", kT0 + 20000);
+  c["probes"].push_back(Probe("node-f", kT0 + 20000, 80.0, "0", 0, "ud"));
+  Ingest(c, kT0 + 20000);
+  expect_newest_rows("node-a", 17, "a third report, one pair new");
   json old = MakeReport("a-0", "node-a", kT0 - 10000);
   old["probes"].push_back(Probe("node-b", kT0 - 10000, 999.0, "0"));
-  Ingest(old, kT0 + 11000);
-  expect_newest_rows("node-a", 3, "a replayed older report");
+  Ingest(old, kT0 + 21000);
+  expect_newest_rows("node-a", 17, "a replayed older report");
   Reopen();
-  expect_newest_rows("node-a", 3, "after a restart");
+  expect_newest_rows("node-a", 17, "after a restart");
 }
 
 // Rails fold into one cell: the newest row of any rail, the lowest rail on a
