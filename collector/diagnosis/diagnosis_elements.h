@@ -164,7 +164,7 @@ class Tallies {
 struct VoteScratch {
   std::vector<PathKind> kind;
   std::vector<uint8_t> transport_set;
-  std::vector<uint32_t> rail_transport;
+  RailTransports rail_transport;  // its names too: the next pass sizes its samples by them
   std::vector<int64_t> lost;
   std::vector<Tallies::Base> base;  // per element, in step with ElementIndex's numbering
   std::vector<Tallies::Ends> ends;

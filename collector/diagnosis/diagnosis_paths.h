@@ -33,7 +33,9 @@ struct RailTransports {
 RailTransports NumberRailTransports(const Input& in);
 // The limits of each numbered (rail, transport).
 std::vector<LatencyLimit> LatencyLimits(const Input& in, const RailTransports& rt, const Options& o);
-// Both at once (one pass over the paths): numbers into *rt, returns the limits.
+// Both at once (one pass over the paths): numbers into *rt, returns the
+// limits. What *rt held (the caller's last numbering, kept with its memory)
+// only sizes the samples.
 std::vector<LatencyLimit> NumberAndLimit(const Input& in, const Options& o, RailTransports* rt);
 std::map<std::string, LatencyLimit> LatencyLimits(const Input& in, const Options& o);
 
@@ -86,6 +88,8 @@ PathKind DominantKind(const Fleet& f, const std::vector<size_t>& paths);
 // Fills kind, severity and first_bad_ms from the explained paths.
 void Finish(const Fleet& f, const std::vector<size_t>& bad, const Options& o, Verdict* v);
 
+// The middle value of v (with an even count, the mean of the two middle
+// ones); 0 when v is empty. Exact, whatever the size.
 double Median(std::vector<double> v);
 
 }  // namespace rdmascope::collector::diagnosis

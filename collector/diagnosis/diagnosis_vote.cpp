@@ -66,7 +66,7 @@ class Vote {
     // The per-path arrays take the kept memory; ~Vote hands it back.
     f_.kind.swap(scratch_->kind), f_.kind.clear();
     f_.transport_set.swap(scratch_->transport_set);
-    f_.rail_transport.id.swap(scratch_->rail_transport);
+    std::swap(f_.rail_transport, scratch_->rail_transport);
     lost_.swap(scratch_->lost);
     f_.input = &in;
     for (const NodeFacts& n : in.nodes) {
@@ -106,7 +106,7 @@ class Vote {
   ~Vote() {
     scratch_->kind.swap(f_.kind);
     scratch_->transport_set.swap(f_.transport_set);
-    scratch_->rail_transport.swap(f_.rail_transport.id);
+    std::swap(scratch_->rail_transport, f_.rail_transport);
     scratch_->lost.swap(lost_);
   }
   Vote(const Vote&) = delete;

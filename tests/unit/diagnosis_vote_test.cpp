@@ -3,12 +3,14 @@
 // groups' nodes), with faults injected into the summaries.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "collector/diagnosis/diagnosis.h"
+#include "collector/diagnosis/diagnosis_paths.h"
 #include "collector/readmodel/pinglist.h"
 
 namespace rdmascope::collector::diagnosis {
@@ -267,6 +269,56 @@ TEST(DiagnosisVote, KeptBuffersGiveTheVerdictsOfAFreshVote) {
     EXPECT_EQ(medians_kept, medians_fresh);
   }
   ExpectExactly(Diagnose(small.in, Options(), nullptr, &kept), {{"nic", "n17/mlx5_0", "loss"}});
+}
+
+// The median is the sorted middle (the mean of the two middle values for an
+// even count) at every size and in every order: small and large, ties,
+// sorted and reversed, and values whose middle no sample brackets.
+TEST(DiagnosisMedian, IsTheSortedMiddleAtEverySize) {
+  std::mt19937 rng(11);
+  auto sorted_middle = [](std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    const size_t k = v.size() / 2;
+    return v.size() % 2 ? v[k] : (v[k - 1] + v[k]) / 2;
+  };
+  std::vector<std::vector<double>> cases;
+  for (size_t n : {1u, 2u, 3u, 16383u, 16384u, 16385u, 100000u, 100001u}) {
+    std::vector<double> v(n);
+    std::lognormal_distribution<double> rtt(1.0, 0.5);
+    for (double& x : v) x = rtt(rng);
+    cases.push_back(v);
+    std::sort(v.begin(), v.end());
+    cases.push_back(v);
+    std::reverse(v.begin(), v.end());
+    cases.push_back(v);
+    for (double& x : v) x = static_cast<double>(rng() % 3);  // ties across the middle
+    cases.push_back(v);
+    // Every 1/1024th value (what a sample of 1,024 sees) small, the middle among the large.
+    for (size_t i = 0; i < n; ++i) v[i] = i % std::max<size_t>(1, n / 1024) == 0 ? 1.0 : 1000.0 + static_cast<double>(i);
+    cases.push_back(v);
+  }
+  {
+    // The lower of the two middle values lies under the bracket, the upper
+    // is its lowest value: 448 of 1,024 sampled values under 5, 5 itself
+    // sampled, exactly half of all values under 5.
+    const size_t n = 102400, stride = n / 1024;
+    std::vector<double> v(n);
+    size_t under = 0, rest_under = 0;
+    for (size_t i = 0; i < n; ++i) {
+      if (i % stride == 0) {
+        const size_t j = i / stride;
+        v[i] = j < 448 ? 1.0 : j == 448 ? 5.0 : 9.0;
+      } else {
+        v[i] = rest_under++ < n / 2 - 448 ? 2.0 : 7.0;
+      }
+      if (v[i] < 5.0) ++under;
+    }
+    ASSERT_EQ(under, n / 2);
+    cases.push_back(v);
+  }
+  for (size_t c = 0; c < cases.size(); ++c)
+    EXPECT_EQ(Median(cases[c]), sorted_middle(cases[c])) << "case " << c << " of " << cases[c].size() << " values";
+  EXPECT_EQ(Median({}), 0);
 }
 
 TEST(DiagnosisVote, BackgroundLossAloneGivesNothing) {
