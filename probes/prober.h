@@ -81,7 +81,8 @@ Result<ProbeRun> RunRcProbe(const ProberOptions& opts);
 // first when `secret` is set (probes/control_auth.h; `strict` refuses an agent
 // that does not), and reads every page of ud_info (probes/control_protocol.h):
 // the result holds all of them, `next` unset. `seal`, when given, receives the
-// session's seal: later requests on `conn` must go through it.
+// session's seal: later requests on `conn` must go through it. A line over
+// kMaxLineBytes (an older agent's one-line list) is an error naming it.
 Result<UdInfoReply> FetchUdInfo(class LineConn& conn, uint64_t deadline_ns, const std::string& secret = "",
                                 bool strict = true, class ControlSeal* seal = nullptr);
 // The endpoint to probe: with a `rail` and a target that names rails, the

@@ -28,8 +28,15 @@ Result<UdInfoReply> FetchUdInfo(LineConn& conn, uint64_t deadline_ns, const std:
     Status s = WriteSealed(conn, *seal, EncodeUdInfoRequest(from), deadline_ns);
     if (!s.ok()) return Status::Error("control port (ud_info from " + std::to_string(from) + "): " + s.message());
     auto line = ReadSealed(conn, *seal, deadline_ns);
-    if (!line.ok()) return Status::Error("control port (ud_info from " + std::to_string(from) + "): " +
-                                         line.status().message());
+    if (!line.ok()) {
+      std::string why = line.status().message();
+      if (why == kLineTooLong) {  // pages always fit: an agent that answers in one line
+        why += ": the agent answered ud_info in one line over " + std::to_string(kMaxLineBytes) +
+               " bytes (an agent older than paged ud_info, serving too many GIDs): upgrade it, or serve "
+               "fewer ports or addresses there";
+      }
+      return Status::Error("control port (ud_info from " + std::to_string(from) + "): " + why);
+    }
     auto page = ParseUdInfoReply(*line);
     if (!page.ok()) return page.status();
     s = AppendUdInfoPage(*page, from, &all);
