@@ -311,6 +311,13 @@ Status AppendUdInfoPage(const UdInfoReply& page, size_t from, UdInfoReply* all) 
   return Status::Ok();
 }
 
+void OrderUdEndpoints(std::vector<UdEndpointInfo>& endpoints) {
+  std::stable_partition(endpoints.begin(), endpoints.end(), [](const UdEndpointInfo& e) {
+    auto gid = GidFromString(e.gid);
+    return gid.ok() && IsIpv4MappedGid(*gid);
+  });
+}
+
 std::string EncodeRcConnectReply(const RcConnectReply& r) {
   json j;
   j["ok"] = true;

@@ -35,9 +35,12 @@
 // from one snapshot of the endpoints, so they are consistent. A prober reads
 // every page (FetchUdInfo, probes/prober.h). Compatibility: an older prober
 // sends no `from` and reads the first page alone (as many endpoints as it
-// could ever have parsed); an older agent ignores `from` and answers one line
-// without `next`, which ends the reading. An agent lists at most
-// kMaxUdEndpoints (all pages together); a prober refuses more.
+// could ever have parsed); an agent lists the IPv4-mapped GIDs first
+// (OrderUdEndpoints), so that page holds the GIDs probers choose for ~30
+// ports. An older agent ignores `from` and answers one line without `next`,
+// which ends the reading; one with too many endpoints for a line fails as it
+// always did, named (FetchUdInfo). An agent lists at most kMaxUdEndpoints
+// (all pages together); a prober refuses more.
 //
 // Every other reply is bounded: rc_connect's carries numbers and one GID
 // (a few hundred bytes sealed); an error reply's text is cut to
@@ -140,6 +143,11 @@ Result<UdInfoPage> EncodeUdInfoPage(const UdInfoReply& all, size_t from,
 // total). Errors: a `next` that is not `from` + the page's endpoints (no
 // progress, or a gap), a qkey that changed, more than kMaxUdEndpoints.
 Status AppendUdInfoPage(const UdInfoReply& page, size_t from, UdInfoReply* all);
+// The order an agent lists its endpoints in: the IPv4-mapped GIDs
+// (::ffff:a.b.c.d, the routable ones probers choose) first, then the others;
+// each group keeps the order given (device, port, GID index). An older
+// prober reads only the first page: this puts the most ports it can use there.
+void OrderUdEndpoints(std::vector<UdEndpointInfo>& endpoints);
 
 std::string EncodeRcConnectReply(const RcConnectReply& r);
 // {"ok":false,"error":E}: E cut to kMaxErrorTextBytes, control characters as '?'.

@@ -146,7 +146,6 @@ std::vector<std::string> Responder::Serve(const std::vector<ServedPort>& ports) 
       RcResponderPool::Options{opts_.rc_limits, opts_.inject == Injection::kRnr, opts_.spin});
   std::vector<std::string> problems;
   UdInfoReply ud_info;
-  size_t left_out = 0;  // endpoints beyond kMaxUdEndpoints
   std::map<std::string, DeviceState*> by_name;
   for (const ServedPort& sp : ports) {
     DeviceState* d = by_name.count(sp.device) ? by_name[sp.device] : nullptr;
@@ -193,14 +192,17 @@ std::vector<std::string> Responder::Serve(const std::vector<ServedPort>& ports) 
       e.qpn = (*ud)->qpn();
       e.roce = lp->roce;
       e.rail = sp.rail;
-      if (ud_info.endpoints.size() < size_t(kMaxUdEndpoints)) ud_info.endpoints.push_back(e);
-      else ++left_out;
+      ud_info.endpoints.push_back(e);
     }
     d->uds.push_back(std::move(ud).value());
   }
-  if (left_out > 0) {
+  // Ordered before the cut, so the GIDs probers choose are the last left out.
+  OrderUdEndpoints(ud_info.endpoints);  // what an older prober's one page should hold
+  if (ud_info.endpoints.size() > size_t(kMaxUdEndpoints)) {
     problems.push_back("ud_info lists at most " + std::to_string(kMaxUdEndpoints) + " endpoints: " +
-                       std::to_string(left_out) + " GIDs of the served ports are left out");
+                       std::to_string(ud_info.endpoints.size() - size_t(kMaxUdEndpoints)) +
+                       " GIDs of the served ports are left out");
+    ud_info.endpoints.resize(size_t(kMaxUdEndpoints));
   }
   gen->ud_info = std::make_shared<const UdInfoReply>(std::move(ud_info));
   for (auto& d : gen->devices) {

@@ -7,7 +7,8 @@
 // joined, its RC sessions end within about a second and then close its
 // devices), opens the listed devices and creates one UD QP per listed port
 // that is ACTIVE (listing each of its RoCE v2 GIDs in ud_info, tagged with
-// the port's rail; on InfiniBand the port's GID 0 and LID). A port or device
+// the port's rail, IPv4-mapped GIDs of every port first: OrderUdEndpoints;
+// on InfiniBand the port's GID 0 and LID). A port or device
 // that fails is left out and named in the returned messages; nothing is
 // fatal. Each device also registers a small read-only buffer
 // (kReadBufferBytes) that RC probers RDMA READ. Start() is StartIdle() plus

@@ -1,7 +1,8 @@
 // ud_info at the limits: 64 endpoints with every field at its longest still
 // reach the prober in full; the line limit is enforced on both sides with
 // the error naming it (the agent refusing a line past it, a prober reading
-// an older agent's one-line list past it), and a line exactly at it passes.
+// an older agent's one-line list past it), and a line exactly at it passes;
+// an older prober's only page holds every port's IPv4-mapped GID.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -10,6 +11,7 @@
 #include "probes/control_protocol.h"
 #include "probes/control_server.h"
 #include "probes/line_socket.h"
+#include "probes/local_port.h"
 #include "probes/probe_clock.h"
 #include "probes/prober.h"
 #include "tests/unit/ud_info_fixture.h"
@@ -102,6 +104,37 @@ TEST(UdInfoLimits, AnOlderAgentsOverlongListIsRefusedByName) {
   const std::string& m = info.status().message();
   EXPECT_NE(m.find(std::string("ud_info from 0): ") + kLineTooLong), std::string::npos) << m;
   EXPECT_NE(m.find("older than paged ud_info"), std::string::npos) << m;
+}
+
+// An older prober asks once and reads one page. The agent lists every port's
+// IPv4-mapped GID first, so that page holds all 16 ports' (the GIDs probers
+// choose), and a rail on the node's last port is still found there.
+TEST(UdInfoLimits, AnOlderProbersOnlyPageHoldsEveryPortsMappedGid) {
+  UdInfoReply listed = SixtyFourEndpoints();
+  OrderUdEndpoints(listed.endpoints);
+  const UdInfoReply given = SixtyFourEndpoints();
+  std::vector<UdEndpointInfo> mapped, others;
+  for (const auto& e : given.endpoints) (e.gid.rfind("::ffff:", 0) == 0 ? mapped : others).push_back(e);
+  ASSERT_EQ(mapped.size(), 16u);
+  mapped.insert(mapped.end(), others.begin(), others.end());
+  ExpectSameEndpoints(listed.endpoints, mapped);  // mapped first, each group in the order given
+
+  FixtureAgent agent;
+  agent.make = [listed](int) { return listed; };
+  agent.Start();
+  LineConn c = Connect(agent.port());
+  ASSERT_TRUE(c.WriteLine(R"({"op":"ud_info"})", NowNs() + kSecond).ok());
+  auto line = c.ReadLine(NowNs() + 3 * kSecond);
+  ASSERT_TRUE(line.ok()) << line.status().message();
+  auto page = ParseUdInfoReply(*line);
+  ASSERT_TRUE(page.ok()) << page.status().message();
+  ASSERT_LT(page->endpoints.size(), 64u);
+  ASSERT_GE(page->endpoints.size(), 16u);
+  LocalPort local;
+  local.roce = true;
+  auto chosen = ChooseEndpoint(*page, "10.20.0.99", local, "rail15");
+  ASSERT_TRUE(chosen.ok()) << chosen.status().message();
+  EXPECT_EQ(chosen->gid, "::ffff:10.20.15.17");
 }
 
 }  // namespace
