@@ -37,9 +37,6 @@ std::optional<std::string> NullIfEmpty(const std::string& id) {
   return id.empty() ? std::nullopt : std::optional<std::string>(id);
 }
 
-// True when the report carries InfiniBand sections, which can move any
-// node's leaf switch and the fabric counts.
-
 }  // namespace
 
 Result<IngestResult> ReportWriter::Ingest(const json& report, int64_t received_at_ms, std::optional<int64_t> clock_skew_ms) {
