@@ -27,10 +27,6 @@ bool Any(const PathSummary& p, std::initializer_list<const char*> names) {
 
 int Rank(PathKind k) { return static_cast<int>(k); }
 
-}  // namespace
-
-namespace {
-
 // The median of v by selection over all of it (v is reordered).
 double MedianBySelection(std::vector<double>& v) {
   auto mid = v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2);

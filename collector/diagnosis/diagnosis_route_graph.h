@@ -14,9 +14,9 @@
 //    and appends the elements of the switches crossed, in order, then of the
 //    cables crossed, in order (a cable without an element is skipped). It
 //    returns false, appending nothing, exactly where RouteTable::Trace
-//    returns an error on a fabric of valid port numbers (unknown node, a switch without a table or an entry,
-//    a port without a cable or leading out of the fabric, a loop, a walk
-//    ending elsewhere than to_lid).
+//    returns an error on a fabric of valid port numbers (unknown node, a
+//    switch without a table or an entry, a port without a cable or leading
+//    out of the fabric, a loop, a walk ending elsewhere than to_lid).
 //  - Thread-compatible: const methods may run concurrently.
 #pragma once
 

@@ -24,11 +24,11 @@
 //    gets none (`routed` null), and is counted in Coverage::unrouted; a
 //    path's own `crosses` (what a caller without a router fills) is left as
 //    it is. Each pair's merged list (shared by its transports) is kept per
-//    (source address, destination address). When the topology version moves and the elements
-//    keep their numbers (no node or cable came or went for good), a pair
-//    traced in the version before stays as it is unless a switch on it
-//    changed its forwarding table; otherwise it is traced again, in place,
-//    the first time a path names it.
+//    (source address, destination address). When the topology version
+//    moves and the elements keep their numbers (no node or cable came or
+//    went for good), a pair traced in the version before stays as it is
+//    unless a switch on it changed its forwarding table; otherwise it is
+//    traced again, in place, the first time a path names it.
 //  - Resolve() also notes, for the link coverage targets: the agents (each
 //    (node, rail) a path names with a device that has an address: its first
 //    such address, in order of first appearance), and per element the
