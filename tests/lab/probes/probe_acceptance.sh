@@ -226,20 +226,33 @@ check rc-500-cycles "received $(f_recv $OUT/cycles.txt)/500, prober fds $fds_b -
   '[[ $(f_recv $OUT/cycles.txt) == 500 && -n $fds_b && $fds_b == "$fds_a" && $BASE_FDS == "$NOW_FDS" && $BASE_RES == "$NOW_RES" ]]'
 
 # 8. Benchmark (printed, not asserted), same boot, same link (rxe0 -> rxe1):
-# our RC and UD medians with default settings vs ib_send_lat t_typical x 2,
-# and the CPU each side spends per 1,000 round trips. The variants run in
-# interleaved blocks (round r runs every variant once), so drift in the
-# emulated VM's speed falls on all of them alike; a variant's figure is the
-# median of its block medians. Where the rest of the time goes is measured
-# with two more variants: ib_send_lat -e (both ends sleep on CQ events, as
-# our prober does when the round trip is over its spin budget) and ours with
-# --spin-us 100000 (the prober busy-polls every wait, as ib_send_lat does).
+# our RC and UD medians vs ib_send_lat t_typical x 2, and the CPU each side
+# spends per 1,000 round trips. Every line names the exact flags it ran.
+# rc and ud are the default pattern (no flag but the transport, device,
+# target and count: probes 10 ms apart, RC with its READ); rc-b2b and ud-b2b
+# run back to back without the READ, which keeps the responder inside its
+# hot window. The variants run in interleaved blocks (round r runs every
+# variant once), so drift in the emulated VM's speed falls on all of them
+# alike; a variant's figure is the median of its block medians. Where the
+# rest of the time goes is measured with more variants: ib_send_lat -e (both
+# ends sleep on CQ events, as our prober does when the round trip is over its
+# spin budget) and ours back to back with --spin-us 100000 (the prober
+# busy-polls every wait, as ib_send_lat does).
 gid=${LAB_GID_INDEX:-1}
-BENCH_N=300 BENCH_ROUNDS=7
+BENCH_N=300 BENCH_ROUNDS=5
 HZ=$(getconf CLK_TCK 2>/dev/null || echo 100)
 cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }  # utime + stime of a pid, in ticks
 self_ticks() { awk '{ print $14 + $15 + $16 + $17 }' /proc/$$/stat; }  # this shell + waited-for children
 declare -A B_MED B_CPU_P B_CPU_R B_MIN B_AVG B_RESP
+# rdmactl probe's flags per variant, as run and as printed (besides --device and the target).
+declare -A V_ARGS=(
+  [rc]="--transport rc --count $BENCH_N"
+  [ud]="--transport ud --count $BENCH_N"
+  [rc-b2b]="--transport rc --count $BENCH_N --interval-ms 0 --no-read"
+  [ud-b2b]="--transport ud --count $BENCH_N --interval-ms 0 --no-read"
+  [rc-b2b-spin]="--transport rc --count $BENCH_N --interval-ms 0 --no-read --spin-us 100000"
+  [ud-b2b-spin]="--transport ud --count $BENCH_N --interval-ms 0 --no-read --spin-us 100000"
+)
 # bench_block VARIANT: one block; appends its median RTT (usec), its t_min
 # and t_avg (usec, ib_send_lat's x 2), our responder delay p50 and CPU ticks.
 bench_block() {
@@ -256,10 +269,8 @@ bench_block() {
       med=$(awk '/t_typical/ { getline; print 2 * $5; exit }' $OUT/lat-client.txt)
       mn=$(awk '/t_typical/ { getline; print 2 * $3; exit }' $OUT/lat-client.txt)
       avg=$(awk '/t_typical/ { getline; print 2 * $6; exit }' $OUT/lat-client.txt) ;;
-    rc|ud) timeout 120 rdmactl probe --transport $v --device $SRC "$DST_IP" --count $BENCH_N --interval-ms 0 --no-read \
-             > $OUT/bench.txt 2>&1 ;;
-    rc-spin|ud-spin) timeout 120 rdmactl probe --transport ${v%-spin} --device $SRC "$DST_IP" --count $BENCH_N \
-             --interval-ms 0 --no-read --spin-us 100000 > $OUT/bench.txt 2>&1 ;;
+    *) # shellcheck disable=SC2086  # V_ARGS holds words
+       timeout 120 rdmactl probe --device $SRC "$DST_IP" ${V_ARGS[$v]} > $OUT/bench.txt 2>&1 ;;
   esac
   if [[ $v != lat* ]]; then
     med=$(f_typical $OUT/bench.txt) mn=$(awk '/^RTT \(usec\)/{print $4}' $OUT/bench.txt)
@@ -274,7 +285,7 @@ bench_block() {
   # ib_send_lat's server is a child of this shell too: both ends are in c1 - c0.
   [[ $v == lat* ]] || B_CPU_R[$v]=$(( ${B_CPU_R[$v]:-0} + r1 - r0 ))
 }
-VARIANTS="lat lat-e rc rc-spin ud ud-spin"
+VARIANTS="lat lat-e rc rc-b2b rc-b2b-spin ud ud-b2b ud-b2b-spin"
 for ((r = 0; r < BENCH_ROUNDS; r++)); do
   for v in $VARIANTS; do
     rm -f $OUT/lat-client.txt $OUT/lat-server.txt $OUT/bench.txt
@@ -291,43 +302,47 @@ for v in $VARIANTS; do
   case $v in
     lat) what="ib_send_lat t_typical x 2 (both ends busy-poll)"; cpu="CPU s per 1000: both ends $(per1000 ${B_CPU_P[$v]})" ;;
     lat-e) what="ib_send_lat -e t_typical x 2 (both ends sleep on events)"; cpu="CPU s per 1000: both ends $(per1000 ${B_CPU_P[$v]})" ;;
-    *) what="rdmactl probe --transport ${v%-spin}$([[ $v == *-spin ]] && echo ' --spin-us 100000' || echo ' (defaults)')"
+    *) what="rdmactl probe --device $SRC $DST_IP ${V_ARGS[$v]}"
        cpu="CPU s per 1000: prober $(per1000 ${B_CPU_P[$v]}) responder $(per1000 ${B_CPU_R[$v]})" ;;
   esac
-  printf 'BENCH %-8s %8s usec  ratio %s  %s; %s; blocks: %s\n' "$v" "$m" "$(ratio "$m")" "$what" "$cpu" "${B_MED[$v]}"
+  printf 'BENCH %-11s %8s usec  ratio %s  %s; %s; blocks: %s\n' "$v" "$m" "$(ratio "$m")" "$what" "$cpu" "${B_MED[$v]}"
 done
 # The remaining time, measured: ib_send_lat -e sleeps once per round trip on
 # each end, so (lat-e - lat) / 2 is what one sleep and wake-up costs in this
-# VM. By default our prober spins 3 x its typical RTT (at most 2000 usec)
-# and our responder stays in its hot window between back-to-back probes, so
-# neither should sleep: our excess over lat, in wake-ups, says how much of
-# any gap is sleeping.
+# VM. By default our prober spins 3 x its typical RTT (at most 2000 usec);
+# our responder stays in its hot window between back-to-back probes, but
+# probes 10 ms apart (the default pattern) find it asleep: our excess over
+# lat, in wake-ups, says how much of any gap is sleeping.
 WAKE=$(awk -v a="$(median ${B_MED[lat-e]})" -v b="$IB" 'BEGIN { printf "%.0f", (a - b) / 2 }')
 excess() { awk -v o="$(median ${B_MED[$1]})" -v i="$IB" -v w="$WAKE" 'BEGIN { printf "%.0f usec (%.2f wake-ups)", o - i, (w > 0 ? (o - i) / w : 0) }'; }
 echo "BENCH where the time goes: one sleep and wake-up costs $WAKE usec here ((lat-e - lat) / 2);" \
-  "our default's excess over lat: rc $(excess rc), ud $(excess ud); responder time is subtracted in network_us" \
-  "(medians above: responder delay ~10 usec); the prober polling instead (rc-spin, ud-spin) gives" \
-  "rc $(ratio "$(median ${B_MED[rc-spin]})"), ud $(ratio "$(median ${B_MED[ud-spin]})")"
-# Where our default's excess over ib_send_lat goes, measured per block: the
-# floor (t_min: the path with nothing in the way), the prober's waiting (what
-# the same probe loses against itself with --spin-us 100000, i.e. busy-polling
-# every wait as ib_send_lat does), and the rest: round trips held up above the
-# floor even then (the responder's wake-ups, emulator stalls). Our responder's
-# own delay (probe completion to echo post) is printed beside; network_us
-# leaves it out. t_avg / t_typical shows how heavy each side's tail is.
-for v in rc ud; do
+  "excess over lat: rc $(excess rc), rc-b2b $(excess rc-b2b), ud $(excess ud), ud-b2b $(excess ud-b2b);" \
+  "responder time is subtracted in network_us (medians above: responder delay ~10 usec); the prober polling" \
+  "instead (rc-b2b-spin, ud-b2b-spin) gives rc $(ratio "$(median ${B_MED[rc-b2b-spin]})"), ud $(ratio "$(median ${B_MED[ud-b2b-spin]})")"
+# Where the back-to-back excess over ib_send_lat goes, measured per block:
+# the floor (t_min: the path with nothing in the way), the prober's waiting
+# (what the same probe loses against itself with --spin-us 100000, i.e.
+# busy-polling every wait as ib_send_lat does), and the rest: round trips
+# held up above the floor even then (the responder's wake-ups, emulator
+# stalls). Our responder's own delay (probe completion to echo post) is
+# printed beside; network_us leaves it out. t_avg / t_typical shows how heavy
+# each side's tail is.
+for v in rc-b2b ud-b2b; do
   awk -v m="$(median ${B_MED[$v]})" -v i="$IB" -v mn="$(median ${B_MIN[$v]})" -v imn="$(median ${B_MIN[lat]})" \
       -v ms="$(median ${B_MED[$v-spin]})" -v rsp="$(median ${B_RESP[$v]:-0})" -v av="$(median ${B_AVG[$v]})" \
       -v iav="$(median ${B_AVG[lat]})" -v t=$v 'BEGIN {
-    printf "BENCH where the time goes: %s (defaults) median %.0f usec vs ib_send_lat %.0f: excess %.0f usec = floor %+.0f " \
-           "(t_min %.0f vs %.0f) + prober waiting %+.0f (%s --spin-us 100000: %.0f) + rest %+.0f (spread above the floor " \
+    printf "BENCH where the time goes: %s median %.0f usec vs ib_send_lat %.0f: excess %.0f usec = floor %+.0f " \
+           "(t_min %.0f vs %.0f) + prober waiting %+.0f (%s-spin: %.0f) + rest %+.0f (spread above the floor " \
            "with the prober polling); responder delay p50 %.1f usec; t_avg / t_typical ours %.2f, ib_send_lat %.2f\n",
            t, m, i, m - i, mn - imn, mn, imn, m - ms, t, ms, (m - i) - (mn - imn) - (m - ms), rsp,
            (m > 0 ? av / m : 0), (i > 0 ? iav / i : 0) }'
 done
+# The target of the default pattern (no flag but transport, device, target
+# and count), per transport.
 for v in rc ud; do
   r=$(ratio "$(median ${B_MED[$v]})")
-  echo "BENCH target: $v (defaults) / ib_send_lat = $r, target <= 1.10: $(awk -v r="$r" 'BEGIN { print (r != "n/a" && r <= 1.10) ? "met" : "NOT met" }')"
+  echo "BENCH target: rdmactl probe --device $SRC $DST_IP ${V_ARGS[$v]} / ib_send_lat = $r," \
+    "target <= 1.10: $(awk -v r="$r" 'BEGIN { print (r != "n/a" && r <= 1.10) ? "met" : "NOT met" }')"
 done
 
 # 9. The full agent probes its --probe-target every report interval and puts
