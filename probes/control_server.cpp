@@ -36,14 +36,34 @@ std::string PeerAddress(const sockaddr_storage& a) {
 Result<std::unique_ptr<ControlServer>> ControlServer::Start(int port, Handler handler,
                                                             const std::vector<std::string>& addrs,
                                                             int queue_wait_ms, int max_per_peer) {
+  return Listen(port, std::move(handler), addrs, queue_wait_ms, max_per_peer, nullptr);
+}
+
+Result<std::unique_ptr<ControlServer>> ControlServer::StartOnAny(int port, Handler handler,
+                                                                 const std::vector<std::string>& addrs,
+                                                                 std::vector<std::string>* unbound) {
+  return Listen(port, std::move(handler), addrs, kQueueWaitMs, kMaxPerPeer, unbound);
+}
+
+Result<std::unique_ptr<ControlServer>> ControlServer::Listen(int port, Handler handler,
+                                                             const std::vector<std::string>& addrs,
+                                                             int queue_wait_ms, int max_per_peer,
+                                                             std::vector<std::string>* unbound) {
   std::unique_ptr<ControlServer> s(new ControlServer());
   s->queue_wait_ms_ = queue_wait_ms;
   s->max_per_peer_ = max_per_peer;
+  Status last = Status::Ok();
   for (const std::string& a : addrs.empty() ? std::vector<std::string>{""} : addrs) {
     auto fd = TcpListen(port, a);
-    if (!fd.ok()) return fd.status();
+    if (!fd.ok()) {
+      if (!unbound) return fd.status();
+      unbound->push_back(fd.status().message());  // the bind error names the address
+      last = fd.status();
+      continue;
+    }
     s->listen_fds_.push_back(std::move(fd).value());
   }
+  if (s->listen_fds_.empty()) return last;
   sockaddr_storage bound{};
   socklen_t len = sizeof bound;
   if (::getsockname(s->listen_fds_.front().get(), reinterpret_cast<sockaddr*>(&bound), &len) != 0)

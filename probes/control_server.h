@@ -48,12 +48,22 @@ class ControlServer {
                                                       const std::vector<std::string>& addrs = {},
                                                       int queue_wait_ms = kQueueWaitMs,
                                                       int max_per_peer = kMaxPerPeer);
+  // As Start, but an address that cannot be bound is left out and its error
+  // (which names it) added to *unbound; fails only when none can be bound.
+  static Result<std::unique_ptr<ControlServer>> StartOnAny(int port, Handler handler,
+                                                           const std::vector<std::string>& addrs,
+                                                           std::vector<std::string>* unbound);
   ~ControlServer();
   // The TCP port the server listens on.
   int port() const { return port_; }
   void Stop();
 
  private:
+  // Start's and StartOnAny's body: with `unbound` null, any address that
+  // cannot be bound fails the start.
+  static Result<std::unique_ptr<ControlServer>> Listen(int port, Handler handler, const std::vector<std::string>& addrs,
+                                                       int queue_wait_ms, int max_per_peer,
+                                                       std::vector<std::string>* unbound);
   struct Worker {
     std::thread thread;
     std::atomic<bool> done{false};

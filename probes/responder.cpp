@@ -53,10 +53,10 @@ namespace {
 constexpr uint64_t kReadIovaBase = 0x10000;
 }  // namespace
 
-std::vector<std::string> DefaultControlAddresses(const std::string& device) {
+std::vector<std::string> DefaultControlAddresses(const std::vector<std::string>& devices) {
   std::vector<std::string> out;
   const std::string prefix = "::ffff:";  // GidToString's form of an IPv4-mapped GID
-  for (const auto& name : device.empty() ? ListDeviceNames() : std::vector<std::string>{device}) {
+  for (const auto& name : devices.empty() ? ListDeviceNames() : devices) {
     auto ctx = OpenDevice(name);
     if (!ctx.ok()) continue;
     for (int port : ActivePorts(ctx->get())) {
@@ -79,8 +79,9 @@ Result<std::unique_ptr<Responder>> Responder::StartIdle(const ResponderOptions& 
   r->gen_ = std::make_shared<Generation>();
   Responder* self = r.get();
   std::vector<std::string> addrs = opts.control_bind;
-  if (addrs.empty()) {
-    addrs = DefaultControlAddresses(opts.device);
+  const bool defaults = addrs.empty();
+  if (defaults) {
+    addrs = DefaultControlAddresses(opts.devices);
     if (addrs.empty()) {
       std::fprintf(stderr, "responder: no RoCE v2 IPv4 address on the served ports: the control port "
                            "listens on every address (set --control-bind to narrow it)\n");
@@ -103,17 +104,21 @@ Result<std::unique_ptr<Responder>> Responder::StartIdle(const ResponderOptions& 
     return self->HandleRcConnect(req, gen);
   };
   const ControlSessionOptions session{opts.control_secret, opts.control_strict};
-  auto srv = ControlServer::Start(opts.control_port, [services, session](LineConn& c, const std::atomic<bool>& stop) {
+  auto handler = [services, session](LineConn& c, const std::atomic<bool>& stop) {
     ServeControlConnection(c, stop, session, services);
-  }, addrs);
+  };
+  std::vector<std::string> unbound;
+  auto srv = defaults ? ControlServer::StartOnAny(opts.control_port, handler, addrs, &unbound)
+                      : ControlServer::Start(opts.control_port, handler, addrs);
   if (!srv.ok()) return srv.status();
+  for (const std::string& u : unbound)
+    std::fprintf(stderr, "responder: the control port left out an address (the others serve): %s\n", u.c_str());
   r->server_ = std::move(srv).value();
   return r;
 }
 
 Result<std::unique_ptr<Responder>> Responder::Start(const ResponderOptions& opts) {
-  std::vector<std::string> names = opts.device.empty() ? ListDeviceNames()
-                                                        : std::vector<std::string>{opts.device};
+  std::vector<std::string> names = opts.devices.empty() ? ListDeviceNames() : opts.devices;
   if (names.empty()) return Status::Error("no RDMA devices (ibv_devices lists none)");
   std::vector<ServedPort> ports;
   for (const auto& name : names) {
@@ -126,7 +131,12 @@ Result<std::unique_ptr<Responder>> Responder::Start(const ResponderOptions& opts
   std::vector<std::string> problems = (*r)->Serve(ports);
   if ((*r)->UdInfo().endpoints.empty()) {
     std::string why = problems.empty() ? "" : " (" + problems.front() + ")";
-    return Status::Error("no ACTIVE port on " + (opts.device.empty() ? std::string("any device") : opts.device) + why);
+    std::string on = "any device";
+    if (!opts.devices.empty()) {
+      on.clear();
+      for (const std::string& d : opts.devices) on += (on.empty() ? "" : ", ") + d;
+    }
+    return Status::Error("no ACTIVE port on " + on + why);
   }
   return r;
 }

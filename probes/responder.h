@@ -53,14 +53,17 @@ struct ServedPort {
 };
 
 struct ResponderOptions {
-  std::string device;  // empty: every device
+  std::vector<std::string> devices;  // every --device; empty: every device
   int control_port = kDefaultControlPort;
   Injection inject = Injection::kNone;
   ResponderSpin spin;  // hot window of the UD and RC responders after each completion
   // Numeric addresses the control port listens on. Empty: the IPv4
   // addresses of the RoCE v2 GIDs of the served devices' ACTIVE ports
-  // (`device`, or every device), plus `extra_bind`; every IPv4 address only
-  // when none is found (an InfiniBand-only node), said on stderr.
+  // (every one of `devices`, or every device), plus `extra_bind`; every IPv4
+  // address only when none is found (an InfiniBand-only node), said on
+  // stderr. Of these defaults, an address that cannot be bound (gone since,
+  // or taken) is said on stderr and left out; the start fails only when none
+  // can. An address given in control_bind must bind.
   std::vector<std::string> control_bind;
   std::vector<std::string> extra_bind;
   // Fleet secret (probes/control_auth.h): set, every control connection must
@@ -74,8 +77,9 @@ struct ResponderOptions {
   RcSessionLimits rc_limits;
 };
 
-// The default control-port addresses (see ResponderOptions::control_bind).
-std::vector<std::string> DefaultControlAddresses(const std::string& device);
+// The default control-port addresses (see ResponderOptions::control_bind) of
+// `devices` (empty: every device), in device order, each once.
+std::vector<std::string> DefaultControlAddresses(const std::vector<std::string>& devices);
 
 class Responder {
  public:

@@ -36,8 +36,9 @@ const char kAgentUsage[] =
     "  --control-secret-mode strict|lenient\n"
     "                       strict (default): refuse peers without the secret; lenient: serve them\n"
     "                       too (while rolling out a secret or upgrading from protocol v1)\n"
-    "  --control-bind ADDR  listen on this numeric address (repeatable; default: the served\n"
-    "                       ports' RoCE IPv4 addresses, every address when there is none)\n"
+    "  --control-bind ADDR  listen on this numeric address (repeatable; each must bind). Default:\n"
+    "                       the RoCE IPv4 addresses of every --device's ports (or every device's),\n"
+    "                       any that cannot be bound said and left out; every address when none\n"
     "  --rc-idle-timeout S  an RC session with no probe for S seconds ends (default 60; 5..86400);\n"
     "                       at the session cap, one idle for a quarter of that gives way\n"
     "  --rc-max-sessions N  RC sessions at once, all devices together (default 4096; 1..1000000)\n"
@@ -62,7 +63,7 @@ Result<AgentOptions> ParseAgentOptions(const std::vector<std::string>& args) {
     } else if (k == "--device") {
       auto v = need();
       if (!v.ok()) return v.status();
-      o.responder.device = *v;
+      o.responder.devices.push_back(*v);
       o.devices.push_back(*v);
     } else if (k == "--rail") {
       auto v = need();

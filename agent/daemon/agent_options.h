@@ -17,7 +17,7 @@ namespace rdmascope::agent {
 struct AgentOptions {
   bool responder_only = false;
   bool help = false;
-  probes::ResponderOptions responder;  // --responder-only: responder.device is the one --device
+  probes::ResponderOptions responder;  // responder.devices: every --device
   // Repeatable flags; when given they replace the config file's lists.
   std::vector<std::string> devices;              // --device DEV
   std::vector<RailSpec> rails;                   // --rail NAME=DEV[/PORT]

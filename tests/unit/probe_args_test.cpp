@@ -94,7 +94,7 @@ TEST(AgentOptions, ResponderOnlyWithInjection) {
   auto o = agent::ParseAgentOptions({"--responder-only", "--device", "rxe1", "--control-port", "18620", "--inject", "rnr"});
   ASSERT_TRUE(o.ok()) << o.status().message();
   EXPECT_TRUE(o->responder_only);
-  EXPECT_EQ(o->responder.device, "rxe1");
+  EXPECT_EQ(o->responder.devices, std::vector<std::string>{"rxe1"});
   EXPECT_EQ(o->responder.control_port, 18620);
   EXPECT_EQ(o->responder.inject, probes::Injection::kRnr);
   auto d = agent::ParseAgentOptions({"--inject", "drop"});

@@ -396,6 +396,45 @@ TEST(Responder, ListensOnlyWhereBound) {
   EXPECT_FALSE(TcpListen(0, "not-an-address").ok());
 }
 
+// Numeric addresses this host does not hold (a trial bind fails), from the
+// documentation ranges: which of them a test machine holds varies.
+std::vector<std::string> UnboundAddresses() {
+  std::vector<std::string> out;
+  for (const char* a : {"192.0.2.1", "198.51.100.1", "203.0.113.1", "2001:db8::1", "192.0.2.77"})
+    if (!TcpListen(0, a).ok()) out.push_back(a);
+  return out;
+}
+
+// The default addresses of a responder are whatever its ports hold now: one
+// gone leaves it out and says so; the others serve. None bindable is an
+// error, as with Start.
+TEST(ControlServer, StartOnAnyLeavesOutWhatCannotBeBoundAndNamesIt) {
+  const std::vector<std::string> gone = UnboundAddresses();
+  ASSERT_GE(gone.size(), 2u) << "this host holds the documentation addresses";
+  ControlServer::Handler hello = [](LineConn& c, const std::atomic<bool>&) {
+    (void)c.WriteLine("hello", NowNs() + 1000000000ull);
+  };
+  std::vector<std::string> unbound;
+  auto started = ControlServer::StartOnAny(0, hello, {gone[0], "127.0.0.1"}, &unbound);
+  ASSERT_TRUE(started.ok()) << started.status().message();
+  ASSERT_EQ(unbound.size(), 1u);
+  EXPECT_NE(unbound[0].find(gone[0]), std::string::npos) << unbound[0];
+  EXPECT_NE(unbound[0].find("bind"), std::string::npos) << unbound[0];
+  auto conn = TcpConnect("127.0.0.1", (*started)->port(), 2000);
+  ASSERT_TRUE(conn.ok()) << conn.status().message();
+  LineConn line(std::move(conn).value());
+  auto got = line.ReadLine(NowNs() + 2000000000ull);
+  ASSERT_TRUE(got.ok()) << got.status().message();
+  EXPECT_EQ(*got, "hello");
+
+  unbound.clear();
+  auto none = ControlServer::StartOnAny(0, hello, {gone[0], gone[1]}, &unbound);
+  ASSERT_FALSE(none.ok());
+  EXPECT_NE(none.status().message().find(gone[1]), std::string::npos) << none.status().message();
+  EXPECT_EQ(unbound.size(), 2u);
+  EXPECT_FALSE(ControlServer::Start(0, hello, {gone[0], "127.0.0.1"}).ok());  // Start: every address must bind
+}
+
 TEST(LineSocket, ConnectRefusedNamesTheCall) {
   auto fd = TcpConnect("127.0.0.1", 1, 500);
   ASSERT_FALSE(fd.ok());

@@ -13,6 +13,7 @@
 #  3. A prober with a wrong secret: refused, no QPN.
 #  4. A prober with the secret against an agent without one (strict prober):
 #     refused, no downgrade.
+#  5. An agent with two --device listens on both devices' addresses.
 . /opt/rdmascope/lab/lab.sh
 
 lab_require_bin rdmascope-agent rdmactl lab_control_hold || exit 1
@@ -93,7 +94,22 @@ ok=1
 [[ $PROBE_RC != 0 ]] && grep -q "offers no authentication" $OUT/down.txt.err && ok=0
 row "prober with the secret vs agent without one" "exit $PROBE_RC: $(head -c 140 $OUT/down.txt.err | tr '\n' ' ')" $ok
 
-kill $PID_strict $PID_open 2>/dev/null
-wait $PID_strict $PID_open 2>/dev/null
+# 5. The default control bind follows every --device: an agent serving rxe1
+# and rxe2 listens on both devices' addresses, and a prober reaches it there.
+timeout 400 rdmascope-agent --responder-only --device $DST --device $HOSTILE --control-port 18672 \
+  > "$OUT/both.log" 2>&1 &
+PID_both=$!
+lab_wait_listen 18672 30 || { cat "$OUT/both.log"; lab_fail "agent both did not listen on 18672"; }
+reach() { timeout 5 bash -c 'exec 3<>/dev/tcp/$1/$2' _ "$1" 18672 2>/dev/null && echo yes || echo no; }
+AT_DST=$(reach "$DST_IP") AT_HOSTILE=$(reach "$HOSTILE_IP")
+probe $OUT/both.txt --transport ud "$DST_IP:18672" --count 3 --interval-ms 0
+ok=1
+[[ $AT_DST == yes && $AT_HOSTILE == yes && $PROBE_RC == 0 && $(f_recv $OUT/both.txt) == 3 ]] && ok=0
+row "control bind on every --device" \
+  "--device $DST --device $HOSTILE: listening at $DST_IP $AT_DST, $HOSTILE_IP $AT_HOSTILE; ud probe to $DST_IP $(f_recv $OUT/both.txt)/3" $ok
+[ $ok = 0 ] || { cat "$OUT/both.log" $OUT/both.txt.err; ss -ltn 2>/dev/null | grep 18672; }
+
+kill $PID_strict $PID_open $PID_both 2>/dev/null
+wait $PID_strict $PID_open $PID_both 2>/dev/null
 echo "control port lab: $FAILED failed"
 [ "$FAILED" = 0 ]
