@@ -39,9 +39,9 @@ class BlockSink {
 
  private:
   friend class PathBlocks;
-  BlockSink(std::vector<diagnosis::PathSummary>* into, size_t at) : into_(into), at_(at), next_(at) {}
+  BlockSink(std::vector<diagnosis::PathSummary>* into, size_t at) : into_(into), next_(at) {}
   std::vector<diagnosis::PathSummary>* into_;
-  size_t at_, next_;
+  size_t next_;
 };
 
 class PathBlocks {
