@@ -9,8 +9,12 @@
 namespace rdmascope::agent {
 namespace {
 
-bool NameOk(const std::string& s) {
-  if (s.empty() || s.size() > 64) return false;
+// The kernel's RDMA device names hold at most 63 characters (IB_DEVICE_NAME_MAX
+// is 64 with the terminating NUL); rail names keep the same alphabet, up to 64.
+constexpr size_t kMaxRailName = 64, kMaxDeviceName = 63;
+
+bool NameOk(const std::string& s, size_t max) {
+  if (s.empty() || s.size() > max) return false;
   for (char c : s)
     if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '_' && c != '-') return false;
   return true;
@@ -24,11 +28,12 @@ Result<RailSpec> ParseRailSpec(const std::string& text) {
   if (eq == std::string::npos) return Status::Error("rail '" + t + "': expected NAME=DEV[/PORT]");
   RailSpec r;
   r.name = t.substr(0, eq);
-  if (!NameOk(r.name)) return Status::Error("rail '" + t + "': name must be 1..64 of [A-Za-z0-9._-]");
+  if (!NameOk(r.name, kMaxRailName)) return Status::Error("rail '" + t + "': name must be 1..64 of [A-Za-z0-9._-]");
   std::string where = t.substr(eq + 1);
   size_t slash = where.find('/');
   r.where.device = where.substr(0, slash);
-  if (!NameOk(r.where.device)) return Status::Error("rail '" + t + "': bad device name");
+  if (!NameOk(r.where.device, kMaxDeviceName))
+    return Status::Error("rail '" + t + "': device name must be 1..63 of [A-Za-z0-9._-]");
   if (slash != std::string::npos) {
     const std::string p = where.substr(slash + 1);
     if (p.empty() || p.size() > 3 || !std::all_of(p.begin(), p.end(), ::isdigit) || std::stoi(p) < 1 ||

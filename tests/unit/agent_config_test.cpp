@@ -152,6 +152,7 @@ INSTANTIATE_TEST_SUITE_P(
                       BadFile{"labels = a b=1\n", "label key 'a b'"},
                       BadFile{"interval = 5\n\ninterval = 6\n", ":3: key 'interval' repeated (first on line 1)"},
                       BadFile{"sysfs_root =\n", ":1: key 'sysfs_root': needs a value"},
+                      BadFile{"devices = mlx5_0, " + std::string(64, 'd') + "\n", ":1: key 'devices': needs device names (1..63"},
                       BadFile{"once = 1\n", "command-line flag only"},
                       BadFile{"probe_traffic_class = 256\n", ":1: key 'probe_traffic_class': item '256': traffic class must be a number 0..255"},
                       BadFile{"probe_sl = r0=16\n", ":1: key 'probe_sl': item 'r0=16': service level must be a number 0..15"},

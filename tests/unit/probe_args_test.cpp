@@ -173,6 +173,13 @@ TEST(AgentOptions, ProbeTargetsDevicesAndRails) {
   EXPECT_FALSE(agent::ParseAgentOptions({"--rail", "r0=rxe0", "--rail", "r0=rxe1"}).ok());
   EXPECT_FALSE(agent::ParseAgentOptions({"--rail", "rxe0"}).ok());
   EXPECT_FALSE(agent::ParseAgentOptions({"--rail", "r0=rxe0/0"}).ok());
+  // Device names as the kernel allows them: 63 characters at most.
+  EXPECT_TRUE(agent::ParseAgentOptions({"--rail", "r0=" + std::string(63, 'd')}).ok());
+  auto long_device = agent::ParseAgentOptions({"--rail", "r0=" + std::string(64, 'd')});
+  ASSERT_FALSE(long_device.ok());
+  EXPECT_NE(long_device.status().message().find("device name must be 1..63"), std::string::npos)
+      << long_device.status().message();
+  EXPECT_TRUE(agent::ParseAgentOptions({"--rail", std::string(64, 'r') + "=rxe0"}).ok());
   EXPECT_FALSE(agent::ParseAgentOptions({"--probe-device", "rxe0"}).ok());  // removed: --device / --rail
   EXPECT_FALSE(agent::ParseAgentOptions({"--probe-target", "x:99999"}).ok());
 }
