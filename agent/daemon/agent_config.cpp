@@ -189,8 +189,7 @@ const KeyDef kKeys[] = {
     {"devices", [](const std::string& k, const std::string& v, AgentConfig* c) {
        c->devices.clear();
        for (const std::string& item : SplitList(v)) {
-         if (item.size() > 63 || !std::all_of(item.begin(), item.end(), NameChar))  // the kernel's limit
-           return Bad(k, v, "needs device names (1..63 of [A-Za-z0-9_.-])");
+         if (!DeviceNameOk(item)) return Bad(k, v, "needs device names (1..63 of [A-Za-z0-9_.-])");
          c->devices.push_back(item);
        }
        return Status::Ok();

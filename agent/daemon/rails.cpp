@@ -9,8 +9,7 @@
 namespace rdmascope::agent {
 namespace {
 
-// The kernel's RDMA device names hold at most 63 characters (IB_DEVICE_NAME_MAX
-// is 64 with the terminating NUL); rail names keep the same alphabet, up to 64.
+// Rail names keep the device names' alphabet, up to 64 characters.
 constexpr size_t kMaxRailName = 64, kMaxDeviceName = 63;
 
 bool NameOk(const std::string& s, size_t max) {
@@ -22,6 +21,8 @@ bool NameOk(const std::string& s, size_t max) {
 
 }  // namespace
 
+bool DeviceNameOk(const std::string& name) { return NameOk(name, kMaxDeviceName); }
+
 Result<RailSpec> ParseRailSpec(const std::string& text) {
   const std::string t(Trim(text, kBlanks));
   size_t eq = t.find('=');
@@ -32,7 +33,7 @@ Result<RailSpec> ParseRailSpec(const std::string& text) {
   std::string where = t.substr(eq + 1);
   size_t slash = where.find('/');
   r.where.device = where.substr(0, slash);
-  if (!NameOk(r.where.device, kMaxDeviceName))
+  if (!DeviceNameOk(r.where.device))
     return Status::Error("rail '" + t + "': device name must be 1..63 of [A-Za-z0-9._-]");
   if (slash != std::string::npos) {
     const std::string p = where.substr(slash + 1);

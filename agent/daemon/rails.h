@@ -32,6 +32,10 @@ struct RailSpec {
   PortRef where;
 };
 
+// An RDMA device name as the kernel allows it: 1..63 of [A-Za-z0-9._-]
+// (IB_DEVICE_NAME_MAX is 64 with the terminating NUL).
+bool DeviceNameOk(const std::string& name);
+
 // "NAME=DEV[/PORT]" -> spec; the error names the bad part.
 Result<RailSpec> ParseRailSpec(const std::string& text);
 // Comma-separated list of specs ("" = none), for the config file.
