@@ -5,8 +5,11 @@
 #   /init                      tests/lab/guest/init
 #   /opt/rdmascope/lab/        the other tests/lab/guest files, the kernel
 #                              modules in load order (modules/order)
-#   /opt/rdmascope/bin/        every executable of BDIR/bin (debug info
-#                              stripped); missing or empty BDIR/bin is fine
+#   /opt/rdmascope/bin/        every executable of BDIR/bin but the
+#                              GoogleTest programs (*_test: they run on the
+#                              host, and are three quarters of the bytes a
+#                              slow TCG boot has to load), debug info
+#                              stripped; missing or empty BDIR/bin is fine
 #   /opt/rdmascope/fixtures/   tests/fixtures
 #   /opt/rdmascope/web/        web/ (the dashboard the collector serves)
 #   busybox applets, the rdma/ibverbs/perftest/iproute2 tools, bash (also as
@@ -98,7 +101,7 @@ put "$PROVIDER_DRIVER" "$PROVIDER_DRIVER"
 nbin=0
 if [[ -n $bdir && -d $bdir/bin ]]; then
   for f in "$bdir"/bin/*; do
-    [[ -f $f && -x $f ]] || continue
+    [[ -f $f && -x $f && $f != *_test ]] || continue
     dest=/opt/rdmascope/bin/${f##*/}
     if is_elf "$f"; then
       objcopy --strip-debug "$f" "$root$dest" || lab_die "objcopy --strip-debug $f failed"
