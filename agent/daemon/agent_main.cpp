@@ -194,12 +194,12 @@ int RunFullAgent(const std::vector<std::string>& args, sigset_t stop_signals) {
   agent::RailSupervisor* sup = supervisor->get();
   std::string names;
   for (const auto& n : sup->RailNames()) names += (names.empty() ? "" : ",") + n;
-  if (!names.empty()) config.labels["rails"] = names;
   std::printf("rdmascope-agent: control port %d, rails: %s\n", config.control_port,
               names.empty() ? "none (no RDMA port found yet)" : names.c_str());
   std::fflush(stdout);
   hooks.collect_probes = [sup] { return sup->Collect(); };
   hooks.rails = [sup] { return sup->RailsJson(); };
+  hooks.rail_names = [sup] { return sup->RailNames(); };
   auto daemon = agent::AgentDaemon::Create(config, std::move(hooks));
   if (!daemon.ok()) {
     std::fprintf(stderr, "rdmascope-agent: %s\n", daemon.status().message().c_str());

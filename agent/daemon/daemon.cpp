@@ -128,6 +128,11 @@ std::pair<std::string, std::string> AgentDaemon::MakeReport() {
   header.node = config_.node_name;
   header.interval_ms = config_.report_interval.count();
   header.labels = ReportLabels(config_);
+  if (hooks_.rail_names) {
+    std::string names;
+    for (const auto& n : hooks_.rail_names()) names += (names.empty() ? "" : ",") + n;
+    if (!names.empty()) header.labels["rails"] = names;
+  }
   header.boot_id = boot_id_;
   header.spool_dropped = spool_->dropped();
   if (hooks_.rails) header.rails = hooks_.rails();

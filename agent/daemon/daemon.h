@@ -71,6 +71,9 @@ struct DaemonHooks {
   std::function<Status(const std::string&)> notify;
   // The agent's rails and their state for the report's "rails"; unset: none.
   std::function<nlohmann::json()> rails;
+  // The rail names now, for each report's "rails" label (which the
+  // collector's pinglists read); unset or empty: the configured labels only.
+  std::function<std::vector<std::string>()> rail_names;
   LogFn log;  // unset: stderr
   // Reporter tuning (timeouts, replay batch); collector and token_file come from the config.
   ReporterOptions reporter;

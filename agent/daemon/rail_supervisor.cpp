@@ -200,8 +200,11 @@ void RailSupervisor::Reconcile() {
       ++it;
     }
   }
-  const std::vector<RailSpec> specs =
-      ComputeRails(std::vector<PortRef>(known_.begin(), known_.end()), opts_.devices, opts_.rails);
+  std::vector<std::string> notes;
+  const std::vector<RailSpec> specs = ComputeRails(std::vector<PortRef>(known_.begin(), known_.end()),
+                                                   opts_.devices, opts_.rails, specs_, &notes);
+  for (const auto& line : notes) opts_.log(line);
+  specs_ = specs;
   std::set<std::string> rail_devices;
   for (const RailSpec& r : specs) rail_devices.insert(r.where.device);
   std::set<std::string> usable;

@@ -8,8 +8,9 @@
 //   A device whose uverbs node is gone is being removed (no event says so):
 //   it is released at once, since its removal waits for every open context.
 // - A reconcile reads every port's state from sysfs (cheap), names the rails
-//   (agent/daemon/rails.h, ports ever seen stay known so names do not shift when a
-//   device goes), starts an async event watcher per present device, serves
+//   (agent/daemon/rails.h: ports ever seen stay known and keep their names,
+//   so names shift neither when a device goes nor when one appears late; the
+//   report's "rails" label follows, RailNames()), starts an async event watcher per present device, serves
 //   (responder) exactly the ACTIVE rails, runs one prober per ACTIVE rail and
 //   stops the prober of a rail that is not ACTIVE. A device whose watcher
 //   reported DEVICE_FATAL or removal is released at once (responder
@@ -100,6 +101,7 @@ class RailSupervisor {
   std::unique_ptr<probes::Responder> responder_;
   std::string served_signature_;
   std::set<PortRef> known_;
+  std::vector<RailSpec> specs_;  // the rails as last named: a port keeps its name (ComputeRails)
   std::map<std::string, std::unique_ptr<AsyncEventWatcher>> watchers_;
   std::map<std::string, uint64_t> epoch_;  // per device: bumped when it went away
   std::chrono::steady_clock::time_point last_down_fetch_{};  // targets of down rails, once an interval

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <map>
 #include <set>
 
 #include "common/text.h"
@@ -76,19 +77,40 @@ Status ValidateRails(const std::vector<RailSpec>& rails) {
 }
 
 std::vector<RailSpec> ComputeRails(std::vector<PortRef> known, const std::vector<std::string>& devices,
-                                   const std::vector<RailSpec>& named) {
+                                   const std::vector<RailSpec>& named, const std::vector<RailSpec>& previous,
+                                   std::vector<std::string>* notes) {
   std::set<PortRef> probed;
   const bool all = devices.empty() && named.empty();
   for (const PortRef& p : known)
     if (all || std::find(devices.begin(), devices.end(), p.device) != devices.end()) probed.insert(p);
   for (const RailSpec& r : named) probed.insert(r.where);
+  // Names already decided: the --rail ones, then the running agent's.
+  std::map<PortRef, std::string> name_of;
+  std::set<std::string> taken;
+  for (const RailSpec& r : named) name_of[r.where] = r.name, taken.insert(r.name);
+  for (const RailSpec& r : previous)
+    if (probed.count(r.where) && !name_of.count(r.where) && !taken.count(r.name))
+      name_of[r.where] = r.name, taken.insert(r.name);
   std::vector<RailSpec> out;
-  size_t i = 0;
+  size_t position = 0;
   for (const PortRef& p : probed) {
-    RailSpec r{std::to_string(i++), p};
-    for (const RailSpec& n : named)
-      if (n.where == p) r.name = n.name;
-    out.push_back(r);
+    const std::string by_position = std::to_string(position++);
+    auto it = name_of.find(p);
+    if (it != name_of.end()) {
+      out.push_back({it->second, p});
+      continue;
+    }
+    std::string name = by_position;
+    if (taken.count(name)) {
+      for (size_t n = 0; taken.count(name = std::to_string(n)); ++n) {
+      }
+      if (notes)
+        notes->push_back("rail " + name + " = " + p.device + "/" + std::to_string(p.port) + ": its position's name " +
+                         by_position + " is taken (it appeared after the other rails were named; name the rails "
+                         "with --rail, or restart the agent to number them by position again)");
+    }
+    taken.insert(name);
+    out.push_back({name, p});
   }
   return out;
 }

@@ -4,12 +4,18 @@
 // Contract of ComputeRails():
 // - The probed ports are the known ports of the --device devices (of every
 //   device when none is given and no --rail either), plus every --rail port.
-// - Default names are the positions in the sorted list of probed ports
-//   ("0", "1", ...), so identical nodes and single-rail nodes match without
-//   configuration; a --rail NAME=DEV[/PORT] names its port (port 1 by default).
-// - The result is sorted by (device, port). Names are unique (a --rail name
-//   that equals another port's default name is an error, reported by
-//   ValidateRails on the --rail list alone: duplicate names or ports).
+// - A --rail NAME=DEV[/PORT] names its port (port 1 by default).
+// - Every other port keeps the name it was given before (`previous`, the
+//   names of the running agent), so a device that appears late never renames
+//   another rail. A port seen for the first time is named by its position in
+//   the sorted list of probed ports ("0", "1", ...), so identical nodes and
+//   single-rail nodes match without configuration; when that name is already
+//   taken (a device that appeared after the others, or a --rail using a
+//   position's name) it gets the lowest free number instead, and `notes`
+//   receives a line saying so.
+// - The result is sorted by (device, port). Names are unique (duplicate
+//   --rail names or ports are errors, reported by ValidateRails on the --rail
+//   list alone).
 #pragma once
 
 #include <string>
@@ -44,6 +50,8 @@ Result<std::vector<RailSpec>> ParseRailList(const std::string& text);
 Status ValidateRails(const std::vector<RailSpec>& rails);
 
 std::vector<RailSpec> ComputeRails(std::vector<PortRef> known, const std::vector<std::string>& devices,
-                                   const std::vector<RailSpec>& named);
+                                   const std::vector<RailSpec>& named,
+                                   const std::vector<RailSpec>& previous = {},
+                                   std::vector<std::string>* notes = nullptr);
 
 }  // namespace rdmascope::agent

@@ -122,6 +122,32 @@ class Running {
   std::thread t_;
 };
 
+TEST_F(DaemonTest, TheRailsLabelFollowsTheRailsOfEachReport) {
+  FakeCollector collector;
+  DaemonHooks h = Hooks();
+  // The rail list grows while the daemon runs (a device that appeared late).
+  auto rails = std::make_shared<std::atomic<int>>(2);
+  h.rail_names = [rails] {
+    std::vector<std::string> n = {"0", "1"};
+    if (rails->load() == 3) n.push_back("2");
+    return n;
+  };
+  auto d = Make(Config(collector.url()), std::move(h));
+  ASSERT_TRUE(d);
+  {
+    Running run(d.get());
+    ASSERT_TRUE(collector.WaitAccepted(1, 10s)) << log_.All();
+    rails->store(3);
+    const size_t seen = collector.bodies().size();
+    ASSERT_TRUE(collector.WaitAccepted(seen + 2, 10s)) << log_.All();
+  }
+  std::vector<nlohmann::json> bodies = collector.bodies();
+  ASSERT_GE(bodies.size(), 3u);
+  EXPECT_EQ(bodies.front()["labels"]["rails"], "0,1");
+  EXPECT_EQ(bodies.back()["labels"]["rails"], "0,1,2");
+  EXPECT_EQ(bodies.back()["labels"]["group"], "rack1");  // the configured labels stay
+}
+
 TEST_F(DaemonTest, ReportsEveryIntervalWithInventoryCountersAndProbes) {
   FakeCollector collector;
   auto d = Make(Config(collector.url()), Hooks());

@@ -209,6 +209,57 @@ TEST(Rails, DefaultNamesArePositionsOfTheSortedPorts) {
   EXPECT_EQ(list->size(), 2u);
 }
 
+TEST(Rails, ALateDeviceRenamesNoOtherRail) {
+  using agent::PortRef;
+  // Started with rxe1 absent: rxe0 and rxe2 are rails 0 and 1.
+  auto before = agent::ComputeRails({{"rxe0", 1}, {"rxe2", 1}}, {}, {});
+  ASSERT_EQ(before.size(), 2u);
+  EXPECT_EQ(before[1].name, "1");
+  EXPECT_EQ(before[1].where, (PortRef{"rxe2", 1}));
+  // rxe1 appears: its position's name (1) is rxe2's, so it gets the next free
+  // one, and a note says why; rxe0 and rxe2 keep theirs.
+  std::vector<std::string> notes;
+  auto after = agent::ComputeRails({{"rxe0", 1}, {"rxe1", 1}, {"rxe2", 1}}, {}, {}, before, &notes);
+  ASSERT_EQ(after.size(), 3u);
+  EXPECT_EQ(after[0].name, "0");
+  EXPECT_EQ(after[1].where, (PortRef{"rxe1", 1}));
+  EXPECT_EQ(after[1].name, "2");
+  EXPECT_EQ(after[2].where, (PortRef{"rxe2", 1}));
+  EXPECT_EQ(after[2].name, "1");
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_NE(notes[0].find("rail 2 = rxe1/1"), std::string::npos) << notes[0];
+  // Reconciled again: nothing moves and nothing more is said.
+  notes.clear();
+  auto again = agent::ComputeRails({{"rxe0", 1}, {"rxe1", 1}, {"rxe2", 1}}, {}, {}, after, &notes);
+  ASSERT_EQ(again.size(), 3u);
+  for (size_t i = 0; i < again.size(); ++i) EXPECT_EQ(again[i].name, after[i].name);
+  EXPECT_TRUE(notes.empty());
+  // A fresh start with every device present numbers them by position again.
+  auto fresh = agent::ComputeRails({{"rxe0", 1}, {"rxe1", 1}, {"rxe2", 1}}, {}, {});
+  EXPECT_EQ(fresh[1].name, "1");
+  EXPECT_EQ(fresh[2].name, "2");
+}
+
+TEST(Rails, ANamedRailUsingAPositionsNameLeavesNoDuplicate) {
+  using agent::PortRef;
+  // --rail 0=mlx5_1 --device mlx5_0 --device mlx5_1: mlx5_0's position name
+  // (0) is taken by the named rail.
+  std::vector<std::string> notes;
+  auto rails = agent::ComputeRails({{"mlx5_0", 1}, {"mlx5_1", 1}}, {"mlx5_0", "mlx5_1"},
+                                   {{"0", {"mlx5_1", 1}}}, {}, &notes);
+  ASSERT_EQ(rails.size(), 2u);
+  EXPECT_EQ(rails[0].where, (PortRef{"mlx5_0", 1}));
+  EXPECT_EQ(rails[0].name, "1");
+  EXPECT_EQ(rails[1].name, "0");
+  EXPECT_EQ(notes.size(), 1u);
+  // A previous name that a --rail now claims is given up.
+  auto later = agent::ComputeRails({{"mlx5_0", 1}, {"mlx5_1", 1}}, {"mlx5_0", "mlx5_1"},
+                                   {{"1", {"mlx5_1", 1}}}, {{"1", {"mlx5_0", 1}}});
+  ASSERT_EQ(later.size(), 2u);
+  EXPECT_NE(later[0].name, later[1].name);
+  EXPECT_EQ(later[1].name, "1");
+}
+
 TEST(ProbeScheduler, RefusesMissingDevice) {
   probes::SchedulerOptions so;
   EXPECT_FALSE(probes::ProbeScheduler::Start(so).ok());

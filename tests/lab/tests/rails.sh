@@ -12,6 +12,9 @@
 #     uses little CPU while the device is gone; `rdma link add` brings r1 back.
 #  5. An agent started while all its ports are down runs, reports them DOWN,
 #     and probes once they come up.
+#  6. An agent with default rail names on three devices, started while the
+#     middle one is deleted: when it is added back it becomes rail 2, and the
+#     other two keep names 0 and 1 (rail tables printed before and after).
 # Along the way, rdmactl health as a monitoring plugin on the real ports: OK
 # with perfdata, WARNING from --expect-rate above the rxe rate, CRITICAL for
 # the downed port, UNKNOWN (exit 3) for a sysfs root that does not exist.
@@ -172,7 +175,32 @@ lab_wait 60 "node-c r0 probing node-b cleanly" rail node-c node-b r0 "$since" cl
 cat rail.txt
 echo "TIMING all-down start: probing $(elapsed "$t0") s after the links came up"
 echo "PASS all ports down at start: ran, reported DOWN, probed after up"
+echo "== 6. default rail names: an agent started with $A1 absent, $A1 added later"
+kill -TERM "$PID_node_c"; wait "$PID_node_c" 2>/dev/null
+timeout 30 rdma link delete "$A1" || show_fail "rdma link delete $A1 failed or hung"
+log_d=$FLEET_DIR/agent-node-d.log
+rdmascope-agent --collector "http://127.0.0.1:$FLEET_PORT" --token-file "$FLEET_DIR/token" \
+  --node-name node-d --device "$A0" --device "$A1" --device "$B1" --control-port 18614 \
+  --control-host "$(lab_ip "$A0")" --spool-dir "$FLEET_DIR/spool-node-d" --interval "$INTERVAL" \
+  --inventory-interval 30 --probe-count 5 >> "$log_d" 2>&1 &
+PID_node_d=$!
+lab_wait_listen 18614 30 || show_fail "node-d did not start"
+# rail_table: NAME=DEV/PORT of every rail node-d has named so far (from its log).
+rail_table() { sed -n 's/.*rail \([^ ]*\) (\([^)]*\)): .* -> .*/\1=\2/p' "$log_d" | sort -u | tr '\n' ' '; }
+rails_named() { [ "$(rail_table | wc -w)" -ge "$1" ]; }
+lab_wait 20 "node-d's rails on $A0 and $B1" rails_named 2 || show_fail "node-d named no rails: $(tail -n 5 "$log_d")"
+before=$(rail_table)
+echo "rail table before: $before"
+[ "$before" = "0=$A0/1 1=$B1/1 " ] || show_fail "node-d's rails before $A1 came: '$before', want '0=$A0/1 1=$B1/1'"
+rdma link add "$A1" type rxe netdev "$NA1" || show_fail "rdma link add $A1"
+lab_wait 30 "node-d's rail on $A1" rails_named 3 || show_fail "node-d did not take $A1 as a rail: $(tail -n 5 "$log_d")"
+after=$(rail_table)
+echo "rail table after:  $after"
+grep -m 1 "rail 2 = $A1/1" "$log_d"
+[ "$after" = "0=$A0/1 1=$B1/1 2=$A1/1 " ] || show_fail "node-d's rails after $A1 came: '$after', want '0=$A0/1 1=$B1/1 2=$A1/1'"
+alive "$PID_node_d" node-d
+echo "PASS late device: $A1 became rail 2; rails 0 ($A0) and 1 ($B1) kept their names"
 fleet_stop
-kill -TERM "$PID_node_a" "$PID_node_b" "$PID_node_c" 2>/dev/null
+kill -TERM "$PID_node_a" "$PID_node_b" "$PID_node_c" "$PID_node_d" 2>/dev/null
 wait 2>/dev/null
 echo "rails: PASS"
