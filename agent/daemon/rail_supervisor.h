@@ -10,8 +10,8 @@
 // - A reconcile reads every port's state from sysfs (cheap), names the rails
 //   (agent/daemon/rails.h: ports ever seen stay known and keep their names,
 //   so names shift neither when a device goes nor when one appears late; the
-//   report's "rails" label follows, RailNames()), starts an async event watcher per present device, serves
-//   (responder) exactly the ACTIVE rails, runs one prober per ACTIVE rail and
+//   report's "rails" label follows RailNames()), starts an async event
+//   watcher per present device, serves (responder) exactly the ACTIVE rails, runs one prober per ACTIVE rail and
 //   stops the prober of a rail that is not ACTIVE. A device whose watcher
 //   reported DEVICE_FATAL or removal is released at once (responder
 //   generation and probers on it stopped) so its removal completes; it is

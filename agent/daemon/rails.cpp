@@ -20,6 +20,13 @@ bool NameOk(const std::string& s, size_t max) {
   return true;
 }
 
+// The lowest number ("0", "1", ...) that is not in `taken`.
+std::string LowestFreeNumber(const std::set<std::string>& taken) {
+  size_t n = 0;
+  while (taken.count(std::to_string(n))) ++n;
+  return std::to_string(n);
+}
+
 }  // namespace
 
 bool DeviceNameOk(const std::string& name) { return NameOk(name, kMaxDeviceName); }
@@ -102,8 +109,7 @@ std::vector<RailSpec> ComputeRails(std::vector<PortRef> known, const std::vector
     }
     std::string name = by_position;
     if (taken.count(name)) {
-      for (size_t n = 0; taken.count(name = std::to_string(n)); ++n) {
-      }
+      name = LowestFreeNumber(taken);
       if (notes)
         notes->push_back("rail " + name + " = " + p.device + "/" + std::to_string(p.port) + ": its position's name " +
                          by_position + " is taken (it appeared after the other rails were named; name the rails "
