@@ -5,7 +5,7 @@
 set -euo pipefail
 
 packages=(qemu-system-x86 busybox-static cpio rdma-core ibverbs-providers
-          ibverbs-utils perftest iproute2 binutils)
+          ibverbs-utils perftest iproute2 binutils xz-utils)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -40,12 +40,16 @@ lab_vm_start() {
               -device "virtio-net-pci,netdev=fwd,mac=52:54:00:77:ff:01")
   fi
   lab_need_cmd qemu-system-x86_64 qemu-system-x86
+  # The uncompressed PVH kernel when fetch-kernel.sh made one (it saves the
+  # bzImage's in-guest decompression), else the compressed one.
+  local kernel=$kdir/vmlinuz
+  [[ -f $kdir/vmlinux ]] && kernel=$kdir/vmlinux
   # no_timer_check: under TCG on a busy host the kernel's IO-APIC timer probe
   # can miss its window and panic ("IO-APIC + timer doesn't work"); skip it.
   qemu-system-x86_64 \
     -accel tcg,thread=multi -cpu max -smp "${LAB_SMP:-2}" -m "${LAB_MEM:-512}" \
     -nodefaults -display none -no-reboot \
-    -kernel "$kdir/vmlinuz" -initrd "$initrd" \
+    -kernel "$kernel" -initrd "$initrd" \
     -append "console=ttyS0 panic=-1 no_timer_check rdmascope.nics=$nics rdmascope.fwd=$fwd rdmascope.mode=$mode ${LAB_APPEND:-}" \
     -chardev "file,id=con,path=$LAB_CONSOLE,append=on" -serial chardev:con \
     -chardev "file,id=out,path=$LAB_OUTPUT,append=on" -serial chardev:out \
