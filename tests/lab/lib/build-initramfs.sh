@@ -17,6 +17,14 @@
 #   verbs provider with only rxe.driver, and every library ldd lists for all
 #   included binaries, at the paths ldd names.
 #   XDIR's content is copied over the root last (run-specific files).
+# FILE is two newc archives back to back, which the kernel unpacks in order:
+# the base (all but XDIR) and XDIR's. With BDIR, the base is kept as
+# BDIR/lab/initramfs-base.cpio and reused while its key (BDIR/lab/
+# initramfs-base.key: this script, modules.sh, the guest files, the kernel,
+# the names, sizes and times of BDIR/bin, tests/fixtures and web/, and the
+# host's package database) is unchanged; every lab boot of one build would
+# otherwise spend seconds making the same archive. BDIR/lab/.lock serialises
+# runs that share BDIR.
 # Must run as root (mknod /dev/console). Fails naming the missing piece.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
@@ -41,20 +49,35 @@ PROVIDER=/usr/lib/x86_64-linux-gnu/libibverbs/librxe-rdmav34.so
 PROVIDER_DRIVER=/etc/libibverbs.d/rxe.driver
 
 root=$out.root
-rm -rf "$root"
-trap 'rm -rf "$root"' EXIT
-mkdir -p "$root"/usr/{bin,sbin,lib,lib64} "$root"/{dev,proc,sys,tmp,run,root,etc} \
-  "$root"/opt/rdmascope/{bin,fixtures,lab/modules}
-for d in bin sbin lib lib64; do ln -s "usr/$d" "$root/$d"; done
+xroot=$out.xroot
+rm -rf "$root" "$xroot"
+trap 'rm -rf "$root" "$xroot" "$out.base.part"' EXIT
 
-declare -A copied
-# put SRC DEST: copy SRC (dereferenced) to absolute path DEST inside the root.
-put() {
-  [[ -n ${copied[$2]:-} ]] && return 0
-  copied[$2]=1
-  mkdir -p "$root$(dirname "$2")"
-  rm -f "$root$2"
-  cp -L "$1" "$root$2" || lab_die "cannot copy $1 into the initramfs"
+# base_key: one line that changes whenever the base archive would.
+base_key() {
+  {
+    cat "$LAB_DIR/lib/build-initramfs.sh" "$LAB_DIR/lib/modules.sh" "$LAB_DIR"/guest/*
+    echo "kernel $kdir"
+    find "$kdir/vmlinuz" "$kdir/modules" -maxdepth 0 -printf '%p %s %T@\n'
+    find "$bdir/bin" "$LAB_REPO/tests/fixtures" "$LAB_REPO/web" -printf '%p %s %T@ %m\n' 2>/dev/null | LC_ALL=C sort || true
+    find /var/lib/dpkg/status -printf '%s %T@\n'
+  } | sha256sum | cut -d' ' -f1
+}
+
+# write_base FILE: the base archive.
+write_base() {
+  mkdir -p "$root"/usr/{bin,sbin,lib,lib64} "$root"/{dev,proc,sys,tmp,run,root,etc} \
+    "$root"/opt/rdmascope/{bin,fixtures,lab/modules}
+  for d in bin sbin lib lib64; do ln -s "usr/$d" "$root/$d"; done
+
+  declare -A copied
+  # put SRC DEST: copy SRC (dereferenced) to absolute path DEST inside the root.
+  put() {
+    [[ -n ${copied[$2]:-} ]] && return 0
+    copied[$2]=1
+    mkdir -p "$root$(dirname "$2")"
+    rm -f "$root$2"
+    cp -L "$1" "$root$2" || lab_die "cannot copy $1 into the initramfs"
 }
 is_elf() { [[ $(head -c4 "$1" 2>/dev/null) == $'\177ELF' ]]; }
 # put_libs ELF: copy every library ldd lists for ELF.
@@ -132,13 +155,41 @@ done
 if [[ -d $LAB_REPO/web ]]; then
   mkdir -p "$root/opt/rdmascope/web" && cp -r "$LAB_REPO/web/." "$root/opt/rdmascope/web/" || lab_die "cannot copy web/"
 fi
-[[ -n $xdir ]] && cp -a "$xdir/." "$root/"
 chmod 755 "$root/init"
 
 mknod -m 600 "$root/dev/console" c 5 1 || lab_die "mknod /dev/console failed (the harness must run as root)"
 mknod -m 666 "$root/dev/null" c 1 3 || lab_die "mknod /dev/null failed"
 
-(cd "$root" && find . -mindepth 1 | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet) > "$out.part" ||
+(cd "$root" && find . -mindepth 1 | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet) > "$1" ||
+  lab_die "cpio failed"
+rm -rf "$root"
+lab_log "initramfs: base $(du -m "$1" | cut -f1) MB, ${#kos[@]} modules"
+}
+
+if [[ -n $bdir && -d $bdir/bin ]]; then
+  cache=$bdir/lab
+  mkdir -p "$cache" || lab_die "cannot create $cache"
+  exec 8>"$cache/.lock"
+  flock -w 300 8 || lab_die "$cache/.lock busy for 300 s"
+  key=$(base_key)
+  if [[ -f $cache/initramfs-base.cpio && $(cat "$cache/initramfs-base.key" 2>/dev/null) == "$key" ]]; then
+    lab_log "initramfs: base unchanged, reused from $cache"
+  else
+    rm -f "$cache/initramfs-base.key"
+    write_base "$out.base.part"
+    mv "$out.base.part" "$cache/initramfs-base.cpio"
+    echo "$key" > "$cache/initramfs-base.key"
+  fi
+  base=$cache/initramfs-base.cpio
+else
+  write_base "$out.base.part"
+  base=$out.base.part
+fi
+
+# The run's own files, as a second archive after the base.
+mkdir -p "$xroot"
+[[ -n $xdir ]] && cp -a "$xdir/." "$xroot/"
+{ cat "$base" && (cd "$xroot" && find . -mindepth 1 | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet); } > "$out.part" ||
   lab_die "cpio failed"
 mv "$out.part" "$out"
-lab_log "initramfs: $(du -m "$out" | cut -f1) MB, ${#kos[@]} modules"
+lab_log "initramfs: $(du -m "$out" | cut -f1) MB"
