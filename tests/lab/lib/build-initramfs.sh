@@ -78,92 +78,92 @@ write_base() {
     mkdir -p "$root$(dirname "$2")"
     rm -f "$root$2"
     cp -L "$1" "$root$2" || lab_die "cannot copy $1 into the initramfs"
-}
-is_elf() { [[ $(head -c4 "$1" 2>/dev/null) == $'\177ELF' ]]; }
-# put_libs ELF: copy every library ldd lists for ELF.
-put_libs() {
-  local lines lib
-  lines=$(ldd "$1" 2>&1) || { [[ $lines == *"not a dynamic executable"* ]] && return 0; lab_die "ldd $1 failed: $lines"; }
-  if grep -q 'not found' <<<"$lines"; then
-    lab_die "$1 needs a library that is not on the host: $(grep 'not found' <<<"$lines" | tr -s ' \t' ' ')"
-  fi
-  while read -r lib; do put "$lib" "$lib"; done < <(awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\// { print $1 }' <<<"$lines")
-}
-# put_bin SRC DEST: a binary plus its libraries.
-put_bin() { put "$1" "$2"; put_libs "$1"; }
-
-# busybox first: real tools copied later replace its applet links.
-[[ -x /bin/busybox ]] || lab_die "/bin/busybox missing (Debian package busybox-static): run tests/lab/setup-host.sh"
-put /bin/busybox /usr/bin/busybox
-while read -r applet; do
-  [[ -e $root/$applet || -L $root/$applet ]] || { mkdir -p "$root/$(dirname "$applet")"; ln -s /usr/bin/busybox "$root/$applet"; }
-done < <(/bin/busybox --list-full)
-
-# Host RDMA and network tools.
-tools=("${HOST_TOOLS[@]}")
-for pkg in ibverbs-utils perftest; do
-  mapfile -t -O "${#tools[@]}" tools < <(dpkg-query -L "$pkg" 2>/dev/null | grep '^/usr/bin/') ||
-    true
-  dpkg-query -W "$pkg" >/dev/null 2>&1 || lab_die "Debian package $pkg missing: run tests/lab/setup-host.sh"
-done
-for t in "${tools[@]}"; do
-  [[ -f $t ]] || lab_die "host tool $t missing: run tests/lab/setup-host.sh"
-  if is_elf "$t"; then put_bin "$t" "$t"; else put "$t" "$t"; fi
-done
-while read -r f; do put "$f" "$f"; done < <(dpkg-query -L iproute2 | grep '/tc/.*\.dist$')
-# busybox's sh runs its own applets (ip, tc, ping...) ahead of PATH, so
-# /bin/sh is bash: the tools named ip and tc are iproute2's everywhere.
-rm -f "$root/usr/bin/sh"
-ln -s bash "$root/usr/bin/sh"
-[[ -f $PROVIDER && -f $PROVIDER_DRIVER ]] ||
-  lab_die "rxe verbs provider ($PROVIDER, $PROVIDER_DRIVER) missing: Debian package ibverbs-providers, run tests/lab/setup-host.sh"
-put_bin "$PROVIDER" "$PROVIDER"
-put "$PROVIDER_DRIVER" "$PROVIDER_DRIVER"
-
-# The project's binaries.
-nbin=0
-if [[ -n $bdir && -d $bdir/bin ]]; then
-  for f in "$bdir"/bin/*; do
-    [[ -f $f && -x $f && $f != *_test ]] || continue
-    dest=/opt/rdmascope/bin/${f##*/}
-    if is_elf "$f"; then
-      objcopy --strip-debug "$f" "$root$dest" || lab_die "objcopy --strip-debug $f failed"
-      put_libs "$f"
-    else
-      cp "$f" "$root$dest"
+  }
+  is_elf() { [[ $(head -c4 "$1" 2>/dev/null) == $'\177ELF' ]]; }
+  # put_libs ELF: copy every library ldd lists for ELF.
+  put_libs() {
+    local lines lib
+    lines=$(ldd "$1" 2>&1) || { [[ $lines == *"not a dynamic executable"* ]] && return 0; lab_die "ldd $1 failed: $lines"; }
+    if grep -q 'not found' <<<"$lines"; then
+      lab_die "$1 needs a library that is not on the host: $(grep 'not found' <<<"$lines" | tr -s ' \t' ' ')"
     fi
-    nbin=$((nbin + 1))
+    while read -r lib; do put "$lib" "$lib"; done < <(awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\// { print $1 }' <<<"$lines")
+  }
+  # put_bin SRC DEST: a binary plus its libraries.
+  put_bin() { put "$1" "$2"; put_libs "$1"; }
+
+  # busybox first: real tools copied later replace its applet links.
+  [[ -x /bin/busybox ]] || lab_die "/bin/busybox missing (Debian package busybox-static): run tests/lab/setup-host.sh"
+  put /bin/busybox /usr/bin/busybox
+  while read -r applet; do
+    [[ -e $root/$applet || -L $root/$applet ]] || { mkdir -p "$root/$(dirname "$applet")"; ln -s /usr/bin/busybox "$root/$applet"; }
+  done < <(/bin/busybox --list-full)
+
+  # Host RDMA and network tools.
+  tools=("${HOST_TOOLS[@]}")
+  for pkg in ibverbs-utils perftest; do
+    mapfile -t -O "${#tools[@]}" tools < <(dpkg-query -L "$pkg" 2>/dev/null | grep '^/usr/bin/') ||
+      true
+    dpkg-query -W "$pkg" >/dev/null 2>&1 || lab_die "Debian package $pkg missing: run tests/lab/setup-host.sh"
   done
-fi
-lab_log "initramfs: $nbin project binaries from ${bdir:-<none>}/bin"
+  for t in "${tools[@]}"; do
+    [[ -f $t ]] || lab_die "host tool $t missing: run tests/lab/setup-host.sh"
+    if is_elf "$t"; then put_bin "$t" "$t"; else put "$t" "$t"; fi
+  done
+  while read -r f; do put "$f" "$f"; done < <(dpkg-query -L iproute2 | grep '/tc/.*\.dist$')
+  # busybox's sh runs its own applets (ip, tc, ping...) ahead of PATH, so
+  # /bin/sh is bash: the tools named ip and tc are iproute2's everywhere.
+  rm -f "$root/usr/bin/sh"
+  ln -s bash "$root/usr/bin/sh"
+  [[ -f $PROVIDER && -f $PROVIDER_DRIVER ]] ||
+    lab_die "rxe verbs provider ($PROVIDER, $PROVIDER_DRIVER) missing: Debian package ibverbs-providers, run tests/lab/setup-host.sh"
+  put_bin "$PROVIDER" "$PROVIDER"
+  put "$PROVIDER_DRIVER" "$PROVIDER_DRIVER"
 
-# Kernel modules, in load order.
-mapfile -t kos < <("$LAB_DIR/lib/modules.sh" "$kdir/modules" "${MODULES[@]}") ||
-  lab_die "cannot resolve kernel modules ${MODULES[*]}"
-((${#kos[@]})) || lab_die "module resolution returned nothing"
-for ko in "${kos[@]}"; do
-  cp "$kdir/modules/$ko" "$root/opt/rdmascope/lab/modules/" || lab_die "cannot copy module $ko"
-  echo "${ko##*/}" >> "$root/opt/rdmascope/lab/modules/order"
-done
+  # The project's binaries.
+  nbin=0
+  if [[ -n $bdir && -d $bdir/bin ]]; then
+    for f in "$bdir"/bin/*; do
+      [[ -f $f && -x $f && $f != *_test ]] || continue
+      dest=/opt/rdmascope/bin/${f##*/}
+      if is_elf "$f"; then
+        objcopy --strip-debug "$f" "$root$dest" || lab_die "objcopy --strip-debug $f failed"
+        put_libs "$f"
+      else
+        cp "$f" "$root$dest"
+      fi
+      nbin=$((nbin + 1))
+    done
+  fi
+  lab_log "initramfs: $nbin project binaries from ${bdir:-<none>}/bin"
 
-# Guest scripts, fixtures, run-specific files.
-cp "$LAB_DIR/guest/init" "$root/init"
-for f in "$LAB_DIR"/guest/*; do
-  [[ ${f##*/} == init ]] || cp -r "$f" "$root/opt/rdmascope/lab/"
-done
-[[ -d $LAB_REPO/tests/fixtures ]] && cp -r "$LAB_REPO/tests/fixtures/." "$root/opt/rdmascope/fixtures/"
-if [[ -d $LAB_REPO/web ]]; then
-  mkdir -p "$root/opt/rdmascope/web" && cp -r "$LAB_REPO/web/." "$root/opt/rdmascope/web/" || lab_die "cannot copy web/"
-fi
-chmod 755 "$root/init"
+  # Kernel modules, in load order.
+  mapfile -t kos < <("$LAB_DIR/lib/modules.sh" "$kdir/modules" "${MODULES[@]}") ||
+    lab_die "cannot resolve kernel modules ${MODULES[*]}"
+  ((${#kos[@]})) || lab_die "module resolution returned nothing"
+  for ko in "${kos[@]}"; do
+    cp "$kdir/modules/$ko" "$root/opt/rdmascope/lab/modules/" || lab_die "cannot copy module $ko"
+    echo "${ko##*/}" >> "$root/opt/rdmascope/lab/modules/order"
+  done
 
-mknod -m 600 "$root/dev/console" c 5 1 || lab_die "mknod /dev/console failed (the harness must run as root)"
-mknod -m 666 "$root/dev/null" c 1 3 || lab_die "mknod /dev/null failed"
+  # Guest scripts, fixtures, run-specific files.
+  cp "$LAB_DIR/guest/init" "$root/init"
+  for f in "$LAB_DIR"/guest/*; do
+    [[ ${f##*/} == init ]] || cp -r "$f" "$root/opt/rdmascope/lab/"
+  done
+  [[ -d $LAB_REPO/tests/fixtures ]] && cp -r "$LAB_REPO/tests/fixtures/." "$root/opt/rdmascope/fixtures/"
+  if [[ -d $LAB_REPO/web ]]; then
+    mkdir -p "$root/opt/rdmascope/web" && cp -r "$LAB_REPO/web/." "$root/opt/rdmascope/web/" || lab_die "cannot copy web/"
+  fi
+  chmod 755 "$root/init"
 
-(cd "$root" && find . -mindepth 1 | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet) > "$1" ||
-  lab_die "cpio failed"
-rm -rf "$root"
-lab_log "initramfs: base $(du -m "$1" | cut -f1) MB, ${#kos[@]} modules"
+  mknod -m 600 "$root/dev/console" c 5 1 || lab_die "mknod /dev/console failed (the harness must run as root)"
+  mknod -m 666 "$root/dev/null" c 1 3 || lab_die "mknod /dev/null failed"
+
+  (cd "$root" && find . -mindepth 1 | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet) > "$1" ||
+    lab_die "cpio failed"
+  rm -rf "$root"
+  lab_log "initramfs: base $(du -m "$1" | cut -f1) MB, ${#kos[@]} modules"
 }
 
 if [[ -n $bdir && -d $bdir/bin ]]; then
