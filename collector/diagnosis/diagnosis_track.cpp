@@ -2,6 +2,7 @@
 #include "collector/diagnosis/diagnosis_track.h"
 
 #include <algorithm>
+#include <iterator>
 #include <set>
 
 namespace rdmascope::collector::diagnosis {
@@ -15,6 +16,25 @@ std::string KindOf(const std::string& key) { return key.substr(key.rfind('|') + 
 
 // critical > warning > anything else.
 int Rank(const std::string& severity) { return severity == "critical" ? 2 : severity == "warning" ? 1 : 0; }
+
+// At one severity, the worse kind: access > rnr > unreachable > port_down >
+// loss > latency > host_busy > link_errors > anything else.
+int KindRank(const std::string& kind) {
+  static const char* const kWorstFirst[] = {"access",  "rnr",     "unreachable", "port_down",
+                                            "loss",    "latency", "host_busy",   "link_errors"};
+  const int n = static_cast<int>(std::size(kWorstFirst));
+  for (int i = 0; i < n; ++i)
+    if (kind == kWorstFirst[i]) return n - i;
+  return 0;
+}
+
+// Whether a verdict (severity, kind) is worse than what is held: more severe,
+// or as severe and a worse kind (a lossy host that stops answering at all).
+bool Worse(const std::string& severity, const std::string& kind, const std::string& held_severity,
+           const std::string& held_kind) {
+  if (Rank(severity) != Rank(held_severity)) return Rank(severity) > Rank(held_severity);
+  return KindRank(kind) > KindRank(held_kind);
+}
 
 json Escalated(const std::string& from_kind, const std::string& from_severity, int64_t at_ms) {
   return {{"what", "escalated"}, {"from_kind", from_kind}, {"from_severity", from_severity}, {"at_ms", at_ms}};
@@ -76,7 +96,7 @@ TrackStep Tracker::Observe(const std::vector<Verdict>& verdicts, const OpenDiagn
       o.missed = false;
       o.last_seen_ms = now_ms;
       Verdict stored = v;
-      if (Rank(v.severity) > Rank(o.severity)) {  // escalates in place: the same row takes the new kind
+      if (Worse(v.severity, v.kind, o.severity, KindOf(key))) {  // escalates in place: the same row takes the new kind
         o.escalated.push_back(Escalated(KindOf(key), o.severity, now_ms));
         o.severity = v.severity;
         step.escalated[key] = stored.Key();
@@ -110,7 +130,7 @@ TrackStep Tracker::Observe(const std::vector<Verdict>& verdicts, const OpenDiagn
       const Closed& c = back->second;
       flaps = c.flaps + 1;
       escalated = c.escalated;
-      if (Rank(v.severity) > Rank(c.severity)) {
+      if (Worse(v.severity, v.kind, c.severity, c.kind)) {
         escalated.push_back(Escalated(c.kind, c.severity, now_ms));
       } else {
         opened.kind = c.kind;

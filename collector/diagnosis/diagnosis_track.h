@@ -15,16 +15,18 @@
 //
 // One diagnosis per element (scope and subject), whatever its kind: a
 // verdict on the element of an open diagnosis refreshes that diagnosis. When
-// the verdict is more severe (critical over warning) the diagnosis ESCALATES
-// IN PLACE: the same row (same id, opened_at, flaps) takes the verdict's kind,
+// the verdict is worse — more severe (critical over warning), or as severe
+// and of a worse kind (access > rnr > unreachable > port_down > loss >
+// latency > host_busy > link_errors: a lossy host that stops answering at
+// all) — the diagnosis ESCALATES IN PLACE: the same row (same id, opened_at, flaps) takes the verdict's kind,
 // severity and key, and from then on its evidence cites what it was before,
 // {"what":"escalated","from_kind":K,"from_severity":S,"at_ms":T} (one per
-// escalation, kept while it is open and across a reopen). A verdict as severe
-// or less keeps the open kind and severity: an open diagnosis never gets
+// escalation, kept while it is open and across a reopen). A verdict no worse
+// keeps the open kind and severity: an open diagnosis never gets
 // milder until it closes. Closing, flaps and the reopen window go by element:
 // a return of the element within the window reopens its diagnosis whatever
-// the kind, keeping the more severe of the closed one's kind and the new
-// one's (escalating when the new one is worse). Streaks before opening also
+// the kind, keeping the worse of the closed one's kind and the new one's
+// (escalating when the new one is worse). Streaks before opening also
 // count by element. Were two diagnoses open on one element (rows written
 // before this rule), the more severe one is kept and the other closed.
 //

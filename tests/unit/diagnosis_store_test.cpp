@@ -478,6 +478,36 @@ TEST(DiagnosisTracker, OneDiagnosisPerElement) {
   EXPECT_TRUE(s.escalated.empty());
 }
 
+// A host whose paths lose probes, then answer nothing at all (its agent was
+// killed during an interval: the first pass sees part of that interval's
+// probes answered): both critical, and the worse kind takes the open row;
+// back to loss, it stays unreachable until it closes.
+TEST(DiagnosisTracker, LossThenUnreachableAtOneSeverityEscalates) {
+  diagnosis::Tracker t({1, 2, 6, 6});
+  const int64_t iv = 4000;
+  diagnosis::OpenDiagnoses open;
+  diagnosis::Verdict loss = V("n1");
+  loss.severity = "critical";
+  diagnosis::Verdict gone = loss;
+  gone.kind = "unreachable";
+  auto s = t.Observe({loss}, open, 0, iv);
+  ASSERT_EQ(s.upsert.size(), 1u);
+  Apply(s, &open);
+  s = t.Observe({gone}, open, 1000, iv);
+  ASSERT_EQ(s.upsert.size(), 1u);
+  EXPECT_TRUE(s.close.empty()) << "an escalation closes nothing";
+  EXPECT_EQ(s.upsert[0].Key(), "host|n1|unreachable");
+  EXPECT_EQ(s.escalated, (std::map<std::string, std::string>{{"host|n1|loss", "host|n1|unreachable"}}));
+  const json escalated = {{"what", "escalated"}, {"from_kind", "loss"}, {"from_severity", "critical"},
+                          {"at_ms", 1000}};
+  EXPECT_TRUE(Cites(s.upsert[0], escalated)) << s.upsert[0].evidence.dump();
+  Apply(s, &open);
+  s = t.Observe({loss}, open, 2000, iv);
+  ASSERT_EQ(s.upsert.size(), 1u);
+  EXPECT_EQ(s.upsert[0].Key(), "host|n1|unreachable") << "never milder while open";
+  EXPECT_TRUE(s.escalated.empty());
+}
+
 // A warning then a critical verdict on one element: one diagnosis whose key
 // follows the kind (the store updates the same row), never a close; the
 // escalation is cited from then on, across flaps and a reopen.
