@@ -1,6 +1,7 @@
 #include "bench/sim_output.h"
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 
 namespace rdmascope::bench {
@@ -10,6 +11,13 @@ using nlohmann::json;
 namespace {
 
 json Nullable(int v) { return v < 0 ? json(nullptr) : json(v); }
+
+json StepsJson(const collector::PassStepCpu& st) {
+  auto ms = [](double v) { return std::round(v * 10) / 10; };
+  return {{"load", ms(st.load)},         {"topology", ms(st.topology)}, {"resolve", ms(st.resolve)},
+          {"plan", ms(st.plan)},         {"coverage", ms(st.coverage)}, {"vote", ms(st.vote)},
+          {"apply", ms(st.apply)}};
+}
 
 // The mean cost of the rounds after the warm-up's first two (pinglists empty, then fetched).
 IntervalCost MeanCost(const RunResult& r) {
@@ -69,6 +77,7 @@ json RunJson(const RunResult& r) {
           {"max_verdicts_per_fault", r.max_verdicts_per_fault},
           {"diagnosis_cpu_ms_per_pass", r.diagnosis_cpu_ms_per_pass},
           {"diagnosis_cpu_ms_max", r.diagnosis_cpu_ms_max},
+          {"diagnosis_cpu_ms_max_by_step", StepsJson(r.most_costly_pass)},
           {"diagnosis_passes", r.passes},
           {"diagnosis_failed_passes", r.failed_passes},
           {"diagnosis_first_error", r.first_pass_error},
@@ -113,6 +122,11 @@ void PrintTable(const RunResult& r, std::FILE* out) {
   for (const SeenVerdict& v : r.clean_verdicts) std::fprintf(out, "    clean-time verdict: %s\n", v.Key().c_str());
   std::fprintf(out, "diagnosis CPU per pass: %.1f ms (most %.1f ms, %d passes)\n", r.diagnosis_cpu_ms_per_pass,
                r.diagnosis_cpu_ms_max, r.passes);
+  const collector::PassStepCpu& st = r.most_costly_pass;
+  std::fprintf(out,
+               "the most costly pass, ms CPU by step: load %.0f, topology %.0f, resolve %.0f, plan %.0f, coverage %.0f, "
+               "vote %.0f, apply %.0f\n",
+               st.load, st.topology, st.resolve, st.plan, st.coverage, st.vote, st.apply);
   if (r.failed_passes)
     std::fprintf(out, "diagnosis passes failed: %d of %d (first: %s)\n", r.failed_passes, r.passes,
                  r.first_pass_error.c_str());

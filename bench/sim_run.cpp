@@ -303,7 +303,14 @@ Result<RunResult> RunSimulation(const SimTopology& topo, const RunOptions& o) {
         if (r.failed_passes++ == 0) r.first_pass_error = "interval " + std::to_string(k) + ": " + pass.status().message();
         if (o.verbose) std::fprintf(stderr, "interval %d: pass failed: %s\n", k, pass.status().message().c_str());
       }
+      if (pass.ok() && o.verbose) {
+        const collector::PassStepCpu& st = pass.value().cpu_ms;
+        std::fprintf(stderr, "interval %d: pass steps, ms CPU: load %.0f, topology %.0f, resolve %.0f, plan %.0f, "
+                     "coverage %.0f, vote %.0f, apply %.0f\n", k, st.load, st.topology, st.resolve, st.plan,
+                     st.coverage, st.vote, st.apply);
+      }
       cpu_sum += c;
+      if (c * 1000 > r.diagnosis_cpu_ms_max && pass.ok()) r.most_costly_pass = pass.value().cpu_ms;
       r.diagnosis_cpu_ms_max = std::max(r.diagnosis_cpu_ms_max, c * 1000);
       ++r.passes;
     }

@@ -40,6 +40,7 @@
 #include "bench/sim_faults.h"
 #include "bench/sim_topology.h"
 #include "bench/sim_world.h"
+#include "collector/diagnosis/diagnosis_worker.h"
 
 namespace rdmascope::bench {
 
@@ -96,6 +97,7 @@ struct RunResult {
   double precision = 0, recall = 0, verdicts_per_fault = 0;
   int max_verdicts_per_fault = 0;
   double diagnosis_cpu_ms_per_pass = 0, diagnosis_cpu_ms_max = 0;
+  collector::PassStepCpu most_costly_pass;  // the steps of the pass that took diagnosis_cpu_ms_max
   int passes = 0;
   int failed_passes = 0;     // passes that returned an error (the collector logs and retries them)
   std::string first_pass_error;

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <ctime>
 #include <set>
 
 namespace rdmascope::collector {
@@ -27,32 +28,63 @@ void DiagnosisWorker::Start() {
       [this] { Tick(); });
 }
 
+namespace {
+
+double ThreadCpuMs() {
+  timespec t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) * 1e3 + static_cast<double>(t.tv_nsec) / 1e6;
+}
+
+// Adds the thread CPU time since the last Lap() (or construction) to *step.
+class StepClock {
+ public:
+  void Lap(double* step) {
+    const double now = ThreadCpuMs();
+    *step += now - last_;
+    last_ = now;
+  }
+
+ private:
+  double last_ = ThreadCpuMs();
+};
+
+}  // namespace
+
 Result<DiagnosisPass> DiagnosisWorker::RunPass() {
+  DiagnosisPass pass;
+  StepClock clock;
   const int64_t now = now_ms_();
   FabricCounterRises rises;
   if (Status s = LoadDiagnosisInput(store_, now, options_.source, &input_, &rises, &input_cache_); !s.ok())
     return Status::Error("diagnosis: reading the store: " + s.message());
   diagnosis::Input& input = input_;
   ApplyTopology(options_.topology, &input);
-  DiagnosisPass pass;
+  clock.Lap(&pass.cpu_ms.load);
   if (Status s = router_.Refresh(store_); !s.ok()) pass.routes_error = "diagnosis: " + s.message();
+  clock.Lap(&pass.cpu_ms.topology);
   router_.Resolve(&input, rises);
   pass.routes = router_.Coverage();
+  clock.Lap(&pass.cpu_ms.resolve);
   CoverageTargets targets = link_targets_.Plan(router_, input, now, &pass.links);
+  clock.Lap(&pass.cpu_ms.plan);
   nlohmann::json coverage = CoverageOf(input, pass.routes, now, options_.source.report_interval_ms);
   LinkTargetPlanner::AddTo(pass.links, &coverage["fabric"]);
   store_.read.snapshot().SetCoverageTargets(std::move(targets));
   store_.read.snapshot().SetCoverage(std::move(coverage));
+  clock.Lap(&pass.cpu_ms.coverage);
   input.network_baseline_us = network_baseline_us_;
   std::map<std::string, double> medians;
   std::vector<diagnosis::Verdict> verdicts = diagnosis::Diagnose(input, options_.vote, &medians, &buffers_);
   network_baseline_us_ = diagnosis::UpdateNetworkBaseline(network_baseline_us_, medians, options_.vote);
+  clock.Lap(&pass.cpu_ms.vote);
   auto open = store_.diagnoses.OpenDiagnosisKeys();
   if (!open.ok()) return Status::Error("diagnosis: reading open diagnoses: " + open.status().message());
   diagnosis::TrackStep step = tracker_.Observe(verdicts, open.value(), now, options_.source.report_interval_ms);
   const int64_t reopen_within_ms = options_.track.reopen_within * options_.source.report_interval_ms;
   if (Status s = store_.diagnoses.ApplyDiagnoses(step.upsert, step.close, now, reopen_within_ms); !s.ok())
     return Status::Error("diagnosis: storing diagnoses: " + s.message());
+  clock.Lap(&pass.cpu_ms.apply);
   pass.verdicts = static_cast<int>(verdicts.size());
   pass.paths = static_cast<int>(input.paths.size());
   std::set<std::string> escalated_to;

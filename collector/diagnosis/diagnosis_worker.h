@@ -42,6 +42,18 @@ struct DiagnosisWorkerOptions {
   LinkTargetOptions links;
 };
 
+// The calling thread's CPU time of each step of a pass, ms: where a pass's
+// time goes (the fleet simulator prints it).
+struct PassStepCpu {
+  double load = 0;      // the input: nodes, newest paths, counters (LoadDiagnosisInput)
+  double topology = 0;  // the fabric topology, read and indexed again when its version changed
+  double resolve = 0;   // each path's route (pairs traced when their switches changed)
+  double plan = 0;      // link coverage targets
+  double coverage = 0;  // coverage published to the read model
+  double vote = 0;      // Diagnose and the network baseline
+  double apply = 0;     // hysteresis and the store's transaction
+};
+
 struct DiagnosisPass {
   int verdicts = 0;  // verdicts of this run
   int paths = 0;     // path summaries voted over
@@ -50,6 +62,7 @@ struct DiagnosisPass {
   std::string routes_error;  // the topology could not be read: the pass ran without routes
   std::vector<std::string> opened, closed;  // keys
   std::vector<std::string> escalated;       // "open key -> its new key": the same diagnosis, more severe
+  PassStepCpu cpu_ms;
 };
 
 class DiagnosisWorker {
