@@ -47,7 +47,7 @@ ask() {  # ask PORT LINE: one line on a fresh connection, prints the reply
 start_agent strict 18670 --control-secret-file $OUT/secret
 
 # 1. The siege: 64 idle connections from one address while a real prober works.
-lab_control_hold --host "$DST_IP" --from "$HOSTILE_IP" --port 18670 --count 64 --seconds 45 \
+lab_control_hold --host "$DST_IP" --from "$HOSTILE_IP" --port 18670 --count 64 --seconds 20 \
   --ready-file $OUT/siege > $OUT/hold.txt 2>&1 &
 HOLD=$!
 lab_wait 30 "the agent holding and refusing the idle connections" test -e $OUT/siege ||
