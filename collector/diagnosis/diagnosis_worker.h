@@ -2,7 +2,8 @@
 // run the vote, and open, refresh or close diagnoses with hysteresis.
 //
 // Contract: RunPass() is one whole run (what the timer does) and returns what
-// it opened, escalated and closed; the loop runs it every interval_ms (0: every half
+// it opened, escalated and closed, and the calling thread's CPU time of each
+// of its steps (DiagnosisPass::cpu_ms); the loop runs it every interval_ms (0: every half
 // report interval, at least 1 s). The report interval is the configuration's
 // (source.report_interval_ms). The worker keeps the fleet's network-time
 // baseline from pass to pass (diagnosis::UpdateNetworkBaseline) and the
