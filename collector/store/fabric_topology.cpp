@@ -1,7 +1,8 @@
 // FabricTopologyReader: the topology, its version and the agents' ports in it.
 #include "collector/store/fabric_topology.h"
 
-#include <set>
+#include <algorithm>
+#include <string_view>
 #include <unordered_map>
 #include <utility>
 
@@ -14,21 +15,21 @@ using fabric::FabricPort;
 using fabric::NodeType;
 using End = std::pair<uint64_t, int>;  // a port: node GUID, port number
 
-NodeType TypeOf(const std::string& s) {
+NodeType TypeOf(std::string_view s) {
   for (NodeType t : {NodeType::kCa, NodeType::kSwitch, NodeType::kRouter})
     if (s == fabric::NodeTypeName(t)) return t;
   return NodeType::kUnknown;
 }
 
-int StateOf(const std::optional<std::string>& s) {
-  for (int i = 1; s && i <= 5; ++i)
-    if (*s == fabric::PortStateName(i)) return i;
+int StateOf(std::string_view s) {  // "" (NULL): 0
+  for (int i = 1; !s.empty() && i <= 5; ++i)
+    if (s == fabric::PortStateName(i)) return i;
   return 0;
 }
 
-int PhysOf(const std::optional<std::string>& s) {
-  for (int i = 1; s && i <= 7; ++i)
-    if (*s == fabric::PhysStateName(i)) return i;
+int PhysOf(std::string_view s) {
+  for (int i = 1; !s.empty() && i <= 7; ++i)
+    if (s == fabric::PhysStateName(i)) return i;
   return 0;
 }
 
@@ -51,63 +52,82 @@ Status EachRow(Db& db, const char* what, const char* sql, Fn row) {
   }
 }
 
+// A text column without a copy (valid until the statement's next step); empty when NULL.
+std::string_view TextAt(const Stmt& q, int col) {
+  const unsigned char* t = sqlite3_column_text(q.raw(), col);
+  return t ? std::string_view(reinterpret_cast<const char*>(t), sqlite3_column_bytes(q.raw(), col))
+           : std::string_view();
+}
+
+// Every table is scanned in its own order (no ORDER BY: a sorted read of the
+// ports table is a b-tree lookup per row at fleet size) and put in order
+// here: nodes by GUID, each node's ports by number.
 Result<FabricTopology> ReadTopology(Db& db) {
   FabricTopology out;
   auto version = ReadVersion(db);
   if (!version.ok()) return version.status();
   out.version = version.value();
   Fabric& f = out.fabric;
-  std::unordered_map<uint64_t, size_t> index;  // GUID -> f.nodes
-  Status s = EachRow(db, "nodes",
-                     "SELECT guid, type, description, num_ports, lid FROM fabric_nodes WHERE guid IN "
-                     "(SELECT guid FROM fabric_ports) OR guid IN (SELECT guid FROM fabric_lfts) ORDER BY guid",
-                     [&](Stmt& q) {
-                       FabricNode n;
-                       if (!ParseAnyGuid(q.Text(0), &n.guid)) return;
-                       n.type = TypeOf(q.Text(1));
-                       n.description = q.Text(2);
-                       n.num_ports = static_cast<int>(q.OptInt(3).value_or(0));
-                       n.lid = static_cast<uint32_t>(q.OptInt(4).value_or(0));
-                       index[n.guid] = f.nodes.size();
-                       f.nodes.push_back(std::move(n));
-                     });
+  std::vector<FabricNode> all;
+  std::unordered_map<uint64_t, size_t> index;  // GUID -> all
+  Status s = EachRow(db, "nodes", "SELECT guid, type, description, num_ports, lid FROM fabric_nodes", [&](Stmt& q) {
+    FabricNode n;
+    if (!ParseAnyGuid(TextAt(q, 0), &n.guid)) return;
+    n.type = TypeOf(TextAt(q, 1));
+    n.description = std::string(TextAt(q, 2));
+    n.num_ports = static_cast<int>(q.OptInt(3).value_or(0));
+    n.lid = static_cast<uint32_t>(q.OptInt(4).value_or(0));
+    if (index.emplace(n.guid, all.size()).second) all.push_back(std::move(n));
+  });
   if (!s.ok()) return s;
-  std::set<std::pair<End, End>> live;  // links not gone, both directions
+  std::vector<std::pair<End, End>> live;  // links not gone, both directions; sorted below
   s = EachRow(db, "links", "SELECT a_guid, a_port, b_guid, b_port FROM fabric_links WHERE gone_at IS NULL",
               [&](Stmt& q) {
                 End a{0, static_cast<int>(q.Int(1))}, b{0, static_cast<int>(q.Int(3))};
-                if (!ParseAnyGuid(q.Text(0), &a.first) || !ParseAnyGuid(q.Text(2), &b.first)) return;
-                live.insert({a, b});
-                live.insert({b, a});
+                if (!ParseAnyGuid(TextAt(q, 0), &a.first) || !ParseAnyGuid(TextAt(q, 2), &b.first)) return;
+                live.push_back({a, b});
+                live.push_back({b, a});
               });
   if (!s.ok()) return s;
-  s = EachRow(db, "ports",
-              "SELECT guid, port, lid, state, phys_state, remote_guid, remote_port FROM fabric_ports "
-              "ORDER BY guid, port",
+  std::sort(live.begin(), live.end());
+  std::vector<bool> keep(all.size());  // a node with ports or a forwarding table
+  s = EachRow(db, "ports", "SELECT guid, port, lid, state, phys_state, remote_guid, remote_port FROM fabric_ports",
               [&](Stmt& q) {
                 uint64_t guid = 0;
-                if (!ParseAnyGuid(q.Text(0), &guid)) return;
+                if (!ParseAnyGuid(TextAt(q, 0), &guid)) return;
                 auto it = index.find(guid);
                 if (it == index.end()) return;
+                keep[it->second] = true;
                 FabricPort p;
                 p.number = static_cast<int>(q.Int(1));
                 p.lid = static_cast<uint32_t>(q.OptInt(2).value_or(0));
-                p.state = StateOf(q.OptText(3));
-                p.phys_state = PhysOf(q.OptText(4));
+                p.state = StateOf(TextAt(q, 3));
+                p.phys_state = PhysOf(TextAt(q, 4));
                 uint64_t remote = 0;
-                if (q.OptText(5) && q.OptInt(6) && ParseAnyGuid(*q.OptText(5), &remote)) {
-                  const End me{guid, p.number}, other{remote, static_cast<int>(*q.OptInt(6))};
-                  if (live.count({me, other})) p.remote = fabric::RemoteEnd{other.first, other.second};
+                if (!q.IsNull(5) && !q.IsNull(6) && ParseAnyGuid(TextAt(q, 5), &remote)) {
+                  const End me{guid, p.number}, other{remote, static_cast<int>(q.Int(6))};
+                  if (std::binary_search(live.begin(), live.end(), std::make_pair(me, other)))
+                    p.remote = fabric::RemoteEnd{other.first, other.second};
                 }
-                f.nodes[it->second].ports.push_back(std::move(p));
+                all[it->second].ports.push_back(std::move(p));
               });
   if (!s.ok()) return s;
   s = EachRow(db, "forwarding tables", "SELECT guid, lft FROM fabric_lfts", [&](Stmt& q) {
     uint64_t guid = 0;
-    if (!ParseAnyGuid(q.Text(0), &guid)) return;
-    if (auto it = index.find(guid); it != index.end()) f.nodes[it->second].lft = q.Blob(1);
+    if (!ParseAnyGuid(TextAt(q, 0), &guid)) return;
+    if (auto it = index.find(guid); it != index.end()) {
+      keep[it->second] = true;
+      all[it->second].lft = q.Blob(1);
+    }
   });
   if (!s.ok()) return s;
+  for (size_t i = 0; i < all.size(); ++i) {
+    if (!keep[i]) continue;
+    std::sort(all[i].ports.begin(), all[i].ports.end(),
+              [](const FabricPort& a, const FabricPort& b) { return a.number < b.number; });
+    f.nodes.push_back(std::move(all[i]));
+  }
+  std::sort(f.nodes.begin(), f.nodes.end(), [](const FabricNode& a, const FabricNode& b) { return a.guid < b.guid; });
   return out;
 }
 
@@ -128,14 +148,26 @@ Result<T> InOneRead(Db& db, Result<T> (*read)(Db&)) {
 
 }  // namespace
 
-bool ParseAnyGuid(const std::string& text, uint64_t* guid) {
-  std::string hex;
-  hex.reserve(text.size());
-  const bool sysfs = text.find(':') != std::string::npos;
-  for (char c : text)
-    if (c != ':') hex += c;
-  if (sysfs && hex.size() != 16) return false;
-  return fabric::ParseGuid(hex, guid);
+bool ParseAnyGuid(std::string_view text, uint64_t* guid) {
+  // fabric::ParseGuid's rule ("0x" optional, 1..16 hex digits) on the digits
+  // without the colons, which a sysfs GUID must have 16 of; no copy.
+  const bool sysfs = text.find(':') != std::string_view::npos;
+  if (!sysfs && text.size() >= 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X')) text.remove_prefix(2);
+  uint64_t v = 0;
+  size_t digits = 0;
+  for (char c : text) {
+    if (c == ':' && sysfs) continue;
+    int d;
+    if (c >= '0' && c <= '9') d = c - '0';
+    else if (c >= 'a' && c <= 'f') d = c - 'a' + 10;
+    else if (c >= 'A' && c <= 'F') d = c - 'A' + 10;
+    else return false;
+    if (++digits > 16) return false;
+    v = v << 4 | static_cast<uint64_t>(d);
+  }
+  if (digits == 0 || (sysfs && digits != 16)) return false;
+  *guid = v;
+  return true;
 }
 
 Result<FabricTopology> FabricTopologyReader::Topology() {

@@ -10,6 +10,7 @@
 //    while the link between them is not gone, and every switch's newest
 //    forwarding table (FabricNode::lft; empty when none was stored). Width,
 //    speed, counters, directed routes and unreachable nodes are not filled.
+//    Nodes come in GUID order, each node's ports in port order.
 //    The Fabric may hold several subnets (one per rail): trace it with
 //    RouteTable::Trace(PortRef, dst_lid).
 //  - `version` is the store's fabric_topology_version as of the same read:
@@ -30,6 +31,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "collector/store/writer_db.h"
 #include "fabric/fabric_model.h"
@@ -72,6 +74,6 @@ class FabricTopologyReader {
 
 // "0002:c903:0001:2345" (sysfs, the inventory's form) or "0x0002c90300012345"
 // (sweeps' form) as a number; false on anything else.
-bool ParseAnyGuid(const std::string& text, uint64_t* guid);
+bool ParseAnyGuid(std::string_view text, uint64_t* guid);
 
 }  // namespace rdmascope::collector

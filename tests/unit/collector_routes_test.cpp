@@ -290,6 +290,13 @@ TEST(ParseAnyGuid, TakesTheInventoryAndTheSweepSpelling) {
   EXPECT_EQ(g, 0x0002c90300012345u);
   EXPECT_FALSE(ParseAnyGuid("0002:c903", &g));
   EXPECT_FALSE(ParseAnyGuid("zz", &g));
+  ASSERT_TRUE(ParseAnyGuid("2345", &g));  // a short sweep spelling
+  EXPECT_EQ(g, 0x2345u);
+  EXPECT_FALSE(ParseAnyGuid("", &g));
+  EXPECT_FALSE(ParseAnyGuid("0x", &g));
+  EXPECT_FALSE(ParseAnyGuid("0x10002c90300012345", &g));  // 17 digits
+  EXPECT_FALSE(ParseAnyGuid("0x0002:c903:0001:2345", &g));
+  EXPECT_FALSE(ParseAnyGuid("0x0002c90300012345 ", &g));
 }
 
 // Both validation paths (the DOM one and the request path's decoder) refuse a
