@@ -3,12 +3,22 @@
 
 #include <algorithm>
 #include <set>
+#include <unordered_set>
 #include <string_view>
 
 namespace rdmascope::collector {
 namespace {
 
-std::string End(const fabric::PortRef& p) { return fabric::GuidText(p.guid) + "/" + std::to_string(p.port); }
+// "0x<GUID>/<port>" (fabric::GuidText's form) into buf (40 bytes); its length.
+size_t EndInto(const fabric::PortRef& p, char* buf) {
+  static const char kHex[] = "0123456789abcdef";
+  buf[0] = '0', buf[1] = 'x';
+  for (int i = 0; i < 16; ++i) buf[2 + i] = kHex[(p.guid >> (60 - 4 * i)) & 0xf];
+  buf[18] = '/';
+  const std::string port = std::to_string(p.port);
+  port.copy(buf + 19, std::min<size_t>(port.size(), 20));
+  return 19 + std::min<size_t>(port.size(), 20);
+}
 
 // A route's cache key: the source port (its GUID hashed with the port) and the
 // destination LID.
@@ -52,15 +62,19 @@ void PathRouter::Index() {
   // So do the ports a node had and this version lacks (the store keeps no
   // ports of a node the newest sweep did not reach); their cables come back
   // below.
-  std::set<uint64_t> present;
+  std::unordered_set<uint64_t> present;
+  present.reserve(topology_.fabric.nodes.size());
+  std::vector<int> have;
   for (fabric::FabricNode& n : topology_.fabric.nodes) {
     present.insert(n.guid);
     auto was = remembered_nodes_.find(n.guid);
     if (was == remembered_nodes_.end()) continue;
-    std::set<int> have;
-    for (const fabric::FabricPort& p : n.ports) have.insert(p.number);
-    for (fabric::FabricPort p : was->second.ports)
-      if (!have.count(p.number)) {
+    have.clear();
+    for (const fabric::FabricPort& p : n.ports) have.push_back(p.number);
+    std::sort(have.begin(), have.end());
+    for (const fabric::FabricPort& old : was->second.ports)
+      if (!std::binary_search(have.begin(), have.end(), old.number)) {
+        fabric::FabricPort p = old;
         p.remote.reset();
         n.ports.push_back(std::move(p));
       }
@@ -75,18 +89,18 @@ void PathRouter::Index() {
   // Cables seen now are remembered; ports without one get back the cable
   // they had, when its other end is still there without one either, or
   // still names this port (a switch not swept keeps its old rows).
-  std::map<fabric::PortRef, bool> uncabled;
-  std::map<fabric::PortRef, fabric::PortRef> claimed;  // a port -> the port whose row names it as its remote
+  std::unordered_set<fabric::PortRef, PortRefHash> uncabled;
+  std::unordered_map<fabric::PortRef, fabric::PortRef, PortRefHash> claimed;  // a port -> the port whose row names it as its remote
   for (const fabric::FabricNode& n : topology_.fabric.nodes)
     for (const fabric::FabricPort& p : n.ports) {
       if (p.remote) {
         remembered_[{n.guid, p.number}] = *p.remote;
         claimed[{p.remote->guid, p.remote->port}] = {n.guid, p.number};
       } else {
-        uncabled[{n.guid, p.number}] = true;
+        uncabled.insert({n.guid, p.number});
       }
     }
-  std::map<fabric::PortRef, bool> down;
+  std::unordered_set<fabric::PortRef, PortRefHash> down;
   for (fabric::FabricNode& n : topology_.fabric.nodes)
     for (fabric::FabricPort& p : n.ports) {
       if (p.remote) continue;
@@ -97,8 +111,8 @@ void PathRouter::Index() {
       auto claim = claimed.find(me);
       if (!uncabled.count(other) && !(claim != claimed.end() && claim->second == other)) continue;
       p.remote = it->second;
-      down[me] = true;
-      down[other] = true;
+      down.insert(me);
+      down.insert(other);
     }
   table_ = std::make_unique<fabric::RouteTable>(topology_.fabric);
   for (const fabric::FabricNode& n : topology_.fabric.nodes) {
@@ -113,13 +127,21 @@ void PathRouter::Index() {
       const fabric::PortRef a{n.guid, p.number}, b{p.remote->guid, p.remote->port};
       if (cable_.count(a) || cable_.count(b)) continue;
       const fabric::FabricNode* other = table_->Node(b.guid);
-      const std::string ea = End(a), eb = End(b);
-      const std::string desc_a = n.description + " port " + std::to_string(a.port);
-      const std::string desc_b = (other ? other->description : End(b)) + " port " + std::to_string(b.port);
-      const bool ordered = ea < eb;
+      char ea[40], eb[40];  // "0x<16 hex>/<port>"
+      const std::string_view va(ea, EndInto(a, ea)), vb(eb, EndInto(b, eb));
+      const bool ordered = va < vb;
+      const std::string_view first = ordered ? va : vb, second = ordered ? vb : va;
+      std::string subject;
+      subject.reserve(first.size() + 3 + second.size());
+      subject.append(first).append("<->").append(second);
+      const std::string_view desc_b_node = other ? std::string_view(other->description) : vb;
+      const std::string pa = " port " + std::to_string(a.port), pb = " port " + std::to_string(b.port);
+      std::string description;
+      description.reserve(n.description.size() + pa.size() + 5 + desc_b_node.size() + pb.size());
+      if (ordered) description.append(n.description).append(pa).append(" <-> ").append(desc_b_node).append(pb);
+      else description.append(desc_b_node).append(pb).append(" <-> ").append(n.description).append(pa);
       const uint32_t id = static_cast<uint32_t>(elements_.size());
-      elements_.push_back({"link", ordered ? ea + "<->" + eb : eb + "<->" + ea,
-                           ordered ? desc_a + " <-> " + desc_b : desc_b + " <-> " + desc_a, {}, down.count(a) > 0});
+      elements_.push_back({"link", std::move(subject), std::move(description), {}, down.count(a) > 0});
       switch_link_.push_back(n.type == fabric::NodeType::kSwitch && other &&
                              other->type == fabric::NodeType::kSwitch);
       cable_[a] = id, cable_[b] = id;

@@ -172,7 +172,7 @@ class PathRouter {
   std::unique_ptr<fabric::RouteTable> table_;
   RouteGraph graph_;  // what TraceInto walks
   std::unordered_map<std::string, std::vector<PortAddress>> addresses_;  // node -> its ports, in port order
-  std::map<fabric::PortRef, fabric::RemoteEnd> remembered_;        // every cable end seen, while not recabled
+  std::unordered_map<fabric::PortRef, fabric::RemoteEnd, PortRefHash> remembered_;  // every cable end seen, while not recabled
   std::map<uint64_t, fabric::FabricNode> remembered_nodes_;       // every node as last seen
   std::vector<diagnosis::FabricElement> elements_;
   std::vector<bool> switch_link_;                                 // per element: a cable between two switches
