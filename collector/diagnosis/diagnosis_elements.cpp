@@ -135,6 +135,12 @@ int64_t ElementIndex::Find(Scope scope, const std::string& subject) const {
     }
     case Scope::kLink:
     case Scope::kSwitch: {
+      if (!fabric_indexed_) {
+        fabric_indexed_ = true;
+        fabric_.reserve(fabric_count_);
+        for (uint32_t id = kFabricBase; id < kFabricBase + fabric_count_; ++id)
+          fabric_.emplace(std::string(ScopeName(elements_[id].scope)) + "|" + elements_[id].subject, id);
+      }
       auto it = fabric_.find(std::string(ScopeName(scope)) + "|" + subject);
       return it == fabric_.end() ? -1 : static_cast<int64_t>(it->second);
     }
@@ -160,10 +166,10 @@ ElementIndex::ElementIndex(const Fleet& f, const std::vector<bool>& measured, co
   scratch_.base.clear(), scratch_.ends.clear();
   Add(Scope::kFleet, "all");
   fabric_count_ = static_cast<uint32_t>(in.elements.size());
+  elements_.reserve(1 + in.elements.size() + 16 * in.nodes.size());  // fabric, then hosts and NICs, about
   for (const FabricElement& fe : in.elements) {
     const Scope scope = fe.scope == "switch" ? Scope::kSwitch : Scope::kLink;
     const uint32_t id = Add(scope, fe.subject);  // kFabricBase + its index in Input::elements
-    fabric_.emplace(std::string(ScopeName(scope)) + "|" + fe.subject, id);
     elements_[id].fabric = &fe;
     if (!fe.rose_at_host_only)
       for (const CounterDelta& c : fe.moved) elements_[id].counters_rose |= c.delta > 0 && Physical(c.name);

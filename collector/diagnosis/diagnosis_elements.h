@@ -103,7 +103,11 @@ class ElementIndex {
   uint32_t GroupLink(int32_t a, int32_t b);
 
   std::vector<Element> elements_;
-  std::unordered_map<std::string, uint32_t> hosts_, groups_by_name_, fabric_;  // fabric_: "link|s" / "switch|s"
+  std::unordered_map<std::string, uint32_t> hosts_, groups_by_name_;
+  // "link|s" / "switch|s" -> id: made by the first Find of a fabric element,
+  // not by every pass (a fleet's fabric has tens of thousands).
+  mutable std::unordered_map<std::string, uint32_t> fabric_;
+  mutable bool fabric_indexed_ = false;
   std::vector<std::vector<std::pair<std::string, uint32_t>>> nics_;            // per host element: device -> id
   std::vector<int64_t> host_of_name_;                                          // Input::names id -> host (-1)
   std::vector<std::vector<std::pair<uint32_t, uint32_t>>> nic_ids_;            // per host element: device name id -> id

@@ -37,7 +37,9 @@ double MedianBySelection(std::vector<double>& v) {
 
 }  // namespace
 
-double Median(std::vector<double> v) {
+double Median(std::vector<double> v) { return MedianInPlace(v); }
+
+double MedianInPlace(std::vector<double>& v) {
   if (v.empty()) return 0;
   constexpr size_t kSample = 1024, kSmall = 16 * kSample;
   const size_t n = v.size();
@@ -120,20 +122,7 @@ class RailTransportNumbers {
   DirectMapped<uint64_t, uint32_t> cache_{64};
 };
 
-struct LatencySamples {
-  std::vector<double> network, p50, min;
-  void Add(const PathSummary& p) {
-    if (p.not_run) return;
-    // Network time on clean paths only: retransmissions on lossy RC paths
-    // lengthen it, and loss is judged on its own.
-    if (p.network_p50_us && p.lost == 0 && p.received >= p.sent && p.errors_by_status.empty())
-      network.push_back(*p.network_p50_us);
-    if (p.rtt_p50_us) p50.push_back(*p.rtt_p50_us);
-    if (p.rtt_min_us) min.push_back(*p.rtt_min_us);
-  }
-};
-
-std::vector<LatencyLimit> LimitsOf(const Input& in, const RailTransports& rt, std::vector<LatencySamples> by,
+std::vector<LatencyLimit> LimitsOf(const Input& in, const RailTransports& rt, std::vector<LatencySamples>& by,
                                    const Options& o) {
   by.resize(rt.names.size());
   auto limit = [&](double ref, double floor) { return ref > 0 ? std::max(ref * o.latency_factor, ref + floor) : 0; };
@@ -141,19 +130,29 @@ std::vector<LatencyLimit> LimitsOf(const Input& in, const RailTransports& rt, st
   for (size_t k = 0; k < by.size(); ++k) {
     LatencySamples& s = by[k];
     LatencyLimit& l = out[k];
-    l.network_median_us = Median(std::move(s.network));
+    l.network_median_us = MedianInPlace(s.network);
     double ref = l.network_median_us;
     auto base = in.network_baseline_us.find(rt.names[k]);
     if (base != in.network_baseline_us.end() && base->second > 0 && (ref <= 0 || base->second < ref))
       ref = base->second;
     l.network_p50_us = limit(ref, o.latency_floor_us);
-    l.rtt_p50_us = limit(Median(std::move(s.p50)), o.rtt_floor_us);
-    l.rtt_min_us = limit(Median(std::move(s.min)), o.rtt_floor_us);
+    l.rtt_p50_us = limit(MedianInPlace(s.p50), o.rtt_floor_us);
+    l.rtt_min_us = limit(MedianInPlace(s.min), o.rtt_floor_us);
   }
   return out;
 }
 
 }  // namespace
+
+void LatencySamples::Add(const PathSummary& p) {
+  if (p.not_run) return;
+  // Network time on clean paths only: retransmissions on lossy RC paths
+  // lengthen it, and loss is judged on its own.
+  if (p.network_p50_us && p.lost == 0 && p.received >= p.sent && p.errors_by_status.empty())
+    network.push_back(*p.network_p50_us);
+  if (p.rtt_p50_us) p50.push_back(*p.rtt_p50_us);
+  if (p.rtt_min_us) min.push_back(*p.rtt_min_us);
+}
 
 RailTransports NumberRailTransports(const Input& in) {
   RailTransports out;
@@ -166,7 +165,7 @@ RailTransports NumberRailTransports(const Input& in) {
 std::vector<LatencyLimit> LatencyLimits(const Input& in, const RailTransports& rt, const Options& o) {
   std::vector<LatencySamples> by(rt.names.size());
   for (size_t i = 0; i < in.paths.size(); ++i) by[rt.id[i]].Add(in.paths[i]);
-  return LimitsOf(in, rt, std::move(by), o);
+  return LimitsOf(in, rt, by, o);
 }
 
 std::vector<LatencyLimit> NumberAndLimit(const Input& in, const Options& o, RailTransports* rt) {
@@ -176,18 +175,22 @@ std::vector<LatencyLimit> NumberAndLimit(const Input& in, const Options& o, Rail
   const size_t each = rt->names.empty() ? 0 : in.paths.size() / rt->names.size() + in.paths.size() / 64;
   rt->id.clear(), rt->names.clear();  // the caller's memory is kept
   rt->id.reserve(in.paths.size());
+  for (LatencySamples& s : rt->samples) s.Clear();
+  std::vector<LatencySamples>& by = rt->samples;
   RailTransportNumbers number(rt);
-  std::vector<LatencySamples> by;
+  size_t numbered = 0;
   for (const PathSummary& p : in.paths) {
     const uint32_t id = number.Of(in, p);
     rt->id.push_back(id);
-    if (id >= by.size()) {
-      by.resize(id + 1);
+    if (id >= numbered) {
+      numbered = id + 1;
+      if (by.size() < numbered) by.resize(numbered);
       by[id].network.reserve(each), by[id].p50.reserve(each), by[id].min.reserve(each);
     }
     by[id].Add(p);
   }
-  return LimitsOf(in, *rt, std::move(by), o);
+  by.resize(numbered);
+  return LimitsOf(in, *rt, by, o);
 }
 
 std::map<std::string, LatencyLimit> LatencyLimits(const Input& in, const Options& o) {

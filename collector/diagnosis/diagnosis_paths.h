@@ -24,11 +24,21 @@ struct LatencyLimit {
 };
 // "rail|transport" of a path: the key of limits and baselines.
 std::string RailTransport(const Input& in, const PathSummary& p);
+// The latency statistics of one (rail, transport)'s paths, in no order.
+struct LatencySamples {
+  std::vector<double> network, p50, min;
+  void Add(const PathSummary& p);
+  void Clear() { network.clear(), p50.clear(), min.clear(); }
+};
+
 // The (rail, transport) of every path numbered: id[i] indexes names (each
-// "rail|transport"), in order of first appearance.
+// "rail|transport"), in order of first appearance. samples: NumberAndLimit's
+// working memory, cleared (never freed) by each call: a fleet's pass samples
+// three statistics of a million paths.
 struct RailTransports {
   std::vector<uint32_t> id;
   std::vector<std::string> names;
+  std::vector<LatencySamples> samples;
 };
 RailTransports NumberRailTransports(const Input& in);
 // The limits of each numbered (rail, transport).
@@ -91,5 +101,7 @@ void Finish(const Fleet& f, const std::vector<size_t>& bad, const Options& o, Ve
 // The middle value of v (with an even count, the mean of the two middle
 // ones); 0 when v is empty. Exact, whatever the size.
 double Median(std::vector<double> v);
+// The same in place: v is reordered, its memory kept.
+double MedianInPlace(std::vector<double>& v);
 
 }  // namespace rdmascope::collector::diagnosis
