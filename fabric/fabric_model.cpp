@@ -21,13 +21,15 @@ std::string GuidText(uint64_t guid) {
   return buf;
 }
 
-bool ParseGuid(const std::string& text, uint64_t* guid) {
-  std::string t = text;
-  if (t.rfind("0x", 0) == 0 || t.rfind("0X", 0) == 0) t = t.substr(2);
+bool ParseGuid(std::string_view t, uint64_t* guid) {
+  if (t.size() >= 2 && t[0] == '0' && (t[1] == 'x' || t[1] == 'X')) t.remove_prefix(2);
   if (t.empty() || t.size() > 16) return false;
-  for (char c : t)
+  uint64_t v = 0;
+  for (char c : t) {
     if (!std::isxdigit(static_cast<unsigned char>(c))) return false;
-  *guid = std::strtoull(t.c_str(), nullptr, 16);
+    v = v << 4 | static_cast<uint64_t>(std::isdigit(static_cast<unsigned char>(c)) ? c - '0' : (c | 0x20) - 'a' + 10);
+  }
+  *guid = v;
   return true;
 }
 

@@ -11,6 +11,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace rdmascope::fabric {
@@ -92,8 +93,8 @@ struct Fabric {
 const char* NodeTypeName(NodeType t);
 // "0x0002c90300012345"
 std::string GuidText(uint64_t guid);
-// Parses "0x..." or plain hex; false on garbage.
-bool ParseGuid(const std::string& text, uint64_t* guid);
+// Parses "0x..." or plain hex (1 to 16 digits); false on garbage.
+bool ParseGuid(std::string_view text, uint64_t* guid);
 // PortInfo encodings as ibstat/iblinkinfo print them.
 const char* PortStateName(int state);      // "DOWN", "INIT", "ARMED", "ACTIVE", "?"
 const char* PhysStateName(int phys);       // "Sleep", "Polling", "Disabled", ..., "LinkUp"

@@ -9,16 +9,7 @@
 namespace rdmascope::collector {
 namespace {
 
-// "0x<GUID>/<port>" (fabric::GuidText's form) into buf (40 bytes); its length.
-size_t EndInto(const fabric::PortRef& p, char* buf) {
-  static const char kHex[] = "0123456789abcdef";
-  buf[0] = '0', buf[1] = 'x';
-  for (int i = 0; i < 16; ++i) buf[2 + i] = kHex[(p.guid >> (60 - 4 * i)) & 0xf];
-  buf[18] = '/';
-  const std::string port = std::to_string(p.port);
-  port.copy(buf + 19, std::min<size_t>(port.size(), 20));
-  return 19 + std::min<size_t>(port.size(), 20);
-}
+std::string End(const fabric::PortRef& p) { return fabric::GuidText(p.guid) + "/" + std::to_string(p.port); }
 
 // A route's cache key: the source port (its GUID hashed with the port) and the
 // destination LID.
@@ -127,8 +118,8 @@ void PathRouter::Index() {
       const fabric::PortRef a{n.guid, p.number}, b{p.remote->guid, p.remote->port};
       if (cable_.count(a) || cable_.count(b)) continue;
       const fabric::FabricNode* other = table_->Node(b.guid);
-      char ea[40], eb[40];  // "0x<16 hex>/<port>"
-      const std::string_view va(ea, EndInto(a, ea)), vb(eb, EndInto(b, eb));
+      const std::string ea = End(a), eb = End(b);
+      const std::string_view va(ea), vb(eb);
       const bool ordered = va < vb;
       const std::string_view first = ordered ? va : vb, second = ordered ? vb : va;
       std::string subject;

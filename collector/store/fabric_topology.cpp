@@ -52,13 +52,6 @@ Status EachRow(Db& db, const char* what, const char* sql, Fn row) {
   }
 }
 
-// A text column without a copy (valid until the statement's next step); empty when NULL.
-std::string_view TextAt(const Stmt& q, int col) {
-  const unsigned char* t = sqlite3_column_text(q.raw(), col);
-  return t ? std::string_view(reinterpret_cast<const char*>(t), sqlite3_column_bytes(q.raw(), col))
-           : std::string_view();
-}
-
 // Every table is scanned in its own order (no ORDER BY: a sorted read of the
 // ports table is a b-tree lookup per row at fleet size) and put in order
 // here: nodes by GUID, each node's ports by number.
@@ -72,9 +65,9 @@ Result<FabricTopology> ReadTopology(Db& db) {
   std::unordered_map<uint64_t, size_t> index;  // GUID -> all
   Status s = EachRow(db, "nodes", "SELECT guid, type, description, num_ports, lid FROM fabric_nodes", [&](Stmt& q) {
     FabricNode n;
-    if (!ParseAnyGuid(TextAt(q, 0), &n.guid)) return;
-    n.type = TypeOf(TextAt(q, 1));
-    n.description = std::string(TextAt(q, 2));
+    if (!ParseAnyGuid(q.TextView(0), &n.guid)) return;
+    n.type = TypeOf(q.TextView(1));
+    n.description = std::string(q.TextView(2));
     n.num_ports = static_cast<int>(q.OptInt(3).value_or(0));
     n.lid = static_cast<uint32_t>(q.OptInt(4).value_or(0));
     if (index.emplace(n.guid, all.size()).second) all.push_back(std::move(n));
@@ -84,7 +77,7 @@ Result<FabricTopology> ReadTopology(Db& db) {
   s = EachRow(db, "links", "SELECT a_guid, a_port, b_guid, b_port FROM fabric_links WHERE gone_at IS NULL",
               [&](Stmt& q) {
                 End a{0, static_cast<int>(q.Int(1))}, b{0, static_cast<int>(q.Int(3))};
-                if (!ParseAnyGuid(TextAt(q, 0), &a.first) || !ParseAnyGuid(TextAt(q, 2), &b.first)) return;
+                if (!ParseAnyGuid(q.TextView(0), &a.first) || !ParseAnyGuid(q.TextView(2), &b.first)) return;
                 live.push_back({a, b});
                 live.push_back({b, a});
               });
@@ -94,17 +87,17 @@ Result<FabricTopology> ReadTopology(Db& db) {
   s = EachRow(db, "ports", "SELECT guid, port, lid, state, phys_state, remote_guid, remote_port FROM fabric_ports",
               [&](Stmt& q) {
                 uint64_t guid = 0;
-                if (!ParseAnyGuid(TextAt(q, 0), &guid)) return;
+                if (!ParseAnyGuid(q.TextView(0), &guid)) return;
                 auto it = index.find(guid);
                 if (it == index.end()) return;
                 keep[it->second] = true;
                 FabricPort p;
                 p.number = static_cast<int>(q.Int(1));
                 p.lid = static_cast<uint32_t>(q.OptInt(2).value_or(0));
-                p.state = StateOf(TextAt(q, 3));
-                p.phys_state = PhysOf(TextAt(q, 4));
+                p.state = StateOf(q.TextView(3));
+                p.phys_state = PhysOf(q.TextView(4));
                 uint64_t remote = 0;
-                if (!q.IsNull(5) && !q.IsNull(6) && ParseAnyGuid(TextAt(q, 5), &remote)) {
+                if (!q.IsNull(5) && !q.IsNull(6) && ParseAnyGuid(q.TextView(5), &remote)) {
                   const End me{guid, p.number}, other{remote, static_cast<int>(q.Int(6))};
                   if (std::binary_search(live.begin(), live.end(), std::make_pair(me, other)))
                     p.remote = fabric::RemoteEnd{other.first, other.second};
@@ -114,7 +107,7 @@ Result<FabricTopology> ReadTopology(Db& db) {
   if (!s.ok()) return s;
   s = EachRow(db, "forwarding tables", "SELECT guid, lft FROM fabric_lfts", [&](Stmt& q) {
     uint64_t guid = 0;
-    if (!ParseAnyGuid(TextAt(q, 0), &guid)) return;
+    if (!ParseAnyGuid(q.TextView(0), &guid)) return;
     if (auto it = index.find(guid); it != index.end()) {
       keep[it->second] = true;
       all[it->second].lft = q.Blob(1);
@@ -149,25 +142,15 @@ Result<T> InOneRead(Db& db, Result<T> (*read)(Db&)) {
 }  // namespace
 
 bool ParseAnyGuid(std::string_view text, uint64_t* guid) {
-  // fabric::ParseGuid's rule ("0x" optional, 1..16 hex digits) on the digits
-  // without the colons, which a sysfs GUID must have 16 of; no copy.
-  const bool sysfs = text.find(':') != std::string_view::npos;
-  if (!sysfs && text.size() >= 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X')) text.remove_prefix(2);
-  uint64_t v = 0;
-  size_t digits = 0;
+  if (text.find(':') == std::string_view::npos) return fabric::ParseGuid(text, guid);
+  char hex[16];  // the sysfs form: exactly 16 digits once the colons are gone
+  size_t n = 0;
   for (char c : text) {
-    if (c == ':' && sysfs) continue;
-    int d;
-    if (c >= '0' && c <= '9') d = c - '0';
-    else if (c >= 'a' && c <= 'f') d = c - 'a' + 10;
-    else if (c >= 'A' && c <= 'F') d = c - 'A' + 10;
-    else return false;
-    if (++digits > 16) return false;
-    v = v << 4 | static_cast<uint64_t>(d);
+    if (c == ':') continue;
+    if (n == sizeof(hex)) return false;
+    hex[n++] = c;
   }
-  if (digits == 0 || (sysfs && digits != 16)) return false;
-  *guid = v;
-  return true;
+  return n == sizeof(hex) && fabric::ParseGuid(std::string_view(hex, n), guid);
 }
 
 Result<FabricTopology> FabricTopologyReader::Topology() {

@@ -59,6 +59,11 @@ class Stmt {
   int64_t Int(int col) const { return sqlite3_column_int64(s_, col); }
   double Real(int col) const { return sqlite3_column_double(s_, col); }
   std::string Text(int col) const;
+  // The same without a copy: valid until the statement's next step; empty when NULL.
+  std::string_view TextView(int col) const {
+    const unsigned char* t = sqlite3_column_text(s_, col);
+    return t ? std::string_view(reinterpret_cast<const char*>(t), sqlite3_column_bytes(s_, col)) : std::string_view();
+  }
   std::optional<int64_t> OptInt(int col) const;
   std::optional<double> OptReal(int col) const;
   std::optional<std::string> OptText(int col) const;
