@@ -23,6 +23,15 @@ void Touch(uint32_t id, std::vector<uint32_t>* out) {
   out->push_back(id);
 }
 
+// The counts a run of paths from one source puts on one of its elements.
+struct SourceRun {
+  static constexpr uint32_t kNone = UINT32_MAX;
+  uint32_t id = kNone;
+  bool endpoint = false;  // a host or NIC: its source-role counts too
+  int32_t total[kTransportSets] = {};
+  int64_t sent[kTransportSets] = {};
+};
+
 VoteScratch& ScratchOf(PassBuffers& buffers) {
   if (!buffers.vote) buffers.vote = std::make_shared<VoteScratch>();
   return *buffers.vote;
@@ -201,6 +210,26 @@ ElementIndex::ElementIndex(const Fleet& f, const std::vector<bool>& measured, co
     if (id == -2) id = Group(in.group_names[static_cast<size_t>(named)]);
     return id;
   };
+  // A block's paths share their source host, the NIC of each rail and the
+  // group on it: their counts are summed in a run and added once the element
+  // changes, not path by path. The fleet element's are all_ (set after).
+  SourceRun src_host_run, src_nic_run, src_group_run;
+  auto flush = [&](SourceRun& r) {
+    if (r.id == SourceRun::kNone) return;
+    Tallies::Base& b = scratch_.base[r.id];
+    for (size_t k = 0; k < kTransportSets; ++k) b.total[k] += r.total[k], b.sent[k] += r.sent[k];
+    if (r.endpoint) {
+      Tallies::Ends& e = scratch_.ends[r.id];
+      for (size_t k = 0; k < kTransportSets; ++k) e.src_total[k] += r.total[k], e.src_sent[k] += r.sent[k];
+    }
+    r = SourceRun();
+  };
+  auto run_on = [&](SourceRun& r, uint32_t id, bool endpoint, size_t own, int64_t sent) {
+    if (r.id != id) flush(r), r.id = id, r.endpoint = endpoint;
+    ++r.total[0], r.sent[0] += sent;
+    if (own != 0) ++r.total[own], r.sent[own] += sent;
+  };
+  uint32_t last_src = UINT32_MAX, last_src_device = 0, last_src_nic = 0;
   for (size_t i = 0; i < n; ++i) {
     offset_[i] = touches_.size();
     const PathSummary& p = in.paths[i];
@@ -209,31 +238,53 @@ ElementIndex::ElementIndex(const Fleet& f, const std::vector<bool>& measured, co
     if (!measured[i]) continue;
     const int32_t ga = group(p.src_group, p.src), gb = group(p.dst_group, p.dst);
     src_group_[i] = ga, dst_group_[i] = gb;
+    const size_t own = f.transport_set[i];
+    const int64_t sent = std::max<int64_t>(p.sent, 0);
+    ++all_[0].total, all_[0].sent += sent;
+    if (own != 0) ++all_[own].total, all_[own].sent += sent;
+    // Each element once, a host or NIC with its role (touched lists the
+    // fleet too, for Touches; its counts are all_).
     touched.clear();
     touched.push_back(0);
     touched.push_back(src);
     touched.push_back(dst | kDstRole);
-    if (p.src_device != 0) touched.push_back(Nic(in.names, src, p.src_device));
-    if (p.dst_device != 0) touched.push_back(Nic(in.names, dst, p.dst_device) | kDstRole);
-    if (ga >= 0) Touch(static_cast<uint32_t>(ga), &touched);
-    if (gb >= 0) Touch(static_cast<uint32_t>(gb), &touched);
+    run_on(src_host_run, src, true, own, sent);
+    CountOn(dst, own, sent, true, true);
+    if (p.src_device != 0) {
+      if (src != last_src || p.src_device != last_src_device)
+        last_src = src, last_src_device = p.src_device, last_src_nic = Nic(in.names, src, p.src_device);
+      touched.push_back(last_src_nic);
+      run_on(src_nic_run, last_src_nic, true, own, sent);
+    }
+    if (p.dst_device != 0) {
+      const uint32_t nic = Nic(in.names, dst, p.dst_device);
+      touched.push_back(nic | kDstRole);
+      CountOn(nic, own, sent, true, true);
+    }
+    if (ga >= 0) {
+      touched.push_back(static_cast<uint32_t>(ga));
+      run_on(src_group_run, static_cast<uint32_t>(ga), false, own, sent);
+    }
+    if (gb >= 0 && gb != ga) {
+      touched.push_back(static_cast<uint32_t>(gb));
+      CountOn(static_cast<uint32_t>(gb), own, sent, false, false);
+    }
     const std::vector<uint32_t>& crosses = p.Crosses();
-    if (ga != gb && crosses.empty()) Touch(GroupLink(ga, gb), &touched);
+    if (ga != gb && crosses.empty()) {
+      const uint32_t link = GroupLink(ga, gb);
+      touched.push_back(link);
+      CountOn(link, own, sent, false, false);
+    }
     // Fabric ids are none of the above; a router's list names each once
     // and is read in place (Touches); a list filled by hand may not: Touch
     // keeps that case to one count.
     if (!p.routed)
       for (uint32_t c : crosses)
-        if (c < in.elements.size()) Touch(kFabricBase + c, &touched);
-    const size_t own = f.transport_set[i];
-    const int64_t sent = std::max<int64_t>(p.sent, 0);
-    ++all_[0].total, all_[0].sent += sent;
-    if (own != 0) ++all_[own].total, all_[own].sent += sent;
-    for (uint32_t t : touched) {
-      const uint32_t id = t & ~kDstRole;
-      const Scope scope = elements_[id].scope;
-      CountOn(id, own, sent, scope == Scope::kHost || scope == Scope::kNic, (t & kDstRole) != 0);
-    }
+        if (c < in.elements.size()) {
+          const size_t before = touched.size();
+          Touch(kFabricBase + c, &touched);
+          if (touched.size() != before) CountOn(kFabricBase + c, own, sent, false, false);
+        }
     if (p.routed)
       for (uint32_t c : *p.routed)
         if (c < fabric_count_) CountOn(kFabricBase + c, own, sent, false, false);
@@ -241,6 +292,9 @@ ElementIndex::ElementIndex(const Fleet& f, const std::vector<bool>& measured, co
     routes_[i] = p.routed;
     touches_.insert(touches_.end(), touched.begin(), touched.end());
   }
+  flush(src_host_run), flush(src_nic_run), flush(src_group_run);
+  for (size_t k = 0; k < kTransportSets; ++k)
+    scratch_.base[0].total[k] = all_[k].total, scratch_.base[0].sent[k] = all_[k].sent;
   offset_[n] = touches_.size();
   groups_ = groups_by_name_.size();
   for (Element& e : elements_) {
