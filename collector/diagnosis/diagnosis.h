@@ -125,6 +125,7 @@
 #include <nlohmann/json.hpp>
 
 #include "collector/core/verdict.h"
+#include "collector/diagnosis/path_fields.h"
 
 namespace rdmascope::collector::diagnosis {
 
@@ -154,8 +155,9 @@ class Names {
 };
 
 // The newest summary of one (src, dst, rail, transport). Names are ids in
-// Input::names. Laid out by use, a cache line each: a pass reads a million,
-// most of them only for the first line's fields.
+// Input::names. Laid out by use, a cache line each (three in all: a pass
+// fills a million): most sweeps read only the first line's fields,
+// classifying a path the second.
 struct alignas(64) PathSummary {
   // What every sweep over the paths reads.
   uint32_t src = 0, dst = 0, rail = 0, transport = 0;
@@ -169,17 +171,17 @@ struct alignas(64) PathSummary {
   // pair's transports and kept across passes; valid until its next
   // Refresh/Resolve); a caller without a router may fill `crosses` instead.
   const std::vector<uint32_t>* routed = nullptr;
-  bool not_run = false;  // measured nothing (local port down)
-  std::optional<double> rtt_p50_us, rtt_min_us;
-  std::optional<double> network_p50_us;  // RTT less the responder's time, when measured
-  std::map<std::string, int64_t> errors_by_status;  // short status name -> count
-  std::optional<double> rtt_p99_us;
+  MaybeDouble rtt_p50_us, rtt_min_us;
+  MaybeDouble network_p50_us;  // RTT less the responder's time, when measured
+  MaybeDouble rtt_p99_us;
+  ErrorCounts errors_by_status;  // short status name -> count
+  bool not_run = false;          // measured nothing (local port down)
   // Seldom read.
   int64_t interval_start_ms = 0, interval_end_ms = 0;
   std::vector<uint32_t> crosses;
   const std::vector<uint32_t>& Crosses() const { return routed ? *routed : crosses; }
 };
-
+static_assert(sizeof(PathSummary) == 192, "a path summary is three cache lines");
 
 // One counter that rose during the newest interval.
 struct CounterDelta {

@@ -59,7 +59,7 @@ size_t TransportSetOf(const std::string& transport) { return transport == "ud" ?
 uint32_t ElementIndex::Add(Scope scope, std::string subject) {
   Element e;
   e.scope = scope;
-  e.subject = std::move(subject);
+  e.own_subject = std::move(subject);
   elements_.push_back(std::move(e));
   scratch_.base.emplace_back(), scratch_.ends.emplace_back();
   return static_cast<uint32_t>(elements_.size() - 1);
@@ -117,7 +117,7 @@ uint32_t ElementIndex::GroupLink(int32_t a, int32_t b) {
   const uint64_t key = lo << 32 | hi;
   auto it = group_links_.find(key);
   if (it != group_links_.end()) return it->second;
-  auto name = [&](int32_t g) { return g < 0 ? std::string() : elements_[static_cast<size_t>(g)].subject; };
+  auto name = [&](int32_t g) { return g < 0 ? std::string() : elements_[static_cast<size_t>(g)].subject(); };
   const uint32_t id = Add(Scope::kGroupLink, LinkName(name(a), name(b)));
   group_links_.emplace(key, id);
   return id;
@@ -148,14 +148,14 @@ int64_t ElementIndex::Find(Scope scope, const std::string& subject) const {
         fabric_indexed_ = true;
         fabric_.reserve(fabric_count_);
         for (uint32_t id = kFabricBase; id < kFabricBase + fabric_count_; ++id)
-          fabric_.emplace(std::string(ScopeName(elements_[id].scope)) + "|" + elements_[id].subject, id);
+          fabric_.emplace(std::string(ScopeName(elements_[id].scope)) + "|" + elements_[id].subject(), id);
       }
       auto it = fabric_.find(std::string(ScopeName(scope)) + "|" + subject);
       return it == fabric_.end() ? -1 : static_cast<int64_t>(it->second);
     }
     case Scope::kGroupLink:
       for (size_t id = 0; id < elements_.size(); ++id)
-        if (elements_[id].scope == scope && elements_[id].subject == subject) return static_cast<int64_t>(id);
+        if (elements_[id].scope == scope && elements_[id].subject() == subject) return static_cast<int64_t>(id);
       return -1;
   }
   return -1;
@@ -178,7 +178,7 @@ ElementIndex::ElementIndex(const Fleet& f, const std::vector<bool>& measured, co
   elements_.reserve(1 + in.elements.size() + 16 * in.nodes.size());  // fabric, then hosts and NICs, about
   for (const FabricElement& fe : in.elements) {
     const Scope scope = fe.scope == "switch" ? Scope::kSwitch : Scope::kLink;
-    const uint32_t id = Add(scope, fe.subject);  // kFabricBase + its index in Input::elements
+    const uint32_t id = Add(scope, std::string());  // kFabricBase + its index in Input::elements; named by fe
     elements_[id].fabric = &fe;
     if (!fe.rose_at_host_only)
       for (const CounterDelta& c : fe.moved) elements_[id].counters_rose |= c.delta > 0 && Physical(c.name);

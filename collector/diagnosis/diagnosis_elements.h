@@ -38,11 +38,12 @@ const char* ScopeName(Scope s);
 
 struct Element {
   Scope scope = Scope::kHost;
-  std::string subject;
+  std::string own_subject;       // every element but a fabric one (whose name is its FabricElement's)
   std::string node, device;      // host / NIC
   int32_t home_group = -1;       // host / NIC: the element of its group (standing out is measured against it)
   const FabricElement* fabric = nullptr;
   bool counters_rose = false;    // a fabric element whose physical error counters rose
+  const std::string& subject() const { return fabric ? fabric->subject : own_subject; }
 };
 
 // The per-round counts of one element over one transport selection: paths,

@@ -476,7 +476,7 @@ class Vote {
     const Count& c = r.count[best.id][0];
     Verdict v;
     v.scope = ScopeName(e.scope);
-    v.subject = e.subject;
+    v.subject = e.subject();
     v.confidence = best.share;
     json vote = {{"element", v.scope}};
     if (*TransportSetName(best.transport)) vote["voted_on"] = TransportSetName(best.transport);
@@ -490,7 +490,7 @@ class Vote {
         const bool is_dst = static_cast<int64_t>(index.DstHost(i)) == host;
         peers.insert(f_.Name(is_dst ? Paths()[i].src : Paths()[i].dst));
         const int32_t g = index.PeerGroup(i, is_dst);
-        groups.insert(g < 0 ? std::string() : index.elements()[static_cast<size_t>(g)].subject);
+        groups.insert(g < 0 ? std::string() : index.elements()[static_cast<size_t>(g)].subject());
       }
       vote["peers"] = peers.size();
       vote["peer_groups"] = groups;
@@ -525,7 +525,7 @@ class Vote {
     std::vector<Rise> rises;
     std::map<std::string, int> per_switch;
     for (const Element& e : index.elements()) {
-      if (!e.fabric || e.scope != Scope::kLink || named_.count("link|" + e.subject)) continue;
+      if (!e.fabric || e.scope != Scope::kLink || named_.count("link|" + e.subject())) continue;
       const FabricElement& fe = *e.fabric;  // a host cable whose host or NIC has a verdict: theirs
       if (!fe.host_node.empty() &&
           (named_.count("host|" + fe.host_node) || named_.count("nic|" + fe.host_node + "/" + fe.host_device)))
@@ -538,7 +538,7 @@ class Vote {
       }
       if (r.moved.empty()) continue;
       bool cause_named = false;  // a switch at either end has a verdict: its cables' counters are its story
-      for (const std::string& end : {e.subject.substr(0, e.subject.find("<->")), e.subject.substr(e.subject.find("<->") + 3)}) {
+      for (const std::string& end : {e.subject().substr(0, e.subject().find("<->")), e.subject().substr(e.subject().find("<->") + 3)}) {
         const std::string guid = end.substr(0, end.find('/'));
         if (index.Find(Scope::kSwitch, guid) < 0) continue;
         cause_named = cause_named || named_.count("switch|" + guid) > 0;
@@ -560,7 +560,7 @@ class Vote {
       }
       Verdict v;
       v.scope = "link";
-      v.subject = r.link->subject;
+      v.subject = r.link->subject();
       v.kind = "link_errors";
       v.confidence = 1.0;
       v.evidence.push_back({{"what", "fabric"}, {"description", r.link->fabric->description}, {"over_threshold", r.moved}});
