@@ -163,7 +163,8 @@ int64_t ElementIndex::Find(Scope scope, const std::string& subject) const {
 
 ElementIndex::ElementIndex(const Fleet& f, const std::vector<bool>& measured, const std::vector<bool>& keep,
                            PassBuffers& buffers)
-    : routes_(buffers.routes),
+    : elements_(ScratchOf(buffers).elements),
+      routes_(buffers.routes),
       touches_(buffers.touches),
       offset_(buffers.offsets),
       src_host_(buffers.src_host),
@@ -172,7 +173,7 @@ ElementIndex::ElementIndex(const Fleet& f, const std::vector<bool>& measured, co
       dst_group_(buffers.dst_group),
       scratch_(ScratchOf(buffers)) {
   const Input& in = *f.input;
-  scratch_.base.clear(), scratch_.ends.clear();
+  scratch_.base.clear(), scratch_.ends.clear(), elements_.clear();
   Add(Scope::kFleet, "all");
   fabric_count_ = static_cast<uint32_t>(in.elements.size());
   elements_.reserve(1 + in.elements.size() + 16 * in.nodes.size());  // fabric, then hosts and NICs, about

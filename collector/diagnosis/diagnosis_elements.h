@@ -103,7 +103,7 @@ class ElementIndex {
   int32_t Group(const std::string& name);
   uint32_t GroupLink(int32_t a, int32_t b);
 
-  std::vector<Element> elements_;
+  std::vector<Element>& elements_;  // in the caller's VoteScratch (its memory reused)
   std::unordered_map<std::string, uint32_t> hosts_, groups_by_name_;
   // "link|s" / "switch|s" -> id: made by the first Find of a fabric element,
   // not by every pass (a fleet's fabric has tens of thousands).
@@ -164,7 +164,7 @@ class Tallies {
 };
 
 // The vote's arrays, kept in PassBuffers::vote from pass to pass so that
-// their memory is reused, not mapped and zeroed anew (about 40 MB at 2,000
+// their memory is reused, not mapped and zeroed anew (about 55 MB at 2,000
 // nodes x 8 rails). Whatever they hold is overwritten by the next pass.
 struct VoteScratch {
   std::vector<PathKind> kind;
@@ -174,6 +174,10 @@ struct VoteScratch {
   std::vector<Tallies::Base> base;  // per element, in step with ElementIndex's numbering
   std::vector<Tallies::Ends> ends;
   Round round;
+  std::vector<Element> elements;  // ElementIndex's
+  // The responder rule's per (host, transport set) counts and failed paths.
+  std::vector<int64_t> responder_total;
+  std::vector<std::vector<size_t>> responder_bad;
 };
 
 }  // namespace rdmascope::collector::diagnosis

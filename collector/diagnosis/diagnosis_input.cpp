@@ -99,10 +99,14 @@ Status LoadDiagnosisInput(Storage& store, int64_t now_ms, const DiagnosisSourceO
                           FabricCounterRises* rises, DiagnosisInputCache* cache) {
   {
     // The paths are kept and overwritten in place (a pass fills a million);
-    // with a cache, the numbering the kept ones use too.
+    // with a cache, the numbering the kept ones use too, and the fabric
+    // elements the router overwrites.
     diagnosis::Input keep;
     keep.paths = std::move(into->paths);
-    if (cache) keep.names = std::move(into->names), keep.group_names = std::move(into->group_names);
+    if (cache) {
+      keep.names = std::move(into->names), keep.group_names = std::move(into->group_names);
+      keep.elements = std::move(into->elements);
+    }
     *into = std::move(keep);
   }
   diagnosis::Input& in = *into;

@@ -57,9 +57,12 @@ struct DiagnosisInputCache {
 Result<diagnosis::Input> LoadDiagnosisInput(Storage& store, int64_t now_ms, const DiagnosisSourceOptions& o,
                                             FabricCounterRises* rises = nullptr);
 // The same into *into (all of it replaced), keeping the memory of its path
-// list: a pass at 2,000 nodes x 8 rails fills about 280 MB of paths, and
+// list: a pass at 2,000 nodes x 8 rails fills about 220 MB of paths, and
 // pages fresh from the kernel each pass were a third of the pass's CPU.
-// cache (optional): keeps unchanged nodes' paths (see DiagnosisInputCache).
+// cache (optional): keeps unchanged nodes' paths (see DiagnosisInputCache),
+// and leaves Input::elements as the last pass had them, for the router to
+// overwrite (PathRouter::Resolve assigns all of them: their strings' memory
+// is reused, not allocated again for every cable of the fabric).
 Status LoadDiagnosisInput(Storage& store, int64_t now_ms, const DiagnosisSourceOptions& o, diagnosis::Input* into,
                           FabricCounterRises* rises = nullptr, DiagnosisInputCache* cache = nullptr);
 

@@ -254,8 +254,13 @@ class Vote {
   void Responders(PathKind kind) {
     const ElementIndex& index = *index_;
     const size_t n = index.elements().size();
-    std::vector<int64_t> total(n * kTransportSets);
-    std::vector<std::vector<size_t>> bad(n * kTransportSets);  // (dst host, transport set) -> its failed paths
+    // (dst host, transport set) -> its paths, and its failed ones (kept in
+    // the scratch: a fleet's elements make them megabytes)
+    std::vector<int64_t>& total = scratch_->responder_total;
+    std::vector<std::vector<size_t>>& bad = scratch_->responder_bad;
+    total.assign(n * kTransportSets, 0);
+    bad.resize(n * kTransportSets);
+    for (std::vector<size_t>& b : bad) b.clear();
     for (size_t i = 0; i < Paths().size(); ++i) {
       if (!measured_[i]) continue;
       const size_t key = index.DstHost(i) * kTransportSets + f_.transport_set[i];
