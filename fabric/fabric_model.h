@@ -93,6 +93,8 @@ struct Fabric {
 const char* NodeTypeName(NodeType t);
 // "0x0002c90300012345"
 std::string GuidText(uint64_t guid);
+// Appends GuidText(guid) to *out (no string of its own: for names built by the thousand).
+void AppendGuidText(uint64_t guid, std::string* out);
 // Parses "0x..." or plain hex (1 to 16 digits); false on garbage.
 bool ParseGuid(std::string_view text, uint64_t* guid);
 // PortInfo encodings as ibstat/iblinkinfo print them.

@@ -2,6 +2,7 @@
 #include "collector/diagnosis/diagnosis_routes.h"
 
 #include <algorithm>
+#include <charconv>
 #include <set>
 #include <unordered_set>
 #include <string_view>
@@ -9,7 +10,23 @@
 namespace rdmascope::collector {
 namespace {
 
-std::string End(const fabric::PortRef& p) { return fabric::GuidText(p.guid) + "/" + std::to_string(p.port); }
+// Appends "0x<GUID>/<port>" (a fleet's index names some sixty thousand ends).
+void AppendEnd(const fabric::PortRef& p, std::string* out) {
+  fabric::AppendGuidText(p.guid, out);
+  out->push_back('/');
+  char digits[16];
+  const auto [end, ec] = std::to_chars(digits, digits + sizeof(digits), p.port);
+  out->append(digits, end);
+}
+
+// " port <n>" (a number of a few digits stays in the string's own bytes).
+std::string PortWords(int port) {
+  char digits[16];
+  const auto [end, ec] = std::to_chars(digits, digits + sizeof(digits), port);
+  std::string out = " port ";
+  out.append(digits, end);
+  return out;
+}
 
 // A route's cache key: the source port (its GUID hashed with the port) and the
 // destination LID.
@@ -80,8 +97,12 @@ void PathRouter::Index() {
   // Cables seen now are remembered; ports without one get back the cable
   // they had, when its other end is still there without one either, or
   // still names this port (a switch not swept keeps its old rows).
+  size_t ports = 0, switches = 0;
+  for (const fabric::FabricNode& n : topology_.fabric.nodes)
+    ports += n.ports.size(), switches += n.type == fabric::NodeType::kSwitch;
   std::unordered_set<fabric::PortRef, PortRefHash> uncabled;
   std::unordered_map<fabric::PortRef, fabric::PortRef, PortRefHash> claimed;  // a port -> the port whose row names it as its remote
+  claimed.reserve(ports), remembered_.reserve(ports);
   for (const fabric::FabricNode& n : topology_.fabric.nodes)
     for (const fabric::FabricPort& p : n.ports) {
       if (p.remote) {
@@ -106,19 +127,23 @@ void PathRouter::Index() {
       down.insert(other);
     }
   table_ = std::make_unique<fabric::RouteTable>(topology_.fabric);
+  elements_.reserve(switches + ports / 2 + 1), switch_link_.reserve(switches + ports / 2 + 1);  // a cable has two ports
+  cable_.reserve(ports), switch_.reserve(switches);
   for (const fabric::FabricNode& n : topology_.fabric.nodes) {
     if (n.type != fabric::NodeType::kSwitch) continue;
     switch_[n.guid] = static_cast<uint32_t>(elements_.size());
     elements_.push_back({"switch", fabric::GuidText(n.guid), n.description, {}, false});
     switch_link_.push_back(false);
   }
+  std::string ea, eb;  // the two ends' names, their memory reused cable after cable
   for (const fabric::FabricNode& n : topology_.fabric.nodes) {
     for (const fabric::FabricPort& p : n.ports) {
       if (!p.remote) continue;
       const fabric::PortRef a{n.guid, p.number}, b{p.remote->guid, p.remote->port};
       if (cable_.count(a) || cable_.count(b)) continue;
       const fabric::FabricNode* other = table_->Node(b.guid);
-      const std::string ea = End(a), eb = End(b);
+      ea.clear(), eb.clear();
+      AppendEnd(a, &ea), AppendEnd(b, &eb);
       const std::string_view va(ea), vb(eb);
       const bool ordered = va < vb;
       const std::string_view first = ordered ? va : vb, second = ordered ? vb : va;
@@ -126,7 +151,7 @@ void PathRouter::Index() {
       subject.reserve(first.size() + 3 + second.size());
       subject.append(first).append("<->").append(second);
       const std::string_view desc_b_node = other ? std::string_view(other->description) : vb;
-      const std::string pa = " port " + std::to_string(a.port), pb = " port " + std::to_string(b.port);
+      const std::string pa = PortWords(a.port), pb = PortWords(b.port);
       std::string description;
       description.reserve(n.description.size() + pa.size() + 5 + desc_b_node.size() + pb.size());
       if (ordered) description.append(n.description).append(pa).append(" <-> ").append(desc_b_node).append(pb);

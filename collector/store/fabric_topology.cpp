@@ -69,6 +69,7 @@ Result<FabricTopology> ReadTopology(Db& db) {
     n.type = TypeOf(q.TextView(1));
     n.description = std::string(q.TextView(2));
     n.num_ports = static_cast<int>(q.OptInt(3).value_or(0));
+    if (n.num_ports > 0 && n.num_ports < 256) n.ports.reserve(static_cast<size_t>(n.num_ports) + 1);  // and port 0
     n.lid = static_cast<uint32_t>(q.OptInt(4).value_or(0));
     if (index.emplace(n.guid, all.size()).second) all.push_back(std::move(n));
   });

@@ -297,6 +297,10 @@ TEST(ParseAnyGuid, TakesTheInventoryAndTheSweepSpelling) {
   EXPECT_FALSE(ParseAnyGuid("0x10002c90300012345", &g));  // 17 digits
   EXPECT_FALSE(ParseAnyGuid("0x0002:c903:0001:2345", &g));
   EXPECT_FALSE(ParseAnyGuid("0x0002c90300012345 ", &g));
+  ASSERT_TRUE(ParseAnyGuid("0xaBcDeF", &g));  // either case
+  EXPECT_EQ(g, 0xabcdefu);
+  for (const char* near : {"0x1@", "0x1`", "0x1G", "0x1g", "0x1/", "0x1:"})  // just outside 0-9, A-F, a-f
+    EXPECT_FALSE(ParseAnyGuid(near, &g)) << near;
 }
 
 // Both validation paths (the DOM one and the request path's decoder) refuse a

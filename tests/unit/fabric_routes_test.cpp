@@ -95,5 +95,17 @@ TEST(FabricJson, ForwardingTablesRoundTrip) {
   EXPECT_FALSE(FabricFromJson(bad).ok());
 }
 
+TEST(GuidText, SpellsSixteenDigitsAndAppends) {
+  EXPECT_EQ(GuidText(0x0002c90300012345u), "0x0002c90300012345");
+  EXPECT_EQ(GuidText(0), "0x0000000000000000");
+  EXPECT_EQ(GuidText(UINT64_MAX), "0xffffffffffffffff");
+  std::string s = "a ";
+  AppendGuidText(0xabcdefu, &s);
+  EXPECT_EQ(s, "a 0x0000000000abcdef");
+  uint64_t back = 0;
+  ASSERT_TRUE(ParseGuid(GuidText(0x8000000000000001u), &back));
+  EXPECT_EQ(back, 0x8000000000000001u);
+}
+
 }  // namespace
 }  // namespace rdmascope::fabric
