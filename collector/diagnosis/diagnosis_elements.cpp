@@ -23,14 +23,6 @@ void Touch(uint32_t id, std::vector<uint32_t>* out) {
   out->push_back(id);
 }
 
-// The counts a run of paths from one source puts on one of its elements.
-struct SourceRun {
-  static constexpr uint32_t kNone = UINT32_MAX;
-  uint32_t id = kNone;
-  bool endpoint = false;  // a host or NIC: its source-role counts too
-  int32_t total[kTransportSets] = {};
-  int64_t sent[kTransportSets] = {};
-};
 
 VoteScratch& ScratchOf(PassBuffers& buffers) {
   if (!buffers.vote) buffers.vote = std::make_shared<VoteScratch>();
@@ -65,16 +57,14 @@ uint32_t ElementIndex::Add(Scope scope, std::string subject) {
   return static_cast<uint32_t>(elements_.size() - 1);
 }
 
-void ElementIndex::CountOn(uint32_t id, size_t own, int64_t sent, bool endpoint, bool dst) {
+void ElementIndex::AddCounts(uint32_t id, const PathCounts& c, bool endpoint, bool dst) {
   Tallies::Base& b = scratch_.base[id];
-  ++b.total[0], b.sent[0] += sent;
-  if (own != 0) ++b.total[own], b.sent[own] += sent;
+  for (size_t k = 0; k < kTransportSets; ++k) b.total[k] += c.total[k], b.sent[k] += c.sent[k];
   if (!endpoint) return;
   Tallies::Ends& e = scratch_.ends[id];
   int32_t* total = dst ? e.dst_total : e.src_total;
-  int64_t* sum = dst ? e.dst_sent : e.src_sent;
-  ++total[0], sum[0] += sent;
-  if (own != 0) ++total[own], sum[own] += sent;
+  int64_t* sent = dst ? e.dst_sent : e.src_sent;
+  for (size_t k = 0; k < kTransportSets; ++k) total[k] += c.total[k], sent[k] += c.sent[k];
 }
 
 uint32_t ElementIndex::Host(const Names& names, uint32_t node) {
@@ -211,24 +201,44 @@ ElementIndex::ElementIndex(const Fleet& f, const std::vector<bool>& measured, co
     if (id == -2) id = Group(in.group_names[static_cast<size_t>(named)]);
     return id;
   };
-  // A block's paths share their source host, the NIC of each rail and the
-  // group on it: their counts are summed in a run and added once the element
-  // changes, not path by path. The fleet element's are all_ (set after).
+  // Paths come in runs that share elements: a block's paths share their
+  // source host, the NIC of each rail and the group on it; a pair's paths
+  // (one per transport) share their destination side and their route.
+  // Counts are summed over a run and added once the run ends, not path by
+  // path. The fleet element's are all_ (set after).
+  constexpr uint32_t kNone = UINT32_MAX;
+  struct SourceRun {
+    uint32_t id = kNone;
+    bool endpoint = false;  // a host or NIC: its source-role counts too
+    PathCounts counts;
+  };
   SourceRun src_host_run, src_nic_run, src_group_run;
   auto flush = [&](SourceRun& r) {
-    if (r.id == SourceRun::kNone) return;
-    Tallies::Base& b = scratch_.base[r.id];
-    for (size_t k = 0; k < kTransportSets; ++k) b.total[k] += r.total[k], b.sent[k] += r.sent[k];
-    if (r.endpoint) {
-      Tallies::Ends& e = scratch_.ends[r.id];
-      for (size_t k = 0; k < kTransportSets; ++k) e.src_total[k] += r.total[k], e.src_sent[k] += r.sent[k];
-    }
+    if (r.id != kNone) AddCounts(r.id, r.counts, r.endpoint, false);
     r = SourceRun();
   };
   auto run_on = [&](SourceRun& r, uint32_t id, bool endpoint, size_t own, int64_t sent) {
     if (r.id != id) flush(r), r.id = id, r.endpoint = endpoint;
-    ++r.total[0], r.sent[0] += sent;
-    if (own != 0) ++r.total[own], r.sent[own] += sent;
+    r.counts.Add(own, sent);
+  };
+  struct DstRun {
+    uint32_t host = kNone, nic = kNone, group = kNone, group_link = kNone;  // kNone: not counted
+    const std::vector<uint32_t>* routed = nullptr;
+    bool Same(const DstRun& o) const {
+      return host == o.host && nic == o.nic && group == o.group && group_link == o.group_link && routed == o.routed;
+    }
+    PathCounts counts;
+  } dst_run;
+  auto flush_dst = [&] {
+    const DstRun& r = dst_run;
+    if (r.host != kNone) AddCounts(r.host, r.counts, true, true);
+    if (r.nic != kNone) AddCounts(r.nic, r.counts, true, true);
+    if (r.group != kNone) AddCounts(r.group, r.counts, false, false);
+    if (r.group_link != kNone) AddCounts(r.group_link, r.counts, false, false);
+    if (r.routed)
+      for (uint32_t c : *r.routed)
+        if (c < fabric_count_) AddCounts(kFabricBase + c, r.counts, false, false);
+    dst_run = DstRun();
   };
   uint32_t last_src = UINT32_MAX, last_src_device = 0, last_src_nic = 0;
   for (size_t i = 0; i < n; ++i) {
@@ -250,7 +260,8 @@ ElementIndex::ElementIndex(const Fleet& f, const std::vector<bool>& measured, co
     touched.push_back(src);
     touched.push_back(dst | kDstRole);
     run_on(src_host_run, src, true, own, sent);
-    CountOn(dst, own, sent, true, true);
+    DstRun next;
+    next.host = dst;
     if (p.src_device != 0) {
       if (src != last_src || p.src_device != last_src_device)
         last_src = src, last_src_device = p.src_device, last_src_nic = Nic(in.names, src, p.src_device);
@@ -260,7 +271,7 @@ ElementIndex::ElementIndex(const Fleet& f, const std::vector<bool>& measured, co
     if (p.dst_device != 0) {
       const uint32_t nic = Nic(in.names, dst, p.dst_device);
       touched.push_back(nic | kDstRole);
-      CountOn(nic, own, sent, true, true);
+      next.nic = nic;
     }
     if (ga >= 0) {
       touched.push_back(static_cast<uint32_t>(ga));
@@ -268,13 +279,13 @@ ElementIndex::ElementIndex(const Fleet& f, const std::vector<bool>& measured, co
     }
     if (gb >= 0 && gb != ga) {
       touched.push_back(static_cast<uint32_t>(gb));
-      CountOn(static_cast<uint32_t>(gb), own, sent, false, false);
+      next.group = static_cast<uint32_t>(gb);
     }
     const std::vector<uint32_t>& crosses = p.Crosses();
     if (ga != gb && crosses.empty()) {
       const uint32_t link = GroupLink(ga, gb);
       touched.push_back(link);
-      CountOn(link, own, sent, false, false);
+      next.group_link = link;
     }
     // Fabric ids are none of the above; a router's list names each once
     // and is read in place (Touches); a list filled by hand may not: Touch
@@ -284,16 +295,20 @@ ElementIndex::ElementIndex(const Fleet& f, const std::vector<bool>& measured, co
         if (c < in.elements.size()) {
           const size_t before = touched.size();
           Touch(kFabricBase + c, &touched);
-          if (touched.size() != before) CountOn(kFabricBase + c, own, sent, false, false);
+          if (touched.size() != before) {
+            PathCounts one;
+            one.Add(own, sent);
+            AddCounts(kFabricBase + c, one, false, false);
+          }
         }
-    if (p.routed)
-      for (uint32_t c : *p.routed)
-        if (c < fabric_count_) CountOn(kFabricBase + c, own, sent, false, false);
+    next.routed = p.routed;
+    if (!next.Same(dst_run)) flush_dst(), dst_run = next;
+    dst_run.counts.Add(own, sent);
     if (!keep[i]) continue;
     routes_[i] = p.routed;
     touches_.insert(touches_.end(), touched.begin(), touched.end());
   }
-  flush(src_host_run), flush(src_nic_run), flush(src_group_run);
+  flush(src_host_run), flush(src_nic_run), flush(src_group_run), flush_dst();
   for (size_t k = 0; k < kTransportSets; ++k)
     scratch_.base[0].total[k] = all_[k].total, scratch_.base[0].sent[k] = all_[k].sent;
   offset_[n] = touches_.size();

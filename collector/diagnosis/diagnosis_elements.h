@@ -95,9 +95,20 @@ class ElementIndex {
   const std::array<Count, kTransportSets>& all() const { return all_; }
 
  private:
+  // Paths and probes sent, in all (0) and per transport set: one measured
+  // path's, or a run's summed.
+  struct PathCounts {
+    int32_t total[kTransportSets] = {};
+    int64_t sent[kTransportSets] = {};
+    void Add(size_t own, int64_t sent_by_path) {
+      ++total[0], sent[0] += sent_by_path;
+      if (own != 0) ++total[own], sent[own] += sent_by_path;
+    }
+  };
   uint32_t Add(Scope scope, std::string subject);
-  // Counts measured path i (transport set own, probes sent) on element id.
-  void CountOn(uint32_t id, size_t own, int64_t sent, bool endpoint, bool dst);
+  // Adds c to element id's base counts, and to its role's (dst, else src)
+  // when it is an endpoint (a host or NIC).
+  void AddCounts(uint32_t id, const PathCounts& c, bool endpoint, bool dst);
   uint32_t Host(const Names& names, uint32_t node);
   uint32_t Nic(const Names& names, uint32_t host, uint32_t device);
   int32_t Group(const std::string& name);
