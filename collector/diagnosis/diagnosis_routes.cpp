@@ -263,15 +263,16 @@ PathRouter::PairRoute& PathRouter::Current(PairRoute& pair, const FabricAddress&
   pair.traced = version_;
   if (kept) return pair;
   ++coverage_.pairs_traced;
-  std::vector<uint32_t>& crosses = pair.crosses;  // its memory is reused when traced again
-  crosses.clear();
-  back_.clear();
-  if (!TraceInto(a, b.lid, &crosses) || crosses.empty() || !TraceInto(b, a.lid, &back_) || back_.empty()) {
-    crosses.clear();  // not routable in this version
-    return pair;
-  }
+  // Both ways are walked into reused lists and merged there, so the pair's
+  // own list is allocated once, to its size (a fleet's first pass makes
+  // half a million), or its memory reused when traced again.
+  there_.clear(), back_.clear();
+  pair.crosses.clear();
+  if (!TraceInto(a, b.lid, &there_) || there_.empty() || !TraceInto(b, a.lid, &back_) || back_.empty())
+    return pair;  // not routable in this version
   for (uint32_t id : back_)
-    if (std::find(crosses.begin(), crosses.end(), id) == crosses.end()) crosses.push_back(id);
+    if (std::find(there_.begin(), there_.end(), id) == there_.end()) there_.push_back(id);
+  pair.crosses.assign(there_.begin(), there_.end());
   return pair;
 }
 

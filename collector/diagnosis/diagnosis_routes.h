@@ -182,7 +182,7 @@ class PathRouter {
   std::unordered_map<PortKey, uint32_t, PortKeyHash> source_of_;  // source address -> sources_ index
   std::vector<SourcePairs> sources_;
   std::deque<PairRoute> pair_store_;  // every pair (both directions merged); stable addresses
-  std::vector<uint32_t> back_;                                    // Current's route back, reused
+  std::vector<uint32_t> there_, back_;                            // Current's routes there and back, reused
   uint64_t pass_ = 0;                                             // Resolve() calls
   std::vector<Agent> agents_;
   std::vector<int32_t> pairs_crossing_;
