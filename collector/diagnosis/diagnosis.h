@@ -155,7 +155,7 @@ class Names {
 };
 
 // The newest summary of one (src, dst, rail, transport). Names are ids in
-// Input::names. Laid out by use, a cache line each (three in all: a pass
+// Input::names. Laid out by use, a cache line each (two in all: a pass
 // fills a million): most sweeps read only the first line's fields,
 // classifying a path the second.
 struct alignas(64) PathSummary {
@@ -164,7 +164,8 @@ struct alignas(64) PathSummary {
   uint32_t src_device = 0, dst_device = 0;  // 0 ("") unknown
   int32_t src_group = -1, dst_group = -1;   // the ends' groups on this rail: Input::group_names (-1: NodeFacts::group)
   int64_t sent = 0, received = 0, lost = 0;
-  int32_t src_port = 0, dst_port = 0;  // 0: unknown
+  uint16_t src_port = 0, dst_port = 0;  // 0: unknown (a report names ports 1..255)
+  bool not_run = false;                 // measured nothing (local port down)
   // What classifying a path reads besides.
   // Input::elements its route crosses, there and back: Crosses(). The
   // router points `routed` at the list it keeps for the pair (shared by the
@@ -172,16 +173,14 @@ struct alignas(64) PathSummary {
   // Refresh/Resolve); a caller without a router may fill `crosses` instead.
   const std::vector<uint32_t>* routed = nullptr;
   MaybeDouble rtt_p50_us, rtt_min_us;
-  MaybeDouble network_p50_us;  // RTT less the responder's time, when measured
-  MaybeDouble rtt_p99_us;
+  MaybeDouble network_p50_us;    // RTT less the responder's time, when measured
   ErrorCounts errors_by_status;  // short status name -> count
-  bool not_run = false;          // measured nothing (local port down)
   // Seldom read.
   int64_t interval_start_ms = 0, interval_end_ms = 0;
-  std::vector<uint32_t> crosses;
-  const std::vector<uint32_t>& Crosses() const { return routed ? *routed : crosses; }
+  IdList crosses;
+  const std::vector<uint32_t>& Crosses() const { return routed ? *routed : crosses.view(); }
 };
-static_assert(sizeof(PathSummary) == 192, "a path summary is three cache lines");
+static_assert(sizeof(PathSummary) == 128, "a path summary is two cache lines");
 
 // One counter that rose during the newest interval.
 struct CounterDelta {

@@ -46,7 +46,7 @@ class NameIds {
 };
 
 // A port number, 0 (unknown) when the row has none or none a port can be.
-int32_t PortOf(int64_t v) { return v > 0 && v <= INT32_MAX ? static_cast<int32_t>(v) : 0; }
+uint16_t PortOf(int64_t v) { return v > 0 && v <= UINT16_MAX ? static_cast<uint16_t>(v) : 0; }
 
 // A path from the read model's newest row of a pair (the row the store
 // holds), into a default one (filled in place: a pass fills a million).
@@ -55,7 +55,7 @@ void FillPath(const ProbeRow& r, NameIds& name, diagnosis::PathSummary& p) {
   p.src_device = name(r.local_device), p.dst_device = name(r.remote_device);
   p.interval_start_ms = r.interval_start, p.interval_end_ms = r.interval_end;
   p.sent = r.sent, p.received = r.received, p.lost = r.lost;
-  p.rtt_min_us = Real(r.rtt_min), p.rtt_p50_us = Real(r.rtt_p50), p.rtt_p99_us = Real(r.rtt_p99);
+  p.rtt_min_us = Real(r.rtt_min), p.rtt_p50_us = Real(r.rtt_p50);
   p.network_p50_us = Real(r.network_p50);
   p.src_port = PortOf(r.local_port), p.dst_port = PortOf(r.remote_port);
   p.not_run = r.not_run != nullptr;

@@ -9,6 +9,10 @@
 //    std::map; it holds one pointer and makes the map when the first entry
 //    is added (most paths have no errors). clear() lets the map go. Copies
 //    are deep.
+//  - IdList is a list of element ids in one pointer, made when the first id
+//    is added (a router's paths never fill their own). It reads like a
+//    std::vector<uint32_t> (view() gives one, empty when none); ids() gives
+//    the vector to fill. clear() lets it go. Copies are deep.
 #pragma once
 
 #include <cmath>
@@ -18,6 +22,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace rdmascope::collector::diagnosis {
 
@@ -40,37 +45,70 @@ class MaybeDouble {
   double v_ = kNone;
 };
 
+// A unique_ptr whose copies copy what it points to (what ErrorCounts and
+// IdList hold: one pointer, deep copies).
+template <typename T>
+class DeepPtr {
+ public:
+  DeepPtr() = default;
+  DeepPtr(const DeepPtr& o) : p_(o.p_ ? std::make_unique<T>(*o.p_) : nullptr) {}
+  DeepPtr& operator=(const DeepPtr& o) {
+    if (this != &o) p_ = o.p_ ? std::make_unique<T>(*o.p_) : nullptr;
+    return *this;
+  }
+  DeepPtr(DeepPtr&&) noexcept = default;
+  DeepPtr& operator=(DeepPtr&&) noexcept = default;
+
+  const T* get() const { return p_.get(); }
+  T& Made() {  // what it points to, made empty first when nothing
+    if (!p_) p_ = std::make_unique<T>();
+    return *p_;
+  }
+  void reset() { p_.reset(); }
+
+ private:
+  std::unique_ptr<T> p_;
+};
+
 class ErrorCounts {
  public:
   using Map = std::map<std::string, int64_t>;
 
-  ErrorCounts() = default;
-  ErrorCounts(const ErrorCounts& o) : map_(o.map_ ? std::make_unique<Map>(*o.map_) : nullptr) {}
-  ErrorCounts& operator=(const ErrorCounts& o) {
-    if (this != &o) map_ = o.map_ ? std::make_unique<Map>(*o.map_) : nullptr;
-    return *this;
-  }
-  ErrorCounts(ErrorCounts&&) noexcept = default;
-  ErrorCounts& operator=(ErrorCounts&&) noexcept = default;
-
-  bool empty() const { return !map_ || map_->empty(); }
-  size_t size() const { return map_ ? map_->size() : 0; }
-  size_t count(const std::string& k) const { return map_ ? map_->count(k) : 0; }
-  Map::const_iterator find(const std::string& k) const { return map_ ? map_->find(k) : None().end(); }
-  Map::const_iterator begin() const { return map_ ? map_->begin() : None().begin(); }
-  Map::const_iterator end() const { return map_ ? map_->end() : None().end(); }
-  int64_t& operator[](const std::string& k) {
-    if (!map_) map_ = std::make_unique<Map>();
-    return (*map_)[k];
-  }
+  bool empty() const { return view().empty(); }
+  size_t size() const { return view().size(); }
+  size_t count(const std::string& k) const { return view().count(k); }
+  Map::const_iterator find(const std::string& k) const { return view().find(k); }
+  Map::const_iterator begin() const { return view().begin(); }
+  Map::const_iterator end() const { return view().end(); }
+  int64_t& operator[](const std::string& k) { return map_.Made()[k]; }
   void clear() { map_.reset(); }
 
  private:
-  static const Map& None() {
+  const Map& view() const {
     static const Map none;
-    return none;
+    return map_.get() ? *map_.get() : none;
   }
-  std::unique_ptr<Map> map_;
+  DeepPtr<Map> map_;
+};
+
+class IdList {
+ public:
+  using List = std::vector<uint32_t>;
+
+  const List& view() const {
+    static const List none;
+    return list_.get() ? *list_.get() : none;
+  }
+  List* ids() { return &list_.Made(); }
+  bool empty() const { return view().empty(); }
+  size_t size() const { return view().size(); }
+  List::const_iterator begin() const { return view().begin(); }
+  List::const_iterator end() const { return view().end(); }
+  void push_back(uint32_t id) { ids()->push_back(id); }
+  void clear() { list_.reset(); }
+
+ private:
+  DeepPtr<List> list_;
 };
 
 }  // namespace rdmascope::collector::diagnosis
