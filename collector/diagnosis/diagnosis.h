@@ -163,15 +163,16 @@ struct alignas(64) PathSummary {
   uint32_t src = 0, dst = 0, rail = 0, transport = 0;
   uint32_t src_device = 0, dst_device = 0;  // 0 ("") unknown
   int32_t src_group = -1, dst_group = -1;   // the ends' groups on this rail: Input::group_names (-1: NodeFacts::group)
-  int64_t sent = 0, received = 0, lost = 0;
-  uint16_t src_port = 0, dst_port = 0;  // 0: unknown (a report names ports 1..255)
-  bool not_run = false;                 // measured nothing (local port down)
-  // What classifying a path reads besides.
+  int64_t sent = 0, received = 0;
   // Input::elements its route crosses, there and back: Crosses(). The
   // router points `routed` at the list it keeps for the pair (shared by the
   // pair's transports and kept across passes; valid until its next
   // Refresh/Resolve); a caller without a router may fill `crosses` instead.
   const std::vector<uint32_t>* routed = nullptr;
+  uint16_t src_port = 0, dst_port = 0;  // 0: unknown (a report names ports 1..255)
+  bool not_run = false;                 // measured nothing (local port down)
+  // What classifying a path reads besides.
+  int64_t lost = 0;
   MaybeDouble rtt_p50_us, rtt_min_us;
   MaybeDouble network_p50_us;    // RTT less the responder's time, when measured
   ErrorCounts errors_by_status;  // short status name -> count
