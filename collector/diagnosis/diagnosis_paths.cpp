@@ -169,27 +169,26 @@ std::vector<LatencyLimit> LatencyLimits(const Input& in, const RailTransports& r
 }
 
 std::vector<LatencyLimit> NumberAndLimit(const Input& in, const Options& o, RailTransports* rt) {
-  // Samples sized as if the paths split evenly over as many (rail,
-  // transport)s as the caller's last numbering had: one sweep over the
-  // paths, and in the steady state no vector grows by copies.
-  const size_t each = rt->names.empty() ? 0 : in.paths.size() / rt->names.size() + in.paths.size() / 64;
+  // The paths are numbered first, then each (rail, transport)'s samples
+  // reserved to its count of paths: no vector grows by copies, on a
+  // fleet's first pass either.
   rt->id.clear(), rt->names.clear();  // the caller's memory is kept
   rt->id.reserve(in.paths.size());
-  for (LatencySamples& s : rt->samples) s.Clear();
-  std::vector<LatencySamples>& by = rt->samples;
   RailTransportNumbers number(rt);
-  size_t numbered = 0;
+  std::vector<size_t> paths_of;  // per id
   for (const PathSummary& p : in.paths) {
     const uint32_t id = number.Of(in, p);
     rt->id.push_back(id);
-    if (id >= numbered) {
-      numbered = id + 1;
-      if (by.size() < numbered) by.resize(numbered);
-      by[id].network.reserve(each), by[id].p50.reserve(each), by[id].min.reserve(each);
-    }
-    by[id].Add(p);
+    if (id >= paths_of.size()) paths_of.resize(id + 1);
+    ++paths_of[id];
   }
-  by.resize(numbered);
+  std::vector<LatencySamples>& by = rt->samples;
+  by.resize(paths_of.size());
+  for (size_t k = 0; k < by.size(); ++k) {
+    by[k].Clear();
+    by[k].network.reserve(paths_of[k]), by[k].p50.reserve(paths_of[k]), by[k].min.reserve(paths_of[k]);
+  }
+  for (size_t i = 0; i < in.paths.size(); ++i) by[rt->id[i]].Add(in.paths[i]);
   return LimitsOf(in, *rt, by, o);
 }
 
