@@ -175,6 +175,8 @@ ElementIndex::ElementIndex(const Fleet& f, const std::vector<bool>& measured, co
       for (const CounterDelta& c : fe.moved) elements_[id].counters_rose |= c.delta > 0 && Physical(c.name);
   }
   const size_t n = in.paths.size();
+  RoomForPaths(offset_, n + 1), RoomForPaths(src_host_, n), RoomForPaths(dst_host_, n);
+  RoomForPaths(src_group_, n), RoomForPaths(dst_group_, n), RoomForPaths(routes_, n);
   offset_.assign(n + 1, 0);
   src_host_.resize(n), dst_host_.resize(n);
   src_group_.assign(n, -1), dst_group_.assign(n, -1);
@@ -183,7 +185,7 @@ ElementIndex::ElementIndex(const Fleet& f, const std::vector<bool>& measured, co
   {
     size_t need = 0;  // at most: fleet, two hosts, two NICs, two groups, a group link (and a route by hand)
     for (size_t i = 0; i < n; ++i) need += measured[i] && keep[i] ? 8 + in.paths[i].crosses.size() : 0;
-    touches_.reserve(need);
+    RoomForPaths(touches_, need);
   }
   std::vector<uint32_t> touched;
   std::vector<int32_t> named_group(in.group_names.size(), -2);  // Input::group_names index -> element (-2: not yet)

@@ -173,7 +173,7 @@ std::vector<LatencyLimit> NumberAndLimit(const Input& in, const Options& o, Rail
   // reserved to its count of paths: no vector grows by copies, on a
   // fleet's first pass either.
   rt->id.clear(), rt->names.clear();  // the caller's memory is kept
-  rt->id.reserve(in.paths.size());
+  RoomForPaths(rt->id, in.paths.size());
   RailTransportNumbers number(rt);
   std::vector<size_t> paths_of;  // per id
   for (const PathSummary& p : in.paths) {
@@ -186,7 +186,7 @@ std::vector<LatencyLimit> NumberAndLimit(const Input& in, const Options& o, Rail
   by.resize(paths_of.size());
   for (size_t k = 0; k < by.size(); ++k) {
     by[k].Clear();
-    by[k].network.reserve(paths_of[k]), by[k].p50.reserve(paths_of[k]), by[k].min.reserve(paths_of[k]);
+    RoomForPaths(by[k].network, paths_of[k]), RoomForPaths(by[k].p50, paths_of[k]), RoomForPaths(by[k].min, paths_of[k]);
   }
   for (size_t i = 0; i < in.paths.size(); ++i) by[rt->id[i]].Add(in.paths[i]);
   return LimitsOf(in, *rt, by, o);

@@ -81,13 +81,14 @@ class Vote {
         const std::string& key = f_.rail_transport.names[k];
         set_of[k] = static_cast<uint8_t>(TransportSetOf(key.substr(key.rfind('|') + 1)));
       }
+      RoomForPaths(f_.transport_set, in.paths.size());
       f_.transport_set.resize(in.paths.size());
       for (size_t i = 0; i < in.paths.size(); ++i) f_.transport_set[i] = set_of[f_.rail_transport.id[i]];
     }
     measured_.resize(in.paths.size());
     open_.resize(in.paths.size());
+    RoomForPaths(lost_, in.paths.size()), RoomForPaths(f_.kind, in.paths.size());
     lost_.resize(in.paths.size());
-    f_.kind.reserve(in.paths.size());
     for (size_t i = 0; i < in.paths.size(); ++i) {
       const PathSummary& p = in.paths[i];
       f_.kind.push_back(Classify(p, &f_.limit[f_.rail_transport.id[i]], o));

@@ -13,6 +13,11 @@
 //    is added (a router's paths never fill their own). It reads like a
 //    std::vector<uint32_t> (view() gives one, empty when none); ids() gives
 //    the vector to fill. clear() lets it go. Copies are deep.
+//  - RoomForPaths(v, n): a per-path array kept across passes gets room for
+//    n elements; when it must grow, for a quarter more. A pass whose paths
+//    grow (a pinglist adds targets) then faults in only the pages of the
+//    new paths, not a copy of the whole array; room never used is never
+//    touched.
 #pragma once
 
 #include <cmath>
@@ -25,6 +30,11 @@
 #include <vector>
 
 namespace rdmascope::collector::diagnosis {
+
+template <typename V>
+void RoomForPaths(V& v, size_t n) {
+  if (v.capacity() < n) v.reserve(n + n / 4);
+}
 
 class MaybeDouble {
  public:
