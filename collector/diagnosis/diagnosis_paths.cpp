@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
 #include <unordered_map>
 
 #include "collector/diagnosis/direct_mapped.h"
@@ -53,24 +54,25 @@ double MedianInPlace(std::vector<double>& v) {
   for (size_t i = 0; i < kSample; ++i) sample[i] = v[i * (n / kSample)];
   std::sort(sample.begin(), sample.end());
   const double lo = sample[kSample / 2 - 64], hi = sample[kSample / 2 + 64];
-  std::vector<double> within;
-  within.reserve(n / 4);
-  size_t below = 0;
+  // Without a branch per value: the values come in no order, so one would
+  // be mispredicted half the time. Each value is written to `within` and
+  // kept there only when it lies in the bracket.
+  std::unique_ptr<double[]> within(new double[n]);
+  size_t below = 0, kept = 0;
   double max_below = -HUGE_VAL;
   for (double x : v) {
-    if (x < lo) {
-      ++below;
-      max_below = std::max(max_below, x);
-    } else if (x <= hi) {
-      within.push_back(x);
-    }
+    const bool under = x < lo;
+    below += under;
+    max_below = std::max(max_below, under ? x : -HUGE_VAL);
+    within[kept] = x;
+    kept += !under & (x <= hi);
   }
   const size_t k = n / 2;  // the middle's rank; with an even n, also k - 1
-  if (k < below || k >= below + within.size()) return MedianBySelection(v);
-  auto mid = within.begin() + static_cast<std::ptrdiff_t>(k - below);
-  std::nth_element(within.begin(), mid, within.end());
+  if (k < below || k >= below + kept) return MedianBySelection(v);
+  double* mid = within.get() + (k - below);
+  std::nth_element(within.get(), mid, within.get() + kept);
   if (n % 2) return *mid;
-  const double before = k == below ? max_below : *std::max_element(within.begin(), mid);
+  const double before = k == below ? max_below : *std::max_element(within.get(), mid);
   return (*mid + before) / 2;
 }
 
