@@ -103,6 +103,8 @@ Status LoadDiagnosisInput(Storage& store, int64_t now_ms, const DiagnosisSourceO
     // elements the router overwrites.
     diagnosis::Input keep;
     keep.paths = std::move(into->paths);
+    keep.ports = std::move(into->ports);  // its memory; every port is read again below
+    keep.ports.clear();
     if (cache) {
       keep.names = std::move(into->names), keep.group_names = std::move(into->group_names);
       keep.elements = std::move(into->elements);
@@ -140,9 +142,9 @@ Status LoadDiagnosisInput(Storage& store, int64_t now_ms, const DiagnosisSourceO
   // A counter moved when its newest sample in the window rose over the
   // sample before it, which is one report earlier: two intervals back is
   // enough and keeps the query's cost to the window, not the history.
-  auto facts = store.diagnoses.DiagnosisFacts(since, since - 2 * interval);
-  if (!facts.ok()) return facts.status();
-  const DiagnosisFactRows& f = facts.value();
+  DiagnosisFactRows one_pass_facts;
+  DiagnosisFactRows& f = cache ? cache->facts : one_pass_facts;
+  if (Status s = store.diagnoses.DiagnosisFacts(since, since - 2 * interval, &f); !s.ok()) return s;
   std::map<std::pair<std::string, std::string>, std::string> leaf;  // (node, device) -> "leaf:<GUID>"
   for (const DiagnosisFactRows::Neighbour& r : f.neighbours)
     leaf.try_emplace({r.node, r.device}, "leaf:" + r.switch_guid);  // a device's first port names its leaf

@@ -50,6 +50,7 @@ struct DiagnosisInputCache {
   std::map<std::string, bool> labelled;                                   // node -> has the group label
   std::map<std::pair<std::string, std::string>, std::string> leaf;        // (node, device) -> "leaf:<GUID>"
   size_t names_numbered = 0;  // Input::names' size after the last full refill
+  DiagnosisFactRows facts;    // the store's rows of the last pass: their memory is read into again
 };
 
 // rises (optional): the fabric ports' error counters whose newest sample,

@@ -61,8 +61,15 @@ Status EachRow(Stmt& q, const char* part, F row) {
 }  // namespace
 
 Result<DiagnosisFactRows> DiagnosisRecords::DiagnosisFacts(int64_t since_ms, int64_t counters_from_ms) {
-  return w_.HistoryRun<DiagnosisFactRows>([&](Db& db) -> Result<DiagnosisFactRows> {
-    DiagnosisFactRows out;
+  DiagnosisFactRows out;
+  if (Status s = DiagnosisFacts(since_ms, counters_from_ms, &out); !s.ok()) return s;
+  return out;
+}
+
+Status DiagnosisRecords::DiagnosisFacts(int64_t since_ms, int64_t counters_from_ms, DiagnosisFactRows* into) {
+  DiagnosisFactRows& out = *into;
+  out.ports.clear(), out.moved.clear(), out.neighbours.clear(), out.fabric_rises.clear();
+  auto read = w_.HistoryRun<bool>([&](Db& db) -> Result<bool> {
     auto ports = db.Prepare("SELECT node, device, port, state, state_name FROM ports ORDER BY node, device, port");
     if (!ports.ok()) return ports.status();
     Stmt& p = ports.value();
@@ -100,8 +107,9 @@ Result<DiagnosisFactRows> DiagnosisRecords::DiagnosisFacts(int64_t since_ms, int
       out.fabric_rises.push_back({f.Text(0), f.Int(1), f.Int(2), RisesOf(f.Text(3))});
     });
     if (!st.ok()) return st;
-    return out;
+    return true;
   });
+  return read.ok() ? Status::Ok() : read.status();
 }
 
 // ?1 key, ?2 kind, ?3 severity, ?4 confidence, ?5 evidence, ?6 paths, ?7

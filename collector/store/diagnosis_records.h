@@ -25,7 +25,10 @@
 //    ports and neighbours and the rows that rose, not by the history kept
 //    ("moved" and the rises read from indexes of what rose). Read on a
 //    read-only connection, never under the writer's lock, and stopped at the
-//    query deadline; so are OpenDiagnosisKeys and Diagnoses.
+//    query deadline; so are OpenDiagnosisKeys and Diagnoses. The form with
+//    `into` clears its lists and fills them again, their memory kept (a pass
+//    reads every port of the fleet; a caller that keeps the rows between
+//    passes allocates them once); after an error *into holds part of them.
 //  - OpenDiagnosisKeys: the open diagnoses, key -> severity and evidence.
 //  - ApplyDiagnoses: one transaction closes the open diagnoses of close at
 //    now_ms, then applies every verdict of upsert; then the read model's
@@ -115,6 +118,7 @@ class DiagnosisRecords {
   DiagnosisRecords(WriterDb& w, SnapshotLoader& loader) : w_(w), mu_(w.mu()), db_(w.db()), loader_(loader) {}
 
   Result<DiagnosisFactRows> DiagnosisFacts(int64_t since_ms, int64_t counters_from_ms);
+  Status DiagnosisFacts(int64_t since_ms, int64_t counters_from_ms, DiagnosisFactRows* into);
   Result<diagnosis::OpenDiagnoses> OpenDiagnosisKeys();
   Status ApplyDiagnoses(const std::vector<diagnosis::Verdict>& upsert, const std::vector<std::string>& close,
                         int64_t now_ms, int64_t reopen_within_ms = 0);
