@@ -61,8 +61,16 @@ Result<FabricTopology> ReadTopology(Db& db) {
   if (!version.ok()) return version.status();
   out.version = version.value();
   Fabric& f = out.fabric;
+  // Sized once from the counts: a fleet's fabric has tens of thousands of
+  // nodes and links, and vectors grown by doubling fault in each copy.
+  auto nodes = db.QueryInt("SELECT count(*) FROM fabric_nodes");
+  if (!nodes.ok()) return Result<FabricTopology>::Error("fabric topology, nodes: " + nodes.status().message());
+  auto links = db.QueryInt("SELECT count(*) FROM fabric_links WHERE gone_at IS NULL");
+  if (!links.ok()) return Result<FabricTopology>::Error("fabric topology, links: " + links.status().message());
   std::vector<FabricNode> all;
+  all.reserve(static_cast<size_t>(std::max<int64_t>(0, nodes.value())));
   std::unordered_map<uint64_t, size_t> index;  // GUID -> all
+  index.reserve(all.capacity());
   Status s = EachRow(db, "nodes", "SELECT guid, type, description, num_ports, lid FROM fabric_nodes", [&](Stmt& q) {
     FabricNode n;
     if (!ParseAnyGuid(q.TextView(0), &n.guid)) return;
@@ -75,6 +83,7 @@ Result<FabricTopology> ReadTopology(Db& db) {
   });
   if (!s.ok()) return s;
   std::vector<std::pair<End, End>> live;  // links not gone, both directions; sorted below
+  live.reserve(2 * static_cast<size_t>(std::max<int64_t>(0, links.value())));
   s = EachRow(db, "links", "SELECT a_guid, a_port, b_guid, b_port FROM fabric_links WHERE gone_at IS NULL",
               [&](Stmt& q) {
                 End a{0, static_cast<int>(q.Int(1))}, b{0, static_cast<int>(q.Int(3))};
@@ -115,6 +124,7 @@ Result<FabricTopology> ReadTopology(Db& db) {
     }
   });
   if (!s.ok()) return s;
+  f.nodes.reserve(static_cast<size_t>(std::count(keep.begin(), keep.end(), true)));
   for (size_t i = 0; i < all.size(); ++i) {
     if (!keep[i]) continue;
     std::sort(all[i].ports.begin(), all[i].ports.end(),
