@@ -23,7 +23,6 @@ void Touch(uint32_t id, std::vector<uint32_t>* out) {
   out->push_back(id);
 }
 
-
 VoteScratch& ScratchOf(PassBuffers& buffers) {
   if (!buffers.vote) buffers.vote = std::make_shared<VoteScratch>();
   return *buffers.vote;

@@ -10,21 +10,24 @@
 namespace rdmascope::collector {
 namespace {
 
+// Appends n in decimal (no locale, no allocation beyond the string's own).
+void AppendNumber(int n, std::string* out) {
+  char digits[16];
+  const auto [end, ec] = std::to_chars(digits, digits + sizeof(digits), n);
+  out->append(digits, end);
+}
+
 // Appends "0x<GUID>/<port>" (a fleet's index names some sixty thousand ends).
 void AppendEnd(const fabric::PortRef& p, std::string* out) {
   fabric::AppendGuidText(p.guid, out);
   out->push_back('/');
-  char digits[16];
-  const auto [end, ec] = std::to_chars(digits, digits + sizeof(digits), p.port);
-  out->append(digits, end);
+  AppendNumber(p.port, out);
 }
 
 // " port <n>" (a number of a few digits stays in the string's own bytes).
 std::string PortWords(int port) {
-  char digits[16];
-  const auto [end, ec] = std::to_chars(digits, digits + sizeof(digits), port);
   std::string out = " port ";
-  out.append(digits, end);
+  AppendNumber(port, &out);
   return out;
 }
 

@@ -544,7 +544,9 @@ class Vote {
       }
       if (r.moved.empty()) continue;
       bool cause_named = false;  // a switch at either end has a verdict: its cables' counters are its story
-      for (const std::string& end : {e.subject().substr(0, e.subject().find("<->")), e.subject().substr(e.subject().find("<->") + 3)}) {
+      const std::string& link = e.subject();
+      const size_t between = link.find("<->");
+      for (const std::string& end : {link.substr(0, between), link.substr(between + 3)}) {
         const std::string guid = end.substr(0, end.find('/'));
         if (index.Find(Scope::kSwitch, guid) < 0) continue;
         cause_named = cause_named || named_.count("switch|" + guid) > 0;
