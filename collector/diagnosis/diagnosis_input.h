@@ -41,7 +41,8 @@ using FabricCounterRises = std::map<fabric::PortRef, std::vector<diagnosis::Coun
 
 // What LoadDiagnosisInput keeps from one pass to the next so that it refills
 // only the paths of nodes whose state changed (diagnosis_path_blocks.h): the
-// blocks, and what the kept paths' group numbers were taken from. With it,
+// blocks, and what the kept paths' group numbers were taken from; and the
+// store's rows, read again into the same lists each pass. With it,
 // Input::names and Input::group_names are kept too (the kept paths' ids index
 // them); a change of groups or a name list grown well past the fleet's
 // renumbers everything. One cache per Input.
@@ -58,8 +59,9 @@ struct DiagnosisInputCache {
 Result<diagnosis::Input> LoadDiagnosisInput(Storage& store, int64_t now_ms, const DiagnosisSourceOptions& o,
                                             FabricCounterRises* rises = nullptr);
 // The same into *into (all of it replaced), keeping the memory of its path
-// list: a pass at 2,000 nodes x 8 rails fills about 220 MB of paths, and
-// pages fresh from the kernel each pass were a third of the pass's CPU.
+// list and of its port list: a pass at 2,000 nodes x 8 rails fills about
+// 150 MB of paths, and pages fresh from the kernel each pass were a third
+// of the pass's CPU.
 // cache (optional): keeps unchanged nodes' paths (see DiagnosisInputCache),
 // and leaves Input::elements as the last pass had them, for the router to
 // overwrite (PathRouter::Resolve assigns all of them: their strings' memory

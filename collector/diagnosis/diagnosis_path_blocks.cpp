@@ -38,13 +38,9 @@ void PathBlocks::Refill(const std::vector<std::shared_ptr<const NodeState>>& nod
   for (size_t i = nodes.size(); i-- > 0;) kept_from[i] = kept[i] ? kept[i]->start : kept_from[i + 1];
   size_t pairs = 0;
   for (const auto& n : nodes) pairs += n->pairs.size();
-  // Room for a quarter more than the pairs when it must grow: a pinglist
-  // that adds targets then moves the paths once, not at every step (pages
-  // not filled are not touched).
-  if (paths->capacity() < std::max(paths->size(), pairs)) {
-    const size_t need = std::max(paths->size(), pairs);
-    paths->reserve(need + need / 4);
-  }
+  // A pinglist that adds targets then moves the paths once, not at every
+  // step (pages not filled are not touched).
+  diagnosis::RoomForPaths(*paths, std::max(paths->size(), pairs));
 
   struct Deferred {
     size_t from, count, to;  // spill_[from, from + count) -> (*paths)[to, ...)

@@ -26,9 +26,10 @@
 //    ("moved" and the rises read from indexes of what rose). Read on a
 //    read-only connection, never under the writer's lock, and stopped at the
 //    query deadline; so are OpenDiagnosisKeys and Diagnoses. The form with
-//    `into` clears its lists and fills them again, their memory kept (a pass
-//    reads every port of the fleet; a caller that keeps the rows between
-//    passes allocates them once); after an error *into holds part of them.
+//    `into` clears its lists and fills them again, the lists' own memory
+//    kept (a pass reads every port of the fleet; a caller that keeps the
+//    rows between passes does not grow the lists again; each row's strings
+//    are still made anew); after an error *into holds part of them.
 //  - OpenDiagnosisKeys: the open diagnoses, key -> severity and evidence.
 //  - ApplyDiagnoses: one transaction closes the open diagnoses of close at
 //    now_ms, then applies every verdict of upsert; then the read model's
