@@ -64,9 +64,9 @@ Result<FabricTopology> ReadTopology(Db& db) {
   // Sized once from the counts: a fleet's fabric has tens of thousands of
   // nodes and links, and vectors grown by doubling fault in each copy.
   auto nodes = db.QueryInt("SELECT count(*) FROM fabric_nodes");
-  if (!nodes.ok()) return Result<FabricTopology>::Error("fabric topology, nodes: " + nodes.status().message());
+  if (!nodes.ok()) return Result<FabricTopology>::Error("fabric topology, counting nodes: " + nodes.status().message());
   auto links = db.QueryInt("SELECT count(*) FROM fabric_links WHERE gone_at IS NULL");
-  if (!links.ok()) return Result<FabricTopology>::Error("fabric topology, links: " + links.status().message());
+  if (!links.ok()) return Result<FabricTopology>::Error("fabric topology, counting links: " + links.status().message());
   std::vector<FabricNode> all;
   all.reserve(static_cast<size_t>(std::max<int64_t>(0, nodes.value())));
   std::unordered_map<uint64_t, size_t> index;  // GUID -> all
