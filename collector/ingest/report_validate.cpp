@@ -400,6 +400,29 @@ class Validator {
     return probes.EachElement([&](const V& p) { return Probe(p, "/probes/" + std::to_string(i++)); });
   }
 
+  bool ResponderEvents(const V& r) {
+    V events;
+    if (!Member(r, "responder_events", "", false, &events)) return false;
+    if (AbsentOrNull(events)) return true;
+    if (events.kind() != JsonKind::kArray) return Fail("/responder_events", "expected an array");
+    if (events.size() > lim_.max_responder_events)
+      return Fail("/responder_events", "has more than " + std::to_string(lim_.max_responder_events) + " entries");
+    size_t i = 0;
+    return events.EachElement([&](const V& e) {
+      const std::string p = "/responder_events/" + std::to_string(i++);
+      if (!Object(e, p) || !String(e, "device", p, true, false, 1, 64, IdChar, "[A-Za-z0-9._-]") ||
+          !Unsigned(e, "port", p, true, false, 255) || !Unsigned(e, "qpn", p, true, false, 0xffffff) ||
+          !String(e, "status", p, true, false, 1, 64, Printable, "printable characters") ||
+          !String(e, "detail", p, false, true, 0, 1024, Printable, "printable characters") ||
+          !Unsigned(e, "at_ms", p, true, false, kMaxMs))
+        return false;
+      V recovered;
+      if (!Member(e, "recovered", p, true, &recovered)) return false;
+      if (recovered.kind() != JsonKind::kBool) return Fail(p + "/recovered", "expected true or false");
+      return true;
+    });
+  }
+
   bool Report(const V& r) {
     if (r.kind() != JsonKind::kObject) return Fail("", "expected a JSON object");
     V version;
@@ -412,7 +435,8 @@ class Validator {
            String(r, "node", "", true, false, 1, 128, IdChar, "[A-Za-z0-9._-]") &&
            String(r, "agent_version", "", false, true, 0, 64, Printable, "printable characters") &&
            Unsigned(r, "generated_at_ms", "", true, false, kMaxMs) &&
-           Number(r, "interval_s", "", false, true, 86400.0) && Labels(r) && Inventory(r) && Probes(r);
+           Number(r, "interval_s", "", false, true, 86400.0) && Labels(r) && Inventory(r) && Probes(r) &&
+           ResponderEvents(r);
   }
 
  private:

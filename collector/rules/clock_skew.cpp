@@ -66,6 +66,9 @@ void Shift(nlohmann::json& obj, const char* key, int64_t skew_ms) {
 
 void ShiftReportTimes(nlohmann::json& report, int64_t skew_ms) {
   Shift(report, "generated_at_ms", skew_ms);
+  auto events = report.find("responder_events");
+  if (events != report.end() && events->is_array())
+    for (auto& e : *events) Shift(e, "at_ms", skew_ms);
   auto probes = report.find("probes");
   if (probes == report.end() || !probes->is_array()) return;
   for (auto& p : *probes) {

@@ -6,6 +6,11 @@
 // so a replayed old report cannot close a current fault.
 #include "collector/store/report_writer.h"
 
+#include <algorithm>
+#include <map>
+
+#include "collector/store/store_status_macros.h"
+
 namespace rdmascope::collector {
 
 Status ReportWriter::OpenOrTouchEvent(const std::string& kind, const std::string& key, const std::string& node,
@@ -47,6 +52,25 @@ Status ReportWriter::CloseWcEvents(const std::string& src, const std::string& ds
   q.value()->Bind(1, src).Bind(2, dst).Bind(3, transport).Bind(4, at);
   if (Status st = q.value()->Run(); !st.ok()) return st;
   closed_events_ = closed_events_ || db_.Changes() > 0;
+  return Status::Ok();
+}
+
+Status ReportWriter::IngestResponderEvents(const nlohmann::json& r, int64_t received_at) {
+  auto events = r.find("responder_events");
+  if (events == r.end() || !events->is_array() || events->empty()) return Status::Ok();
+  const std::string node = r["node"].get<std::string>();
+  std::map<std::string, std::pair<bool, int64_t>> last;  // key -> (recovered, at) of its last event
+  for (const nlohmann::json& e : *events) {
+    const std::string device = e["device"].get<std::string>();
+    const int64_t port = e["port"].get<int64_t>();
+    const int64_t at = e["at_ms"].get<int64_t>();
+    const std::string key = "responder_qp_error|" + node + "|" + device + "|" + std::to_string(port);
+    RETURN_IF_ERROR(OpenOrTouchEvent("responder_qp_error", key, node, std::nullopt, std::string("ud"), device, port,
+                                     e["status"].get<std::string>(), e.value("detail", std::string()), 1, at));
+    last[key] = {e.value("recovered", false), at};
+  }
+  for (const auto& [key, state] : last)
+    if (state.first) RETURN_IF_ERROR(CloseEventByKey(key, std::max(received_at, state.second + 1)));
   return Status::Ok();
 }
 

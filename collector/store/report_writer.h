@@ -132,6 +132,10 @@ class ReportWriter {
   // InfiniBand sections: neighbours and sweeps (report_fabric.cpp); the
   // link judgements are collector/rules/link_rules.h's.
   Status IngestFabric(const nlohmann::json& r, int64_t at);
+  // "responder_events": each opens (or touches) the responder_qp_error event
+  // of its (node, device, port) at its time; a port whose last event says it
+  // recovered has that event closed at `received_at` (report_events.cpp).
+  Status IngestResponderEvents(const nlohmann::json& r, int64_t received_at);
   struct Sweep;
   Status IngestNeighbour(const std::string& node, const nlohmann::json& n, int64_t at);
   // Appends the error counters an agent read on its neighbour's port to that

@@ -401,6 +401,41 @@ TEST_F(StoreTest, PortStateEventOpensWhenLeavingActiveAndClosesOnReturn) {
   EXPECT_EQ(OpenEvents("port_state").size(), 0u);
 }
 
+TEST_F(StoreTest, ResponderQpErrorOpensAndClosesWhenTheQpRecovered) {
+  auto event = [](const char* status, uint32_t qpn, bool recovered, int64_t at) {
+    return json{{"device", "mlx5_0"}, {"port", 1},        {"qpn", qpn}, {"status", status},
+                {"detail", "d"},      {"recovered", recovered}, {"at_ms", at}};
+  };
+  auto all = [this] {
+    auto e = store_->history.Events(false, "responder_qp_error", std::nullopt, 100);
+    EXPECT_TRUE(e.ok());
+    return e.ok() ? e.value()["events"] : json::array();
+  };
+  // A failure the QP recovered from: one event, opened at its time and closed.
+  json r = MakeReport("a-1", "node-a", kT0);
+  r["responder_events"] = json::array({event("LOC_PROT_ERR", 17, true, kT0 - 500)});
+  Ingest(r);
+  EXPECT_EQ(OpenEvents("responder_qp_error").size(), 0u);
+  ASSERT_EQ(all().size(), 1u);
+  EXPECT_EQ(all()[0]["status"], "LOC_PROT_ERR");
+  EXPECT_EQ(all()[0]["started_at_ms"], kT0 - 500);
+  // One it did not recover from stays open, through a report without events...
+  r = MakeReport("a-2", "node-a", kT0 + 10000);
+  r["responder_events"] = json::array({event("completion wait failed", 17, false, kT0 + 9000)});
+  Ingest(r);
+  Ingest(MakeReport("a-3", "node-a", kT0 + 20000));
+  auto open = OpenEvents("responder_qp_error");
+  ASSERT_EQ(open.size(), 1u);
+  EXPECT_EQ(open[0]["device"], "mlx5_0");
+  EXPECT_EQ(open[0]["port"], 1);
+  // ...until the responder is built again.
+  r = MakeReport("a-4", "node-a", kT0 + 30000);
+  r["responder_events"] = json::array({event("rebuilt", 18, true, kT0 + 29000)});
+  Ingest(r);
+  EXPECT_EQ(OpenEvents("responder_qp_error").size(), 0u);
+  EXPECT_EQ(all().size(), 2u);
+}
+
 TEST_F(StoreTest, CounterThresholdEventFollowsDeltas) {
   Ingest(MakeReport("a-1", "node-a", kT0, 4, /*symbol_error=*/1000));  // first sample: no delta, no event
   EXPECT_EQ(OpenEvents("counter_threshold").size(), 0u);

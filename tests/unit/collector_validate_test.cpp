@@ -224,6 +224,35 @@ TEST(CollectorValidate, DeviceInstanceIsABoundedPrintableString) {
   }
 }
 
+TEST(CollectorValidate, ResponderEventsAreBoundedAndTyped) {
+  json r = Good();
+  json e = {{"device", "rxe0"}, {"port", 1}, {"qpn", 17}, {"status", "LOC_PROT_ERR"},
+            {"detail", "UD responder rxe0/1 QPN 17: a send failed; QP moved ERR -> RESET -> RTS"},
+            {"recovered", true}, {"at_ms", 1764566400000}};
+  r["responder_events"] = json::array({e});
+  EXPECT_FALSE(ValidateBoth(r).has_value()) << "one event";
+  r["responder_events"] = nullptr;
+  EXPECT_FALSE(ValidateBoth(r).has_value()) << "null";
+  const std::vector<std::pair<std::string, json>> bad = {
+      {"recovered", json(1)}, {"qpn", json(1 << 24)}, {"port", json(256)}, {"status", json("")},
+      {"device", json("rxe 0")}, {"at_ms", json(-1)}, {"detail", json(std::string(1025, 'x'))}};
+  for (const auto& [field, value] : bad) {
+    json b = e;
+    b[field] = value;
+    r["responder_events"] = json::array({b});
+    EXPECT_EQ(Bad(r).field, "/responder_events/0/" + field) << value.dump();
+  }
+  for (const char* required : {"device", "port", "qpn", "status", "recovered", "at_ms"}) {
+    json b = e;
+    b.erase(required);
+    r["responder_events"] = json::array({b});
+    EXPECT_EQ(Bad(r).field, std::string("/responder_events/0/") + required);
+  }
+  r["responder_events"] = json::array();
+  for (int i = 0; i < 257; ++i) r["responder_events"].push_back(e);
+  EXPECT_EQ(Bad(r).field, "/responder_events");
+}
+
 TEST(CollectorValidate, PortStateShape) {
   json r = Good();
   r["inventory"]["devices"][0]["ports"][0]["state"] = "ACTIVE";
@@ -302,6 +331,8 @@ TEST(CollectorValidate, PointerEscaping) {
 TEST(CollectorValidate, AgreesWithTheJsonSchema) {
   json base = Good();
   base["labels"]["control_port"] = "18610";
+  base["responder_events"] = json::array({{{"device", "rxe0"}, {"port", 1}, {"qpn", 17}, {"status", "LOC_PROT_ERR"},
+                                           {"detail", "d"}, {"recovered", true}, {"at_ms", 1764566400000}}});
   const json leaves = base.flatten();
   const std::vector<json> odd = {nullptr, -1, 0, 1.5, 1e300, 18446744073709551615ull, "", "x y", json::array(),
                                  json::object(), true, "18610"};
