@@ -28,7 +28,7 @@
 namespace rdmascope::probes {
 
 struct RcSessionLimits {
-  size_t cap = 4096;                        // sessions at once, all devices together
+  size_t cap = 4096;                        // sessions at once, per served device
   uint64_t idle_ns = 60000000000ull;        // no probe for this long: the session ends
   uint64_t evict_min_idle_ns = 15000000000ull;  // at the cap, only a session idle this long gives way
 };

@@ -9,42 +9,63 @@
 #include "probes/control_session.h"
 #include "probes/line_socket.h"
 #include "probes/local_port.h"
+#include "probes/probe_clock.h"
 #include "probes/rc_responder.h"
 #include "probes/ud_responder.h"
 #include "probes/verbs_resources.h"
 
 namespace rdmascope::probes {
 
-// Members in dependency order: destroyed QPs first, context last.
+// One served port: its UD QP and the thread echoing on it.
+struct Responder::PortState {
+  int port = 1;
+  std::string rail;
+  std::unique_ptr<UdResponder> ud;
+  std::atomic<bool> stop{false};
+  std::thread thread;
+
+  void StopThread() {
+    stop.store(true);
+    if (thread.joinable()) thread.join();
+  }
+  ~PortState() { StopThread(); }
+};
+
+// One open device. Members in dependency order: its QPs (the ports' UD QPs,
+// then the RC sessions) are destroyed first, its context last. `ports` is
+// changed only by Serve() and Stop() (under serve_mu_); control handlers read
+// the immutable fields only.
 struct Responder::DeviceState {
   std::string name;
+  uint64_t epoch = 0;
   ContextPtr ctx;
   PdPtr pd;
   Buffer read_buf;
-  std::vector<LocalPort> ports;  // one per (active port, GID) served
-  std::vector<std::string> rails;  // rail of each entry of `ports`
-  std::vector<std::unique_ptr<UdResponder>> uds;
-};
+  std::unique_ptr<RcResponderPool> rc;
+  std::vector<std::unique_ptr<PortState>> ports;
 
-// One served set. Control handlers hold it (shared) while they set up an RC
-// session, so its devices stay open; `stop` ends the UD threads, and
-// StopThreads() the RC sessions too.
-struct Responder::Generation {
-  std::atomic<bool> stop{false};
-  std::vector<std::unique_ptr<DeviceState>> devices;
-  std::unique_ptr<RcResponderPool> rc;  // declared after devices: destroyed before their PDs
-  // What ud_info lists. Its own allocation: a connection paging through it
-  // holds this, never the generation and its devices.
-  std::shared_ptr<const UdInfoReply> ud_info = std::make_shared<const UdInfoReply>();
-  std::vector<std::thread> ud_threads;  // joined before the generation is released
-
+  // Ends every thread on the device (its RC sessions with them).
   void StopThreads() {
-    stop.store(true);
-    for (auto& t : ud_threads)
-      if (t.joinable()) t.join();
-    ud_threads.clear();
+    for (auto& p : ports) p->stop.store(true);
+    for (auto& p : ports) p->StopThread();
     if (rc) rc->Stop();
   }
+  ~DeviceState() { StopThreads(); }
+};
+
+// What the control port serves, published whole by each Serve() and never
+// changed after: control handlers hold it (shared) while they set up an RC
+// session, so its devices stay open.
+struct Responder::Served {
+  struct Endpoint {
+    DeviceState* device;  // held by `devices`
+    LocalPort port;
+  };
+  std::vector<std::shared_ptr<DeviceState>> devices;
+  std::vector<Endpoint> endpoints;  // one per (served port, GID)
+  // What ud_info lists. Its own allocation: a connection paging through it
+  // holds this, never the devices.
+  std::shared_ptr<const UdInfoReply> ud_info = std::make_shared<const UdInfoReply>();
 };
 
 namespace {
@@ -76,7 +97,7 @@ std::vector<std::string> DefaultControlAddresses(const std::vector<std::string>&
 Result<std::unique_ptr<Responder>> Responder::StartIdle(const ResponderOptions& opts) {
   std::unique_ptr<Responder> r(new Responder());
   r->opts_ = opts;
-  r->gen_ = std::make_shared<Generation>();
+  r->served_ = std::make_shared<const Served>();
   Responder* self = r.get();
   std::vector<std::string> addrs = opts.control_bind;
   const bool defaults = addrs.empty();
@@ -95,13 +116,13 @@ Result<std::unique_ptr<Responder>> Responder::StartIdle(const ResponderOptions& 
   }
   ControlServices services;
   services.ud_info = [self]() -> std::shared_ptr<const UdInfoReply> {
-    auto gen = self->Current();
-    return gen ? gen->ud_info : nullptr;
+    auto served = self->Current();
+    return served ? served->ud_info : nullptr;
   };
   services.rc_connect = [self](const RcConnectRequest& req) -> Result<std::string> {
-    auto gen = self->Current();  // held while the session is set up: its devices stay open
-    if (!gen) return Status::Error("rc_connect: the agent is stopping; retry");
-    return self->HandleRcConnect(req, gen);
+    auto served = self->Current();  // held while the session is set up: its devices stay open
+    if (!served) return Status::Error("rc_connect: the agent is stopping; retry");
+    return self->HandleRcConnect(req, *served);
   };
   const ControlSessionOptions session{opts.control_secret, opts.control_strict};
   auto handler = [services, session](LineConn& c, const std::atomic<bool>& stop) {
@@ -141,104 +162,273 @@ Result<std::unique_ptr<Responder>> Responder::Start(const ResponderOptions& opts
   return r;
 }
 
-std::vector<std::string> Responder::Serve(const std::vector<ServedPort>& ports) {
-  std::shared_ptr<Generation> old;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    old = std::move(gen_);
-    gen_ = std::make_shared<Generation>();
+namespace {
+// The endpoints and ud_info of `from` whose device is not in `gone`.
+template <typename Served, typename Device>
+std::shared_ptr<const Served> Leaving(const Served& from, const std::vector<std::shared_ptr<Device>>& gone) {
+  auto is_gone = [&gone](const Device* d) {
+    for (const auto& g : gone)
+      if (g.get() == d) return true;
+    return false;
+  };
+  auto out = std::make_shared<Served>();
+  for (const auto& d : from.devices)
+    if (!is_gone(d.get())) out->devices.push_back(d);
+  UdInfoReply info = *from.ud_info;
+  info.endpoints.clear();
+  for (const auto& e : from.ud_info->endpoints) {
+    bool kept = false;
+    for (const auto& d : out->devices) kept = kept || d->name == e.device;
+    if (kept) info.endpoints.push_back(e);
   }
-  // The old set first: a vanished device is released before anything is opened.
-  if (old) old->StopThreads();
-  old.reset();
-  auto gen = std::make_shared<Generation>();
-  gen->rc = std::make_unique<RcResponderPool>(
-      RcResponderPool::Options{opts_.rc_limits, opts_.inject == Injection::kRnr, opts_.spin});
+  out->ud_info = std::make_shared<const UdInfoReply>(std::move(info));
+  for (const auto& e : from.endpoints)
+    if (!is_gone(e.device)) out->endpoints.push_back(e);
+  return out;
+}
+}  // namespace
+
+std::vector<std::string> Responder::Serve(const std::vector<ServedPort>& ports) {
+  std::lock_guard<std::mutex> serving(serve_mu_);
   std::vector<std::string> problems;
-  UdInfoReply ud_info;
-  std::map<std::string, DeviceState*> by_name;
+  struct Wanted {
+    uint64_t epoch = 0;
+    std::map<int, std::string> rails;  // port -> rail
+  };
+  std::map<std::string, Wanted> wanted;
   for (const ServedPort& sp : ports) {
-    DeviceState* d = by_name.count(sp.device) ? by_name[sp.device] : nullptr;
-    if (d == nullptr) {
-      auto nd = std::make_unique<DeviceState>();
-      nd->name = sp.device;
-      auto ctx = OpenDevice(sp.device);
-      if (!ctx.ok()) { problems.push_back(ctx.status().message()); continue; }
-      nd->ctx = std::move(ctx).value();
-      auto pd = AllocPd(nd->ctx.get());
-      if (!pd.ok()) { problems.push_back(pd.status().message()); continue; }
-      nd->pd = std::move(pd).value();
-      auto rb = Buffer::RegisterAtIova(nd->pd.get(), kReadBufferBytes,
-                                       IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ, kReadIovaBase);
-      if (!rb.ok()) { problems.push_back(rb.status().message()); continue; }
-      nd->read_buf = std::move(rb).value();
-      std::snprintf(reinterpret_cast<char*>(nd->read_buf.data()), kReadBufferBytes, "rdmascope read probe %s",
-                    sp.device.c_str());
-      d = nd.get();
-      by_name[sp.device] = d;
-      gen->devices.push_back(std::move(nd));
+    wanted[sp.device].epoch = sp.epoch;
+    wanted[sp.device].rails[sp.port] = sp.rail;
+  }
+  // A device no longer served, or served under a new epoch (it went away and
+  // came back), is unpublished and released before anything is opened.
+  std::vector<std::shared_ptr<DeviceState>> released;
+  for (auto it = devices_.begin(); it != devices_.end();) {
+    auto w = wanted.find(it->first);
+    if (w == wanted.end() || w->second.epoch != it->second->epoch) {
+      released.push_back(std::move(it->second));
+      it = devices_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  if (!released.empty()) {
+    auto now = Current();
+    if (now) Publish(Leaving(*now, released));
+    for (auto& d : released) {
+      d->StopThreads();
+      for (auto& p : d->ports) KeepEvents(*p);
+    }
+    released.clear();
+  }
+  // On a kept device, a port no longer served or no longer ACTIVE stops; the
+  // others keep their QP and thread, whatever changed on other ports.
+  for (auto& [name, d] : devices_) {
+    const Wanted& w = wanted[name];
+    std::vector<int> active = ActivePorts(d->ctx.get());
+    for (auto it = d->ports.begin(); it != d->ports.end();) {
+      PortState& p = **it;
+      auto rail = w.rails.find(p.port);
+      if (rail != w.rails.end() && std::find(active.begin(), active.end(), p.port) != active.end()) {
+        p.rail = rail->second;
+        ++it;
+      } else {
+        p.StopThread();
+        KeepEvents(p);
+        it = d->ports.erase(it);
+      }
+    }
+  }
+  // What is wanted and not served yet is opened.
+  std::vector<PortState*> started;
+  for (const auto& [name, w] : wanted) {
+    auto& d = devices_[name];
+    if (!d) {
+      auto nd = OpenServedDevice(name, w.epoch, &problems);
+      if (!nd) {
+        devices_.erase(name);
+        continue;
+      }
+      d = std::move(nd);
     }
     std::vector<int> active = ActivePorts(d->ctx.get());
-    if (std::find(active.begin(), active.end(), sp.port) == active.end()) {
-      problems.push_back(sp.device + "/" + std::to_string(sp.port) + ": port not ACTIVE");
-      continue;
+    for (const auto& [port, rail] : w.rails) {
+      bool served = false;
+      for (const auto& p : d->ports) served = served || p->port == port;
+      if (served) continue;
+      if (std::find(active.begin(), active.end(), port) == active.end()) {
+        problems.push_back(name + "/" + std::to_string(port) + ": port not ACTIVE");
+        continue;
+      }
+      auto ud = CreateUd(*d, port);
+      if (!ud.ok()) {
+        problems.push_back(ud.status().message());
+        continue;
+      }
+      auto p = std::make_unique<PortState>();
+      p->port = port;
+      p->rail = rail;
+      p->ud = std::move(ud).value();
+      started.push_back(p.get());
+      d->ports.push_back(std::move(p));
     }
-    auto ud = UdResponder::Create(d->ctx.get(), d->pd.get(), sp.device, sp.port, opts_.inject == Injection::kDrop,
-                                 opts_.spin);
-    if (!ud.ok()) { problems.push_back(ud.status().message()); continue; }
-    std::vector<int> gids = RoceV2GidIndexes(d->ctx.get(), sp.port);
-    if (gids.empty()) gids.push_back(0);
-    for (int gi : gids) {
-      auto lp = DescribePort(d->ctx.get(), sp.device, sp.port, gi);
-      if (!lp.ok()) continue;
-      d->ports.push_back(*lp);
-      d->rails.push_back(sp.rail);
-      UdEndpointInfo e;
-      e.device = sp.device;
-      e.port = sp.port;
-      e.gid_index = gi;
-      e.gid = GidToString(lp->gid);
-      e.lid = lp->lid;
+  }
+  for (PortState* p : started) {
+    UdResponder* u = p->ud.get();
+    p->thread = std::thread([u, stop = &p->stop] { u->Run(*stop); });
+  }
+  Publish(Listing(&problems));
+  return problems;
+}
+
+Result<std::unique_ptr<UdResponder>> Responder::CreateUd(const DeviceState& d, int port) const {
+  return UdResponder::Create(d.ctx.get(), d.pd.get(), d.name, port, opts_.inject == Injection::kDrop, opts_.spin,
+                             opts_.inject == Injection::kUdSendError ? 10 : 0);
+}
+
+void Responder::KeepEvents(PortState& p) {
+  if (!p.ud) return;
+  for (auto& e : p.ud->TakeEvents()) events_.push_back(std::move(e));
+  if (events_.size() > kMaxPendingEvents)
+    events_.erase(events_.begin(), events_.begin() + std::ptrdiff_t(events_.size() - kMaxPendingEvents));
+}
+
+std::vector<ResponderEvent> Responder::TakeEvents() {
+  std::lock_guard<std::mutex> serving(serve_mu_);
+  for (auto& [name, d] : devices_)
+    for (auto& p : d->ports) KeepEvents(*p);
+  std::vector<ResponderEvent> out;
+  out.swap(events_);
+  return out;
+}
+
+std::vector<std::string> Responder::Heal() {
+  std::lock_guard<std::mutex> serving(serve_mu_);
+  std::vector<std::string> problems;
+  bool changed = false;
+  for (auto& [name, d] : devices_) {
+    for (auto& p : d->ports) {
+      if (!p->ud || !p->ud->stopped()) continue;
+      p->StopThread();
+      KeepEvents(*p);
+      const uint32_t old_qpn = p->ud->qpn();
+      auto ud = CreateUd(*d, p->port);
+      if (!ud.ok()) {
+        problems.push_back("UD responder " + name + "/" + std::to_string(p->port) + " stopped and cannot be built "
+                           "again (retried every second): " + ud.status().message());
+        continue;
+      }
+      ResponderEvent e;
+      e.device = name;
+      e.port = p->port;
       e.qpn = (*ud)->qpn();
-      e.roce = lp->roce;
-      e.rail = sp.rail;
-      ud_info.endpoints.push_back(e);
+      e.status = "rebuilt";
+      e.recovered = true;
+      e.at_ms = int64_t(WallMs());
+      e.detail = "UD responder " + name + "/" + std::to_string(p->port) + " QPN " + std::to_string(old_qpn) +
+                 " stopped; built again with QPN " + std::to_string(e.qpn);
+      std::fprintf(stderr, "%s\n", e.detail.c_str());
+      events_.push_back(std::move(e));
+      p->ud = std::move(ud).value();
+      p->stop.store(false);
+      UdResponder* u = p->ud.get();
+      p->thread = std::thread([u, stop = &p->stop] { u->Run(*stop); });
+      changed = true;
     }
-    d->uds.push_back(std::move(ud).value());
+  }
+  if (changed) Publish(Listing(&problems));
+  return problems;
+}
+
+std::shared_ptr<Responder::DeviceState> Responder::OpenServedDevice(const std::string& name, uint64_t epoch,
+                                                                    std::vector<std::string>* problems) const {
+  auto d = std::make_shared<DeviceState>();
+  d->name = name;
+  d->epoch = epoch;
+  auto ctx = OpenDevice(name);
+  if (!ctx.ok()) {
+    problems->push_back(ctx.status().message());
+    return nullptr;
+  }
+  d->ctx = std::move(ctx).value();
+  auto pd = AllocPd(d->ctx.get());
+  if (!pd.ok()) {
+    problems->push_back(pd.status().message());
+    return nullptr;
+  }
+  d->pd = std::move(pd).value();
+  auto rb = Buffer::RegisterAtIova(d->pd.get(), kReadBufferBytes, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ,
+                                   kReadIovaBase);
+  if (!rb.ok()) {
+    problems->push_back(rb.status().message());
+    return nullptr;
+  }
+  d->read_buf = std::move(rb).value();
+  std::snprintf(reinterpret_cast<char*>(d->read_buf.data()), kReadBufferBytes, "rdmascope read probe %s",
+                name.c_str());
+  d->rc = std::make_unique<RcResponderPool>(
+      RcResponderPool::Options{opts_.rc_limits, opts_.inject == Injection::kRnr, opts_.spin});
+  return d;
+}
+
+std::shared_ptr<const Responder::Served> Responder::Listing(std::vector<std::string>* problems) const {
+  auto served = std::make_shared<Served>();
+  UdInfoReply ud_info;
+  for (const auto& [name, d] : devices_) {
+    served->devices.push_back(d);
+    for (const auto& p : d->ports) {
+      std::vector<int> gids = RoceV2GidIndexes(d->ctx.get(), p->port);
+      if (gids.empty()) gids.push_back(0);
+      for (int gi : gids) {
+        auto lp = DescribePort(d->ctx.get(), name, p->port, gi);
+        if (!lp.ok()) continue;
+        served->endpoints.push_back({d.get(), *lp});
+        UdEndpointInfo e;
+        e.device = name;
+        e.port = p->port;
+        e.gid_index = gi;
+        e.gid = GidToString(lp->gid);
+        e.lid = lp->lid;
+        e.qpn = p->ud->qpn();
+        e.roce = lp->roce;
+        e.rail = p->rail;
+        ud_info.endpoints.push_back(e);
+      }
+    }
   }
   // Ordered before the cut, so the GIDs probers choose are the last left out.
   OrderUdEndpoints(ud_info.endpoints);  // what an older prober's one page should hold
   if (ud_info.endpoints.size() > size_t(kMaxUdEndpoints)) {
-    problems.push_back("ud_info lists at most " + std::to_string(kMaxUdEndpoints) + " endpoints: " +
-                       std::to_string(ud_info.endpoints.size() - size_t(kMaxUdEndpoints)) +
-                       " GIDs of the served ports are left out");
+    problems->push_back("ud_info lists at most " + std::to_string(kMaxUdEndpoints) + " endpoints: " +
+                        std::to_string(ud_info.endpoints.size() - size_t(kMaxUdEndpoints)) +
+                        " GIDs of the served ports are left out");
     ud_info.endpoints.resize(size_t(kMaxUdEndpoints));
   }
-  gen->ud_info = std::make_shared<const UdInfoReply>(std::move(ud_info));
-  for (auto& d : gen->devices) {
-    for (auto& ud : d->uds) {
-      UdResponder* u = ud.get();
-      gen->ud_threads.emplace_back([u, stop = &gen->stop] { u->Run(*stop); });
-    }
-  }
-  std::lock_guard<std::mutex> lock(mu_);
-  gen_ = std::move(gen);
-  return problems;
+  served->ud_info = std::make_shared<const UdInfoReply>(std::move(ud_info));
+  return served;
 }
 
-std::shared_ptr<Responder::Generation> Responder::Current() const {
+void Responder::Publish(std::shared_ptr<const Served> served) {
   std::lock_guard<std::mutex> lock(mu_);
-  return gen_;
+  if (served_) served_ = std::move(served);  // never after Stop()
+}
+
+std::shared_ptr<const Responder::Served> Responder::Current() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return served_;
 }
 
 UdInfoReply Responder::UdInfo() const {
-  auto g = Current();
-  return g ? *g->ud_info : UdInfoReply{};
+  auto s = Current();
+  return s ? *s->ud_info : UdInfoReply{};
 }
 
 size_t Responder::rc_sessions() const {
-  auto g = Current();
-  return g && g->rc ? g->rc->sessions() : 0;
+  auto s = Current();
+  size_t n = 0;
+  if (s)
+    for (const auto& d : s->devices) n += d->rc ? d->rc->sessions() : 0;
+  return n;
 }
 
 int Responder::control_port() const { return server_ ? server_->port() : 0; }
@@ -246,33 +436,29 @@ int Responder::control_port() const { return server_ ? server_->port() : 0; }
 Responder::~Responder() { Stop(); }
 
 void Responder::Stop() {
-  std::shared_ptr<Generation> g;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    g = std::move(gen_);
+    served_.reset();  // nothing is handed out from here on
   }
-  if (g) g->stop.store(true);  // RC sessions end before the server joins their threads
-  if (server_) server_->Stop();
-  if (g) g->StopThreads();
+  std::lock_guard<std::mutex> serving(serve_mu_);
+  for (auto& [name, d] : devices_)
+    for (auto& p : d->ports) p->stop.store(true);
+  if (server_) server_->Stop();  // joins the control handlers
+  for (auto& [name, d] : devices_) d->StopThreads();
+  devices_.clear();
 }
 
-Result<std::string> Responder::HandleRcConnect(const RcConnectRequest& req,
-                                               const std::shared_ptr<Generation>& gen) {
-  DeviceState* dev = nullptr;
-  const LocalPort* port = nullptr;
-  for (auto& d : gen->devices) {
-    for (auto& p : d->ports) {
-      if (req.target_gid.empty() || GidToString(p.gid) == req.target_gid) {
-        dev = d.get();
-        port = &p;
-        break;
-      }
+Result<std::string> Responder::HandleRcConnect(const RcConnectRequest& req, const Served& served) {
+  const Served::Endpoint* at = nullptr;
+  for (const auto& e : served.endpoints) {
+    if (req.target_gid.empty() || GidToString(e.port.gid) == req.target_gid) {
+      at = &e;
+      break;
     }
-    if (port) break;
   }
-  if (port == nullptr) return Status::Error("no served port has GID " + req.target_gid);
-  if (!gen->rc) return Status::Error("RC responder not running (the served ports are changing): retry");
-  auto rep = gen->rc->Connect(dev->ctx.get(), dev->pd.get(), *port, req);
+  if (at == nullptr) return Status::Error("no served port has GID " + req.target_gid);
+  DeviceState* dev = at->device;
+  auto rep = dev->rc->Connect(dev->ctx.get(), dev->pd.get(), at->port, req);
   if (!rep.ok()) return rep.status();
   RcConnectReply r = *rep;
   r.read_addr = dev->read_buf.remote_addr();  // an I/O address of ours, not a pointer

@@ -2,18 +2,22 @@
 // port that hands out UD endpoints and builds RC sessions on request.
 //
 // Contract: StartIdle() starts the control server only (it answers ud_info
-// with no endpoints until Serve()). Serve(ports) replaces the served set as
-// one generation: it stops the previous generation (its UD threads are
-// joined, its RC sessions end within about a second and then close its
-// devices), opens the listed devices and creates one UD QP per listed port
-// that is ACTIVE (listing each of its RoCE v2 GIDs in ud_info, tagged with
+// with no endpoints until Serve()). Serve(ports) changes the served set port
+// by port: a port that stays listed and ACTIVE on a device of the same epoch
+// keeps its UD QP (QPN), its thread and its device's RC sessions, whatever
+// else changed (its GIDs, other ports, other devices). A port no longer
+// listed or no longer ACTIVE has its UD thread joined and its QP destroyed; a
+// device with no listed port, or listed under another epoch (it went away
+// and came back), is released with its RC sessions before anything is
+// opened; a listed port not yet served gets a new UD QP. ud_info is then
+// listed again from every served port (each of its RoCE v2 GIDs, tagged with
 // the port's rail, IPv4-mapped GIDs of every port first: OrderUdEndpoints;
-// on InfiniBand the port's GID 0 and LID). A port or device
-// that fails is left out and named in the returned messages; nothing is
-// fatal. Each device also registers a small read-only buffer
-// (kReadBufferBytes) that RC probers RDMA READ. Start() is StartIdle() plus
-// Serve() of every ACTIVE port of `device` (every device when empty), and
-// fails when none is ACTIVE. Stop() (also the destructor) ends every thread.
+// on InfiniBand the port's GID 0 and LID). A port or device that fails is
+// left out and named in the returned messages; nothing is fatal. Each device
+// also registers a small read-only buffer (kReadBufferBytes) that RC probers
+// RDMA READ. Start() is StartIdle() plus Serve() of every ACTIVE port of
+// `device` (every device when empty), and fails when none is ACTIVE. Stop()
+// (also the destructor) ends every thread.
 // A control connection is a setup served by ServeControlConnection
 // (probes/control_session.h: deadlines, request cap, ud_info pages from one
 // snapshot per connection); ud_info lists at most kMaxUdEndpoints endpoints
@@ -25,6 +29,8 @@
 #pragma once
 
 #include <atomic>
+#include <cstdint>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -36,20 +42,28 @@
 #include "probes/control_protocol.h"
 #include "probes/line_socket.h"
 #include "probes/rc_session_table.h"
+#include "probes/ud_responder.h"
 
 namespace rdmascope::probes {
 
 constexpr int kDefaultControlPort = 18610;
 constexpr uint32_t kReadBufferBytes = 64;
+constexpr size_t kMaxPendingEvents = 256;
 
 class ControlServer;
 
-enum class Injection { kNone, kRnr, kDrop };
+// Fault injection for self-tests: kRnr, no RC receive is ever posted; kDrop,
+// UD probes are received and not echoed; kUdSendError, each UD responder's
+// 10th echo fails (probes/ud_responder.h) and the QP must recover.
+enum class Injection { kNone, kRnr, kDrop, kUdSendError };
 
 struct ServedPort {
   std::string device;
   int port = 1;
   std::string rail;  // reported in ud_info so probers find the same rail
+  // The caller's count of the device's comings: a device listed under a new
+  // epoch is opened again (it was deleted and added, its old context is dead).
+  uint64_t epoch = 0;
 };
 
 struct ResponderOptions {
@@ -87,6 +101,13 @@ class Responder {
   static Result<std::unique_ptr<Responder>> StartIdle(const ResponderOptions& opts);
   ~Responder();
   std::vector<std::string> Serve(const std::vector<ServedPort>& ports);
+  // Builds again every UD responder that stopped by itself (its recovery
+  // failed: probes/ud_responder.h), with a new QPN, and lists it; returns what
+  // could not be built. Called by the owner's supervision, once a second.
+  std::vector<std::string> Heal();
+  // The UD responders' events (failures, recoveries, rebuilds) since the
+  // previous call, oldest first; at most kMaxPendingEvents are kept.
+  std::vector<ResponderEvent> TakeEvents();
   void Stop();
 
   UdInfoReply UdInfo() const;
@@ -96,16 +117,32 @@ class Responder {
   int control_port() const;
 
  private:
+  struct PortState;
   struct DeviceState;
-  struct Generation;
+  struct Served;
   Responder() = default;
-  std::shared_ptr<Generation> Current() const;
+  std::shared_ptr<const Served> Current() const;
+  // Under serve_mu_: the device opened with its PD, read buffer and RC pool
+  // (no ports yet), or null with the reason in `problems`.
+  std::shared_ptr<DeviceState> OpenServedDevice(const std::string& name, uint64_t epoch,
+                                                std::vector<std::string>* problems) const;
+  // Under serve_mu_: the endpoints and ud_info of every served port, as they are now.
+  std::shared_ptr<const Served> Listing(std::vector<std::string>* problems) const;
+  // A UD responder on `port` of `d`, with the options' injection.
+  Result<std::unique_ptr<UdResponder>> CreateUd(const DeviceState& d, int port) const;
+  // Makes `served` what the control port hands out (unless stopped).
+  void Publish(std::shared_ptr<const Served> served);
   // The rc_connect reply line, or the error for the prober.
-  Result<std::string> HandleRcConnect(const RcConnectRequest& req, const std::shared_ptr<Generation>& gen);
+  Result<std::string> HandleRcConnect(const RcConnectRequest& req, const Served& served);
 
   ResponderOptions opts_;
   mutable std::mutex mu_;
-  std::shared_ptr<Generation> gen_;  // under mu_
+  std::shared_ptr<const Served> served_;  // under mu_; null once stopped
+  std::mutex serve_mu_;  // one Serve() or Stop() at a time
+  std::map<std::string, std::shared_ptr<DeviceState>> devices_;  // under serve_mu_
+  std::vector<ResponderEvent> events_;  // under serve_mu_: of ports since stopped or rebuilt
+  // Under serve_mu_: moves the events of `p`'s UD responder into events_.
+  void KeepEvents(PortState& p);
   std::unique_ptr<ControlServer> server_;
 };
 

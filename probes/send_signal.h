@@ -28,6 +28,8 @@ class SendSignaler {
   void Completed(uint64_t k) {
     if (k + 1 > retired_ && k < posted_) retired_ = k + 1;
   }
+  // Every send posted so far is gone (its QP was reset): none is in flight.
+  void RetireAll() { retired_ = posted_; }
   uint64_t Outstanding() const { return posted_ - retired_; }
   // True while send number k may still be in flight (its buffers in use).
   bool InFlight(uint64_t k) const { return k >= retired_ && k < posted_; }

@@ -4,6 +4,8 @@
 #include <cstring>
 #include <vector>
 
+#include "common/wc_status.h"
+
 #include "probes/probe_clock.h"
 #include "probes/probe_timing.h"
 #include "probes/probe_wire.h"
@@ -19,6 +21,25 @@ constexpr size_t kSlotBytes = kGrhBytes + 64;  // GRH + message, rounded up
 constexpr uint64_t kSendTag = 1ull << 63;      // wr_id bit marking send slots
 constexpr size_t kMaxAhCache = 256;  // > kSendSlots: an unpinned entry always exists
 constexpr uint32_t kSignalEvery = 8;
+constexpr size_t kMaxEvents = 64;  // kept between TakeEvents() calls; older ones go first
+
+std::string StatusName(int status) {
+  const WcStatusInfo* w = FindWcStatus(status);
+  return w ? std::string(w->short_name) : "status " + std::to_string(status);
+}
+
+const char* QpStateName(ibv_qp_state s) {
+  switch (s) {
+    case IBV_QPS_RESET: return "RESET";
+    case IBV_QPS_INIT: return "INIT";
+    case IBV_QPS_RTR: return "RTR";
+    case IBV_QPS_RTS: return "RTS";
+    case IBV_QPS_SQD: return "SQD";
+    case IBV_QPS_SQE: return "SQE";
+    case IBV_QPS_ERR: return "ERR";
+    default: return "unknown";
+  }
+}
 
 // True when the header area carries an IPv4 header at byte 20 (RoCE v2 over
 // IPv4), with rdma-core's rule: not IPv6 version 6 and IPv4 version 4, or
@@ -54,7 +75,8 @@ UdResponder::UdResponder() : sends_(kSignalEvery, kSendSlots), ah_cache_(kMaxAhC
 
 Result<std::unique_ptr<UdResponder>> UdResponder::Create(ibv_context* ctx, ibv_pd* pd,
                                                          const std::string& device, int port,
-                                                         bool drop, const ResponderSpin& spin) {
+                                                         bool drop, const ResponderSpin& spin,
+                                                         uint64_t bad_send_at) {
   std::unique_ptr<UdResponder> r(new UdResponder());
   r->ctx_ = ctx;
   r->pd_ = pd;
@@ -62,6 +84,7 @@ Result<std::unique_ptr<UdResponder>> UdResponder::Create(ibv_context* ctx, ibv_p
   r->port_ = port;
   r->drop_ = drop;
   r->spin_ = spin;
+  r->bad_send_at_ = bad_send_at;
   auto cq = CompletionQueue::Create(ctx, int(kRecvSlots + kSendSlots + 8));
   if (!cq.ok()) return cq.status();
   r->cq_ = std::move(cq).value();
@@ -132,10 +155,104 @@ UdResponder::CachedAh* UdResponder::AhFor(const Completion& c, const uint8_t* gr
   });
 }
 
+void UdResponder::NoteFailure(const Completion& c, const char* what) {
+  // Flushes follow a failure already noted; a flush with none noted means the
+  // QP left RTS some other way (an async error, a modify from outside).
+  if (failure_ && c.status == IBV_WC_WR_FLUSH_ERR) return;
+  if (failure_) return;
+  const WcStatusInfo* w = FindWcStatus(c.status);
+  ResponderEvent e;
+  e.device = device_;
+  e.port = port_;
+  e.qpn = qp_->qp_num;
+  e.status = StatusName(c.status);
+  e.at_ms = int64_t(WallMs());
+  char vendor[16];
+  std::snprintf(vendor, sizeof vendor, "0x%x", c.vendor_err);
+  e.detail = "UD responder " + device_ + "/" + std::to_string(port_) + " QPN " + std::to_string(e.qpn) + ": a " +
+             what + " completed with " + e.status + (w ? " (" + std::string(w->verbs_text) + ")" : "") +
+             ", vendor_err " + vendor;
+  failure_ = std::move(e);
+}
+
+void UdResponder::AddEvent(ResponderEvent e) {
+  std::fprintf(stderr, "%s\n", e.detail.c_str());
+  std::lock_guard<std::mutex> lock(events_mu_);
+  if (events_.size() >= kMaxEvents) events_.erase(events_.begin());
+  events_.push_back(std::move(e));
+}
+
+std::vector<ResponderEvent> UdResponder::TakeEvents() {
+  std::lock_guard<std::mutex> lock(events_mu_);
+  std::vector<ResponderEvent> out;
+  out.swap(events_);
+  return out;
+}
+
+bool UdResponder::Recover() {
+  ResponderEvent e = std::move(*failure_);
+  failure_.reset();
+  ibv_qp_attr attr{};
+  ibv_qp_init_attr init{};
+  int rc = ibv_query_qp(qp_.get(), &attr, IBV_QP_STATE, &init);
+  if (rc != 0) {
+    e.detail += "; " + ErrnoMessage("ibv_query_qp", rc) + ": the responder stops and is built again";
+    AddEvent(std::move(e));
+    return false;
+  }
+  const ibv_qp_state was = attr.qp_state;
+  if (was == IBV_QPS_SQE) {
+    ibv_qp_attr a{};
+    a.qp_state = IBV_QPS_RTS;
+    a.cur_qp_state = IBV_QPS_SQE;
+    rc = ibv_modify_qp(qp_.get(), &a, IBV_QP_STATE | IBV_QP_CUR_STATE);
+    if (rc == 0) {
+      sends_.RetireAll();
+      e.recovered = true;
+      e.detail += "; QP moved SQE -> RTS";
+      AddEvent(std::move(e));
+      return true;
+    }
+  }
+  // Any other state (ERR, or still RTS after a failed receive whose slot is
+  // not posted any more), or SQE that would not move: through RESET.
+  Status s = Status::Ok();
+  ibv_qp_attr a{};
+  a.qp_state = IBV_QPS_RESET;
+  rc = ibv_modify_qp(qp_.get(), &a, IBV_QP_STATE);
+  if (rc != 0) s = ErrnoStatus("ibv_modify_qp(UD RESET)", rc);
+  if (s.ok()) {
+    // RESET took every work request; what the CQ still holds are their flushes.
+    std::vector<Completion> stale;
+    for (int i = 0; i < 64; ++i) {
+      stale.clear();
+      auto n = cq_->Poll(stale, 64);
+      if (!n.ok() || *n == 0) break;
+    }
+    sends_.RetireAll();
+    s = UdToRts(qp_.get(), port_, kProbeQkey, 0);
+  }
+  for (uint32_t i = 0; s.ok() && i < kRecvSlots; ++i) s = PostRecv(i);
+  if (!s.ok()) {
+    e.detail += std::string("; QP was in ") + QpStateName(was) + ", recovery failed: " + s.message() +
+                ": the responder stops and is built again";
+    AddEvent(std::move(e));
+    return false;
+  }
+  e.recovered = true;
+  e.detail += std::string("; QP moved ") + QpStateName(was) + " -> RESET -> RTS, receives posted again";
+  AddEvent(std::move(e));
+  return true;
+}
+
 void UdResponder::HandleRecv(const Completion& c) {
   const uint32_t slot = uint32_t(c.wr_id);
+  if (c.status != IBV_WC_SUCCESS) {
+    NoteFailure(c, "receive");
+    return;  // recovery posts every receive again
+  }
   uint8_t* rx = buf_.data() + size_t(slot) * kSlotBytes;
-  if (c.status == IBV_WC_SUCCESS && !drop_ && c.byte_len >= kGrhBytes + kWireBytes && sends_.Room()) {
+  if (!failure_ && !drop_ && c.byte_len >= kGrhBytes + kWireBytes && sends_.Room()) {
     auto m = DecodeProbe(rx + kGrhBytes, c.byte_len - kGrhBytes);
     CachedAh* ah = m && m->kind == ProbeKind::kProbe ? AhFor(c, rx) : nullptr;
     if (ah != nullptr) {
@@ -153,6 +270,7 @@ void UdResponder::HandleRecv(const Completion& c) {
       sge.addr = reinterpret_cast<uint64_t>(tx);
       sge.length = uint32_t(kWireBytes);
       sge.lkey = buf_.lkey();
+      if (++echoes_posted_ == bad_send_at_) sge.lkey ^= 0xff;  // fault injection: a key no MR has
       ibv_send_wr wr = UdSendWr(kSendTag | k, &sge, signal, ah->ah.get(), c.src_qp, kProbeQkey);
       ibv_send_wr* bad = nullptr;
       int rc = ibv_post_send(qp_.get(), &wr, &bad);
@@ -177,7 +295,16 @@ void UdResponder::Run(const std::atomic<bool>& stop) {
     batch.clear();
     auto n = cq_->Wait(batch, 32, NowNs() + 1000000000ull, just_served ? hot.Budget() : 0, &stop);
     if (!n.ok()) {
-      std::fprintf(stderr, "ud responder %s/%d: %s\n", device_.c_str(), port_, n.status().message().c_str());
+      ResponderEvent e;
+      e.device = device_;
+      e.port = port_;
+      e.qpn = qp_->qp_num;
+      e.status = "completion wait failed";
+      e.at_ms = int64_t(WallMs());
+      e.detail = "UD responder " + device_ + "/" + std::to_string(port_) + " QPN " + std::to_string(e.qpn) + ": " +
+                 n.status().message() + ": the responder stops and is built again";
+      AddEvent(std::move(e));
+      stopped_.store(true);
       return;
     }
     just_served = !batch.empty();
@@ -185,11 +312,16 @@ void UdResponder::Run(const std::atomic<bool>& stop) {
     for (const auto& c : batch) {
       if (c.wr_id & kSendTag) {
         sends_.Completed(c.wr_id & ~kSendTag);
+        if (c.status != IBV_WC_SUCCESS) NoteFailure(c, "send");
         continue;
       }
       if (last_rx_ns != 0 && c.poll_ns > last_rx_ns) hot.Observe(c.poll_ns - last_rx_ns);
       last_rx_ns = c.poll_ns;
       HandleRecv(c);
+    }
+    if (failure_ && !Recover()) {
+      stopped_.store(true);
+      return;
     }
   }
 }

@@ -10,14 +10,29 @@
 // ibv_post_send. One echo in kSignalEvery is signalled. Reply address handles
 // live in an LRU of kMaxAhCache entries; an entry still used by an echo in
 // flight is never evicted. With `drop` set (fault
-// injection for self-tests) probes are received and not echoed. Errors inside
-// the loop are counted and logged, never thrown.
+// injection for self-tests) probes are received and not echoed; with
+// `bad_send_at` N > 0 (fault injection for self-tests) the Nth echo is posted
+// with a bad lkey, which fails it (a local protection error) and takes the QP
+// out of RTS. Errors inside the loop are logged, never thrown.
+//
+// Recovery: a failed completion (send or receive; flushes that follow a
+// failure are not failures of their own) is noted, and after that batch the
+// QP is brought back: from SQE to RTS, or from any other state through
+// RESET to RTS with the CQ drained and every receive posted again. The QPN
+// stays the same. Each
+// failure yields one ResponderEvent (TakeEvents()) naming the QPN, the
+// completion status and what recovery did. When recovery fails, or the
+// completion channel fails, Run() returns with an event saying why and
+// stopped() is true: the owner builds a new responder.
 #pragma once
 
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <mutex>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "common/status.h"
 #include "probes/adaptive_spin.h"
@@ -28,6 +43,17 @@
 #include "probes/verbs_resources.h"
 
 namespace rdmascope::probes {
+
+// A failure of a responder QP and what was done about it.
+struct ResponderEvent {
+  std::string device;
+  int port = 1;
+  uint32_t qpn = 0;
+  std::string status;  // the completion status that failed ("LOC_PROT_ERR"), or the failing verb
+  std::string detail;  // what failed and what recovery did, for an operator
+  bool recovered = false;
+  int64_t at_ms = 0;   // wall-clock time of the failure
+};
 
 // Cache key for the reply address handle of a UD receive: everything
 // ibv_init_ah_from_wc builds the AH from. `hdr` is the 40-byte network header
@@ -44,13 +70,18 @@ class UdResponder {
   // `ctx` and `pd` must outlive the responder.
   static Result<std::unique_ptr<UdResponder>> Create(ibv_context* ctx, ibv_pd* pd,
                                                      const std::string& device, int port,
-                                                     bool drop, const ResponderSpin& spin = {});
+                                                     bool drop, const ResponderSpin& spin = {},
+                                                     uint64_t bad_send_at = 0);
   ~UdResponder();
 
   uint32_t qpn() const { return qp_->qp_num; }
   int port() const { return port_; }
   const std::string& device() const { return device_; }
   uint64_t echoed() const { return echoed_.load(); }
+  // True once Run() has returned by itself (not through `stop`).
+  bool stopped() const { return stopped_.load(); }
+  // The events since the previous call (thread-safe).
+  std::vector<ResponderEvent> TakeEvents();
 
   void Run(const std::atomic<bool>& stop);
 
@@ -63,6 +94,11 @@ class UdResponder {
   Status PostRecv(uint32_t slot);
   void HandleRecv(const Completion& c);
   CachedAh* AhFor(const Completion& c, const uint8_t* grh);
+  // Notes the first failed completion since the QP was last in RTS.
+  void NoteFailure(const Completion& c, const char* what);
+  // Brings the QP back to RTS after a failure; false when it cannot.
+  bool Recover();
+  void AddEvent(ResponderEvent e);
 
   ibv_context* ctx_ = nullptr;
   ibv_pd* pd_ = nullptr;
@@ -76,6 +112,12 @@ class UdResponder {
   SendSignaler sends_;
   LruCache<CachedAh> ah_cache_;  // key: UdReplyAhKey
   std::atomic<uint64_t> echoed_{0};
+  std::atomic<bool> stopped_{false};
+  uint64_t bad_send_at_ = 0;
+  uint64_t echoes_posted_ = 0;
+  std::optional<ResponderEvent> failure_;  // noted, not yet recovered from
+  std::mutex events_mu_;
+  std::vector<ResponderEvent> events_;  // under events_mu_
 };
 
 }  // namespace rdmascope::probes

@@ -57,6 +57,7 @@ Result<std::unique_ptr<probes::Responder>> StartResponder(const probes::Responde
   if (!r.ok()) return r.status();
   const char* inject = opts.inject == probes::Injection::kRnr    ? " (FAULT INJECTION: rnr)"
                        : opts.inject == probes::Injection::kDrop ? " (FAULT INJECTION: drop)"
+                       : opts.inject == probes::Injection::kUdSendError ? " (FAULT INJECTION: ud-send-error)"
                                                                   : "";
   std::printf("rdmascope-agent: responder ready on control port %d%s\n", opts.control_port, inject);
   for (const auto& e : (*r)->UdInfo().endpoints) {
@@ -200,6 +201,7 @@ int RunFullAgent(const std::vector<std::string>& args, sigset_t stop_signals) {
   hooks.collect_probes = [sup] { return sup->Collect(); };
   hooks.rails = [sup] { return sup->RailsJson(); };
   hooks.rail_names = [sup] { return sup->RailNames(); };
+  hooks.responder_events = [sup] { return sup->TakeResponderEvents(); };
   auto daemon = agent::AgentDaemon::Create(config, std::move(hooks));
   if (!daemon.ok()) {
     std::fprintf(stderr, "rdmascope-agent: %s\n", daemon.status().message().c_str());

@@ -146,6 +146,10 @@ std::pair<std::string, std::string> AgentDaemon::MakeReport() {
   }
   nlohmann::json report = BuildReport(header, id, now_ms, inv, probes);
   for (auto& [k, v] : fabric.items()) report[k] = std::move(v);
+  if (hooks_.responder_events) {
+    nlohmann::json events = hooks_.responder_events();
+    if (events.is_array() && !events.empty()) report["responder_events"] = std::move(events);
+  }
   return {id, SerializeReport(report)};
 }
 

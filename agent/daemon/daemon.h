@@ -69,6 +69,9 @@ struct DaemonHooks {
   std::function<int64_t()> wall_ms;
   // Service manager notification; unset: SdNotify.
   std::function<Status(const std::string&)> notify;
+  // The responder's events since the previous call, for the report's
+  // "responder_events" (an array; left out when empty); unset: none.
+  std::function<nlohmann::json()> responder_events;
   // The agent's rails and their state for the report's "rails"; unset: none.
   std::function<nlohmann::json()> rails;
   // The rail names now, for each report's "rails" label (which the

@@ -305,7 +305,7 @@ void RailSupervisor::Reconcile() {
   std::string signature;
   for (const RailState& r : rails_) {
     if (r.state != "ACTIVE") continue;
-    served.push_back({r.spec.where.device, r.spec.where.port, r.spec.name});
+    served.push_back({r.spec.where.device, r.spec.where.port, r.spec.name, epoch_[r.spec.where.device]});
     signature += r.spec.name + "=" + PortText(r.spec.where) + "#" + std::to_string(epoch_[r.spec.where.device]) + "[" +
                  GidFingerprint(fs::path(opts_.sysfs_root) / "class" / "infiniband", r.spec.where) + "];";
   }
@@ -316,6 +316,33 @@ void RailSupervisor::Reconcile() {
     for (const auto& sp : served) list += (list.empty() ? "" : ", ") + sp.rail + "=" + sp.device + "/" + std::to_string(sp.port);
     opts_.log("responder: serving " + std::to_string(served.size()) + " rail(s)" + (list.empty() ? "" : ": " + list));
   }
+  // A UD responder that stopped is built again; the responders' events go
+  // into the next report, which is sent at once.
+  for (const auto& problem : responder_->Heal()) opts_.log("responder: " + problem);
+  std::vector<probes::ResponderEvent> responder_events = responder_->TakeEvents();
+  if (!responder_events.empty()) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      for (auto& e : responder_events) responder_events_.push_back(std::move(e));
+      if (responder_events_.size() > probes::kMaxPendingEvents)
+        responder_events_.erase(responder_events_.begin(),
+                                responder_events_.end() - std::ptrdiff_t(probes::kMaxPendingEvents));
+    }
+    if (opts_.on_change) opts_.on_change("responder: " + responder_events.front().detail);
+  }
+}
+
+nlohmann::json RailSupervisor::TakeResponderEvents() {
+  std::vector<probes::ResponderEvent> events;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    events.swap(responder_events_);
+  }
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& e : events)
+    out.push_back({{"device", e.device}, {"port", e.port}, {"qpn", e.qpn}, {"status", e.status},
+                   {"detail", e.detail}, {"recovered", e.recovered}, {"at_ms", e.at_ms}});
+  return out;
 }
 
 std::vector<nlohmann::json> RailSupervisor::Collect() {

@@ -12,10 +12,12 @@
 //   so names shift neither when a device goes nor when one appears late; the
 //   report's "rails" label follows RailNames()), starts an async event
 //   watcher per present device, serves (responder) exactly the ACTIVE rails, runs one prober per ACTIVE rail and
-//   stops the prober of a rail that is not ACTIVE. A device whose watcher
-//   reported DEVICE_FATAL or removal is released at once (responder
-//   generation and probers on it stopped) so its removal completes; it is
-//   used again when it is back (within one interval).
+//   stops the prober of a rail that is not ACTIVE. The responder changes per
+//   port (probes/responder.h): a rail's flap or new GID never touches another
+//   rail's QPs. A device whose watcher reported DEVICE_FATAL or removal is
+//   released at once (its responder QPs and probers stopped; it is served
+//   under a new epoch) so its removal completes; it is used again when it is
+//   back (within one interval).
 // - on_change (from the supervisor's thread) is called when a rail changed
 //   state or a port/device event arrived: the daemon reports at once.
 // - Collect() returns the probe entries since the previous call, each with
@@ -23,6 +25,9 @@
 //   transport with "not_run" ("local port DOWN", "local device missing") and
 //   nothing sent: a local fault is never reported as loss to the peer.
 // - RailsJson(): [{name, device, port, state}] for the report.
+// - Every reconcile also builds again a UD responder that stopped
+//   (Responder::Heal) and keeps the responder's events (failures, recoveries,
+//   rebuilds) for TakeResponderEvents(); events ask for a report at once.
 // Stop() (also the destructor) stops everything it started.
 #pragma once
 
@@ -76,6 +81,9 @@ class RailSupervisor {
   void Wake();
 
   std::vector<nlohmann::json> Collect();
+  // The responder's events since the previous call, in the report's
+  // "responder_events" shape (schemas/REPORT_FORMAT.md); [] when none.
+  nlohmann::json TakeResponderEvents();
   nlohmann::json RailsJson();
   // The rail names currently configured (for the report's labels).
   std::vector<std::string> RailNames();
@@ -114,6 +122,7 @@ class RailSupervisor {
   std::vector<std::string> event_log_;  // async events not yet logged
   std::vector<RailState> rails_;
   std::vector<nlohmann::json> pending_;  // entries of stopped probers
+  std::vector<probes::ResponderEvent> responder_events_;  // under mu_, not yet reported
   int64_t last_collect_ms_ = 0;
   std::thread thread_;
 };

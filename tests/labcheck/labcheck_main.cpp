@@ -20,6 +20,10 @@
 //       /api/v1/probes: for both transports, the newest SRC->DST summary of
 //       RAIL ending at or after SINCE_MS is clean (sent > 0, 0 lost, no
 //       errors, run) or not run because of the local port/device
+//   rdmascope-labcheck rail-window PROBES.json SRC DST RAIL SINCE_MS UNTIL_MS
+//       /api/v1/probes: for both transports, every SRC->DST summary of RAIL
+//       ending within [SINCE_MS, UNTIL_MS] summed: at least one, sent > 0,
+//       0 lost, no errors, none not run
 //   rdmascope-labcheck port PORTS.json NODE DEV PORT STATE
 //       /api/v1/ports: NODE's DEV/PORT has state_name STATE
 //   rdmascope-labcheck report-order DB NODE...
@@ -299,6 +303,34 @@ int RailState(int argc, char** argv) {
   return ok == 2 ? 0 : 1;
 }
 
+int RailWindow(int argc, char** argv) {
+  nlohmann::json probes;
+  if (argc != 8 || !ReadJson(argv[2], &probes)) return 2;
+  const std::string src = argv[3], dst = argv[4], rail = argv[5];
+  const int64_t since = std::strtoll(argv[6], nullptr, 10), until = std::strtoll(argv[7], nullptr, 10);
+  int ok = 0;
+  for (const char* transport : {"ud", "rc"}) {
+    int64_t summaries = 0, sent = 0, lost = 0, errors = 0, not_run = 0;
+    for (const auto& p : probes.value("probes", nlohmann::json::array())) {
+      if (Str(p, "src") != src || Str(p, "dst") != dst || Str(p, "transport") != transport) continue;
+      const int64_t end = Num(p, "interval_end_ms", 0);
+      if (Str(p, "rail") != rail || end < since || end > until) continue;
+      ++summaries;
+      sent += Num(p, "sent", 0);
+      lost += Num(p, "lost", 0);
+      errors += Num(p, "error_count", 0);
+      if (p.contains("not_run") && p["not_run"].is_string()) ++not_run;
+    }
+    const bool good = summaries > 0 && sent > 0 && lost == 0 && errors == 0 && not_run == 0;
+    std::printf("%s %s %s->%s rail %s over %.1f s: %lld summaries, sent %lld lost %lld errors %lld not run %lld\n",
+                good ? "OK" : "FAIL", transport, src.c_str(), dst.c_str(), rail.c_str(),
+                double(until - since) / 1000.0, static_cast<long long>(summaries), static_cast<long long>(sent),
+                static_cast<long long>(lost), static_cast<long long>(errors), static_cast<long long>(not_run));
+    ok += good ? 1 : 0;
+  }
+  return ok == 2 ? 0 : 1;
+}
+
 int PortState(int argc, char** argv) {
   nlohmann::json ports;
   if (argc != 7 || !ReadJson(argv[2], &ports)) return 2;
@@ -565,6 +597,7 @@ int main(int argc, char** argv) {
   if (cmd == "event") return EventState(argc, argv);
   if (cmd == "exactly-once") return ExactlyOnce(argc, argv);
   if (cmd == "rail") return RailState(argc, argv);
+  if (cmd == "rail-window") return RailWindow(argc, argv);
   if (cmd == "port") return PortState(argc, argv);
   if (cmd == "report-order") return ReportOrder(argc, argv);
   if (cmd == "no-event") return NoEvent(argc, argv);
@@ -580,6 +613,7 @@ int main(int argc, char** argv) {
                "       rdmascope-labcheck event EVENTS.json KIND NODE open|closed [STATUS,...]\n"
                "       rdmascope-labcheck exactly-once DB LAST_ID...\n"
                "       rdmascope-labcheck rail PROBES.json SRC DST RAIL SINCE_MS clean|not-run\n"
+               "       rdmascope-labcheck rail-window PROBES.json SRC DST RAIL SINCE_MS UNTIL_MS\n"
                "       rdmascope-labcheck port PORTS.json NODE DEV PORT STATE\n"
                "       rdmascope-labcheck report-order DB NODE...\n"
                "       rdmascope-labcheck no-event EVENTS.json KIND SINCE_MS\n"

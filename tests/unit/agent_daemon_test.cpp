@@ -148,6 +148,29 @@ TEST_F(DaemonTest, TheRailsLabelFollowsTheRailsOfEachReport) {
   EXPECT_EQ(bodies.back()["labels"]["group"], "rack1");  // the configured labels stay
 }
 
+TEST_F(DaemonTest, ResponderEventsGoIntoOneReportAndThenNoMore) {
+  FakeCollector collector;
+  DaemonHooks h = Hooks();
+  auto calls = std::make_shared<std::atomic<int>>(0);
+  h.responder_events = [calls] {
+    if (calls->fetch_add(1) > 0) return nlohmann::json::array();
+    return nlohmann::json::array({{{"device", "rxe0"}, {"port", 1}, {"qpn", 17}, {"status", "LOC_PROT_ERR"},
+                                   {"detail", "d"}, {"recovered", true}, {"at_ms", 1}}});
+  };
+  auto d = Make(Config(collector.url()), std::move(h));
+  ASSERT_TRUE(d);
+  {
+    Running run(d.get());
+    ASSERT_TRUE(collector.WaitAccepted(2, 10s)) << log_.All();
+  }
+  std::vector<nlohmann::json> bodies = collector.bodies();
+  ASSERT_GE(bodies.size(), 2u);
+  ASSERT_TRUE(bodies[0].contains("responder_events"));
+  EXPECT_EQ(bodies[0]["responder_events"].size(), 1u);
+  EXPECT_EQ(bodies[0]["responder_events"][0]["qpn"], 17);
+  EXPECT_FALSE(bodies[1].contains("responder_events")) << "an empty list is left out";
+}
+
 TEST_F(DaemonTest, ReportsEveryIntervalWithInventoryCountersAndProbes) {
   FakeCollector collector;
   auto d = Make(Config(collector.url()), Hooks());

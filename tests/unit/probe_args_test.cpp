@@ -100,6 +100,9 @@ TEST(AgentOptions, ResponderOnlyWithInjection) {
   auto d = agent::ParseAgentOptions({"--inject", "drop"});
   ASSERT_TRUE(d.ok());
   EXPECT_EQ(d->responder.inject, probes::Injection::kDrop);
+  auto u = agent::ParseAgentOptions({"--inject", "ud-send-error"});
+  ASSERT_TRUE(u.ok()) << u.status().message();
+  EXPECT_EQ(u->responder.inject, probes::Injection::kUdSendError);
   EXPECT_TRUE(d->responder.control_bind.empty());  // default: the rails' addresses
   auto b = agent::ParseAgentOptions({"--control-bind", "192.168.77.2", "--control-bind", "127.0.0.1"});
   ASSERT_TRUE(b.ok()) << b.status().message();

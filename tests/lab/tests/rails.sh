@@ -8,13 +8,21 @@
 #     shows node-a rxe1 DOWN and a port_state event is open; A keeps running;
 #     r0 stays clean; A's r1 is reported as not run (local port DOWN).
 #  3. Link up: A->B r1 clean again within 3 intervals.
-#  4. `rdma link delete rxe1`: the delete completes, the agent survives and
+#  4. A new IPv6 address on A's rxe1 netdev, then its link down and up three
+#     times: A's rxe1 keeps its UD QPN through the new GID, and rail r0 keeps
+#     its QPN (printed before and after) and shows 0 lost probes and no errors
+#     both ways over the whole time (the responder changes per port).
+#  5. `rdma link delete rxe1`: the delete completes, the agent survives and
 #     uses little CPU while the device is gone; `rdma link add` brings r1 back.
-#  5. An agent started while all its ports are down runs, reports them DOWN,
+#  6. An agent started while all its ports are down runs, reports them DOWN,
 #     and probes once they come up.
-#  6. An agent with default rail names on three devices, started while the
+#  7. An agent with default rail names on three devices, started while the
 #     middle one is deleted: when it is added back it becomes rail 2, and the
 #     other two keep names 0 and 1 (rail tables printed before and after).
+#  8. An agent with --inject ud-send-error: its UD responder's 10th echo fails
+#     and the QP leaves RTS; echoes resume within 5 probes (10 ms apart), the
+#     QPN stays, and one closed responder_qp_error event in the collector names
+#     the QPN and the completion status.
 # Along the way, rdmactl health as a monitoring plugin on the real ports: OK
 # with perfdata, WARNING from --expect-rate above the rxe rate, CRITICAL for
 # the downed port, UNKNOWN (exit 3) for a sysfs root that does not exist.
@@ -122,7 +130,71 @@ echo "TIMING link up -> A->B r1 0 loss ${t_up} s (bound $((3 * INTERVAL)) s + 1 
 lab_wait 30 "node-b r1 to node-a clean again" rail node-b node-a r1 "$since" clean || show_fail "B->A r1 not back"
 echo "PASS link up: r1 back to 0 loss (B->A after $(elapsed "$t0") s)"
 
-echo "== 4. rdma link delete $A1, then add it again"
+echo "== 4. a new IPv6 address on $NA1, then its link down and up three times: rail r0 untouched"
+IP_A=$(lab_ip "$A0")
+# qpns [PORT]: "DEV=QPN" of every UD endpoint the control port PORT (default
+# node-a's, 18611) on $IP_A lists, once each; the raw first page in ud_info.txt.
+qpns() {
+  local line=
+  exec 3<>"/dev/tcp/$IP_A/${1:-18611}" || return 1
+  printf '{"op":"ud_info"}\n' >&3
+  IFS= read -r -t 10 line <&3
+  exec 3>&-
+  printf '%s' "$line" > ud_info.txt
+  grep -o '"device":"[^"]*"[^}]*"qpn":[0-9]*' ud_info.txt |
+    sed 's/"device":"\([^"]*\)".*"qpn":\([0-9]*\)/\1=\2/' | sort -u | tr '\n' ' '
+}
+# qpn_of DEV [PORT]: the UD QPN listed for DEV.
+qpn_of() { qpns "${2:-18611}" | tr ' ' '\n' | sed -n "s/^$1=//p"; }
+serves() { grep -c 'responder: serving' "$FLEET_DIR/agent-node-a.log"; }
+served_since() { [ "$(serves)" -gt "$1" ]; }
+# hold N: keep the current state for N report intervals, so probe rounds run in it.
+hold() { local t; t=$(now_cs); while within "$t" $(($1 * INTERVAL_MS)); do sleep 0.2; done; }
+lists_gid() { qpns > /dev/null && grep -q "\"$1\"" ud_info.txt; }
+before=$(qpns)
+q0=$(qpn_of "$A0") q1=$(qpn_of "$A1")
+[ -n "$q0" ] && [ -n "$q1" ] || show_fail "node-a's ud_info lists no QPN for $A0 or $A1: '$before'"
+echo "node-a UD QPNs before: $before"
+since=$(wall_ms)
+t0=$(now_cs)
+n=$(serves)
+ip -6 addr add fd00:77:1::a1/64 dev "$NA1" nodad || show_fail "ip -6 addr add on $NA1"
+lab_wait 20 "node-a's ud_info to list the new GID fd00:77:1::a1" lists_gid fd00:77:1::a1 ||
+  show_fail "the new IPv6 GID never reached ud_info: $(cat ud_info.txt)"
+served_since "$n" || show_fail "the responder listed the new GID without serving again"
+q1_gid=$(qpn_of "$A1")
+echo "after the new GID: $A1 QPN $q1 -> $q1_gid"
+[ "$q1_gid" = "$q1" ] || show_fail "$A1's UD QP was rebuilt for a new GID on an unchanged port ($q1 -> $q1_gid)"
+hold 2
+for i in 1 2 3; do
+  n=$(serves)
+  ip link set "$NA1" down
+  lab_wait 20 "node-a's responder to leave $A1 (flap $i)" served_since "$n" || show_fail "flap $i: $A1 still served"
+  hold 1
+  n=$(serves)
+  ip link set "$NA1" up
+  lab_wait 30 "node-a's responder to serve $A1 again (flap $i)" served_since "$n" ||
+    show_fail "flap $i: $A1 not served again"
+  hold 2
+done
+until_ms=$(wall_ms)
+echo "TIMING new GID and three flaps done in $(elapsed "$t0") s"
+after=$(qpns)
+echo "node-a UD QPNs after:  $after"
+[ "$(qpn_of "$A0")" = "$q0" ] || show_fail "rail r0's UD QPN changed ($q0 -> $(qpn_of "$A0")) while only $A1 changed"
+# Both directions of r0 have summaries ending after the window, so the window is whole.
+lab_wait 30 "r0 summaries after the flaps" rail node-b node-a r0 "$until_ms" clean || show_fail "B->A r0 not clean after the flaps"
+lab_wait 30 "r0 summaries after the flaps" rail node-a node-b r0 "$until_ms" clean || show_fail "A->B r0 not clean after the flaps"
+probes_json || show_fail "GET /api/v1/probes"
+rdmascope-labcheck rail-window probes.json node-b node-a r0 "$since" "$until_ms" > window.txt; ok_ba=$?
+rdmascope-labcheck rail-window probes.json node-a node-b r0 "$since" "$until_ms" >> window.txt; ok_ab=$?
+cat window.txt
+[ $ok_ba = 0 ] && [ $ok_ab = 0 ] || show_fail "rail r0 lost probes or saw errors while only r1 changed"
+lab_wait 30 "node-a r1 clean again" rail node-a node-b r1 "$until_ms" clean || show_fail "r1 not back after the flaps"
+# (The link going down took the IPv6 address with it: Linux drops them unless keep_addr_on_down.)
+echo "PASS per-port responder: new GID kept $A1's QPN $q1; r0 kept QPN $q0 with 0 lost both ways through a new GID and 3 flaps of r1"
+
+echo "== 5. rdma link delete $A1, then add it again"
 # The agent's CPU over 10 s with both rails up, beside the window below.
 c0=$(cpu_ticks "$PID_node_a")
 t0=$(now_cs)
@@ -156,7 +228,7 @@ cat rail.txt
 echo "TIMING device back -> A->B r1 0 loss $(elapsed "$t0") s"
 echo "PASS delete/add: agent survived, low CPU while gone, r1 back"
 
-echo "== 5. an agent started with all its ports down"
+echo "== 6. an agent started with all its ports down"
 kill -TERM "$PID_node_a"; wait "$PID_node_a" 2>/dev/null
 ip link set "$NA0" down
 ip link set "$NA1" down
@@ -175,7 +247,7 @@ lab_wait 60 "node-c r0 probing node-b cleanly" rail node-c node-b r0 "$since" cl
 cat rail.txt
 echo "TIMING all-down start: probing $(elapsed "$t0") s after the links came up"
 echo "PASS all ports down at start: ran, reported DOWN, probed after up"
-echo "== 6. default rail names: an agent started with $A1 absent, $A1 added later"
+echo "== 7. default rail names: an agent started with $A1 absent, $A1 added later"
 kill -TERM "$PID_node_c"; wait "$PID_node_c" 2>/dev/null
 timeout 30 rdma link delete "$A1" || show_fail "rdma link delete $A1 failed or hung"
 log_d=$FLEET_DIR/agent-node-d.log
@@ -200,7 +272,47 @@ grep -m 1 "rail 2 = $A1/1" "$log_d"
 [ "$after" = "0=$A0/1 1=$B1/1 2=$A1/1 " ] || show_fail "node-d's rails after $A1 came: '$after', want '0=$A0/1 1=$B1/1 2=$A1/1'"
 alive "$PID_node_d" node-d
 echo "PASS late device: $A1 became rail 2; rails 0 ($A0) and 1 ($B1) kept their names"
+
+echo "== 8. a UD responder QP forced into error (--inject ud-send-error): it recovers and says so"
+kill -TERM "$PID_node_d"; wait "$PID_node_d" 2>/dev/null
+log_e=$FLEET_DIR/agent-node-e.log
+rdmascope-agent --collector "http://127.0.0.1:$FLEET_PORT" --token-file "$FLEET_DIR/token" \
+  --node-name node-e --rail "r0=$A0" --control-port 18615 --control-host "$IP_A" \
+  --spool-dir "$FLEET_DIR/spool-node-e" --interval "$INTERVAL" --inventory-interval 30 --probe-count 5 \
+  --inject ud-send-error >> "$log_e" 2>&1 &
+PID_node_e=$!
+lab_wait_listen 18615 30 || show_fail "node-e did not start"
+has_qpn() { qe=$(qpn_of "$A0" 18615); [ -n "$qe" ]; }
+lab_wait 20 "node-e's UD endpoint on $A0" has_qpn || show_fail "node-e lists no UD endpoint on $A0"
+since=$(wall_ms)
+# 40 probes 10 ms apart: the 10th echo fails (a bad key; at least that probe is
+# lost), the QP leaves RTS and must come back.
+rc=0
+rdmactl probe --transport ud --device "$B0" "$IP_A:18615" --count 40 > probe-e.txt 2>&1 || rc=$?
+cat probe-e.txt
+lost=$(sed -n 's/.*lost \([0-9]*\).*/\1/p' probe-e.txt | head -n 1)
+# At most 5 lost: echoes were back within 60 ms of the failure (recovery is a
+# QP reset and 64 receives posted under TCG), far inside 2 report intervals.
+[ "$rc" -le 1 ] && [ -n "$lost" ] && [ "$lost" -ge 1 ] && [ "$lost" -le 5 ] ||
+  show_fail "after the injected send error, echoes did not resume within 5 probes (exit $rc, lost '${lost}')"
+rdmactl probe --transport ud --device "$B0" "$IP_A:18615" --count 20 > probe-e2.txt 2>&1 ||
+  show_fail "a second probe run after the recovery lost probes or failed: $(cat probe-e2.txt)"
+grep -m 1 'lost' probe-e2.txt
+events_json() { fleet_get "/api/v1/events?kind=responder_qp_error&limit=100" events.json; }
+event_closed() { events_json && rdmascope-labcheck event events.json responder_qp_error node-e closed > event.txt; }
+t0=$(now_cs)
+lab_wait 20 "node-e's responder_qp_error event, closed" event_closed || show_fail "no closed responder_qp_error event for node-e"
+cat event.txt
+echo "TIMING event in the collector $(elapsed "$t0") s after the probe run"
+grep -q "QPN $qe:" event.txt || show_fail "the event does not name QPN $qe"
+grep -q "LOC_" event.txt || show_fail "the event does not name the completion status"
+[ "$(grep -c '^CLOSED' event.txt)" = 1 ] || show_fail "want exactly one responder_qp_error event for node-e"
+qe_after=$(qpn_of "$A0" 18615)
+[ "$qe_after" = "$qe" ] || show_fail "the recovered UD QP changed its QPN ($qe -> $qe_after)"
+grep -m 2 "QPN $qe" "$log_e"
+alive "$PID_node_e" node-e
+echo "PASS UD responder recovery: $lost of 40 lost at the injected error, 0 of 20 after, QPN $qe kept, one closed event naming it"
 fleet_stop
-kill -TERM "$PID_node_a" "$PID_node_b" "$PID_node_c" "$PID_node_d" 2>/dev/null
+kill -TERM "$PID_node_a" "$PID_node_b" "$PID_node_c" "$PID_node_e" 2>/dev/null
 wait 2>/dev/null
 echo "rails: PASS"
