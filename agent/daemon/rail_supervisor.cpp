@@ -69,8 +69,10 @@ Result<std::unique_ptr<RailSupervisor>> RailSupervisor::Start(RailSupervisorOpti
   auto responder = probes::Responder::StartIdle(s->opts_.responder);
   if (!responder.ok()) return responder.status();
   s->responder_ = std::move(responder).value();
-  s->Reconcile();  // the first one before returning: rails known, responders up
+  s->Reconcile(/*first=*/true);  // the first one before returning: rails known, responders up
   s->thread_ = std::thread([raw = s.get()] { raw->Loop(); });
+  s->fetch_thread_ = std::thread([raw = s.get()] { raw->FetchLoop(); });
+  s->retire_thread_ = std::thread([raw = s.get()] { raw->RetireLoop(); });
   return s;
 }
 
@@ -84,6 +86,8 @@ void RailSupervisor::Stop() {
   }
   cv_.notify_all();
   if (thread_.joinable()) thread_.join();
+  if (fetch_thread_.joinable()) fetch_thread_.join();
+  if (retire_thread_.joinable()) retire_thread_.join();  // stops what was handed to it first
   std::vector<std::unique_ptr<probes::ProbeScheduler>> probers;
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -155,19 +159,58 @@ std::map<PortRef, std::string> RailSupervisor::DiscoverPorts() const {
 }
 
 void RailSupervisor::StopProber(RailState& r) {
-  std::unique_ptr<probes::ProbeScheduler> p;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    p = std::move(r.prober);
+    if (!r.prober) return;
+    retiring_.push_back(std::move(r.prober));
   }
-  if (!p) return;
-  p->Stop();
-  std::vector<nlohmann::json> left = p->Collect();
-  std::lock_guard<std::mutex> lock(mu_);
-  for (auto& e : left) pending_.push_back(std::move(e));
+  cv_.notify_all();
 }
 
-void RailSupervisor::Reconcile() {
+void RailSupervisor::RetireLoop() {
+  for (;;) {
+    std::vector<std::unique_ptr<probes::ProbeScheduler>> batch;
+    {
+      std::unique_lock<std::mutex> lock(mu_);
+      cv_.wait(lock, [this] { return stop_ || !retiring_.empty(); });
+      if (retiring_.empty()) return;  // stopping, and nothing left to stop
+      batch.swap(retiring_);
+    }
+    for (auto& p : batch) {
+      p->Stop();
+      std::vector<nlohmann::json> left = p->Collect();
+      p.reset();  // its contexts are closed now (a device removal waits for that)
+      std::lock_guard<std::mutex> lock(mu_);
+      for (auto& e : left) pending_.push_back(std::move(e));
+    }
+  }
+}
+
+void RailSupervisor::FetchTargets(const std::vector<std::string>& rails) {
+  for (const std::string& name : rails) {
+    auto t = opts_.targets(name);
+    if (!t) continue;
+    std::lock_guard<std::mutex> lock(mu_);
+    for (auto& rs : rails_)
+      if (rs.spec.name == name) rs.targets = *t;
+  }
+}
+
+void RailSupervisor::FetchLoop() {
+  for (;;) {
+    std::vector<std::string> rails;
+    {
+      std::unique_lock<std::mutex> lock(mu_);
+      cv_.wait(lock, [this] { return stop_ || fetch_due_; });
+      if (stop_) return;
+      fetch_due_ = false;
+      rails.swap(fetch_rails_);
+    }
+    FetchTargets(rails);
+  }
+}
+
+void RailSupervisor::Reconcile(bool first) {
   std::set<std::string> gone;
   std::vector<std::string> events;
   {
@@ -248,23 +291,24 @@ void RailSupervisor::Reconcile() {
   changed = changed || !changes.empty() || !gone.empty();
   // Report first: stopping probers and rebuilding the responder can take a second or two.
   if (changed && opts_.on_change) opts_.on_change(changes.empty() ? "async event" : changes.front());
-  for (auto& o : orphans) o->Stop();
+  if (!orphans.empty()) {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (auto& o : orphans) retiring_.push_back(std::move(o));
+  }
+  cv_.notify_all();
 
   // Probers: one per ACTIVE rail, restarted when its device came back.
   const auto started_at = std::chrono::steady_clock::now();
   const bool fetch_down = started_at - last_down_fetch_ >= std::chrono::milliseconds(opts_.interval_ms);
   if (fetch_down) last_down_fetch_ = started_at;
+  std::vector<std::string> down;  // rails whose targets are fetched for their not-run entries
   for (size_t i = 0; i < rails_.size(); ++i) {
     RailState& r = rails_[i];
     const bool active = r.state == "ACTIVE";
     const uint64_t epoch = epoch_[r.spec.where.device];
     if (r.prober && (!active || r.prober_epoch != epoch)) StopProber(r);
     if (!active) {
-      if (opts_.targets && fetch_down) {
-        auto t = opts_.targets(r.spec.name);
-        std::lock_guard<std::mutex> lock(mu_);
-        if (t) r.targets = *t;
-      }
+      if (opts_.targets && fetch_down) down.push_back(r.spec.name);
       continue;
     }
     if (r.prober || !opts_.targets) continue;
@@ -298,6 +342,18 @@ void RailSupervisor::Reconcile() {
     std::lock_guard<std::mutex> lock(mu_);
     r.prober = std::move(started).value();
     r.prober_epoch = epoch;
+  }
+  if (!down.empty()) {
+    if (first) {
+      FetchTargets(down);
+    } else {
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        fetch_rails_ = std::move(down);
+        fetch_due_ = true;
+      }
+      cv_.notify_all();
+    }
   }
 
   // Responders: exactly the ACTIVE rails (and again whenever a device came back).

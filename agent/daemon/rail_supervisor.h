@@ -25,6 +25,12 @@
 //   transport with "not_run" ("local port DOWN", "local device missing") and
 //   nothing sent: a local fault is never reported as loss to the peer.
 // - RailsJson(): [{name, device, port, state}] for the report.
+// - A reconcile never waits on the network: the targets of rails that are not
+//   ACTIVE (for their not-run entries) are fetched by a thread of their own
+//   once an interval (only Start()'s first reconcile fetches them itself), and
+//   probers are stopped by another thread, which keeps what they collected.
+//   So a collector outage or a prober stuck in a setup never delays a device
+//   event.
 // - Every reconcile also builds again a UD responder that stopped
 //   (Responder::Heal) and keeps the responder's events (failures, recoveries,
 //   rebuilds) for TakeResponderEvents(); events ask for a report at once.
@@ -99,10 +105,18 @@ class RailSupervisor {
 
   explicit RailSupervisor(RailSupervisorOptions opts) : opts_(std::move(opts)) {}
   void Loop();
-  void Reconcile();
+  // `first` (from Start): the targets of rails that are not ACTIVE are fetched
+  // here; afterwards by FetchLoop, so a reconcile never waits on the network.
+  void Reconcile(bool first = false);
+  // Fetches the targets of the rails in fetch_rails_ (not ACTIVE) when asked.
+  void FetchLoop();
+  // Stops the probers handed to it, keeping what they collected.
+  void RetireLoop();
+  void FetchTargets(const std::vector<std::string>& rails);
   void OnEvent(const AsyncEvent& e);
   // State name of every port in sysfs, by (device, port).
   std::map<PortRef, std::string> DiscoverPorts() const;
+  // Hands r's prober to RetireLoop (under no lock); never waits for it.
   void StopProber(RailState& r);
 
   RailSupervisorOptions opts_;
@@ -124,7 +138,12 @@ class RailSupervisor {
   std::vector<nlohmann::json> pending_;  // entries of stopped probers
   std::vector<probes::ResponderEvent> responder_events_;  // under mu_, not yet reported
   int64_t last_collect_ms_ = 0;
+  std::vector<std::string> fetch_rails_;  // rails whose targets FetchLoop fetches next
+  bool fetch_due_ = false;
+  std::vector<std::unique_ptr<probes::ProbeScheduler>> retiring_;  // probers RetireLoop stops
   std::thread thread_;
+  std::thread fetch_thread_;
+  std::thread retire_thread_;
 };
 
 }  // namespace rdmascope::agent

@@ -4,8 +4,15 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <thread>
 
 #include "agent/daemon/rail_supervisor.h"
+#include "tests/support/scratch_dir.h"
 
 namespace rdmascope::agent {
 namespace {
@@ -55,6 +62,58 @@ TEST(RailSupervisor, NamedRailOnANodeWithoutDevices) {
   EXPECT_EQ((*s)->RailNames(), std::vector<std::string>{"r1"});
   EXPECT_EQ((*s)->RailsJson()[0]["state"], "missing");
   EXPECT_TRUE((*s)->Collect().empty());  // no targets source: nothing to report
+}
+
+// A pinglist fetch that hangs (the collector is away) must not hold up the
+// supervisor: a device that appears meanwhile gets its rail at once.
+TEST(RailSupervisor, AHangingTargetFetchDoesNotHoldUpDeviceChanges) {
+  using namespace std::chrono_literals;
+  testsupport::ScratchDir sys("rail_supervisor_test");
+  auto add_device = [&sys](const std::string& dev) {
+    const std::string port = sys.path() + "/class/infiniband/" + dev + "/ports/1";
+    std::filesystem::create_directories(port);
+    std::ofstream(port + "/state") << "4: ACTIVE\n";
+  };
+  add_device("mlx5_0");
+  RailSupervisorOptions o;
+  o.sysfs_root = sys.path();
+  o.responder.control_port = 0;
+  o.interval_ms = 200;  // a fetch for the rail that is not ACTIVE every 200 ms
+  std::mutex mu;
+  std::condition_variable cv;
+  bool release = false;
+  std::atomic<int> calls{0}, hanging{0};
+  o.targets = [&](const std::string&) -> std::optional<std::vector<probes::ProbeTarget>> {
+    if (calls++ > 0) {  // Start's own fetch answers; the later ones hang like a dead collector
+      ++hanging;
+      std::unique_lock<std::mutex> lock(mu);
+      cv.wait_for(lock, 30s, [&] { return release; });
+    }
+    return std::vector<probes::ProbeTarget>{{"peer", "192.0.2.1", 18610}};
+  };
+  auto unblock = [&] {
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      release = true;
+    }
+    cv.notify_all();
+  };
+  auto s = RailSupervisor::Start(o);
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  auto deadline = std::chrono::steady_clock::now() + 10s;
+  while (hanging.load() == 0 && std::chrono::steady_clock::now() < deadline) std::this_thread::sleep_for(10ms);
+  ASSERT_GT(hanging.load(), 0) << "no second fetch in 10 s";
+  add_device("mlx5_1");
+  (*s)->Wake();
+  size_t rails = 0;
+  deadline = std::chrono::steady_clock::now() + 5s;
+  while ((rails = (*s)->RailsJson().size()) < 2 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(10ms);
+  const bool fetch_still_hanging = !release;
+  unblock();
+  EXPECT_EQ(rails, 2u) << "the new device's rail did not come while a fetch hung";
+  EXPECT_TRUE(fetch_still_hanging);
+  (*s)->Stop();
 }
 
 }  // namespace
