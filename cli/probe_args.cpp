@@ -10,7 +10,7 @@ namespace rdmascope::cli {
 const char kProbeHelp[] =
     "usage: rdmactl probe --transport rc|ud --device DEV [--port N] [--gid-index I | --gid-subnet NET]\n"
     "                     [--probe-traffic-class TC] [--probe-sl SL]\n"
-    "                     HOST[:PORT] [--count N] [--interval-ms M] [--timeout-ms T] [--json]\n"
+    "                     HOST[:PORT] [--count N] [--interval-ms M] [--burst B] [--timeout-ms T] [--json]\n"
     "\n"
     "Probes one peer rdmascope-agent now with real RDMA traffic and prints RTT\n"
     "statistics in microseconds (t_min, t_typical = median, t_avg, p99, p99.9),\n"
@@ -31,7 +31,13 @@ const char kProbeHelp[] =
     "  --probe-sl SL        InfiniBand service level 0..15 of every probe (default 0)\n"
     "  HOST[:PORT]          the peer agent and its control port (default 18610)\n"
     "  --count N            probes to send (default 100)\n"
-    "  --interval-ms M      time between probe starts (default 10; 0 = back to back)\n"
+    "  --interval-ms M      average time between probe starts (default 10; 0 = back to back)\n"
+    "  --burst B            probes per burst (default 10; 1..1000): a burst leaves every B x M ms;\n"
+    "                       its first probe (the primer) wakes the peer's responder and is\n"
+    "                       shown apart as cold RTT, the others leave each right after the\n"
+    "                       previous one, while the responder is still polling, so the RTT\n"
+    "                       figures measure the path and not a wake-up. Every probe counts for\n"
+    "                       loss. 1 = no bursts: each probe on its own pays the wake-up\n"
     "  --timeout-ms T       per-probe deadline (default 1000)\n"
     "  --duration-s S       stop after S seconds whatever the count (default 600)\n"
     "  --rc-timeout V       RC local ACK timeout exponent 0..31 (default 12 = 16.8 ms)\n"
@@ -69,6 +75,7 @@ Status ParseNumber(const std::string& opt, const std::string& text, long long lo
 Result<ProbeArgs> ParseProbeArgs(const std::vector<std::string>& args) {
   ProbeArgs a;
   a.options.count = 100;
+  a.options.burst = kDefaultProbeBurst;
   probes::ProbePathSettings path;  // --gid-index, --gid-subnet, --probe-traffic-class, --probe-sl
   bool have_host = false;
   for (size_t i = 0; i < args.size(); ++i) {
@@ -99,6 +106,8 @@ Result<ProbeArgs> ParseProbeArgs(const std::vector<std::string>& args) {
       if (!s.ok()) s = Status::Error(k + ": " + s.message());
     } else if (k == "--count") {
       if ((s = number(1, 100000000, &n)).ok()) a.options.count = uint64_t(n);
+    } else if (k == "--burst") {
+      if ((s = number(1, 1000, &n)).ok()) a.options.burst = uint64_t(n);
     } else if (k == "--interval-ms") {
       if ((s = number(0, 3600000, &n)).ok()) a.options.interval_ms = uint64_t(n);
     } else if (k == "--timeout-ms") {

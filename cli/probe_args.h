@@ -12,6 +12,9 @@
 
 namespace rdmascope::cli {
 
+// Probes per burst by default (ProberOptions::burst): one primer in ten.
+constexpr uint64_t kDefaultProbeBurst = 10;
+
 struct ProbeArgs {
   std::string transport = "ud";  // "ud" or "rc"
   probes::ProberOptions options;

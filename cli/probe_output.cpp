@@ -53,6 +53,7 @@ void PrintProbeText(std::FILE* out, const probes::ProbeRun& run, const probes::P
     PrintStats(out, "RTT (usec)", s.rtt);
     if (s.network) PrintStats(out, "network RTT (usec)", *s.network);
     if (s.responder) PrintStats(out, "responder delay (usec)", *s.responder);
+    if (s.cold && s.cold->count > 0) PrintStats(out, "primers: cold RTT (usec)", *s.cold);
     if (s.read) PrintStats(out, "RDMA READ (usec)", *s.read);
     std::fprintf(out, "timing: %s\n", run.device_timestamps ? "device completion timestamps"
                                                             : "host monotonic clock at poll");

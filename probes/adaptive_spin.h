@@ -32,8 +32,10 @@ class AdaptiveSpin {
     return std::clamp(typical_ns_ * mult_, floor_, cap_);
   }
 
+  // The first observation counts at most twice the cap: one long gap (the
+  // first probe after an idle spell) must not take a hundred to forget.
   void Observe(uint64_t ns) {
-    if (!seen_) typical_ns_ = ns;
+    if (!seen_) typical_ns_ = cap_ ? std::min(ns, 2 * cap_) : ns;
     else if (ns > typical_ns_) typical_ns_ += std::max<uint64_t>(typical_ns_ / 16, 1);
     else if (ns < typical_ns_) typical_ns_ -= typical_ns_ / 16;
     seen_ = true;

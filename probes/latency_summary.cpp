@@ -36,11 +36,17 @@ LatencyStats ComputeStats(std::vector<double> values) {
 ProbeSummary Summarize(const std::vector<ProbeSample>& samples,
                        const std::vector<std::string>& error_keys) {
   ProbeSummary sum;
-  std::vector<double> rtt, net, resp, rd;
+  std::vector<double> rtt, net, resp, rd, cold;
+  bool primers = false;
   for (const auto& s : samples) {
     ++sum.sent;
+    primers = primers || s.primer;
     if (!s.received) continue;
     ++sum.received;
+    if (s.primer) {
+      cold.push_back(s.rtt_us);
+      continue;
+    }
     rtt.push_back(s.rtt_us);
     if (s.responder_us) {
       resp.push_back(*s.responder_us);
@@ -56,6 +62,7 @@ ProbeSummary Summarize(const std::vector<ProbeSample>& samples,
     sum.responder = ComputeStats(resp);
   }
   if (!rd.empty()) sum.read = ComputeStats(rd);
+  if (primers) sum.cold = ComputeStats(cold);
   for (const auto& k : error_keys) ++sum.errors_by_status[k];
   return sum;
 }

@@ -2,7 +2,10 @@
 //
 // Contract: percentiles use the nearest-rank method on the sorted samples
 // (p50 of {1,2,3,4} is 2); every statistic of an empty sample set is 0 with
-// count 0. Loss ratio = lost / sent (0 when nothing was sent).
+// count 0. Loss ratio = lost / sent (0 when nothing was sent). A primer
+// (the first probe of a burst, which wakes the responder) counts as sent,
+// received or lost like any probe, but its RTT goes to `cold` only, never to
+// rtt, network, responder or read: those describe the path, not wake-ups.
 #pragma once
 
 #include <cstdint>
@@ -28,6 +31,7 @@ struct ProbeSample {
   double rtt_us = 0;
   std::optional<double> responder_us;  // the responder's receive->send delay (T4 - T3)
   std::optional<double> read_us;       // RC: RDMA READ completion time
+  bool primer = false;                 // first of its burst (ProberOptions::burst)
 };
 
 struct ProbeSummary {
@@ -39,6 +43,7 @@ struct ProbeSummary {
   std::optional<LatencyStats> network;    // rtt - responder delay (UD and RC)
   std::optional<LatencyStats> responder;  // UD and RC
   std::optional<LatencyStats> read;       // RC
+  std::optional<LatencyStats> cold;       // the primers' RTT (absent without primers)
   std::map<std::string, uint64_t> errors_by_status;  // "RETRY_EXC_ERR (12)" -> count
 };
 

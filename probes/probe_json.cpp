@@ -15,6 +15,7 @@ json SummaryToJson(const ProbeSummary& s) {
   j["network_us"] = s.network ? StatsToJson(*s.network) : json(nullptr);
   j["responder_us"] = s.responder ? StatsToJson(*s.responder) : json(nullptr);
   j["read_us"] = s.read ? StatsToJson(*s.read) : json(nullptr);
+  if (s.cold) j["cold_rtt_us"] = StatsToJson(*s.cold);
   j["errors_by_status"] = json::object();
   for (const auto& [k, v] : s.errors_by_status) j["errors_by_status"][k] = v;
   return j;

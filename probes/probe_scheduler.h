@@ -6,9 +6,10 @@
 // the target list (refresh_targets, once an interval) and one worker thread
 // per target (at most kMaxTargets; targets past that get a CONNECT error
 // entry each interval instead). Workers started together start staggered
-// over half an interval; each then runs, every `interval_ms`, `count` UD probes then `count` RC probes to its own target,
-// so a slow or dead target delays only its own rounds, never another
-// target's (a round that overruns delays that worker's next one). The
+// over half an interval; each then runs, every `interval_ms`, `count` UD
+// probes then `count` RC probes to its own target, spaced (lone probes, no
+// bursts: ProberOptions::burst 1), so a slow or dead target delays only its
+// own rounds, never another target's (a round that overruns delays that worker's next one). The
 // rail's device context and PD (RailDevice) are shared by all workers; each
 // worker keeps its UD session (QP, CQ, buffer, address handle) and its RC
 // connection from round to round and rebuilds them only after a device

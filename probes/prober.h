@@ -39,6 +39,14 @@ struct ProberOptions {
   int control_port = kDefaultControlPort;
   uint64_t count = 1000;
   uint64_t interval_ms = 10;
+  // Probes go in bursts of `burst`: a burst's first probe (its primer, which
+  // wakes the responder; ProbeSample::primer) leaves every burst x
+  // interval_ms, the others each right after the previous one finished (UD:
+  // or interval_ms after it left, if sooner, so a lost probe holds its burst
+  // up by one interval, not by its deadline), so they find the responder
+  // inside its hot window and measure the path, not its wake-up. 1: no bursts, a probe every interval_ms (interval 0: each
+  // right after the previous), none a primer. The average rate is the same.
+  uint64_t burst = 1;
   uint64_t timeout_ms = 1000;     // per-probe deadline
   uint64_t max_duration_ms = 600000;
   // Busy-poll budget before sleeping on the completion channel: each wait

@@ -173,7 +173,7 @@ bool RcPeer::PingPong(uint64_t seq, uint64_t timeout_ns, const ProberOptions& o,
         sample.received = true;
         sample.rtt_us = double(c.poll_ns - t0) / 1e3;
         if (echo->kind == ProbeKind::kEcho) sample.responder_us = double(echo->responder_delay_ns) / 1e3;
-        spin_.Observe(c.poll_ns - t0);
+        if (!sample.primer) spin_.Observe(c.poll_ns - t0);  // a primer's RTT includes the peer's wake-up
       }
       if (!PostRecv(slot).ok()) failed_ = true;
     }

@@ -48,6 +48,7 @@ Result<ProbeRun> RcProber::Run(const ProberOptions& o, bool fail_if_unreachable)
     run.open_fds_before = CountOpenFds();
   }
   uint64_t sent = 0;
+  uint64_t burst_t0 = 0;  // when the current burst's primer left
   while (sent < o.count) {
     if ((o.stop && o.stop->load()) || NowNs() >= run_end) break;
     // The agent forgets a session after its idle timeout: rebuild ahead of it.
@@ -76,7 +77,11 @@ Result<ProbeRun> RcProber::Run(const ProberOptions& o, bool fail_if_unreachable)
       ever_connected_ = true;
     }
     const uint64_t t0 = NowNs();
+    const uint64_t burst = std::max<uint64_t>(1, o.burst);
+    const bool primer = sent % burst == 0;
+    if (primer) burst_t0 = t0;
     ProbeSample sample;
+    sample.primer = burst > 1 && primer;
     bool healthy = peer_->PingPong(seq_++, timeout_ns, o, run, sample);
     if (healthy && o.rc_read) healthy = peer_->Read(timeout_ns, o, run, sample);
     if (!sample.received && Stopping(o)) break;  // cut short by the stop: not a lost probe
@@ -90,7 +95,10 @@ Result<ProbeRun> RcProber::Run(const ProberOptions& o, bool fail_if_unreachable)
       backoff_.Reset();
       if (o.reconnect_each_probe) peer_.reset();  // self-test: a full teardown per probe
     }
-    if (o.interval_ms > 0) SleepUntil(t0 + o.interval_ms * 1000000ull, o.stop);
+    // The next burst leaves burst x interval after this one started; inside a
+    // burst the next probe leaves at once.
+    if (o.interval_ms > 0 && sent % burst == 0 && sent < o.count)
+      SleepUntil(burst_t0 + burst * o.interval_ms * 1000000ull, o.stop);
   }
   if (o.reconnect_each_probe) {
     peer_.reset();

@@ -5,7 +5,8 @@
 // Contract: Open() prepares device, port and PD (or shares the rail's
 // RailDevice) and does not connect.
 // Run() sends opts.count probes (or stops at opts.stop / max_duration_ms),
-// connecting first when needed; a connect that fails is recorded as a
+// one after the other, in bursts of opts.burst that start opts.burst x
+// opts.interval_ms apart (ProberOptions::burst), connecting first when needed; a connect that fails is recorded as a
 // CONNECT error, except that with `fail_if_unreachable` a failure before the
 // first successful connect ends the run with that error. Reconnects follow
 // ReconnectBackoff() (jittered, so a fleet does not reconnect in lock-step).

@@ -103,9 +103,12 @@ Result<ProbeRun> UdSession::Run(const ProberOptions& o) {
   run.remote_qpn = target_.qpn;
   const uint64_t session = (uint64_t(std::random_device{}()) << 32) | std::random_device{}();
   const uint64_t run_end = NowNs() + o.max_duration_ms * 1000000ull;
-  const uint64_t spacing_ns = o.interval_ms * 1000000ull;
+  const uint64_t burst = std::max<uint64_t>(1, o.burst);
+  const uint64_t gap_ns = o.interval_ms * 1000000ull;  // the average spacing of probes
+  const uint64_t spacing_ns = gap_ns * burst;          // between burst starts
   const uint64_t timeout_ns = o.timeout_ms * 1000000ull;
-  AdaptiveSpin spin = ProberSpin(o.spin_ns);
+  if (!spin_ || spin_ns_ != o.spin_ns) spin_ = ProberSpin(o.spin_ns), spin_ns_ = o.spin_ns;  // kept across runs
+  AdaptiveSpin& spin = *spin_;
 
   std::vector<UdPending> pending;  // sent and not finished, oldest (earliest deadline) first
   // A probe is finished when its echo (and, with device timestamps, its
@@ -116,20 +119,28 @@ Result<ProbeRun> UdSession::Run(const ProberOptions& o) {
       sample.rtt_us = double(*p.echo_dev_ns - *p.send_dev_ns) / 1e3;  // device clock: no host wake-up time
     run.samples.push_back(sample);
   };
-  uint64_t seq = 0, next_send = NowNs(), no_room_since = 0;
+  uint64_t seq = 0, next_send = NowNs(), no_room_since = 0, last_sent = 0;
   while (true) {
     const uint64_t now = NowNs();
     const bool more = !broken_ && !Stopping(o) && seq < o.count && now < run_end;
-    // With a spacing, probes leave on time whether or not earlier echoes are
-    // in; without one, the next leaves after the previous is finished.
-    const bool may_send = more && pending.size() < kMaxInFlight && (spacing_ns > 0 || pending.empty());
-    if (may_send && now >= next_send) {
+    // With a spacing, probes (bursts) leave on time whether or not earlier
+    // echoes are in; without one, the next leaves after the previous is
+    // finished. Inside a burst the next leaves when the previous is finished
+    // or one average spacing after it left, whichever comes first: a lost
+    // probe holds its burst up by that spacing, not by its deadline.
+    const bool in_burst = seq % burst != 0;
+    const bool may_send = more && pending.size() < kMaxInFlight &&
+                          (pending.empty() || (gap_ns > 0 && (in_burst || spacing_ns > 0)));
+    const uint64_t due = !in_burst ? next_send : pending.empty() ? now : last_sent + gap_ns;
+    if (may_send && now >= due) {
       if (sends_.Room()) {
         no_room_since = 0;
         Result<UdPending> sent = Send(seq, session, o);
         if (!sent.ok()) return sent.status();
         pending.push_back(*sent);
-        next_send = sent->t0 + spacing_ns;
+        pending.back().sample.primer = burst > 1 && !in_burst;
+        if (!in_burst) next_send = sent->t0 + spacing_ns;
+        last_sent = sent->t0;
         ++seq;
         continue;
       }
@@ -141,7 +152,7 @@ Result<ProbeRun> UdSession::Run(const ProberOptions& o) {
     }
     if (pending.empty() && (!more || broken_)) break;
     uint64_t wake = pending.empty() ? run_end : pending.front().deadline;
-    if (may_send) wake = std::min<uint64_t>(wake, no_room_since ? now + 1000000ull : next_send);
+    if (may_send) wake = std::min<uint64_t>(wake, no_room_since ? now + 1000000ull : due);
     if (pending.empty() && no_room_since == 0) {
       SleepUntil(wake, o.stop);
       continue;
@@ -178,7 +189,7 @@ Result<ProbeRun> UdSession::Run(const ProberOptions& o) {
             if (p.seq == echo->seq && !p.sample.received) {
               p.sample.received = true;
               p.sample.rtt_us = double(c.poll_ns - p.t0) / 1e3;
-              spin.Observe(c.poll_ns - p.t0);
+              if (!p.sample.primer) spin.Observe(c.poll_ns - p.t0);  // a primer's RTT includes the wake-up
               p.echo_dev_ns = c.device_ns;
               p.sample.responder_us = double(echo->responder_delay_ns) / 1e3;
             }

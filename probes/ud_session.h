@@ -6,7 +6,10 @@
 // RailDevice and does not talk to the target. Resolve() asks the target's
 // control port for its UD endpoints (ud_info) and makes the address handle;
 // when it fails the endpoint known before (if any) stays in use. Run() sends
-// opts.count probes to the resolved endpoint, one every opts.interval_ms
+// opts.count probes to the resolved endpoint in bursts of opts.burst
+// (ProberOptions::burst; inside a burst each probe leaves after the previous
+// one is finished, or opts.interval_ms after it left if that is sooner), a
+// burst every opts.burst x opts.interval_ms
 // whether or not the echoes of earlier ones are in (at most 8 awaiting
 // theirs; interval 0: one at a time, the next after the echo or the
 // deadline); each waits opts.timeout_ms for its echo, and silence is loss.
@@ -22,6 +25,7 @@
 #include <vector>
 
 #include "common/status.h"
+#include "probes/adaptive_spin.h"
 #include "probes/completion_queue.h"
 #include "probes/prober.h"
 #include "probes/rail_device.h"
@@ -65,6 +69,8 @@ class UdSession {
   SendSignaler sends_;
   bool broken_ = false;
   std::vector<Completion> batch_;
+  std::optional<AdaptiveSpin> spin_;  // the prober's spin, calibrated run after run (without primers)
+  uint64_t spin_ns_ = 0;
 };
 
 }  // namespace rdmascope::probes

@@ -355,7 +355,7 @@ class Validator {
     if (*AsUnsigned(summary.member("received")) + *AsUnsigned(summary.member("lost")) >
         *AsUnsigned(summary.member("sent")))
       return Fail(sp + "/sent", "must be at least received + lost");
-    for (const char* k : {"rtt_us", "network_us", "responder_us", "read_us"})
+    for (const char* k : {"rtt_us", "network_us", "responder_us", "read_us", "cold_rtt_us"})
       if (!Stats(summary, k, sp)) return false;
     V by_status;
     if (!Member(summary, "errors_by_status", sp, false, &by_status)) return false;

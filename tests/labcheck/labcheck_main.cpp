@@ -24,6 +24,11 @@
 //       /api/v1/probes: for both transports, every SRC->DST summary of RAIL
 //       ending within [SINCE_MS, UNTIL_MS] summed: at least one, sent > 0,
 //       0 lost, no errors, none not run
+//   rdmascope-labcheck latency PROBES.json SRC DST TRANSPORT SINCE_MS
+//       /api/v1/probes: over SRC->DST TRANSPORT summaries ending at or after
+//       SINCE_MS, the median of each summary's network and RTT p50
+//       (network_p50_us, rtt_p50_us); prints "network_p50 X" (usec) alone
+//       on its last line
 //   rdmascope-labcheck port PORTS.json NODE DEV PORT STATE
 //       /api/v1/ports: NODE's DEV/PORT has state_name STATE
 //   rdmascope-labcheck report-order DB NODE...
@@ -331,6 +336,33 @@ int RailWindow(int argc, char** argv) {
   return ok == 2 ? 0 : 1;
 }
 
+double MedianOf(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  return v[(v.size() - 1) / 2];
+}
+
+int Latency(int argc, char** argv) {
+  nlohmann::json probes;
+  if (argc != 7 || !ReadJson(argv[2], &probes)) return 2;
+  const std::string src = argv[3], dst = argv[4], transport = argv[5];
+  const int64_t since = std::strtoll(argv[6], nullptr, 10);
+  std::vector<double> net, rtt;
+  auto p50 = [](const nlohmann::json& s, const char* key, std::vector<double>* out) {
+    if (s.contains(key) && s[key].is_number()) out->push_back(s[key].get<double>());
+  };
+  for (const auto& p : probes.value("probes", nlohmann::json::array())) {
+    if (Str(p, "src") != src || Str(p, "dst") != dst || Str(p, "transport") != transport) continue;
+    if (Num(p, "interval_end_ms", 0) < since) continue;
+    p50(p, "network_p50_us", &net);
+    p50(p, "rtt_p50_us", &rtt);
+  }
+  std::printf("%s %s->%s: %zu summaries; median of their p50s: network %.2f usec, rtt %.2f usec\n",
+              transport.c_str(), src.c_str(), dst.c_str(), net.size(), MedianOf(net), MedianOf(rtt));
+  std::printf("network_p50 %.2f\n", MedianOf(net));
+  return net.empty() ? 1 : 0;
+}
+
 int PortState(int argc, char** argv) {
   nlohmann::json ports;
   if (argc != 7 || !ReadJson(argv[2], &ports)) return 2;
@@ -598,6 +630,7 @@ int main(int argc, char** argv) {
   if (cmd == "exactly-once") return ExactlyOnce(argc, argv);
   if (cmd == "rail") return RailState(argc, argv);
   if (cmd == "rail-window") return RailWindow(argc, argv);
+  if (cmd == "latency") return Latency(argc, argv);
   if (cmd == "port") return PortState(argc, argv);
   if (cmd == "report-order") return ReportOrder(argc, argv);
   if (cmd == "no-event") return NoEvent(argc, argv);
@@ -614,6 +647,7 @@ int main(int argc, char** argv) {
                "       rdmascope-labcheck exactly-once DB LAST_ID...\n"
                "       rdmascope-labcheck rail PROBES.json SRC DST RAIL SINCE_MS clean|not-run\n"
                "       rdmascope-labcheck rail-window PROBES.json SRC DST RAIL SINCE_MS UNTIL_MS\n"
+               "       rdmascope-labcheck latency PROBES.json SRC DST TRANSPORT SINCE_MS\n"
                "       rdmascope-labcheck port PORTS.json NODE DEV PORT STATE\n"
                "       rdmascope-labcheck report-order DB NODE...\n"
                "       rdmascope-labcheck no-event EVENTS.json KIND SINCE_MS\n"

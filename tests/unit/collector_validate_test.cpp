@@ -331,6 +331,8 @@ TEST(CollectorValidate, PointerEscaping) {
 TEST(CollectorValidate, AgreesWithTheJsonSchema) {
   json base = Good();
   base["labels"]["control_port"] = "18610";
+  base["probes"][0]["summary"]["cold_rtt_us"] = {{"count", 1}, {"min", 900.5}, {"avg", 900.5}, {"p50", 900.5},
+                                                  {"p90", 900.5}, {"p99", 900.5}, {"p999", 900.5}, {"max", 900.5}};
   base["responder_events"] = json::array({{{"device", "rxe0"}, {"port", 1}, {"qpn", 17}, {"status", "LOC_PROT_ERR"},
                                            {"detail", "d"}, {"recovered", true}, {"at_ms", 1764566400000}}});
   const json leaves = base.flatten();

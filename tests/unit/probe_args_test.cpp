@@ -33,6 +33,13 @@ TEST(ProbeArgs, Defaults) {
   EXPECT_EQ(a->options.control_port, probes::kDefaultControlPort);
   EXPECT_FALSE(a->options.gid_index.has_value());
   EXPECT_EQ(a->options.tuning.retry_cnt, 6);
+  EXPECT_EQ(a->options.burst, cli::kDefaultProbeBurst);
+  EXPECT_EQ(a->options.interval_ms, 10u);
+  auto one = cli::ParseProbeArgs({"host1", "--burst", "1"});
+  ASSERT_TRUE(one.ok());
+  EXPECT_EQ(one->options.burst, 1u);
+  EXPECT_FALSE(cli::ParseProbeArgs({"host1", "--burst", "0"}).ok());
+  EXPECT_FALSE(cli::ParseProbeArgs({"host1", "--burst", "1001"}).ok());
 }
 
 TEST(ProbeArgs, Rejections) {

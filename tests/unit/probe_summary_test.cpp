@@ -75,6 +75,39 @@ TEST(Summarize, ResponderDelayLargerThanRttClampsToZero) {
   EXPECT_EQ(sum.network->min, 0);
 }
 
+// A burst's primer wakes the responder: it counts for loss, and its RTT is
+// the cold figure alone, never part of the path's latencies.
+TEST(Summarize, PrimersCountForLossAndGoToColdOnly) {
+  std::vector<ProbeSample> samples;
+  for (int i = 0; i < 10; ++i) {
+    ProbeSample s;
+    s.primer = i % 5 == 0;  // bursts of 5
+    s.received = i != 5;    // the second primer is lost
+    s.rtt_us = s.primer ? 2000 : 100 + i;
+    s.responder_us = s.primer ? 1500 : 10;
+    s.read_us = s.primer ? 900 : 50;
+    samples.push_back(s);
+  }
+  ProbeSummary sum = Summarize(samples, {});
+  EXPECT_EQ(sum.sent, 10u);
+  EXPECT_EQ(sum.received, 9u);
+  EXPECT_EQ(sum.lost, 1u);
+  EXPECT_EQ(sum.rtt.count, 8u);
+  EXPECT_EQ(sum.rtt.max, 109);
+  EXPECT_EQ(sum.network->max, 99);
+  EXPECT_EQ(sum.responder->max, 10);
+  EXPECT_EQ(sum.read->max, 50);
+  ASSERT_TRUE(sum.cold.has_value());
+  EXPECT_EQ(sum.cold->count, 1u);
+  EXPECT_EQ(sum.cold->p50, 2000);
+  samples[0].received = false;
+  sum = Summarize(samples, {});
+  ASSERT_TRUE(sum.cold.has_value()) << "primers sent, none back: a cold figure of count 0";
+  EXPECT_EQ(sum.cold->count, 0u);
+  for (auto& s : samples) s.primer = false;
+  EXPECT_FALSE(Summarize(samples, {}).cold.has_value()) << "no primers: no cold figure";
+}
+
 TEST(Summarize, NothingSent) {
   ProbeSummary sum = Summarize({}, {});
   EXPECT_EQ(sum.sent, 0u);

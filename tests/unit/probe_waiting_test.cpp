@@ -53,6 +53,19 @@ TEST(AdaptiveSpin, TypicalFollowsALastingChange) {
   EXPECT_LE(s.typical_ns(), 850u);
 }
 
+// A responder's first gap may be an idle spell of seconds (an agent probes in
+// bursts each interval): it must not keep the window shut for a hundred
+// probes of the next bursts.
+TEST(AdaptiveSpin, AFirstLongGapIsForgottenWithinAFewBursts) {
+  AdaptiveSpin s = ResponderSpin{}.Make();  // 200 us .. 5 ms
+  s.Observe(2000000000);                     // 2 s of nothing, then a burst
+  EXPECT_EQ(s.typical_ns(), 10000000u);      // counted as twice the cap
+  int gaps = 0;
+  while (s.Budget() == 200000u && gaps < 100) s.Observe(gaps++ % 10 == 9 ? 2000000000 : 500000);
+  EXPECT_LE(gaps, 30) << "bursts of 10 probes 500 us apart, 2 s between bursts";
+  EXPECT_EQ(s.Budget(), 2 * s.typical_ns());
+}
+
 TEST(AdaptiveSpin, ResponderHotWindowClampsAndSleepsForSparseTraffic) {
   ResponderSpin cfg;  // 200 us .. 5 ms
   AdaptiveSpin s = cfg.Make();

@@ -20,17 +20,22 @@
 # secret, a client without it or with a wrong one gets a refusal and no QPN.
 # Every wait has a
 # deadline; every command runs under `timeout`.
-# Argument: --bench-rounds N, the benchmark's interleaved rounds (default 3,
-# which the suite runs; more by hand for steadier figures:
-# tests/lab/run-in-lab.sh --script tests/lab/probes/probe_acceptance.sh -- --bench-rounds 9).
+# Arguments: --bench-rounds N, the benchmark's interleaved rounds (default 3,
+# which the suite runs; more by hand for steadier figures), and --bench-count
+# N, the round trips of each block (default 300; the issue's acceptance runs
+# 2000: tests/lab/run-in-lab.sh --timeout 1800 --script
+# tests/lab/probes/probe_acceptance.sh -- --bench-count 2000).
 . /opt/rdmascope/lab/lab.sh
 
 BENCH_ROUNDS=3
+BENCH_N=300
 while (($#)); do
   case $1 in
     --bench-rounds) [[ ${2:-} =~ ^[1-9][0-9]*$ ]] || { echo "FAIL args: --bench-rounds wants a count, got '${2:-}'"; exit 2; }
                     BENCH_ROUNDS=$2; shift 2 ;;
-    *) echo "FAIL args: unknown argument $1 (only --bench-rounds N)"; exit 2 ;;
+    --bench-count) [[ ${2:-} =~ ^[1-9][0-9]*$ ]] || { echo "FAIL args: --bench-count wants a count, got '${2:-}'"; exit 2; }
+                   BENCH_N=$2; shift 2 ;;
+    *) echo "FAIL args: unknown argument $1 (only --bench-rounds N, --bench-count N)"; exit 2 ;;
   esac
 done
 
@@ -243,7 +248,10 @@ check rc-500-cycles "received $(f_recv $OUT/cycles.txt)/500, prober fds $fds_b -
 # our RC and UD medians vs ib_send_lat t_typical x 2, and the CPU each side
 # spends per 1,000 round trips. Every line names the exact flags it ran.
 # rc and ud are the default pattern (no flag but the transport, device,
-# target and count: probes 10 ms apart, RC with its READ); rc-b2b and ud-b2b
+# target and count: bursts of 10 every 100 ms, whose first probe wakes the
+# responder and is left out of the RTT figures, RC with its READ); rc-burst1
+# and ud-burst1 the same without bursts (a probe every 10 ms, each finding
+# the responder asleep); rc-b2b and ud-b2b
 # run back to back without the READ, which keeps the responder inside its
 # hot window. The variants run in interleaved blocks (round r runs every
 # variant once), so drift in the emulated VM's speed falls on all of them
@@ -253,7 +261,6 @@ check rc-500-cycles "received $(f_recv $OUT/cycles.txt)/500, prober fds $fds_b -
 # spin budget) and ours back to back with --spin-us 100000 (the prober
 # busy-polls every wait, as ib_send_lat does).
 gid=${LAB_GID_INDEX:-1}
-BENCH_N=300
 HZ=$(getconf CLK_TCK 2>/dev/null || echo 100)
 cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }  # utime + stime of a pid, in ticks
 self_ticks() { awk '{ print $14 + $15 + $16 + $17 }' /proc/$$/stat; }  # this shell + waited-for children
@@ -262,6 +269,8 @@ declare -A B_MED B_CPU_P B_CPU_R B_MIN B_AVG B_RESP
 declare -A V_ARGS=(
   [rc]="--transport rc --count $BENCH_N"
   [ud]="--transport ud --count $BENCH_N"
+  [rc-burst1]="--transport rc --count $BENCH_N --burst 1"
+  [ud-burst1]="--transport ud --count $BENCH_N --burst 1"
   [rc-b2b]="--transport rc --count $BENCH_N --interval-ms 0 --no-read"
   [ud-b2b]="--transport ud --count $BENCH_N --interval-ms 0 --no-read"
   [rc-b2b-spin]="--transport rc --count $BENCH_N --interval-ms 0 --no-read --spin-us 100000"
@@ -299,7 +308,7 @@ bench_block() {
   # ib_send_lat's server is a child of this shell too: both ends are in c1 - c0.
   [[ $v == lat* ]] || B_CPU_R[$v]=$(( ${B_CPU_R[$v]:-0} + r1 - r0 ))
 }
-VARIANTS="lat lat-e rc rc-b2b rc-b2b-spin ud ud-b2b ud-b2b-spin"
+VARIANTS="lat lat-e rc rc-burst1 rc-b2b rc-b2b-spin ud ud-burst1 ud-b2b ud-b2b-spin"
 for ((r = 0; r < BENCH_ROUNDS; r++)); do
   for v in $VARIANTS; do
     rm -f $OUT/lat-client.txt $OUT/lat-server.txt $OUT/bench.txt
@@ -324,8 +333,8 @@ done
 # The remaining time, measured: ib_send_lat -e sleeps once per round trip on
 # each end, so (lat-e - lat) / 2 is what one sleep and wake-up costs in this
 # VM. By default our prober spins 3 x its typical RTT (at most 2000 usec);
-# our responder stays in its hot window between back-to-back probes, but
-# probes 10 ms apart (the default pattern) find it asleep: our excess over
+# our responder stays in its hot window between back-to-back probes (and
+# inside a burst), but probes 10 ms apart (--burst 1) find it asleep: our excess over
 # lat, in wake-ups, says how much of any gap is sleeping.
 WAKE=$(awk -v a="$(median ${B_MED[lat-e]})" -v b="$IB" 'BEGIN { printf "%.0f", (a - b) / 2 }')
 excess() { awk -v o="$(median ${B_MED[$1]})" -v i="$IB" -v w="$WAKE" 'BEGIN { printf "%.0f usec (%.2f wake-ups)", o - i, (w > 0 ? (o - i) / w : 0) }'; }
