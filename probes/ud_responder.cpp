@@ -161,18 +161,22 @@ void UdResponder::NoteFailure(const Completion& c, const char* what) {
   if (failure_ && c.status == IBV_WC_WR_FLUSH_ERR) return;
   if (failure_) return;
   const WcStatusInfo* w = FindWcStatus(c.status);
+  char vendor[16];
+  std::snprintf(vendor, sizeof vendor, "0x%x", c.vendor_err);
+  const std::string status = StatusName(c.status);
+  failure_ = NewEvent(status, std::string("a ") + what + " completed with " + status +
+                                  (w ? " (" + std::string(w->verbs_text) + ")" : "") + ", vendor_err " + vendor);
+}
+
+ResponderEvent UdResponder::NewEvent(std::string status, const std::string& what) const {
   ResponderEvent e;
   e.device = device_;
   e.port = port_;
   e.qpn = qp_->qp_num;
-  e.status = StatusName(c.status);
+  e.status = std::move(status);
   e.at_ms = int64_t(WallMs());
-  char vendor[16];
-  std::snprintf(vendor, sizeof vendor, "0x%x", c.vendor_err);
-  e.detail = "UD responder " + device_ + "/" + std::to_string(port_) + " QPN " + std::to_string(e.qpn) + ": a " +
-             what + " completed with " + e.status + (w ? " (" + std::string(w->verbs_text) + ")" : "") +
-             ", vendor_err " + vendor;
-  failure_ = std::move(e);
+  e.detail = "UD responder " + device_ + "/" + std::to_string(port_) + " QPN " + std::to_string(e.qpn) + ": " + what;
+  return e;
 }
 
 void UdResponder::AddEvent(ResponderEvent e) {
@@ -295,15 +299,7 @@ void UdResponder::Run(const std::atomic<bool>& stop) {
     batch.clear();
     auto n = cq_->Wait(batch, 32, NowNs() + 1000000000ull, just_served ? hot.Budget() : 0, &stop);
     if (!n.ok()) {
-      ResponderEvent e;
-      e.device = device_;
-      e.port = port_;
-      e.qpn = qp_->qp_num;
-      e.status = "completion wait failed";
-      e.at_ms = int64_t(WallMs());
-      e.detail = "UD responder " + device_ + "/" + std::to_string(port_) + " QPN " + std::to_string(e.qpn) + ": " +
-                 n.status().message() + ": the responder stops and is built again";
-      AddEvent(std::move(e));
+      AddEvent(NewEvent("completion wait failed", n.status().message() + ": the responder stops and is built again"));
       stopped_.store(true);
       return;
     }

@@ -99,6 +99,8 @@ class UdResponder {
   // Brings the QP back to RTS after a failure; false when it cannot.
   bool Recover();
   void AddEvent(ResponderEvent e);
+  // An event of this QP now: detail "UD responder DEV/PORT QPN N: " + what.
+  ResponderEvent NewEvent(std::string status, const std::string& what) const;
 
   ibv_context* ctx_ = nullptr;
   ibv_pd* pd_ = nullptr;
