@@ -53,6 +53,12 @@
 //   rdmascope-labcheck opened-since DIAGNOSES.json SINCE_MS
 //       /api/v1/diagnoses?all=1: prints how many diagnoses opened at or
 //       after SINCE_MS (and each one); exit 0 when none did
+//   rdmascope-labcheck closed-within DIAGNOSES.json SCOPE SUBJECT WINDOW_MS
+//       /api/v1/diagnoses?all=1: exit 0 when no diagnosis of the element
+//       SCOPE SUBJECT (any kind) closed within the last WINDOW_MS (this
+//       machine's clock); else prints the latest close and when the window
+//       ends (a return of the element within it reopens that diagnosis, with
+//       its old opened_at)
 //   rdmascope-labcheck now-ms
 //       this machine's clock (the collector's, in the VM), epoch ms
 //   rdmascope-labcheck target-counts PROBES.json|SPOOL_DIR SRC SINCE_MS COUNT ROUNDS DEAD|- LIVE...
@@ -539,10 +545,34 @@ int OpenedSince(int argc, char** argv) {
   return n == 0 ? 0 : 1;
 }
 
+int64_t NowEpochMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+int ClosedWithin(int argc, char** argv) {
+  nlohmann::json diags;
+  if (argc != 6 || !ReadJson(argv[2], &diags)) return 2;
+  const std::string scope = argv[3], subject = argv[4];
+  const int64_t window = std::strtoll(argv[5], nullptr, 10), now = NowEpochMs();
+  int64_t latest = -1;
+  for (const auto& d : diags.value("diagnoses", nlohmann::json::array())) {
+    if (Str(d, "scope") != scope || Str(d, "subject") != subject || d.value("open", false)) continue;
+    latest = std::max<int64_t>(latest, Num(d, "closed_at_ms", -1));
+  }
+  if (latest >= 0 && latest + window > now) {
+    std::printf("NOT YET: a %s %s diagnosis closed at %lld; a return before %lld reopens it (%lld ms from now)\n",
+                scope.c_str(), subject.c_str(), static_cast<long long>(latest),
+                static_cast<long long>(latest + window), static_cast<long long>(latest + window - now));
+    return 1;
+  }
+  std::printf("no %s %s diagnosis closed within the last %lld ms\n", scope.c_str(), subject.c_str(),
+              static_cast<long long>(window));
+  return 0;
+}
+
 int NowMs() {
-  std::printf("%lld\n", static_cast<long long>(std::chrono::duration_cast<std::chrono::milliseconds>(
-                                                   std::chrono::system_clock::now().time_since_epoch())
-                                                   .count()));
+  std::printf("%lld\n", static_cast<long long>(NowEpochMs()));
   return 0;
 }
 
@@ -636,6 +666,7 @@ int main(int argc, char** argv) {
   if (cmd == "no-event") return NoEvent(argc, argv);
   if (cmd == "diagnosis") return Diagnosis(argc, argv);
   if (cmd == "now-ms") return NowMs();
+  if (cmd == "closed-within") return ClosedWithin(argc, argv);
   if (cmd == "opened-since") return OpenedSince(argc, argv);
   if (cmd == "first-summary") return FirstSummary(argc, argv);
   if (cmd == "target-counts") return TargetCounts(argc, argv);
@@ -654,6 +685,7 @@ int main(int argc, char** argv) {
                "       rdmascope-labcheck diagnosis DIAGNOSES.json SCOPE SUBJECT KIND SINCE_MS open|closed\n"
                "       rdmascope-labcheck first-summary DIAGNOSES.json PROBES.json SCOPE SUBJECT KIND SINCE_MS\n"
                "       rdmascope-labcheck opened-since DIAGNOSES.json SINCE_MS\n"
+               "       rdmascope-labcheck closed-within DIAGNOSES.json SCOPE SUBJECT WINDOW_MS\n"
                "       rdmascope-labcheck now-ms\n"
                "       rdmascope-labcheck target-counts PROBES.json|SPOOL_DIR SRC SINCE_MS COUNT ROUNDS DEAD|- LIVE...\n");
   return 2;

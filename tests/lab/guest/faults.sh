@@ -139,6 +139,17 @@ fault_diagnosis() {
     rdmascope-labcheck diagnosis "$FLEET_DIR/diagnoses.json" "$@" > "$FLEET_DIR/diag.txt"
 }
 
+# fault_not_reopenable SCOPE SUBJECT: no diagnosis of that element closed
+# within the collector's reopen window (its default: 6 report intervals, plus
+# one second), so a diagnosis of the element opened from now on is a new row
+# with its own opened_at, not an earlier fault's row reopened (labcheck
+# closed-within; output in FLEET_DIR/reopen.txt).
+fault_not_reopenable() {
+  fleet_get "/api/v1/diagnoses?all=1" "$FLEET_DIR/diagnoses.json" &&
+    rdmascope-labcheck closed-within "$FLEET_DIR/diagnoses.json" "$1" "$2" $((6 * FLEET_INTERVAL * 1000 + 1000)) \
+      > "$FLEET_DIR/reopen.txt"
+}
+
 # fault_none_open: no diagnosis open (rdmactl diagnose exit 0).
 fault_none_open() {
   rdmactl diagnose --collector "$FLEET_API" > "$FLEET_DIR/diagnose.txt" 2>&1

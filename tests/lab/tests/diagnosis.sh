@@ -4,7 +4,9 @@
 # node-0..2 group a, node-3..5 group b, one agent per rxe device, reporting
 # every FLEET_INTERVAL s; the collector diagnoses every half interval).
 #
-# For each fault of FAULTS in turn: inject it, wait for the expected
+# For each fault of FAULTS in turn: wait until no diagnosis of its expected
+# element closed within the collector's reopen window (an earlier fault's
+# side verdict on that element would otherwise be reopened, not opened), inject it, wait for the expected
 # diagnosis (scope + subject + kind) to open, clear the fault, wait for that
 # diagnosis to close and for no diagnosis to be open. Prints one row per
 # fault: injected, expected, verdict, intervals to verdict, intervals to
@@ -92,6 +94,14 @@ for ((round = 1; round <= ${DIAG_ROUNDS:-1}; round++)); do
   for f in $FAULTS; do
     read -r scope subject kind <<< "$(fault_expect "$f")"
     echo "== fault $f: $(fault_what "$f"); expect: $scope $subject $kind"
+    # A diagnosis of the expected element that an earlier fault opened (a
+    # side verdict) and that closed within the reopen window would be
+    # reopened, its opened_at before this injection: wait the window out.
+    if ! fault_not_reopenable "$scope" "$subject"; then
+      echo "   waiting out the reopen window: $(cat reopen.txt)"
+      lab_wait 60 "the reopen window of $scope $subject" fault_not_reopenable "$scope" "$subject" ||
+        { cat reopen.txt; lab_fail "a $scope $subject diagnosis kept closing within the reopen window"; }
+    fi
     t_inj=$(rdmascope-labcheck now-ms)
     fault_inject "$f" || lab_fail "could not inject $f"
     verdict=none to_v=- to_c=- ok=1 named=0
