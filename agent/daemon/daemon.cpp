@@ -53,6 +53,9 @@ Result<std::unique_ptr<AgentDaemon>> AgentDaemon::Create(const AgentConfig& conf
   auto spool = Spool::Open(config.spool_dir, config.spool_max_bytes, d->hooks_.log);
   if (!spool.ok()) return spool.status();
   d->spool_ = std::move(spool).value();
+  AgentDaemon* raw = d.get();
+  d->spool_->set_on_drop([raw](const char* reason, int64_t made_at_ms) { raw->losses_.Note(reason, made_at_ms); });
+  if (d->hooks_.spool_write_file) d->spool_->set_write_file(d->hooks_.spool_write_file);
   ReporterOptions ro = d->hooks_.reporter;
   ro.collector = config.collector;
   ro.token_file = config.token_file;
@@ -150,7 +153,20 @@ std::pair<std::string, std::string> AgentDaemon::MakeReport() {
     nlohmann::json events = hooks_.responder_events();
     if (events.is_array() && !events.empty()) report["responder_events"] = std::move(events);
   }
+  nlohmann::json losses = losses_.ToJson();
+  if (!losses.empty()) report["report_losses"] = std::move(losses);
+  carried_ended_ = losses_.EndedIds();
   return {id, SerializeReport(report)};
+}
+
+PostOutcome AgentDaemon::SubmitFresh(const std::string& id, const std::string& body, Clock::time_point deadline) {
+  PostOutcome o = reporter_->Submit(id, body, deadline, &stop_);
+  if (o.delivery == Delivery::kDelivered) {
+    losses_.Acknowledge(carried_ended_);
+    // The collector takes reports and nothing is left behind: what was lost so far is one finished episode.
+    if (spool_->count() == 0) losses_.EndOpen();
+  }
+  return o;
 }
 
 Status AgentDaemon::Run() {
@@ -166,7 +182,7 @@ Status AgentDaemon::Run() {
   auto report = [&] {
     Guarded("report", [this] {
       auto [id, body] = MakeReport();
-      reporter_->Submit(id, body, Clock::now() + config_.report_interval / 2, &stop_);
+      SubmitFresh(id, body, Clock::now() + config_.report_interval / 2);
     });
     last_report = Clock::now();
     soon_pending_ = false;
@@ -205,6 +221,8 @@ Status AgentDaemon::Run() {
   }
   Notify("STOPPING=1");
   Guarded("last report", [this] {
+    // This process will not say more about its losses: the spooled last report tells them ended.
+    losses_.EndOpen();
     auto [id, body] = MakeReport();
     auto lock = spool_->Lock();
     Status s = spool_->Put(body);
@@ -233,7 +251,7 @@ Status AgentDaemon::RunOnceUnguarded() {
   RefreshInventory();
   auto [id, body] = MakeReport();
   const uint64_t lost_before = reporter_->stats().lost;
-  PostOutcome o = reporter_->Submit(id, body, Clock::now() + kOnceReplayBudget, &stop_);
+  PostOutcome o = SubmitFresh(id, body, Clock::now() + kOnceReplayBudget);
   switch (o.delivery) {
     case Delivery::kDelivered:
       return Status::Ok();

@@ -19,6 +19,12 @@
 //   "STOPPING=1" and writes one last report (probe results since the last
 //   report) to the spool without sending it, so nothing collected is lost and
 //   shutdown does not wait on the network.
+// - reports the agent could not keep (spool cap, full disk, write errors)
+//   are grouped into episodes (report_losses.h) and every report carries the
+//   unacknowledged ones as "report_losses"; after a delivery that leaves the
+//   spool empty the open episodes end, and an ended episode is dropped once
+//   a report that carried it ended was delivered; the last report, spooled
+//   on the way out, carries every episode ended.
 // RunOnce(): one report now (full inventory, counters, probes); ok when the
 // collector took it (then the spool is replayed too: at most
 // max_replay_per_cycle reports within 30 s), otherwise an error
@@ -42,6 +48,7 @@
 #include "agent/daemon/agent_config.h"
 #include "agent/daemon/daemon_log.h"
 #include "agent/daemon/report_builder.h"
+#include "agent/daemon/report_losses.h"
 #include "agent/daemon/reporter.h"
 #include "agent/daemon/spool.h"
 #include "agent/node/sysfs_reader.h"
@@ -77,6 +84,8 @@ struct DaemonHooks {
   // The rail names now, for each report's "rails" label (which the
   // collector's pinglists read); unset or empty: the configured labels only.
   std::function<std::vector<std::string>()> rail_names;
+  // How the spool writes a file (Spool::WriteFileFn); unset: real files.
+  Spool::WriteFileFn spool_write_file;
   LogFn log;  // unset: stderr
   // Reporter tuning (timeouts, replay batch); collector and token_file come from the config.
   ReporterOptions reporter;
@@ -106,6 +115,7 @@ class AgentDaemon {
   const ReporterStats& reporter_stats() const { return reporter_->stats(); }
   uint64_t spool_dropped() const { return spool_->dropped(); }
   size_t spool_count() const { return spool_->count(); }
+  const ReportLosses& report_losses() const { return losses_; }
 
  private:
   AgentDaemon(AgentConfig config, DaemonHooks hooks);
@@ -113,6 +123,9 @@ class AgentDaemon {
   void RefreshInventory();
   // Builds one report; returns its id and text.
   std::pair<std::string, std::string> MakeReport();
+  // Submits a report MakeReport() just built and keeps the loss episodes in
+  // step with its outcome.
+  PostOutcome SubmitFresh(const std::string& id, const std::string& body, std::chrono::steady_clock::time_point deadline);
   void Notify(const std::string& state);
   // Runs one step of the loop; an exception (from a hook, or bad_alloc) is
   // logged naming the step and does not end the loop.
@@ -126,6 +139,8 @@ class AgentDaemon {
   ReportIdGenerator ids_;
   std::unique_ptr<Spool> spool_;
   std::unique_ptr<Reporter> reporter_;
+  ReportLosses losses_;
+  std::vector<uint64_t> carried_ended_;  // the episodes the last built report carried as ended
   Inventory inventory_;  // the last full inventory, without counters
   bool notify_failed_ = false;
   std::string boot_id_;

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cinttypes>
 #include <cstdio>
 #include <cstring>
@@ -15,6 +16,8 @@
 #include <vector>
 
 #include <nlohmann/json.hpp>
+
+#include "agent/daemon/report_losses.h"
 
 namespace rdmascope::agent {
 namespace {
@@ -47,17 +50,27 @@ class Fd {
   int fd_;
 };
 
-Status WriteAll(int fd, const std::string& data, const std::string& path) {
+// The default WriteFileFn: create, write, fsync, close; 0 or the errno.
+int WriteSyncedFile(const std::string& path, const std::string& body) {
+  Fd fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600));
+  if (fd.get() < 0) return errno;
   size_t done = 0;
-  while (done < data.size()) {
-    ssize_t n = ::write(fd, data.data() + done, data.size() - done);
+  while (done < body.size()) {
+    ssize_t n = ::write(fd.get(), body.data() + done, body.size() - done);
     if (n < 0) {
       if (errno == EINTR) continue;
-      return Status::Error("spool: write " + path + ": " + Errno());
+      return errno;
     }
     done += size_t(n);
   }
-  return Status::Ok();
+  if (::fsync(fd.get()) != 0) return errno;
+  if (!fd.Close()) return errno;
+  return 0;
+}
+
+int64_t NowMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
 }
 
 Status SyncDir(const std::string& dir) {
@@ -191,9 +204,23 @@ Status Spool::Scan() {
   return Status::Ok();
 }
 
+int Spool::WriteEntry(const std::string& temp, const std::string& path, const std::string& body,
+                      std::string* error) {
+  int err = write_file_ ? write_file_(temp, body) : WriteSyncedFile(temp, body);
+  if (err != 0) {
+    *error = "spool: write " + temp + ": " + std::strerror(err);
+  } else if (::rename(temp.c_str(), path.c_str()) != 0) {
+    err = errno;
+    *error = "spool: rename " + temp + " to " + path + ": " + std::strerror(err);
+  }
+  if (err != 0) ::unlink(temp.c_str());
+  return err;
+}
+
 Status Spool::Put(const std::string& body) {
   if (body.size() > max_bytes_) {
     ++dropped_;
+    Dropped(kLossTooLarge, NowMs());
     return Status::Error("spool: report of " + std::to_string(body.size()) + " bytes exceeds the spool cap of " +
                          std::to_string(max_bytes_) + " bytes; dropped (dropped so far: " +
                          std::to_string(dropped_) + ")");
@@ -202,20 +229,16 @@ Status Spool::Put(const std::string& body) {
   const std::string name = SpoolFileName(seq);
   const std::string temp = PathOf(std::string(kTempPrefix) + name.substr(sizeof(kPrefix) - 1) + ".tmp");
   const std::string path = PathOf(name);
-  Status s;
-  {
-    Fd fd(::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600));
-    if (fd.get() < 0) return Status::Error("spool: create " + temp + ": " + Errno());
-    s = WriteAll(fd.get(), body, temp);
-    if (s.ok() && ::fsync(fd.get()) != 0) s = Status::Error("spool: fsync " + temp + ": " + Errno());
-    if (s.ok() && !fd.Close()) s = Status::Error("spool: close " + temp + ": " + Errno());
+  std::string error;
+  int err = WriteEntry(temp, path, body, &error);
+  // A full file system: the oldest reports make room for the newest, as under the cap.
+  while ((err == ENOSPC || err == EDQUOT) &&
+         DropOldest(kLossDiskFull, "the file system is full (" + std::string(std::strerror(err)) + ")")) {
+    err = WriteEntry(temp, path, body, &error);
   }
-  if (s.ok() && ::rename(temp.c_str(), path.c_str()) != 0) {
-    s = Status::Error("spool: rename " + temp + " to " + path + ": " + Errno());
-  }
-  if (!s.ok()) {
-    ::unlink(temp.c_str());
-    return s;
+  if (err != 0) {
+    Dropped(err == ENOSPC || err == EDQUOT ? kLossDiskFull : kLossWriteError, NowMs());
+    return Status::Error(error);
   }
   next_seq_ = seq + 1;
   entries_.push_back({seq, name, body.size()});
@@ -239,15 +262,31 @@ void Spool::PopFront(const Entry& e) {
 }
 
 void Spool::EnforceCap() {
-  while (bytes_ > max_bytes_ && !entries_.empty()) {
-    Entry oldest = entries_.front();
-    PopFront(oldest);
-    ++dropped_;
-    std::string how = "deleted";
-    if (::unlink(PathOf(oldest.name).c_str()) != 0 && errno != ENOENT) how = "could not delete (" + Errno() + ")";
-    log_("spool: over the cap of " + std::to_string(max_bytes_) + " bytes: " + how + " the oldest report " +
-         PathOf(oldest.name) + " (dropped so far: " + std::to_string(dropped_) + ")");
+  while (bytes_ > max_bytes_ &&
+         DropOldest(kLossSpoolCap, "over the cap of " + std::to_string(max_bytes_) + " bytes")) {
   }
+}
+
+bool Spool::DropOldest(const char* reason, const std::string& why) {
+  if (entries_.empty()) return false;
+  Entry oldest = entries_.front();
+  PopFront(oldest);
+  ++dropped_;
+  const std::string path = PathOf(oldest.name);
+  struct stat st;
+  const int64_t made_at_ms = ::stat(path.c_str(), &st) == 0
+                                 ? int64_t(st.st_mtim.tv_sec) * 1000 + st.st_mtim.tv_nsec / 1000000
+                                 : NowMs();
+  std::string how = "deleted";
+  if (::unlink(path.c_str()) != 0 && errno != ENOENT) how = "could not delete (" + Errno() + ")";
+  log_("spool: " + why + ": " + how + " the oldest report " + path + " (dropped so far: " +
+       std::to_string(dropped_) + ")");
+  Dropped(reason, made_at_ms);
+  return true;
+}
+
+void Spool::Dropped(const char* reason, int64_t made_at_ms) {
+  if (on_drop_) on_drop_(reason, made_at_ms);
 }
 
 void Spool::Corrupt(const Entry& e, const std::string& why) {

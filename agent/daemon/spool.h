@@ -10,6 +10,14 @@
 // - The sum of file sizes stays at or below max_bytes: after a write, the
 //   oldest files are deleted until it fits. A report larger than max_bytes is
 //   not written. Both count in dropped() and are logged.
+// - A write that fails because the file system is full (ENOSPC, EDQUOT)
+//   deletes the oldest spooled report and tries again, until the report is
+//   written or the spool is empty: the newest reports are kept, as under the
+//   cap. Those deleted count in dropped() and are logged.
+// - Every report the spool deletes or cannot write is told to the drop
+//   callback (set_on_drop) with a reason (report_losses.h: kLossSpoolCap,
+//   kLossDiskFull, kLossTooLarge, kLossWriteError) and when it was made: a
+//   spooled file's modification time, or now for the report being written.
 // - Load() hands back a file's text only when it is a JSON object; anything
 //   else (unreadable, truncated, not JSON) is removed from the queue at once:
 //   it is renamed to "last-corrupt.json" in the spool directory (replacing the
@@ -28,6 +36,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -48,6 +57,13 @@ class Spool {
     std::string body;
     std::string report_id;  // "" when the report has none
   };
+
+  // (reason, when the report was made in epoch ms): one report not kept.
+  using DropFn = std::function<void(const char* reason, int64_t made_at_ms)>;
+  // Writes `body` to a new file at `path`, synced and closed; 0 or the errno
+  // of the step that failed. The default uses open/write/fsync/close; tests
+  // pass one that runs out of space.
+  using WriteFileFn = std::function<int(const std::string& path, const std::string& body)>;
 
   // Creates the directory (and parents) when missing.
   static Result<std::unique_ptr<Spool>> Open(const std::string& dir, uint64_t max_bytes, LogFn log = nullptr);
@@ -70,6 +86,9 @@ class Spool {
   Result<Loaded> Load(const Entry& entry);
   Status Remove(const Entry& entry);
 
+  void set_on_drop(DropFn on_drop) { on_drop_ = std::move(on_drop); }
+  void set_write_file(WriteFileFn write_file) { write_file_ = std::move(write_file); }
+
   size_t count() const { return entries_.size(); }
   uint64_t bytes() const { return bytes_; }
   uint64_t dropped() const { return dropped_; }
@@ -83,12 +102,19 @@ class Spool {
   void Unlock();
   std::string PathOf(const std::string& name) const { return dir_ + "/" + name; }
   void EnforceCap();
+  // Deletes the oldest entry (reason for the drop callback); false when none.
+  bool DropOldest(const char* reason, const std::string& why);
+  void Dropped(const char* reason, int64_t made_at_ms);
+  // Writes the temp file and renames it into place: 0, or the errno of the failing step (*error says which).
+  int WriteEntry(const std::string& temp, const std::string& path, const std::string& body, std::string* error);
   void PopFront(const Entry& e);
   void Corrupt(const Entry& e, const std::string& why);
 
   std::string dir_;
   uint64_t max_bytes_;
   LogFn log_;
+  DropFn on_drop_;
+  WriteFileFn write_file_;
   std::deque<Entry> entries_;  // oldest first
   uint64_t bytes_ = 0;
   uint64_t next_seq_ = 1;

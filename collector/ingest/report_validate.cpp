@@ -400,16 +400,22 @@ class Validator {
     return probes.EachElement([&](const V& p) { return Probe(p, "/probes/" + std::to_string(i++)); });
   }
 
-  bool ResponderEvents(const V& r) {
-    V events;
-    if (!Member(r, "responder_events", "", false, &events)) return false;
-    if (AbsentOrNull(events)) return true;
-    if (events.kind() != JsonKind::kArray) return Fail("/responder_events", "expected an array");
-    if (events.size() > lim_.max_responder_events)
-      return Fail("/responder_events", "has more than " + std::to_string(lim_.max_responder_events) + " entries");
+  // An optional top-level array of at most `max` entries, each checked by
+  // `entry(element, its path)`.
+  template <typename F>
+  bool OptionalArray(const V& r, const char* key, size_t max, F entry) {
+    const std::string path = std::string("/") + key;
+    V list;
+    if (!Member(r, key, "", false, &list)) return false;
+    if (AbsentOrNull(list)) return true;
+    if (list.kind() != JsonKind::kArray) return Fail(path, "expected an array");
+    if (list.size() > max) return Fail(path, "has more than " + std::to_string(max) + " entries");
     size_t i = 0;
-    return events.EachElement([&](const V& e) {
-      const std::string p = "/responder_events/" + std::to_string(i++);
+    return list.EachElement([&](const V& e) { return entry(e, path + "/" + std::to_string(i++)); });
+  }
+
+  bool ResponderEvents(const V& r) {
+    return OptionalArray(r, "responder_events", lim_.max_responder_events, [&](const V& e, const std::string& p) {
       if (!Object(e, p) || !String(e, "device", p, true, false, 1, 64, IdChar, "[A-Za-z0-9._-]") ||
           !Unsigned(e, "port", p, true, false, 255) || !Unsigned(e, "qpn", p, true, false, 0xffffff) ||
           !String(e, "status", p, true, false, 1, 64, Printable, "printable characters") ||
@@ -419,6 +425,23 @@ class Validator {
       V recovered;
       if (!Member(e, "recovered", p, true, &recovered)) return false;
       if (recovered.kind() != JsonKind::kBool) return Fail(p + "/recovered", "expected true or false");
+      return true;
+    });
+  }
+
+  bool ReportLosses(const V& r) {
+    return OptionalArray(r, "report_losses", lim_.max_report_losses, [&](const V& e, const std::string& p) {
+      if (!Object(e, p) || !Unsigned(e, "id", p, true, false, kMaxMs) ||
+          !String(e, "reason", p, true, false, 1, 32, IdChar, "[A-Za-z0-9._-]") ||
+          !Unsigned(e, "first_ms", p, true, false, kMaxMs) || !Unsigned(e, "last_ms", p, true, false, kMaxMs) ||
+          !Unsigned(e, "count", p, true, false, kMaxMs))
+        return false;
+      if (*AsUnsigned(e.member("last_ms")) < *AsUnsigned(e.member("first_ms")))
+        return Fail(p + "/last_ms", "must not be before first_ms");
+      if (*AsUnsigned(e.member("count")) == 0) return Fail(p + "/count", "must be at least 1");
+      V ended;
+      if (!Member(e, "ended", p, true, &ended)) return false;
+      if (ended.kind() != JsonKind::kBool) return Fail(p + "/ended", "expected true or false");
       return true;
     });
   }
@@ -436,7 +459,7 @@ class Validator {
            String(r, "agent_version", "", false, true, 0, 64, Printable, "printable characters") &&
            Unsigned(r, "generated_at_ms", "", true, false, kMaxMs) &&
            Number(r, "interval_s", "", false, true, 86400.0) && Labels(r) && Inventory(r) && Probes(r) &&
-           ResponderEvents(r);
+           ResponderEvents(r) && ReportLosses(r);
   }
 
  private:

@@ -36,6 +36,7 @@ struct ReportLimits {
   size_t max_errors_per_probe = 1024;
   size_t max_status_keys = 64;
   size_t max_responder_events = 256;
+  size_t max_report_losses = 64;
 };
 
 std::optional<ValidationError> ValidateReport(const nlohmann::json& report, const ReportLimits& limits = {});

@@ -69,6 +69,12 @@ void ShiftReportTimes(nlohmann::json& report, int64_t skew_ms) {
   auto events = report.find("responder_events");
   if (events != report.end() && events->is_array())
     for (auto& e : *events) Shift(e, "at_ms", skew_ms);
+  auto losses = report.find("report_losses");
+  if (losses != report.end() && losses->is_array())
+    for (auto& e : *losses) {
+      Shift(e, "first_ms", skew_ms);
+      Shift(e, "last_ms", skew_ms);
+    }
   auto probes = report.find("probes");
   if (probes == report.end() || !probes->is_array()) return;
   for (auto& p : *probes) {

@@ -24,7 +24,8 @@
 // interval_start/interval_end (INT64_MIN when there is none).
 //
 // ShiftReportTimes moves every agent timestamp in a validated report
-// (generated_at_ms, each probe's interval_start_ms/interval_end_ms) by
+// (generated_at_ms, each probe's interval_start_ms/interval_end_ms, each
+// responder event's at_ms, each report loss's first_ms/last_ms) by
 // -skew_ms, clamped at 0, so a skewed report is stored on the collector's
 // clock and cannot freeze "newest" rows with a future time.
 #include <cstdint>

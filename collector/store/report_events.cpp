@@ -74,6 +74,58 @@ Status ReportWriter::IngestResponderEvents(const nlohmann::json& r, int64_t rece
   return Status::Ok();
 }
 
+namespace {
+
+// What the agent said about why the reports were lost, for the event's detail.
+std::string LossReasonText(const std::string& reason) {
+  if (reason == "spool_cap") return "its spool was over --spool-max-bytes, so the oldest reports were deleted";
+  if (reason == "disk_full") return "its file system was full, so the oldest spooled reports were deleted";
+  if (reason == "too_large") return "a report was larger than the whole spool cap (--spool-max-bytes)";
+  if (reason == "write_error") return "reports could not be written to its spool";
+  if (reason == "several") return "of several causes (spool cap, full disk, write errors)";
+  return "reason " + reason;
+}
+
+}  // namespace
+
+Status ReportWriter::IngestReportLosses(const nlohmann::json& r, int64_t received_at) {
+  auto losses = r.find("report_losses");
+  if (losses == r.end() || !losses->is_array() || losses->empty()) return Status::Ok();
+  const std::string node = r["node"].get<std::string>();
+  for (const nlohmann::json& e : *losses) {
+    const std::string key = "reports_lost|" + node + "|" + std::to_string(e["id"].get<uint64_t>());
+    const std::string reason = e["reason"].get<std::string>();
+    const int64_t count = static_cast<int64_t>(e["count"].get<uint64_t>());
+    const int64_t last = std::min(static_cast<int64_t>(e["last_ms"].get<uint64_t>()), received_at);
+    const int64_t first = std::min(static_cast<int64_t>(e["first_ms"].get<uint64_t>()), last);
+    const bool ended = e["ended"].get<bool>();
+    const std::string detail = "the agent lost " + std::to_string(count) + " report(s) made in this window: " +
+                               LossReasonText(reason) + "; the node's history has a gap here";
+    // ?1 key, ?2 node, ?3 reason, ?4 detail, ?5 count, ?6 first, ?7 last, ?8 ended.
+    auto up = Q("UPDATE events SET count = MAX(count, ?5), status = ?3, "
+                "detail = CASE WHEN ?5 >= count THEN ?4 ELSE detail END, started_at = MIN(started_at, ?6), "
+                "last_seen_at = MAX(last_seen_at, ?7), "
+                "ended_at = CASE WHEN ?8 = 1 THEN MAX(COALESCE(ended_at, ?7), ?7) ELSE ended_at END "
+                "WHERE node = ?2 AND kind = 'reports_lost' AND key = ?1");
+    if (!up.ok()) return up.status();
+    up.value()->Bind(1, key).Bind(2, node).Bind(3, reason).Bind(4, detail).Bind(5, count).Bind(6, first);
+    up.value()->Bind(7, last).Bind(8, static_cast<int64_t>(ended ? 1 : 0));
+    if (Status st = up.value()->Run(); !st.ok()) return Status::Error("recording report losses " + key + ": " + st.message());
+    if (db_.Changes() > 0) {
+      closed_events_ = closed_events_ || ended;
+      continue;
+    }
+    auto in = Q("INSERT INTO events(kind, key, node, status, detail, count, started_at, last_seen_at, ended_at) "
+                "VALUES ('reports_lost', ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)");
+    if (!in.ok()) return in.status();
+    in.value()->Bind(1, key).Bind(2, node).Bind(3, reason).Bind(4, detail).Bind(5, count).Bind(6, first);
+    in.value()->Bind(7, last).Bind(8, ended ? std::optional<int64_t>(last) : std::nullopt);
+    if (Status st = in.value()->Run(); !st.ok()) return Status::Error("recording report losses " + key + ": " + st.message());
+    if (!ended) open_events_.Add(key, "reports_lost", node, std::nullopt, std::nullopt);
+  }
+  return Status::Ok();
+}
+
 void ReportWriter::LoadOpenEventKeys() {
   open_events_.Invalidate();
   auto q = Q("SELECT key, kind, node, COALESCE(peer, ''), COALESCE(transport, '') FROM events WHERE ended_at IS NULL");

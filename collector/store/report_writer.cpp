@@ -87,6 +87,7 @@ Status ReportWriter::IngestLocked(const json& r, int64_t received_at, const std:
   RETURN_IF_ERROR(IngestInventory(r, received_at));
   RETURN_IF_ERROR(IngestFabric(r, received_at));
   RETURN_IF_ERROR(IngestResponderEvents(r, received_at));
+  RETURN_IF_ERROR(IngestReportLosses(r, received_at));
   const std::string node = r["node"].get<std::string>();
   std::vector<ProbeInput> extracted;
   if (!probes) {

@@ -136,6 +136,12 @@ class ReportWriter {
   // of its (node, device, port) at its time; a port whose last event says it
   // recovered has that event closed at `received_at` (report_events.cpp).
   Status IngestResponderEvents(const nlohmann::json& r, int64_t received_at);
+  // "report_losses": each episode is one reports_lost event of the node,
+  // keyed by the node and the episode's id: started at first_ms, the
+  // largest count seen, ended at last_ms once the episode says ended (times
+  // no later than `received_at`). A report repeating an episode updates
+  // that event, never adds one (report_events.cpp).
+  Status IngestReportLosses(const nlohmann::json& r, int64_t received_at);
   struct Sweep;
   Status IngestNeighbour(const std::string& node, const nlohmann::json& n, int64_t at);
   // Appends the error counters an agent read on its neighbour's port to that

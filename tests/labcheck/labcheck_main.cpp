@@ -13,7 +13,7 @@
 //   rdmascope-labcheck event EVENTS.json KIND NODE open|closed [STATUS,...]
 //       /api/v1/events: an open event of KIND involving NODE (with one of the
 //       STATUS names when given), or none open any more and at least one closed
-//   rdmascope-labcheck exactly-once DB LAST_ID...
+//   rdmascope-labcheck exactly-once DB LAST_ID[=LOST]...
 //       the collector's SQLite database holds every report of each stopped
 //       agent process exactly once (see report_ids.h)
 //   rdmascope-labcheck rail PROBES.json SRC DST RAIL SINCE_MS clean|not-run
@@ -59,6 +59,10 @@
 //       machine's clock); else prints the latest close and when the window
 //       ends (a return of the element within it reopens that diagnosis, with
 //       its old opened_at)
+//   rdmascope-labcheck lost-reports EVENTS.json NODE REASON
+//       /api/v1/events: NODE's reports_lost events; prints each and, on its
+//       last line, "lost N" (their counts added); exit 0 when there is at
+//       least one, every one has status REASON and is ended
 //   rdmascope-labcheck now-ms
 //       this machine's clock (the collector's, in the VM), epoch ms
 //   rdmascope-labcheck target-counts PROBES.json|SPOOL_DIR SRC SINCE_MS COUNT ROUNDS DEAD|- LIVE...
@@ -571,6 +575,27 @@ int ClosedWithin(int argc, char** argv) {
   return 0;
 }
 
+int LostReports(int argc, char** argv) {
+  nlohmann::json events;
+  if (argc != 5 || !ReadJson(argv[2], &events)) return 2;
+  const std::string node = argv[3], reason = argv[4];
+  int64_t lost = 0;
+  int n = 0, bad = 0;
+  for (const auto& e : events.value("events", nlohmann::json::array())) {
+    if (Str(e, "kind") != "reports_lost" || Str(e, "node") != node) continue;
+    ++n;
+    lost += Num(e, "count", 0);
+    const bool ended = e.contains("ended_at_ms") && !e["ended_at_ms"].is_null();
+    bad += (Str(e, "status") == reason && ended) ? 0 : 1;
+    std::printf("%s reports_lost %s: %s, %lld report(s), %lld .. %s: %s\n", ended ? "ENDED" : "OPEN", node.c_str(),
+                Str(e, "status").c_str(), static_cast<long long>(Num(e, "count", 0)),
+                static_cast<long long>(Num(e, "started_at_ms", 0)),
+                ended ? std::to_string(Num(e, "ended_at_ms", 0)).c_str() : "-", Str(e, "detail").c_str());
+  }
+  std::printf("lost %lld\n", static_cast<long long>(lost));
+  return n > 0 && bad == 0 ? 0 : 1;
+}
+
 int NowMs() {
   std::printf("%lld\n", static_cast<long long>(NowEpochMs()));
   return 0;
@@ -667,6 +692,7 @@ int main(int argc, char** argv) {
   if (cmd == "diagnosis") return Diagnosis(argc, argv);
   if (cmd == "now-ms") return NowMs();
   if (cmd == "closed-within") return ClosedWithin(argc, argv);
+  if (cmd == "lost-reports") return LostReports(argc, argv);
   if (cmd == "opened-since") return OpenedSince(argc, argv);
   if (cmd == "first-summary") return FirstSummary(argc, argv);
   if (cmd == "target-counts") return TargetCounts(argc, argv);
@@ -675,7 +701,7 @@ int main(int argc, char** argv) {
                "       rdmascope-labcheck counter-grown BEFORE.json AFTER.json DEV PORT COUNTER MIN\n"
                "       rdmascope-labcheck api-pairs [--sent] NODES.json PROBES.json NODE...\n"
                "       rdmascope-labcheck event EVENTS.json KIND NODE open|closed [STATUS,...]\n"
-               "       rdmascope-labcheck exactly-once DB LAST_ID...\n"
+               "       rdmascope-labcheck exactly-once DB LAST_ID[=LOST]...\n"
                "       rdmascope-labcheck rail PROBES.json SRC DST RAIL SINCE_MS clean|not-run\n"
                "       rdmascope-labcheck rail-window PROBES.json SRC DST RAIL SINCE_MS UNTIL_MS\n"
                "       rdmascope-labcheck latency PROBES.json SRC DST TRANSPORT SINCE_MS\n"
@@ -686,6 +712,7 @@ int main(int argc, char** argv) {
                "       rdmascope-labcheck first-summary DIAGNOSES.json PROBES.json SCOPE SUBJECT KIND SINCE_MS\n"
                "       rdmascope-labcheck opened-since DIAGNOSES.json SINCE_MS\n"
                "       rdmascope-labcheck closed-within DIAGNOSES.json SCOPE SUBJECT WINDOW_MS\n"
+               "       rdmascope-labcheck lost-reports EVENTS.json NODE REASON\n"
                "       rdmascope-labcheck now-ms\n"
                "       rdmascope-labcheck target-counts PROBES.json|SPOOL_DIR SRC SINCE_MS COUNT ROUNDS DEAD|- LIVE...\n");
   return 2;

@@ -5,7 +5,8 @@
 // agent stopped with SIGTERM writes its last report (seq N) to the spool and
 // logs its id; every earlier report of that process must then be stored by
 // the collector exactly once: the stored ids of the process are seq 1..N-1,
-// no gap, no repeat, nothing beyond.
+// no gap, no repeat, nothing beyond. "LAST_ID=N" allows exactly N of them
+// missing: reports the agent told the collector it lost (reports_lost).
 #pragma once
 
 #include <string>
@@ -27,7 +28,8 @@ struct ExactlyOnceResult {
 };
 
 // stored: every report id in the collector; last_ids: the id each stopped
-// agent process logged as written to the spool at its stop.
+// agent process logged as written to the spool at its stop, each with
+// "=N" when N of its reports are known lost.
 ExactlyOnceResult CheckExactlyOnce(const std::vector<std::string>& stored, const std::vector<std::string>& last_ids);
 
 }  // namespace rdmascope::labcheck

@@ -241,6 +241,67 @@ TEST_F(DaemonTest, CollectorAwayThenBackEveryReportArrivesOnce) {
   for (size_t i = 0; i < seqs.size(); ++i) EXPECT_EQ(seqs[i], int(i) + 1) << "report " << ids[i];
 }
 
+TEST_F(DaemonTest, ReportsLostToAFullDiskAreToldUntilTheCollectorHasTheEpisodeEnded) {
+  testing::RefusingPort away;
+  ASSERT_GT(away.port(), 0);
+  DaemonHooks h = Hooks();
+  const std::string spool_dir = dir_.path() + "/spool";
+  // A disk with room for two spooled reports.
+  h.spool_write_file = [spool_dir](const std::string& path, const std::string& body) {
+    size_t files = 0;
+    for (const auto& e : std::filesystem::directory_iterator(spool_dir))
+      files += e.path().filename().string().rfind("report-", 0) == 0;
+    if (files >= 2) return ENOSPC;
+    std::ofstream(path) << body;
+    return 0;
+  };
+  auto d = Make(Config(away.url()), std::move(h));
+  ASSERT_TRUE(d);
+  Running run(d.get());
+  ASSERT_TRUE(log_.WaitFor("the file system is full", 10s)) << log_.All();
+  FakeCollector collector(away.port());
+  ASSERT_EQ(collector.port(), away.port());
+  // The episode goes out until a delivered report carried it ended; the
+  // reports after that one carry nothing.
+  auto ended_at = [&]() -> int {
+    auto bodies = collector.bodies();
+    for (size_t i = 0; i < bodies.size(); ++i) {
+      const auto& l = bodies[i].value("report_losses", nlohmann::json::array());
+      if (!l.empty() && l[0].value("ended", false)) return int(i);
+    }
+    return -1;
+  };
+  // (WaitUntil's predicate runs under the collector's lock: poll bodies() instead.)
+  const auto deadline = Clock::now() + 10s;
+  for (;;) {
+    const int e = ended_at();
+    if (e >= 0 && collector.accepted().size() >= size_t(e) + 3) break;
+    ASSERT_LT(Clock::now(), deadline) << log_.All();
+    std::this_thread::sleep_for(10ms);
+  }
+  run.StopAndJoin();
+  const auto bodies = collector.bodies();
+  const int e = ended_at();
+  const nlohmann::json episode = bodies[e]["report_losses"][0];
+  EXPECT_EQ(episode["reason"], "disk_full");
+  EXPECT_GE(episode["count"].get<int>(), 1);
+  EXPECT_LE(episode["first_ms"].get<int64_t>(), episode["last_ms"].get<int64_t>());
+  // Reports delivered before it (replayed, or fresh while the losses went
+  // on) carried the same episode not ended, with no larger count.
+  bool seen_open = false;
+  for (int i = 0; i < e; ++i) {
+    const auto& l = bodies[i].value("report_losses", nlohmann::json::array());
+    if (l.empty()) continue;
+    EXPECT_EQ(l[0]["id"], episode["id"]);
+    EXPECT_LE(l[0]["count"].get<int>(), episode["count"].get<int>());
+    seen_open = seen_open || !l[0]["ended"].get<bool>();
+  }
+  EXPECT_TRUE(seen_open);
+  for (size_t i = size_t(e) + 2; i < bodies.size(); ++i)
+    EXPECT_FALSE(bodies[i].contains("report_losses")) << "report " << i << " of " << bodies.size();
+  EXPECT_TRUE(d->report_losses().episodes().empty());
+}
+
 TEST_F(DaemonTest, StopWakesTheLoopPromptly) {
   FakeCollector collector;
   AgentConfig c = Config(collector.url());

@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
+#include <cerrno>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -112,6 +114,99 @@ TEST(Spool, ReportLargerThanCapIsNotWrittenAndCounted) {
   EXPECT_EQ(spool->dropped(), 1u);
   EXPECT_EQ(spool->count(), 1u);  // the older one is kept
   EXPECT_EQ(Files(dir.path()), (std::vector<std::string>{SpoolFileName(1)}));
+}
+
+// A file system of `capacity` bytes for the spool's writes: a write that
+// would pass it fails with ENOSPC (nothing written), as a full disk does.
+struct SmallDisk {
+  std::string dir;
+  uint64_t capacity;
+  uint64_t Used() const {
+    uint64_t n = 0;
+    for (const auto& e : fs::directory_iterator(dir)) n += e.is_regular_file() ? e.file_size() : 0;
+    return n;
+  }
+  Spool::WriteFileFn Fn() {
+    return [this](const std::string& path, const std::string& body) {
+      if (Used() + body.size() > capacity) return ENOSPC;
+      std::ofstream(path) << body;
+      return 0;
+    };
+  }
+};
+
+struct Drop {
+  std::string reason;
+  int64_t made_at_ms;
+};
+
+TEST(Spool, FullDiskDeletesTheOldestToKeepTheNewestAndTellsEachDrop) {
+  TempDir dir;
+  LogCapture log;
+  auto spool = OpenOk(dir.path(), 1 << 20, &log);  // the cap is far: the disk fills first
+  SmallDisk disk{dir.path(), 350};
+  spool->set_write_file(disk.Fn());
+  std::vector<Drop> drops;
+  spool->set_on_drop([&](const char* reason, int64_t at) { drops.push_back({reason, at}); });
+  for (int i = 1; i <= 3; ++i) ASSERT_TRUE(spool->Put(Report(i)).ok());
+  const auto before = std::chrono::system_clock::now();
+  ASSERT_TRUE(spool->Put(Report(4)).ok());  // no room: r1 goes
+  ASSERT_TRUE(spool->Put(Report(5)).ok());  // r2 goes
+  EXPECT_EQ(Files(dir.path()), (std::vector<std::string>{SpoolFileName(3), SpoolFileName(4), SpoolFileName(5)}));
+  EXPECT_EQ(spool->count(), 3u);
+  EXPECT_EQ(spool->dropped(), 2u);
+  ASSERT_EQ(drops.size(), 2u);
+  for (const Drop& d : drops) {
+    EXPECT_EQ(d.reason, "disk_full");
+    // When the dropped report was made: its file's time, not the drop's.
+    EXPECT_LE(d.made_at_ms, std::chrono::duration_cast<std::chrono::milliseconds>(before.time_since_epoch()).count());
+    EXPECT_GT(d.made_at_ms, 0);
+  }
+  EXPECT_TRUE(log.Contains("the file system is full")) << log.All();
+  auto loaded = spool->Load(*spool->Oldest());
+  ASSERT_TRUE(loaded.ok());
+  EXPECT_EQ(loaded->report_id, "r3");
+}
+
+TEST(Spool, FullDiskWithNothingToDeleteLosesTheReportAndSaysSo) {
+  TempDir dir;
+  auto spool = OpenOk(dir.path(), 1 << 20);
+  SmallDisk disk{dir.path(), 50};  // not even one report fits
+  spool->set_write_file(disk.Fn());
+  std::vector<Drop> drops;
+  spool->set_on_drop([&](const char* reason, int64_t at) { drops.push_back({reason, at}); });
+  Status s = spool->Put(Report(1));
+  EXPECT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("No space left on device"), std::string::npos) << s.message();
+  EXPECT_EQ(spool->count(), 0u);
+  EXPECT_TRUE(Files(dir.path()).empty());  // no temp file left behind
+  ASSERT_EQ(drops.size(), 1u);
+  EXPECT_EQ(drops[0].reason, "disk_full");
+}
+
+TEST(Spool, OtherWriteErrorsDeleteNothingAndAreTold) {
+  TempDir dir;
+  auto spool = OpenOk(dir.path(), 1 << 20);
+  ASSERT_TRUE(spool->Put(Report(1)).ok());
+  spool->set_write_file([](const std::string&, const std::string&) { return EIO; });
+  std::vector<Drop> drops;
+  spool->set_on_drop([&](const char* reason, int64_t at) { drops.push_back({reason, at}); });
+  EXPECT_FALSE(spool->Put(Report(2)).ok());
+  EXPECT_EQ(spool->count(), 1u);  // an I/O error is not a reason to delete older reports
+  ASSERT_EQ(drops.size(), 1u);
+  EXPECT_EQ(drops[0].reason, "write_error");
+}
+
+TEST(Spool, CapAndOversizeDropsAreToldWithTheirReason) {
+  TempDir dir;
+  auto spool = OpenOk(dir.path(), 250);
+  std::vector<Drop> drops;
+  spool->set_on_drop([&](const char* reason, int64_t at) { drops.push_back({reason, at}); });
+  for (int i = 1; i <= 3; ++i) ASSERT_TRUE(spool->Put(Report(i)).ok());
+  EXPECT_FALSE(spool->Put(Report(4, 251)).ok());
+  ASSERT_EQ(drops.size(), 2u);
+  EXPECT_EQ(drops[0].reason, "spool_cap");
+  EXPECT_EQ(drops[1].reason, "too_large");
 }
 
 TEST(Spool, CorruptFileIsMovedAsideAndDoesNotBlock) {

@@ -436,6 +436,60 @@ TEST_F(StoreTest, ResponderQpErrorOpensAndClosesWhenTheQpRecovered) {
   EXPECT_EQ(all().size(), 2u);
 }
 
+// An agent's report losses: one reports_lost event per episode, whatever
+// how many reports repeat it, with the largest count; ended at the last lost
+// report's time once the episode says ended, and kept so by a late replay.
+TEST_F(StoreTest, ReportLossesAreOneEventPerEpisodeEndedAtTheLastLostReport) {
+  auto episode = [](uint64_t id, int count, int64_t first, int64_t last, bool ended) {
+    return json{{"id", id},       {"reason", "disk_full"}, {"first_ms", first}, {"last_ms", last},
+                {"count", count}, {"ended", ended}};
+  };
+  auto all = [this] {
+    auto e = store_->history.Events(false, "reports_lost", std::nullopt, 100);
+    EXPECT_TRUE(e.ok());
+    return e.ok() ? e.value()["events"] : json::array();
+  };
+  json r = MakeReport("a-1", "node-a", kT0);
+  r["report_losses"] = json::array({episode(kT0 - 60000, 2, kT0 - 60000, kT0 - 50000, false)});
+  Ingest(r);
+  ASSERT_EQ(OpenEvents("reports_lost").size(), 1u);
+  r = MakeReport("a-2", "node-a", kT0 + 4000);
+  r["report_losses"] = json::array({episode(kT0 - 60000, 5, kT0 - 60000, kT0 - 30000, false)});
+  Ingest(r);
+  auto open = OpenEvents("reports_lost");
+  ASSERT_EQ(open.size(), 1u);
+  EXPECT_EQ(open[0]["count"], 5);
+  EXPECT_EQ(open[0]["status"], "disk_full");
+  EXPECT_NE(open[0]["detail"].get<std::string>().find("lost 5 report(s)"), std::string::npos) << open[0].dump();
+  EXPECT_EQ(open[0]["started_at_ms"], kT0 - 60000);
+  r = MakeReport("a-3", "node-a", kT0 + 8000);
+  r["report_losses"] = json::array({episode(kT0 - 60000, 6, kT0 - 60000, kT0 - 20000, true)});
+  Ingest(r);
+  EXPECT_EQ(OpenEvents("reports_lost").size(), 0u);
+  ASSERT_EQ(all().size(), 1u);
+  EXPECT_EQ(all()[0]["ended_at_ms"], kT0 - 20000);
+  EXPECT_EQ(all()[0]["count"], 6);
+  // A spooled report replayed late, with the episode as it was then: no new
+  // event, nothing reopened, the count kept.
+  r = MakeReport("a-0", "node-a", kT0 - 1000);
+  r["report_losses"] = json::array({episode(kT0 - 60000, 1, kT0 - 60000, kT0 - 60000, false)});
+  Ingest(r);
+  EXPECT_EQ(OpenEvents("reports_lost").size(), 0u);
+  ASSERT_EQ(all().size(), 1u);
+  EXPECT_EQ(all()[0]["count"], 6);
+  // Another node's episode of the same id is its own event; times ahead of
+  // the collector's clock are taken as now.
+  r = MakeReport("b-1", "node-b", kT0 + 9000);
+  r["report_losses"] = json::array({episode(kT0 - 60000, 1, kT0 + 999999, kT0 + 999999, true)});
+  Ingest(r, kT0 + 9000);
+  ASSERT_EQ(all().size(), 2u);
+  for (const json& e : all())
+    if (e["node"] == "node-b") {
+      EXPECT_EQ(e["started_at_ms"], kT0 + 9000);
+      EXPECT_EQ(e["ended_at_ms"], kT0 + 9000);
+    }
+}
+
 TEST_F(StoreTest, CounterThresholdEventFollowsDeltas) {
   Ingest(MakeReport("a-1", "node-a", kT0, 4, /*symbol_error=*/1000));  // first sample: no delta, no event
   EXPECT_EQ(OpenEvents("counter_threshold").size(), 0u);

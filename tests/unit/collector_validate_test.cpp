@@ -253,6 +253,35 @@ TEST(CollectorValidate, ResponderEventsAreBoundedAndTyped) {
   EXPECT_EQ(Bad(r).field, "/responder_events");
 }
 
+TEST(CollectorValidate, ReportLossesAreBoundedAndTyped) {
+  json r = Good();
+  json e = {{"id", 1764566400000}, {"reason", "disk_full"}, {"first_ms", 1764566400000},
+            {"last_ms", 1764566460000}, {"count", 16}, {"ended", false}};
+  r["report_losses"] = json::array({e});
+  EXPECT_FALSE(ValidateBoth(r).has_value()) << "one episode";
+  r["report_losses"] = nullptr;
+  EXPECT_FALSE(ValidateBoth(r).has_value()) << "null";
+  const std::vector<std::pair<std::string, json>> bad = {
+      {"ended", json(1)},        {"count", json(0)},          {"reason", json("disk full")},
+      {"reason", json("")},      {"first_ms", json(-1)},      {"last_ms", json(1764566399999)},
+      {"id", json("x")},         {"count", json(1.5)}};
+  for (const auto& [field, value] : bad) {
+    json b = e;
+    b[field] = value;
+    r["report_losses"] = json::array({b});
+    EXPECT_EQ(Bad(r).field, "/report_losses/0/" + field) << field << " = " << value.dump();
+  }
+  for (const char* required : {"id", "reason", "first_ms", "last_ms", "count", "ended"}) {
+    json b = e;
+    b.erase(required);
+    r["report_losses"] = json::array({b});
+    EXPECT_EQ(Bad(r).field, std::string("/report_losses/0/") + required);
+  }
+  r["report_losses"] = json::array();
+  for (int i = 0; i < 65; ++i) r["report_losses"].push_back(e);
+  EXPECT_EQ(Bad(r).field, "/report_losses");
+}
+
 TEST(CollectorValidate, PortStateShape) {
   json r = Good();
   r["inventory"]["devices"][0]["ports"][0]["state"] = "ACTIVE";
@@ -335,6 +364,8 @@ TEST(CollectorValidate, AgreesWithTheJsonSchema) {
                                                   {"p90", 900.5}, {"p99", 900.5}, {"p999", 900.5}, {"max", 900.5}};
   base["responder_events"] = json::array({{{"device", "rxe0"}, {"port", 1}, {"qpn", 17}, {"status", "LOC_PROT_ERR"},
                                            {"detail", "d"}, {"recovered", true}, {"at_ms", 1764566400000}}});
+  base["report_losses"] = json::array({{{"id", 1764566400000}, {"reason", "disk_full"}, {"first_ms", 1764566400000},
+                                        {"last_ms", 1764566400000}, {"count", 3}, {"ended", true}}});
   const json leaves = base.flatten();
   const std::vector<json> odd = {nullptr, -1, 0, 1.5, 1e300, 18446744073709551615ull, "", "x y", json::array(),
                                  json::object(), true, "18610"};
@@ -368,6 +399,10 @@ TEST(CollectorValidate, AgreesWithTheJsonSchema) {
         if ((ptr.find("/summary/received") != std::string::npos || ptr.find("/summary/lost") != std::string::npos) &&
             v.is_number() && v.get<double>() >= 0)
           doc["probes"][0]["summary"]["sent"] = 1ull << 40;
+        // last_ms not before first_ms: the same.
+        if ((ptr.find("/first_ms") != std::string::npos || ptr.find("/last_ms") != std::string::npos) &&
+            v.is_number() && v.get<double>() >= 0)
+          doc["report_losses"][0]["first_ms"] = doc["report_losses"][0]["last_ms"] = v;
         emit(ptr + " = " + v.dump(), doc);
       }
       json doc = base;

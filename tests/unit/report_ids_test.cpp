@@ -57,5 +57,13 @@ TEST(ReportIds, GapRepeatAndExtraFail) {
   EXPECT_FALSE(CheckExactlyOnce(Range("node-0", "aaaaaaaa", 1, 40), {"garbage"}).ok);
 }
 
+TEST(ReportIds, KnownLostReportsMustBeExactlyTheMissingOnes) {
+  auto stored = Range("node-0", "aaaaaaaa", 1, 40);
+  stored.erase(stored.begin() + 3, stored.begin() + 6);  // seq 4..6 lost, and told
+  EXPECT_TRUE(CheckExactlyOnce(stored, {Id("node-0", "aaaaaaaa", 41) + "=3"}).ok);
+  EXPECT_FALSE(CheckExactlyOnce(stored, {Id("node-0", "aaaaaaaa", 41) + "=2"}).ok);  // one lost untold
+  EXPECT_FALSE(CheckExactlyOnce(stored, {Id("node-0", "aaaaaaaa", 41) + "=4"}).ok);  // one told but stored
+}
+
 }  // namespace
 }  // namespace rdmascope::labcheck

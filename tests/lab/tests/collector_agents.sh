@@ -13,12 +13,21 @@
 #     once (counted by id; the last one, spooled at stop, excepted), in
 #     generation order (backlog first, oldest first), and no counter event
 #     opens from the first post-outage delta.
+#  5. Full disk: node-2's spool is a tmpfs of SPOOL2_KB (default 64) KiB, too
+#     small for the outage: its agent deletes its oldest spooled reports to
+#     keep the newest, and tells the collector, which keeps reports_lost
+#     events (reason disk_full, ended) whose counts are exactly the reports
+#     of node-2 missing from the database (and the agent's own count).
 . /opt/rdmascope/lab/lab.sh
 . /opt/rdmascope/lab/fleet.sh
 lab_require_bin rdmascope-collector rdmascope-agent rdmascope-labcheck || exit 1
 cd "$FLEET_DIR" || exit 1
 
 fleet_start_collector || lab_fail "collector did not listen"
+FULL_NODE=2
+mkdir -p "spool-$FULL_NODE" && mount -t tmpfs -o "size=${SPOOL2_KB:-64}k" tmpfs "spool-$FULL_NODE" ||
+  lab_fail "could not mount a ${SPOOL2_KB:-64} KiB tmpfs on spool-$FULL_NODE"
+trap 'umount "$FLEET_DIR/spool-$FULL_NODE" 2>/dev/null' EXIT
 NODES=()
 for i in $(seq 0 $((${LAB_AGENTS:-3} - 1))); do
   fleet_start_agent "$i" || lab_fail "agent node-$i did not start"
@@ -89,9 +98,24 @@ rdmascope-labcheck no-event events.json counter_threshold "$back_ms" &&
   rdmascope-labcheck no-event events.json counter_saturated "$back_ms" ||
   lab_fail "a counter event opened from the post-outage reports"
 echo "PASS order: every node's reports stored in generation order, no counter event from the outage"
+grep -q "the file system is full" "agent-$FULL_NODE.log" ||
+  lab_fail "node-$FULL_NODE's ${SPOOL2_KB:-64} KiB spool never filled: $(df -k "spool-$FULL_NODE" | tail -n 1)"
+lost_told() {
+  fleet_get "/api/v1/events?kind=reports_lost&limit=1000" events.json &&
+    rdmascope-labcheck lost-reports events.json "node-$FULL_NODE" disk_full > lost.txt
+}
+lab_wait 30 "node-$FULL_NODE's reports_lost events, ended" lost_told || { cat lost.txt; lab_fail "report losses not told"; }
+cat lost.txt
+lost=$(sed -n 's/^lost //p' lost.txt)
+echo "PASS full disk: node-$FULL_NODE's agent told the collector of $lost report(s) lost to its full spool"
 fleet_stop
 grep -h "stopped: delivered" agent-*.log
-last_ids=$(sed -n 's/.*stopping: last report \([^ ]*\) written to the spool.*/\1/p' agent-*.log)
+dropped=$(sed -n 's/.*stopped: delivered.*dropped from the spool \([0-9]*\),.*/\1/p' "agent-$FULL_NODE.log" | tail -n 1)
+[ "$dropped" = "$lost" ] || lab_fail "node-$FULL_NODE's agent dropped $dropped report(s), the collector was told $lost"
+last_ids=$(for i in "${!NODES[@]}"; do
+  id=$(sed -n 's/.*stopping: last report \([^ ]*\) written to the spool.*/\1/p' "agent-$i.log" | tail -n 1)
+  if [ "$i" = "$FULL_NODE" ]; then echo "$id=$lost"; else echo "$id"; fi
+done)
 [ "$(echo "$last_ids" | grep -c .)" -eq "${#NODES[@]}" ] ||
   lab_fail "expected ${#NODES[@]} agents to log their last report id, got: $last_ids"
 # shellcheck disable=SC2086
