@@ -177,6 +177,7 @@ int RunFullAgent(const std::vector<std::string>& args, sigset_t stop_signals) {
   so.probe_count = config.probe_count;
   so.paths = config.probe_paths;
   so.interval_ms = uint64_t(config.report_interval.count());
+  so.names_file = config.spool_dir + "/rail-names.json";
   so.targets = TargetSource(config);
   so.on_change = [daemon_ptr](const std::string&) {
     if (agent::AgentDaemon* d = daemon_ptr->load()) d->TriggerReport();

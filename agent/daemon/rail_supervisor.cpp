@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "agent/daemon/rail_names_file.h"
 #include "common/text.h"
 
 namespace rdmascope::agent {
@@ -66,6 +67,14 @@ Result<std::unique_ptr<RailSupervisor>> RailSupervisor::Start(RailSupervisorOpti
   Status v = ValidateRails(opts.rails);
   if (!v.ok()) return v;
   std::unique_ptr<RailSupervisor> s(new RailSupervisor(std::move(opts)));
+  if (!s->opts_.names_file.empty()) {
+    auto names = LoadRailNames(s->opts_.names_file);
+    if (names.ok()) {
+      s->remembered_ = std::move(names).value();
+    } else {
+      s->opts_.log(names.status().message() + "; naming the rails afresh (the file is rewritten)");
+    }
+  }
   auto responder = probes::Responder::StartIdle(s->opts_.responder);
   if (!responder.ok()) return responder.status();
   s->responder_ = std::move(responder).value();
@@ -77,6 +86,21 @@ Result<std::unique_ptr<RailSupervisor>> RailSupervisor::Start(RailSupervisorOpti
 }
 
 RailSupervisor::~RailSupervisor() { Stop(); }
+
+void RailSupervisor::RememberNames(const std::vector<RailSpec>& specs) {
+  std::vector<RailSpec> merged = MergeRailNames(specs, remembered_);
+  auto same = [](const std::vector<RailSpec>& a, const std::vector<RailSpec>& b) {
+    if (a.size() != b.size()) return false;
+    for (size_t i = 0; i < a.size(); ++i)
+      if (a[i].name != b[i].name || !(a[i].where == b[i].where)) return false;
+    return true;
+  };
+  if (same(merged, remembered_)) return;
+  remembered_ = std::move(merged);
+  if (opts_.names_file.empty()) return;
+  if (Status s = SaveRailNames(opts_.names_file, remembered_); !s.ok())
+    opts_.log(s.message() + " (a restart may name the rails differently)");
+}
 
 void RailSupervisor::Stop() {
   {
@@ -245,9 +269,11 @@ void RailSupervisor::Reconcile(bool first) {
   }
   std::vector<std::string> notes;
   const std::vector<RailSpec> specs = ComputeRails(std::vector<PortRef>(known_.begin(), known_.end()),
-                                                   opts_.devices, opts_.rails, specs_, &notes);
+                                                   opts_.devices, opts_.rails,
+                                                   MergeRailNames(specs_, remembered_), &notes);
   for (const auto& line : notes) opts_.log(line);
   specs_ = specs;
+  RememberNames(specs);
   std::set<std::string> rail_devices;
   for (const RailSpec& r : specs) rail_devices.insert(r.where.device);
   std::set<std::string> usable;

@@ -9,7 +9,9 @@
 //   it is released at once, since its removal waits for every open context.
 // - A reconcile reads every port's state from sysfs (cheap), names the rails
 //   (agent/daemon/rails.h: ports ever seen stay known and keep their names,
-//   so names shift neither when a device goes nor when one appears late; the
+//   so names shift neither when a device goes nor when one appears late; with
+//   names_file they are kept on disk too (rail_names_file.h), so a restart
+//   names every port as before, also one that is absent at the restart; the
 //   report's "rails" label follows RailNames()), starts an async event
 //   watcher per present device, serves (responder) exactly the ACTIVE rails, runs one prober per ACTIVE rail and
 //   stops the prober of a rail that is not ACTIVE. The responder changes per
@@ -76,6 +78,9 @@ struct RailSupervisorOptions {
   // Called from a prober's thread when a target's probe results turned bad
   // or good (probes/probe_turn.h): the daemon reports early (ReportSoon).
   std::function<void()> on_probe_turn;
+  // Where the names given to ports are kept across restarts
+  // (rail_names_file.h); "": not kept.
+  std::string names_file;
   LogFn log;
 };
 
@@ -116,6 +121,8 @@ class RailSupervisor {
   void OnEvent(const AsyncEvent& e);
   // State name of every port in sysfs, by (device, port).
   std::map<PortRef, std::string> DiscoverPorts() const;
+  // Merges the rails as named now into remembered_, saving names_file when it changed.
+  void RememberNames(const std::vector<RailSpec>& specs);
   // Hands r's prober to RetireLoop (under no lock); never waits for it.
   void StopProber(RailState& r);
 
@@ -124,6 +131,7 @@ class RailSupervisor {
   std::string served_signature_;
   std::set<PortRef> known_;
   std::vector<RailSpec> specs_;  // the rails as last named: a port keeps its name (ComputeRails)
+  std::vector<RailSpec> remembered_;  // every port named so far, this run and earlier ones (names_file)
   std::map<std::string, std::unique_ptr<AsyncEventWatcher>> watchers_;
   std::map<std::string, uint64_t> epoch_;  // per device: bumped when it went away
   std::chrono::steady_clock::time_point last_down_fetch_{};  // targets of down rails, once an interval

@@ -113,7 +113,8 @@ std::vector<RailSpec> ComputeRails(std::vector<PortRef> known, const std::vector
       if (notes)
         notes->push_back("rail " + name + " = " + p.device + "/" + std::to_string(p.port) + ": its position's name " +
                          by_position + " is taken (it appeared after the other rails were named; name the rails "
-                         "with --rail, or restart the agent to number them by position again)");
+                         "with --rail, or delete rail-names.json in the spool directory and restart the agent to number "
+                         "them by position again)");
     }
     taken.insert(name);
     out.push_back({name, p});

@@ -18,6 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "agent/daemon/report_losses.h"
+#include "common/synced_file.h"
 
 namespace rdmascope::agent {
 namespace {
@@ -49,24 +50,6 @@ class Fd {
  private:
   int fd_;
 };
-
-// The default WriteFileFn: create, write, fsync, close; 0 or the errno.
-int WriteSyncedFile(const std::string& path, const std::string& body) {
-  Fd fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600));
-  if (fd.get() < 0) return errno;
-  size_t done = 0;
-  while (done < body.size()) {
-    ssize_t n = ::write(fd.get(), body.data() + done, body.size() - done);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return errno;
-    }
-    done += size_t(n);
-  }
-  if (::fsync(fd.get()) != 0) return errno;
-  if (!fd.Close()) return errno;
-  return 0;
-}
 
 int64_t NowMs() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())

@@ -52,6 +52,32 @@ TEST(RailSupervisor, RailsOfAnAbsentDeviceAreNotRunNotLoss) {
   (*s)->Stop();
 }
 
+// With a names file, a port is named as the file says (an earlier run's
+// name), and a port named afresh is written to it.
+TEST(RailSupervisor, RailNamesComeFromAndGoToTheNamesFile) {
+  testsupport::ScratchDir dir("rail_sup_names");
+  const std::string path = dir.path() + "/rail-names.json";
+  std::ofstream(path) << R"({"rails": [{"name": "7", "device": "mlx5_0", "port": 1}]})";
+  RailSupervisorOptions o;
+  o.sysfs_root = kFixtures + "/sys/mlx5_ib";
+  o.responder.control_port = 0;
+  o.interval_ms = 60000;
+  o.names_file = path;
+  o.log = [](const std::string&) {};
+  auto s = RailSupervisor::Start(o);
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  EXPECT_EQ((*s)->RailNames(), std::vector<std::string>{"7"});
+  (*s)->Stop();
+  std::filesystem::remove(path);
+  s = RailSupervisor::Start(o);
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  EXPECT_EQ((*s)->RailNames(), std::vector<std::string>{"0"});
+  (*s)->Stop();
+  std::ifstream in(path);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("\"mlx5_0\""), std::string::npos) << text;
+}
+
 TEST(RailSupervisor, NamedRailOnANodeWithoutDevices) {
   RailSupervisorOptions o;
   o.sysfs_root = kFixtures + "/sys/empty";

@@ -18,7 +18,9 @@
 #     and probes once they come up.
 #  7. An agent with default rail names on three devices, started while the
 #     middle one is deleted: when it is added back it becomes rail 2, and the
-#     other two keep names 0 and 1 (rail tables printed before and after).
+#     other two keep names 0 and 1 (rail tables printed before and after);
+#     restarted with all three present, it names them as before (the names
+#     kept in its spool directory), not by position.
 #  8. An agent with --inject ud-send-error: its UD responder's 10th echo fails
 #     and the QP leaves RTS; echoes resume within 5 probes (10 ms apart), the
 #     QPN stays, and one closed responder_qp_error event in the collector names
@@ -250,13 +252,17 @@ echo "PASS all ports down at start: ran, reported DOWN, probed after up"
 echo "== 7. default rail names: an agent started with $A1 absent, $A1 added later"
 kill -TERM "$PID_node_c"; wait "$PID_node_c" 2>/dev/null
 timeout 30 rdma link delete "$A1" || show_fail "rdma link delete $A1 failed or hung"
-log_d=$FLEET_DIR/agent-node-d.log
-rdmascope-agent --collector "http://127.0.0.1:$FLEET_PORT" --token-file "$FLEET_DIR/token" \
-  --node-name node-d --device "$A0" --device "$A1" --device "$B1" --control-port 18614 \
-  --control-host "$(lab_ip "$A0")" --spool-dir "$FLEET_DIR/spool-node-d" --interval "$INTERVAL" \
-  --inventory-interval 30 --probe-count 5 >> "$log_d" 2>&1 &
-PID_node_d=$!
-lab_wait_listen 18614 30 || show_fail "node-d did not start"
+# start_node_d LOG: node-d on three devices with default rail names, logging to LOG (log_d).
+start_node_d() {
+  log_d=$1
+  rdmascope-agent --collector "http://127.0.0.1:$FLEET_PORT" --token-file "$FLEET_DIR/token" \
+    --node-name node-d --device "$A0" --device "$A1" --device "$B1" --control-port 18614 \
+    --control-host "$(lab_ip "$A0")" --spool-dir "$FLEET_DIR/spool-node-d" --interval "$INTERVAL" \
+    --inventory-interval 30 --probe-count 5 >> "$log_d" 2>&1 &
+  PID_node_d=$!
+  lab_wait_listen 18614 30 || show_fail "node-d did not start"
+}
+start_node_d "$FLEET_DIR/agent-node-d.log"
 # rail_table: NAME=DEV/PORT of every rail node-d has named so far (from its log).
 rail_table() { sed -n 's/.*rail \([^ ]*\) (\([^)]*\)): .* -> .*/\1=\2/p' "$log_d" | sort -u | tr '\n' ' '; }
 rails_named() { [ "$(rail_table | wc -w)" -ge "$1" ]; }
@@ -272,6 +278,18 @@ grep -m 1 "rail 2 = $A1/1" "$log_d"
 [ "$after" = "0=$A0/1 1=$B1/1 2=$A1/1 " ] || show_fail "node-d's rails after $A1 came: '$after', want '0=$A0/1 1=$B1/1 2=$A1/1'"
 alive "$PID_node_d" node-d
 echo "PASS late device: $A1 became rail 2; rails 0 ($A0) and 1 ($B1) kept their names"
+# Restarted with every device present, node-d names its ports as before (the
+# names kept in its spool directory), not by position (which would swap
+# rails 1 and 2).
+kill -TERM "$PID_node_d"; wait "$PID_node_d" 2>/dev/null
+echo "names kept: $(tr -d ' \n' < "$FLEET_DIR/spool-node-d/rail-names.json")"
+start_node_d "$FLEET_DIR/agent-node-d2.log"
+lab_wait 20 "node-d's three rails after the restart" rails_named 3 || show_fail "node-d named no rails: $(tail -n 5 "$log_d")"
+restarted=$(rail_table)
+echo "rail table after a restart: $restarted"
+[ "$restarted" = "$after" ] || show_fail "node-d's rails after a restart: '$restarted', want '$after'"
+alive "$PID_node_d" node-d
+echo "PASS restart: every rail kept its name ($restarted)"
 
 echo "== 8. a UD responder QP forced into error (--inject ud-send-error): it recovers and says so"
 kill -TERM "$PID_node_d"; wait "$PID_node_d" 2>/dev/null
