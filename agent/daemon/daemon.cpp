@@ -1,10 +1,13 @@
 #include "agent/daemon/daemon.h"
 
 #include <algorithm>
+#include <fstream>
+#include <sstream>
 
 #include "agent/daemon/daemon_inventory.h"
 #include "agent/node/health_state.h"
 #include "common/sd_notify.h"
+#include "common/synced_file.h"
 
 namespace rdmascope::agent {
 namespace {
@@ -54,7 +57,10 @@ Result<std::unique_ptr<AgentDaemon>> AgentDaemon::Create(const AgentConfig& conf
   if (!spool.ok()) return spool.status();
   d->spool_ = std::move(spool).value();
   AgentDaemon* raw = d.get();
-  d->spool_->set_on_drop([raw](const char* reason, int64_t made_at_ms) { raw->losses_.Note(reason, made_at_ms); });
+  d->spool_->set_on_drop([raw](const char* reason, int64_t made_at_ms) {
+    raw->losses_.Note(reason, made_at_ms);
+    raw->SaveLosses();
+  });
   if (d->hooks_.spool_write_file) d->spool_->set_write_file(d->hooks_.spool_write_file);
   ReporterOptions ro = d->hooks_.reporter;
   ro.collector = config.collector;
@@ -159,18 +165,49 @@ std::pair<std::string, std::string> AgentDaemon::MakeReport() {
   return {id, SerializeReport(report)};
 }
 
+void AgentDaemon::LoadLosses() {
+  std::ifstream in(losses_path());
+  if (!in) return;  // none kept
+  std::stringstream text;
+  text << in.rdbuf();
+  const nlohmann::json j = nlohmann::json::parse(text.str(), nullptr, /*allow_exceptions=*/false);
+  if (!j.is_object() || !j.contains("report_losses")) {
+    hooks_.log("report losses " + losses_path() + ": not what this agent writes; ignored");
+    return;
+  }
+  losses_ = ReportLosses::FromJson(j["report_losses"]);
+  saved_losses_ = text.str();
+  if (!losses_.episodes().empty())
+    hooks_.log("report losses: " + std::to_string(losses_.episodes().size()) +
+               " episode(s) kept by an earlier run, told to the collector with the next report");
+}
+
+void AgentDaemon::SaveLosses() {
+  if (!persist_losses_) return;
+  const std::string text = nlohmann::json{{"report_losses", losses_.ToJson()}}.dump() + "\n";
+  if (text == saved_losses_) return;
+  if (Status s = ReplaceFileAtomically(losses_path(), text); !s.ok()) {
+    hooks_.log("report losses: " + s.message() + " (a restart would forget them)");
+    return;
+  }
+  saved_losses_ = text;
+}
+
 PostOutcome AgentDaemon::SubmitFresh(const std::string& id, const std::string& body, Clock::time_point deadline) {
   PostOutcome o = reporter_->Submit(id, body, deadline, &stop_);
   if (o.delivery == Delivery::kDelivered) {
     losses_.Acknowledge(carried_ended_);
     // The collector takes reports and nothing is left behind: what was lost so far is one finished episode.
     if (spool_->count() == 0) losses_.EndOpen();
+    SaveLosses();
   }
   return o;
 }
 
 Status AgentDaemon::Run() {
   const auto watchdog = WatchdogPingInterval();
+  LoadLosses();
+  persist_losses_ = true;
   RefreshInventory();
   Notify("READY=1\nSTATUS=reporting to " + config_.collector);
   hooks_.log("reporting to " + config_.collector + " every " + FormatSeconds(config_.report_interval) +
@@ -223,6 +260,7 @@ Status AgentDaemon::Run() {
   Guarded("last report", [this] {
     // This process will not say more about its losses: the spooled last report tells them ended.
     losses_.EndOpen();
+    SaveLosses();
     auto [id, body] = MakeReport();
     auto lock = spool_->Lock();
     Status s = spool_->Put(body);

@@ -24,7 +24,10 @@
 //   unacknowledged ones as "report_losses"; after a delivery that leaves the
 //   spool empty the open episodes end, and an ended episode is dropped once
 //   a report that carried it ended was delivered; the last report, spooled
-//   on the way out, carries every episode ended.
+//   on the way out, carries every episode ended. Run() keeps the episodes in
+//   SPOOL_DIR/lost-reports.json as well (written atomically at every
+//   change, read back at the start of Run()), so a restart or a crash does
+//   not forget them; RunOnce() keeps its own in memory only.
 // RunOnce(): one report now (full inventory, counters, probes); ok when the
 // collector took it (then the spool is replayed too: at most
 // max_replay_per_cycle reports within 30 s), otherwise an error
@@ -123,6 +126,11 @@ class AgentDaemon {
   void RefreshInventory();
   // Builds one report; returns its id and text.
   std::pair<std::string, std::string> MakeReport();
+  std::string losses_path() const { return config_.spool_dir + "/lost-reports.json"; }
+  // Reads the episodes an earlier run kept; a file that cannot be read is logged and ignored.
+  void LoadLosses();
+  // Writes losses_ to losses_path() when it changed (Run() only); a failure is logged.
+  void SaveLosses();
   // Submits a report MakeReport() just built and keeps the loss episodes in
   // step with its outcome.
   PostOutcome SubmitFresh(const std::string& id, const std::string& body, std::chrono::steady_clock::time_point deadline);
@@ -141,6 +149,8 @@ class AgentDaemon {
   std::unique_ptr<Reporter> reporter_;
   ReportLosses losses_;
   std::vector<uint64_t> carried_ended_;  // the episodes the last built report carried as ended
+  bool persist_losses_ = false;          // Run(): losses_ is kept in losses_path()
+  std::string saved_losses_;             // what the file holds now
   Inventory inventory_;  // the last full inventory, without counters
   bool notify_failed_ = false;
   std::string boot_id_;

@@ -42,6 +42,9 @@ Status SaveRailNames(const std::string& path, const std::vector<RailSpec>& names
     if (rails.size() >= kMaxRailNames) break;
     rails.push_back({{"name", r.name}, {"device", r.where.device}, {"port", r.where.port}});
   }
+  const std::filesystem::path dir = std::filesystem::path(path).parent_path();
+  std::error_code ec;
+  if (!dir.empty()) std::filesystem::create_directories(dir, ec);  // a failure shows in the write below
   Status s = ReplaceFileAtomically(path, nlohmann::json{{"rails", rails}}.dump(1) + "\n");
   return s.ok() ? s : Status::Error("rail names: " + s.message());
 }

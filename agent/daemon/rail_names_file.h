@@ -9,7 +9,8 @@
 //   file and what is wrong (the caller logs it and starts without names).
 // - SaveRailNames writes the whole list atomically (a temp file in the same
 //   directory, fsync, rename): after a crash the file is the old list or the
-//   new one, never a mix. Entries past kMaxRailNames are not written.
+//   new one, never a mix. It creates the directory when missing. Entries
+//   past kMaxRailNames are not written.
 // - MergeRailNames: `current` (the rails as named now) first, then every
 //   remembered port that `current` does not name: the `previous` list for
 //   ComputeRails, in which the first claim of a name wins.

@@ -95,11 +95,16 @@ void RailSupervisor::RememberNames(const std::vector<RailSpec>& specs) {
       if (a[i].name != b[i].name || !(a[i].where == b[i].where)) return false;
     return true;
   };
-  if (same(merged, remembered_)) return;
+  if (same(merged, remembered_) && !names_unsaved_) return;
   remembered_ = std::move(merged);
-  if (opts_.names_file.empty()) return;
-  if (Status s = SaveRailNames(opts_.names_file, remembered_); !s.ok())
-    opts_.log(s.message() + " (a restart may name the rails differently)");
+  names_unsaved_ = !opts_.names_file.empty();
+  if (!names_unsaved_) return;
+  if (Status s = SaveRailNames(opts_.names_file, remembered_); !s.ok()) {
+    opts_.log(s.message() + " (tried again at the next reconcile; until then a restart may name the rails "
+              "differently)");
+    return;
+  }
+  names_unsaved_ = false;
 }
 
 void RailSupervisor::Stop() {

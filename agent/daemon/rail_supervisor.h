@@ -11,7 +11,10 @@
 //   (agent/daemon/rails.h: ports ever seen stay known and keep their names,
 //   so names shift neither when a device goes nor when one appears late; with
 //   names_file they are kept on disk too (rail_names_file.h), so a restart
-//   names every port as before, also one that is absent at the restart; the
+//   names every port as before; one absent at the restart gets its name back
+//   when it returns, unless a port never seen before took it meanwhile (a
+//   name is not held for a port that is gone: a replaced adapter under a new
+//   device name takes its position's name); the
 //   report's "rails" label follows RailNames()), starts an async event
 //   watcher per present device, serves (responder) exactly the ACTIVE rails, runs one prober per ACTIVE rail and
 //   stops the prober of a rail that is not ACTIVE. The responder changes per
@@ -132,6 +135,7 @@ class RailSupervisor {
   std::set<PortRef> known_;
   std::vector<RailSpec> specs_;  // the rails as last named: a port keeps its name (ComputeRails)
   std::vector<RailSpec> remembered_;  // every port named so far, this run and earlier ones (names_file)
+  bool names_unsaved_ = false;        // remembered_ differs from names_file (a save failed)
   std::map<std::string, std::unique_ptr<AsyncEventWatcher>> watchers_;
   std::map<std::string, uint64_t> epoch_;  // per device: bumped when it went away
   std::chrono::steady_clock::time_point last_down_fetch_{};  // targets of down rails, once an interval

@@ -20,8 +20,13 @@
 // - Acknowledge(ids) drops the episodes of `ids` that are ended: the caller
 //   passes EndedIds() as they were when it built a report the collector
 //   then took. An episode not ended when the report was built stays.
-// - At most kMaxEpisodes are kept: past that, the two oldest merge (counts
-//   added, times widened, reason "several" when they differ).
+// - At most kMaxEpisodes are kept: past that, a loss joins the newest
+//   episode whatever its reason or state (reason "several" when they
+//   differ), so no episode the collector may have seen disappears and no
+//   report is counted in two episodes.
+// - FromJson() takes back what ToJson() gave (the daemon keeps it in a file
+//   beside the spool, so a restart, or a crash, still tells the collector);
+//   entries that are not well formed are skipped.
 // Not thread-safe: one owner (the daemon loop).
 #pragma once
 
@@ -59,6 +64,7 @@ class ReportLosses {
   nlohmann::json ToJson() const;
   std::vector<uint64_t> EndedIds() const;
   void Acknowledge(const std::vector<uint64_t>& ids);
+  static ReportLosses FromJson(const nlohmann::json& episodes);
 
   const std::deque<Episode>& episodes() const { return episodes_; }
 

@@ -102,7 +102,7 @@ Status ReportWriter::IngestReportLosses(const nlohmann::json& r, int64_t receive
     const std::string detail = "the agent lost " + std::to_string(count) + " report(s) made in this window: " +
                                LossReasonText(reason) + "; the node's history has a gap here";
     // ?1 key, ?2 node, ?3 reason, ?4 detail, ?5 count, ?6 first, ?7 last, ?8 ended.
-    auto up = Q("UPDATE events SET count = MAX(count, ?5), status = ?3, "
+    auto up = Q("UPDATE events SET count = MAX(count, ?5), status = CASE WHEN ?5 >= count THEN ?3 ELSE status END, "
                 "detail = CASE WHEN ?5 >= count THEN ?4 ELSE detail END, started_at = MIN(started_at, ?6), "
                 "last_seen_at = MAX(last_seen_at, ?7), "
                 "ended_at = CASE WHEN ?8 = 1 THEN MAX(COALESCE(ended_at, ?7), ?7) ELSE ended_at END "

@@ -241,20 +241,46 @@ TEST_F(DaemonTest, CollectorAwayThenBackEveryReportArrivesOnce) {
   for (size_t i = 0; i < seqs.size(); ++i) EXPECT_EQ(seqs[i], int(i) + 1) << "report " << ids[i];
 }
 
-TEST_F(DaemonTest, ReportsLostToAFullDiskAreToldUntilTheCollectorHasTheEpisodeEnded) {
-  testing::RefusingPort away;
-  ASSERT_GT(away.port(), 0);
-  DaemonHooks h = Hooks();
-  const std::string spool_dir = dir_.path() + "/spool";
-  // A disk with room for two spooled reports.
-  h.spool_write_file = [spool_dir](const std::string& path, const std::string& body) {
+// A disk with room for two spooled reports (Spool::WriteFileFn).
+Spool::WriteFileFn TwoReportDisk(const std::string& spool_dir) {
+  return [spool_dir](const std::string& path, const std::string& body) {
     size_t files = 0;
     for (const auto& e : std::filesystem::directory_iterator(spool_dir))
-      files += e.path().filename().string().rfind("report-", 0) == 0;
+      files += SpoolFileSeq(e.path().filename().string()).has_value();
     if (files >= 2) return ENOSPC;
     std::ofstream(path) << body;
     return 0;
   };
+}
+
+// The index of the first accepted report whose first report_losses episode
+// satisfies `pred`, once `more` reports were accepted after it (10 s
+// deadline; -1 when it did not happen). Polls bodies(): WaitUntil's predicate
+// runs under the collector's lock.
+int FirstLossReportThenMore(FakeCollector& collector, const std::function<bool(const nlohmann::json&)>& pred,
+                            size_t more) {
+  auto first = [&]() -> int {
+    auto bodies = collector.bodies();
+    for (size_t i = 0; i < bodies.size(); ++i) {
+      const auto& l = bodies[i].value("report_losses", nlohmann::json::array());
+      if (!l.empty() && pred(l[0])) return int(i);
+    }
+    return -1;
+  };
+  const auto deadline = Clock::now() + std::chrono::seconds(10);
+  for (;;) {
+    const int i = first();
+    if (i >= 0 && collector.accepted().size() >= size_t(i) + 1 + more) return i;
+    if (Clock::now() >= deadline) return -1;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+}
+
+TEST_F(DaemonTest, ReportsLostToAFullDiskAreToldUntilTheCollectorHasTheEpisodeEnded) {
+  testing::RefusingPort away;
+  ASSERT_GT(away.port(), 0);
+  DaemonHooks h = Hooks();
+  h.spool_write_file = TwoReportDisk(dir_.path() + "/spool");
   auto d = Make(Config(away.url()), std::move(h));
   ASSERT_TRUE(d);
   Running run(d.get());
@@ -263,25 +289,10 @@ TEST_F(DaemonTest, ReportsLostToAFullDiskAreToldUntilTheCollectorHasTheEpisodeEn
   ASSERT_EQ(collector.port(), away.port());
   // The episode goes out until a delivered report carried it ended; the
   // reports after that one carry nothing.
-  auto ended_at = [&]() -> int {
-    auto bodies = collector.bodies();
-    for (size_t i = 0; i < bodies.size(); ++i) {
-      const auto& l = bodies[i].value("report_losses", nlohmann::json::array());
-      if (!l.empty() && l[0].value("ended", false)) return int(i);
-    }
-    return -1;
-  };
-  // (WaitUntil's predicate runs under the collector's lock: poll bodies() instead.)
-  const auto deadline = Clock::now() + 10s;
-  for (;;) {
-    const int e = ended_at();
-    if (e >= 0 && collector.accepted().size() >= size_t(e) + 3) break;
-    ASSERT_LT(Clock::now(), deadline) << log_.All();
-    std::this_thread::sleep_for(10ms);
-  }
+  const int e = FirstLossReportThenMore(collector, [](const nlohmann::json& l) { return l["ended"].get<bool>(); }, 2);
+  ASSERT_GE(e, 0) << log_.All();
   run.StopAndJoin();
   const auto bodies = collector.bodies();
-  const int e = ended_at();
   const nlohmann::json episode = bodies[e]["report_losses"][0];
   EXPECT_EQ(episode["reason"], "disk_full");
   EXPECT_GE(episode["count"].get<int>(), 1);
@@ -300,6 +311,43 @@ TEST_F(DaemonTest, ReportsLostToAFullDiskAreToldUntilTheCollectorHasTheEpisodeEn
   for (size_t i = size_t(e) + 2; i < bodies.size(); ++i)
     EXPECT_FALSE(bodies[i].contains("report_losses")) << "report " << i << " of " << bodies.size();
   EXPECT_TRUE(d->report_losses().episodes().empty());
+}
+
+// The episodes outlive the process that noted them: a stopped agent's
+// losses are told by the next run, which then forgets them on disk too.
+TEST_F(DaemonTest, ReportLossesOutliveARestart) {
+  testing::RefusingPort away;
+  ASSERT_GT(away.port(), 0);
+  const std::string spool_dir = dir_.path() + "/spool";
+  DaemonHooks h = Hooks();
+  h.spool_write_file = TwoReportDisk(spool_dir);
+  {
+    auto d = Make(Config(away.url()), std::move(h));
+    ASSERT_TRUE(d);
+    Running run(d.get());
+    ASSERT_TRUE(log_.WaitFor("the file system is full", 10s)) << log_.All();
+  }
+  auto kept = [&] {
+    std::ifstream in(spool_dir + "/lost-reports.json");
+    return nlohmann::json::parse(in, nullptr, false);
+  };
+  ASSERT_TRUE(kept().is_object()) << log_.All();
+  ASSERT_FALSE(kept()["report_losses"].empty());
+  EXPECT_TRUE(kept()["report_losses"][0]["ended"].get<bool>());  // the stop ended it
+  const uint64_t id = kept()["report_losses"][0]["id"].get<uint64_t>();
+
+  FakeCollector collector(away.port());
+  ASSERT_EQ(collector.port(), away.port());
+  auto d = Make(Config(away.url()), Hooks());
+  ASSERT_TRUE(d);
+  Running run(d.get());
+  ASSERT_GE(FirstLossReportThenMore(
+                collector, [id](const nlohmann::json& l) { return l["id"] == id && l["ended"].get<bool>(); }, 2),
+            0)
+      << log_.All();
+  run.StopAndJoin();
+  EXPECT_TRUE(d->report_losses().episodes().empty());
+  EXPECT_TRUE(kept()["report_losses"].empty()) << kept().dump();
 }
 
 TEST_F(DaemonTest, StopWakesTheLoopPromptly) {

@@ -49,9 +49,11 @@ TEST(RailNamesFile, ADamagedFileIsAnErrorNamingIt) {
   }
 }
 
-TEST(RailNamesFile, SaveFailsNamingTheFileWhenTheDirectoryIsGone) {
+TEST(RailNamesFile, SaveMakesTheDirectoryAndNamesTheFileWhenItCannot) {
   testsupport::ScratchDir dir("rail_names");
-  Status s = SaveRailNames(dir.path() + "/no/such/dir/rail-names.json", {{"0", {"rxe0", 1}}});
+  ASSERT_TRUE(SaveRailNames(dir.path() + "/not/yet/rail-names.json", {{"0", {"rxe0", 1}}}).ok());
+  std::ofstream(dir.path() + "/file") << "x";  // a file where a directory should be
+  Status s = SaveRailNames(dir.path() + "/file/rail-names.json", {{"0", {"rxe0", 1}}});
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.message().find("rail-names.json.tmp"), std::string::npos) << s.message();
 }

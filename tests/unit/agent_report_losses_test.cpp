@@ -68,19 +68,40 @@ TEST(ReportLosses, IdsGrowEvenWhenTimesRepeatOrGoBack) {
   EXPECT_EQ(l.episodes()[2].id, 5002u);
 }
 
-TEST(ReportLosses, PastTheBoundTheOldestMerge) {
+TEST(ReportLosses, PastTheBoundLossesJoinTheNewestAndNoEpisodeDisappears) {
   ReportLosses l;
-  for (size_t i = 0; i < ReportLosses::kMaxEpisodes + 2; ++i) {
+  for (size_t i = 0; i < ReportLosses::kMaxEpisodes; ++i) {
     l.Note(i % 2 ? kLossDiskFull : kLossSpoolCap, 1000 + int64_t(i));
     l.EndOpen();
   }
+  const std::vector<uint64_t> ids_before = l.EndedIds();
+  l.Note(kLossSpoolCap, 5000);  // the newest was disk_full and ended
+  l.Note(kLossDiskFull, 6000);
   ASSERT_EQ(l.episodes().size(), ReportLosses::kMaxEpisodes);
+  EXPECT_EQ(l.EndedIds(), ids_before);  // the same episodes, none merged away
   uint64_t total = 0;
   for (const auto& e : l.episodes()) total += e.count;
-  EXPECT_EQ(total, ReportLosses::kMaxEpisodes + 2);  // nothing forgotten
-  EXPECT_EQ(l.episodes()[0].reason, kLossSeveral);
-  EXPECT_EQ(l.episodes()[0].first_ms, 1000);
-  EXPECT_EQ(l.episodes()[0].count, 3u);
+  EXPECT_EQ(total, ReportLosses::kMaxEpisodes + 2);  // every loss counted once
+  EXPECT_EQ(l.episodes().back().reason, kLossSeveral);
+  EXPECT_EQ(l.episodes().back().count, 3u);
+  EXPECT_EQ(l.episodes().back().last_ms, 6000);
+}
+
+TEST(ReportLosses, FromJsonTakesBackWhatToJsonGave) {
+  ReportLosses l;
+  l.Note(kLossSpoolCap, 1000);
+  l.EndOpen();
+  l.Note(kLossDiskFull, 3000);
+  l.Note(kLossDiskFull, 4000);
+  ReportLosses back = ReportLosses::FromJson(l.ToJson());
+  EXPECT_EQ(back.ToJson(), l.ToJson());
+  back.Note(kLossWriteError, 10);  // ids go on growing after a reload
+  EXPECT_GT(back.episodes().back().id, l.episodes().back().id);
+  nlohmann::json damaged = l.ToJson();
+  damaged.push_back({{"id", "x"}});
+  damaged.push_back({{"id", 9}, {"reason", "disk_full"}, {"first_ms", 5}, {"last_ms", 4}, {"count", 1}, {"ended", true}});
+  EXPECT_EQ(ReportLosses::FromJson(damaged).ToJson(), l.ToJson());  // the bad entries are skipped
+  EXPECT_TRUE(ReportLosses::FromJson(nlohmann::json("nonsense")).episodes().empty());
 }
 
 }  // namespace

@@ -99,7 +99,7 @@ for ((round = 1; round <= ${DIAG_ROUNDS:-1}; round++)); do
     # reopened, its opened_at before this injection: wait the window out.
     if ! fault_not_reopenable "$scope" "$subject"; then
       echo "   waiting out the reopen window: $(cat reopen.txt)"
-      lab_wait 60 "the reopen window of $scope $subject" fault_not_reopenable "$scope" "$subject" ||
+      lab_wait $((6 * FLEET_INTERVAL + 30)) "the reopen window of $scope $subject" fault_not_reopenable "$scope" "$subject" ||
         { cat reopen.txt; lab_fail "a $scope $subject diagnosis kept closing within the reopen window"; }
     fi
     t_inj=$(rdmascope-labcheck now-ms)
