@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <iterator>
 #include <chrono>
 #include <cstdlib>
@@ -257,6 +258,14 @@ void ProbeScheduler::Round(Worker& w) {
 
 void ProbeScheduler::ProbeUd(Worker& w, const ProberOptions& o, const std::shared_ptr<RailDevice>& dev) {
   const ProbeTarget& t = w.target;
+  // An async failure of its QP or CQ: the session is built again now.
+  if (w.ud) {
+    if (auto f = dev->TakeFailure(w.ud->qpn(), w.ud->cq())) {
+      std::fprintf(stderr, "ud prober %s/%d QPN %u (target %s): async event %s: its session is built again\n",
+                   dev->local.device.c_str(), dev->local.port, w.ud->qpn(), t.name.c_str(), f->type.c_str());
+      w.ud.reset();
+    }
+  }
   if (!w.ud) {
     auto opened = UdSession::Open(dev);
     if (!opened.ok()) {
@@ -286,8 +295,11 @@ void ProbeScheduler::ProbeUd(Worker& w, const ProberOptions& o, const std::share
   } else {
     PushFailure(t, o, "ud", run.status().message());
   }
+  // A failed session is this target's alone: it is built again at the next
+  // round, and the rail's device is only described again (reopened when the
+  // port itself changed or failed), so the rail's other targets keep theirs.
   if (!run.ok() || w.ud->broken()) {
-    device_->Invalidate(w.ud->device());  // the next round reopens the device
+    device_->Recheck(w.ud->device());
     w.ud.reset();
   }
 }

@@ -19,7 +19,29 @@ Result<std::shared_ptr<RailDevice>> OpenRailDevice(const std::string& device, in
   auto pd = AllocPd(d->ctx.get());
   if (!pd.ok()) return pd.status();
   d->pd = std::move(pd).value();
+  RailDevice* raw = d.get();
+  auto reader = ContextEventReader::Start(d->ctx.get(), device, [raw](const ContextEvent& e) { raw->Keep(e); });
+  if (reader.ok()) d->reader = std::move(reader).value();
   return d;
+}
+
+void RailDevice::Keep(const ContextEvent& e) {
+  if (!e.failure || (e.on != ContextEvent::On::kQp && e.on != ContextEvent::On::kCq)) return;
+  std::lock_guard<std::mutex> lock(failures_mu_);
+  if (failures_.size() >= kMaxFailureEvents) failures_.erase(failures_.begin());
+  failures_.push_back(e);
+}
+
+std::optional<ContextEvent> RailDevice::TakeFailure(uint32_t qpn, const ibv_cq* cq) {
+  std::lock_guard<std::mutex> lock(failures_mu_);
+  for (auto it = failures_.begin(); it != failures_.end(); ++it) {
+    const bool mine = (it->on == ContextEvent::On::kQp && it->qpn == qpn) || (it->on == ContextEvent::On::kCq && it->cq == cq);
+    if (!mine) continue;
+    ContextEvent e = *it;
+    failures_.erase(it);
+    return e;
+  }
+  return std::nullopt;
 }
 
 Result<std::shared_ptr<RailDevice>> RailDeviceSlot::Acquire() {
@@ -41,9 +63,9 @@ Result<std::shared_ptr<RailDevice>> RailDeviceSlot::Acquire() {
   return current_;
 }
 
-void RailDeviceSlot::Invalidate(const std::shared_ptr<RailDevice>& d) {
+void RailDeviceSlot::Recheck(const std::shared_ptr<RailDevice>& d) {
   std::lock_guard<std::mutex> lock(mu_);
-  if (current_ == d) current_.reset();
+  if (current_ == d) checked_ns_ = 0;
 }
 
 }  // namespace rdmascope::probes

@@ -6,6 +6,12 @@
 // keep it through a shared_ptr, so it outlives every QP, CQ, MR and AH built
 // on it (they are destroyed before their last holder lets go). After a device
 // error the owner of the rail drops it and opens a new one (RailDeviceSlot).
+// The context's QP and CQ failure events (QP_FATAL, CQ_ERR, ...) are read on
+// a thread of its own (probes/context_events.h) and kept, at most
+// kMaxFailureEvents (the oldest go first), until the owner of that QP or CQ
+// takes them (TakeFailure) and builds its session again; a context whose
+// reader cannot start is used all the same (failed QPs still show in their
+// completions).
 #pragma once
 
 #include <cstdint>
@@ -13,17 +19,32 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "common/status.h"
+#include "probes/context_events.h"
 #include "probes/local_port.h"
 #include "probes/verbs_resources.h"
 
 namespace rdmascope::probes {
 
 struct RailDevice {
+  static constexpr size_t kMaxFailureEvents = 64;
   ContextPtr ctx;
   PdPtr pd;       // declared after ctx: deallocated first
   LocalPort local;
+
+  // The failure event of QP `qpn` or CQ `cq` read since the last call, taken
+  // out; nullopt when there is none (thread-safe).
+  std::optional<ContextEvent> TakeFailure(uint32_t qpn, const ibv_cq* cq);
+  // The reader's callback: keeps a QP or CQ failure event.
+  void Keep(const ContextEvent& e);
+
+ private:
+  std::mutex failures_mu_;
+  std::vector<ContextEvent> failures_;  // under failures_mu_
+ public:
+  std::unique_ptr<ContextEventReader> reader;  // declared last: its thread ends before the rest goes
 };
 
 Result<std::shared_ptr<RailDevice>> OpenRailDevice(const std::string& device, int port,
@@ -31,20 +52,22 @@ Result<std::shared_ptr<RailDevice>> OpenRailDevice(const std::string& device, in
                                                    const std::optional<Ipv4Subnet>& gid_subnet = std::nullopt);
 
 // One rail's current RailDevice, shared by the rail's probers (thread-safe).
-// Acquire() opens it on first use and after Invalidate(); Invalidate(d) drops
-// `d` only if it is still the current one, so a late report about an old
-// device does not throw away a fresh one. At most once a second Acquire()
-// also describes the port again and opens a new RailDevice when the chosen
-// GID changed (RoCE GIDs follow the netdev's addresses: after a link flap the
-// IPv4-mapped one comes back a little after the port is ACTIVE) or the port
-// cannot be described any more; holders then rebuild on the new one.
+// Acquire() opens it on first use. At most once a second, and at the first
+// Acquire() after Recheck(d) of the current one, it describes the port again
+// and opens a new RailDevice when the chosen GID changed (RoCE GIDs follow
+// the netdev's addresses: after a link flap the IPv4-mapped one comes back a
+// little after the port is ACTIVE) or the port cannot be described any more
+// (the device failed or went away); holders then rebuild on the new one. A
+// prober whose own session failed asks for Recheck(), never for a new
+// device: one bad target costs only its own session, not the rail's. A
+// Recheck of a RailDevice that is not the current one does nothing.
 class RailDeviceSlot {
  public:
   RailDeviceSlot(std::string device, int port, std::optional<int> gid_index,
                  std::optional<Ipv4Subnet> gid_subnet = std::nullopt)
       : device_(std::move(device)), port_(port), gid_index_(gid_index), gid_subnet_(std::move(gid_subnet)) {}
   Result<std::shared_ptr<RailDevice>> Acquire();
-  void Invalidate(const std::shared_ptr<RailDevice>& d);
+  void Recheck(const std::shared_ptr<RailDevice>& d);
 
  private:
   const std::string device_;

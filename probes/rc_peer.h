@@ -57,6 +57,7 @@ class RcPeer {
   uint64_t idle_timeout_ms() const { return reply_.idle_timeout_ms; }
   bool Read(uint64_t timeout_ns, const ProberOptions& opts, ProbeRun& run, ProbeSample& sample);
   uint32_t local_qpn() const { return qp_->qp_num; }
+  const ibv_cq* cq() const { return cq_->cq(); }
   uint32_t remote_qpn() const { return reply_.responder.qpn; }
 
  private:

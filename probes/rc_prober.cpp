@@ -57,6 +57,14 @@ Result<ProbeRun> RcProber::Run(const ProberOptions& o, bool fail_if_unreachable)
       peer_.reset();
       next_connect_ns_ = 0;
     }
+    // An async failure of its QP or CQ: the connection is built again now.
+    if (peer_) {
+      if (auto f = dev_->TakeFailure(peer_->local_qpn(), peer_->cq())) {
+        std::fprintf(stderr, "rc prober %s/%d QPN %u: async event %s: connecting again\n", dev_->local.device.c_str(),
+                     dev_->local.port, peer_->local_qpn(), f->type.c_str());
+        peer_.reset();
+      }
+    }
     if (!peer_) {
       if (NowNs() < next_connect_ns_) {
         SleepUntil(std::min(next_connect_ns_, run_end), o.stop);

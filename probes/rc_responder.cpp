@@ -35,6 +35,7 @@ struct RcResponderPool::Shard {
   Buffer slab;                   // capacity x kSlotsPerSession slots of kSlotBytes
   std::vector<uint32_t> free;    // session slots not in use; under mu_
   bool broken = false;           // its CQ failed: no new sessions; under mu_
+  std::atomic<bool> cq_failed{false};  // an async CQ_ERR named its CQ (FailCq): its thread ends it
   bool retired = false;          // emptied and freed its CQ and slab: no new sessions; under mu_
   std::atomic<bool> done{false};  // its thread has returned
   std::thread thread;
@@ -220,6 +221,16 @@ Result<RcConnectReply> RcResponderPool::Connect(ibv_context* ctx, ibv_pd* pd, co
   return b;
 }
 
+bool RcResponderPool::FailCq(const ibv_cq* cq) {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (auto& s : shards_)
+    if (!s->retired && s->cq && s->cq->cq() == cq) {
+      s->cq_failed.store(true);
+      return true;
+    }
+  return false;
+}
+
 void RcResponderPool::ServeShard(Shard* shard) {
   std::vector<Completion> batch;
   AdaptiveSpin hot = opts_.spin.Make();
@@ -229,10 +240,12 @@ void RcResponderPool::ServeShard(Shard* shard) {
   while (!stop_.load()) {
     batch.clear();
     auto n = shard->cq->Wait(batch, 64, NowNs() + kWaitSliceNs, just_served ? hot.Budget() : 0, &stop_);
-    if (!n.ok()) {
-      // A failed CQ (device removed or reset): its sessions end now (their
-      // probers reconnect), and new sessions go to a new shard.
-      std::fprintf(stderr, "rc responder: %s: this shard's sessions end\n", n.status().message().c_str());
+    if (!n.ok() || shard->cq_failed.load()) {
+      // A failed CQ (device removed or reset, or an async CQ_ERR): its
+      // sessions end now (their probers reconnect), and new sessions go to a
+      // new shard.
+      std::fprintf(stderr, "rc responder: %s: this shard's sessions end\n",
+                   n.ok() ? "async event CQ_ERR on the shard's completion queue" : n.status().message().c_str());
       Retired dead;
       {
         std::lock_guard<std::mutex> lock(mu_);

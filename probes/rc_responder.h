@@ -65,6 +65,10 @@ class RcResponderPool {
   // `key`: the prober's session id ("" from probers that send none).
   Result<RcConnectReply> Connect(ibv_context* ctx, ibv_pd* pd, const LocalPort& local,
                                  const RcConnectRequest& req);
+  // An async CQ_ERR on `cq`: when it is a shard's CQ, that shard's thread
+  // ends its sessions within a second (their probers connect again, to a
+  // new shard) and true is returned; false when no shard has it.
+  bool FailCq(const ibv_cq* cq);
   // Ends every shard thread and destroys every session; idempotent.
   void Stop();
 

@@ -5,6 +5,7 @@
 #include <map>
 #include <algorithm>
 
+#include "probes/context_events.h"
 #include "probes/control_server.h"
 #include "probes/control_session.h"
 #include "probes/line_socket.h"
@@ -43,6 +44,11 @@ struct Responder::DeviceState {
   Buffer read_buf;
   std::unique_ptr<RcResponderPool> rc;
   std::vector<std::unique_ptr<PortState>> ports;
+  // The context's failure events (QP, CQ), read on the reader's thread and
+  // acted on by the next Heal(); under async_mu, at most kMaxPendingEvents.
+  std::mutex async_mu;
+  std::vector<ContextEvent> async_events;
+  std::unique_ptr<ContextEventReader> reader;  // last: its thread ends before anything above goes
 
   // Ends every thread on the device (its RC sessions with them).
   void StopThreads() {
@@ -282,8 +288,13 @@ std::vector<std::string> Responder::Serve(const std::vector<ServedPort>& ports) 
 }
 
 Result<std::unique_ptr<UdResponder>> Responder::CreateUd(const DeviceState& d, int port) const {
-  return UdResponder::Create(d.ctx.get(), d.pd.get(), d.name, port, opts_.inject == Injection::kDrop, opts_.spin,
-                             opts_.inject == Injection::kUdSendError ? 10 : 0);
+  UdResponderFaults faults;
+  faults.drop = opts_.inject == Injection::kDrop;
+  faults.bad_send_at = opts_.inject == Injection::kUdSendError ? 10 : 0;
+  // The overrun once per port (the rebuilt responder is healthy).
+  const std::string key = d.name + "/" + std::to_string(port);
+  if (opts_.inject == Injection::kUdCqOverrun && overrun_injected_.insert(key).second) faults.stall_at = 10;
+  return UdResponder::Create(d.ctx.get(), d.pd.get(), d.name, port, opts_.spin, faults);
 }
 
 void Responder::KeepEvents(PortState& p) {
@@ -302,15 +313,57 @@ std::vector<ResponderEvent> Responder::TakeEvents() {
   return out;
 }
 
+void Responder::ActOnAsyncEvents(DeviceState& d) {
+  std::vector<ContextEvent> events;
+  {
+    std::lock_guard<std::mutex> lock(d.async_mu);
+    events.swap(d.async_events);
+  }
+  for (const ContextEvent& e : events) {
+    bool ud = false;
+    for (auto& p : d.ports) {
+      if (!p->ud) continue;
+      if (e.on == ContextEvent::On::kQp && p->ud->qpn() == e.qpn) p->ud->QpEvent(e.type), ud = true;
+      if (e.on == ContextEvent::On::kCq && p->ud->cq() == e.cq) p->ud->CqFailed(e.type), ud = true;
+    }
+    if (ud) continue;  // the UD responder reports what it did
+    ResponderEvent r;
+    r.device = d.name;
+    r.port = 0;  // an RC session's or shard's: not tied to one served port
+    r.status = e.type;
+    r.at_ms = int64_t(WallMs());
+    if (e.on == ContextEvent::On::kQp) {
+      r.qpn = e.qpn;
+      r.recovered = true;
+      r.detail = "RC session QPN " + std::to_string(e.qpn) + " on " + d.name + ": async event " + e.type +
+                 ": the session ends with its QP's failed completions, and its prober connects again";
+    } else if (d.rc && d.rc->FailCq(e.cq)) {
+      r.recovered = true;
+      r.detail = "RC responder shard on " + d.name + ": async event " + e.type +
+                 " on its completion queue: its sessions end, and their probers connect again to a new shard";
+    } else {
+      continue;  // the CQ of a responder or shard already gone
+    }
+    std::fprintf(stderr, "%s\n", r.detail.c_str());
+    events_.push_back(std::move(r));
+  }
+  if (events_.size() > kMaxPendingEvents)
+    events_.erase(events_.begin(), events_.begin() + std::ptrdiff_t(events_.size() - kMaxPendingEvents));
+}
+
 std::vector<std::string> Responder::Heal() {
   std::lock_guard<std::mutex> serving(serve_mu_);
   std::vector<std::string> problems;
   bool changed = false;
+  for (auto& [name, d] : devices_) ActOnAsyncEvents(*d);
   for (auto& [name, d] : devices_) {
     for (auto& p : d->ports) {
       if (!p->ud || !p->ud->stopped()) continue;
       p->StopThread();
+      const size_t kept = events_.size();
       KeepEvents(*p);
+      // Why it stopped: the status of its last event ("CQ_ERR", ...).
+      const std::string why = events_.size() > kept ? " (" + events_.back().status + ")" : "";
       const uint32_t old_qpn = p->ud->qpn();
       auto ud = CreateUd(*d, p->port);
       if (!ud.ok()) {
@@ -326,7 +379,7 @@ std::vector<std::string> Responder::Heal() {
       e.recovered = true;
       e.at_ms = int64_t(WallMs());
       e.detail = "UD responder " + name + "/" + std::to_string(p->port) + " QPN " + std::to_string(old_qpn) +
-                 " stopped; built again with QPN " + std::to_string(e.qpn);
+                 " stopped" + why + "; built again with QPN " + std::to_string(e.qpn);
       std::fprintf(stderr, "%s\n", e.detail.c_str());
       events_.push_back(std::move(e));
       p->ud = std::move(ud).value();
@@ -368,6 +421,16 @@ std::shared_ptr<Responder::DeviceState> Responder::OpenServedDevice(const std::s
                 name.c_str());
   d->rc = std::make_unique<RcResponderPool>(
       RcResponderPool::Options{opts_.rc_limits, opts_.inject == Injection::kRnr, opts_.spin});
+  DeviceState* raw = d.get();
+  auto reader = ContextEventReader::Start(d->ctx.get(), name, [raw](const ContextEvent& e) {
+    if (!e.failure || (e.on != ContextEvent::On::kQp && e.on != ContextEvent::On::kCq)) return;
+    std::lock_guard<std::mutex> lock(raw->async_mu);
+    if (raw->async_events.size() < kMaxPendingEvents) raw->async_events.push_back(e);
+  });
+  if (reader.ok())
+    d->reader = std::move(reader).value();
+  else  // served all the same: failed QPs still show in their completions
+    problems->push_back(reader.status().message() + " (its QP and CQ async events are not read)");
   return d;
 }
 

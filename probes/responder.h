@@ -33,6 +33,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -54,8 +55,11 @@ class ControlServer;
 
 // Fault injection for self-tests: kRnr, no RC receive is ever posted; kDrop,
 // UD probes are received and not echoed; kUdSendError, each UD responder's
-// 10th echo fails (probes/ud_responder.h) and the QP must recover.
-enum class Injection { kNone, kRnr, kDrop, kUdSendError };
+// 10th echo fails (probes/ud_responder.h) and the QP must recover;
+// kUdCqOverrun, each served port's first UD responder leaves its small CQ
+// unpolled after its 10th echo, the CQ overruns, the device raises CQ_ERR and
+// the responder must be built again (UdResponderFaults::stall_at).
+enum class Injection { kNone, kRnr, kDrop, kUdSendError, kUdCqOverrun };
 
 struct ServedPort {
   std::string device;
@@ -101,9 +105,14 @@ class Responder {
   static Result<std::unique_ptr<Responder>> StartIdle(const ResponderOptions& opts);
   ~Responder();
   std::vector<std::string> Serve(const std::vector<ServedPort>& ports);
-  // Builds again every UD responder that stopped by itself (its recovery
-  // failed: probes/ud_responder.h), with a new QPN, and lists it; returns what
-  // could not be built. Called by the owner's supervision, once a second.
+  // Acts on the devices' QP and CQ async events read since the last call
+  // (each device's context has a reader, probes/context_events.h): a UD
+  // responder's QP checks its state and recovers, its failed CQ stops it; an
+  // RC session's QP failure and an RC shard's failed CQ (its sessions end,
+  // their probers connect again) become events (port 0). Then builds again
+  // every UD responder that stopped by itself (its recovery failed, or its CQ:
+  // probes/ud_responder.h), with a new QPN, and lists it; returns what could
+  // not be built. Called by the owner's supervision, once a second.
   std::vector<std::string> Heal();
   // The UD responders' events (failures, recoveries, rebuilds) since the
   // previous call, oldest first; at most kMaxPendingEvents are kept.
@@ -130,6 +139,8 @@ class Responder {
   std::shared_ptr<const Served> Listing(std::vector<std::string>* problems) const;
   // A UD responder on `port` of `d`, with the options' injection.
   Result<std::unique_ptr<UdResponder>> CreateUd(const DeviceState& d, int port) const;
+  // Under serve_mu_: the async events `d`'s reader queued, acted on (Heal()).
+  void ActOnAsyncEvents(DeviceState& d);
   // Makes `served` what the control port hands out (unless stopped).
   void Publish(std::shared_ptr<const Served> served);
   // The rc_connect reply line, or the error for the prober.
@@ -141,6 +152,7 @@ class Responder {
   std::mutex serve_mu_;  // one Serve() or Stop() at a time
   std::map<std::string, std::shared_ptr<DeviceState>> devices_;  // under serve_mu_
   std::vector<ResponderEvent> events_;  // under serve_mu_: of ports since stopped or rebuilt
+  mutable std::set<std::string> overrun_injected_;  // under serve_mu_: "device/port" given kUdCqOverrun
   // Under serve_mu_: moves the events of `p`'s UD responder into events_.
   void KeepEvents(PortState& p);
   std::unique_ptr<ControlServer> server_;

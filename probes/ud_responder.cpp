@@ -8,6 +8,7 @@
 
 #include "probes/probe_clock.h"
 #include "probes/probe_timing.h"
+#include "probes/prober.h"
 #include "probes/probe_wire.h"
 #include "probes/qp_setup.h"
 #include "probes/verbs_error.h"
@@ -75,17 +76,17 @@ UdResponder::UdResponder() : sends_(kSignalEvery, kSendSlots), ah_cache_(kMaxAhC
 
 Result<std::unique_ptr<UdResponder>> UdResponder::Create(ibv_context* ctx, ibv_pd* pd,
                                                          const std::string& device, int port,
-                                                         bool drop, const ResponderSpin& spin,
-                                                         uint64_t bad_send_at) {
+                                                         const ResponderSpin& spin,
+                                                         const UdResponderFaults& faults) {
   std::unique_ptr<UdResponder> r(new UdResponder());
   r->ctx_ = ctx;
   r->pd_ = pd;
   r->device_ = device;
   r->port_ = port;
-  r->drop_ = drop;
+  r->faults_ = faults;
   r->spin_ = spin;
-  r->bad_send_at_ = bad_send_at;
-  auto cq = CompletionQueue::Create(ctx, int(kRecvSlots + kSendSlots + 8));
+  const int cqe = faults.stall_at > 0 ? UdResponderFaults::kStallCqEntries : int(kRecvSlots + kSendSlots + 8);
+  auto cq = CompletionQueue::Create(ctx, cqe);
   if (!cq.ok()) return cq.status();
   r->cq_ = std::move(cq).value();
   r->cq_->set_solicited_only(true);
@@ -256,7 +257,7 @@ void UdResponder::HandleRecv(const Completion& c) {
     return;  // recovery posts every receive again
   }
   uint8_t* rx = buf_.data() + size_t(slot) * kSlotBytes;
-  if (!failure_ && !drop_ && c.byte_len >= kGrhBytes + kWireBytes && sends_.Room()) {
+  if (!failure_ && !faults_.drop && c.byte_len >= kGrhBytes + kWireBytes && sends_.Room()) {
     auto m = DecodeProbe(rx + kGrhBytes, c.byte_len - kGrhBytes);
     CachedAh* ah = m && m->kind == ProbeKind::kProbe ? AhFor(c, rx) : nullptr;
     if (ah != nullptr) {
@@ -274,7 +275,7 @@ void UdResponder::HandleRecv(const Completion& c) {
       sge.addr = reinterpret_cast<uint64_t>(tx);
       sge.length = uint32_t(kWireBytes);
       sge.lkey = buf_.lkey();
-      if (++echoes_posted_ == bad_send_at_) sge.lkey ^= 0xff;  // fault injection: a key no MR has
+      if (++echoes_posted_ == faults_.bad_send_at) sge.lkey ^= 0xff;  // fault injection: a key no MR has
       ibv_send_wr wr = UdSendWr(kSendTag | k, &sge, signal, ah->ah.get(), c.src_qp, kProbeQkey);
       ibv_send_wr* bad = nullptr;
       int rc = ibv_post_send(qp_.get(), &wr, &bad);
@@ -315,11 +316,61 @@ void UdResponder::Run(const std::atomic<bool>& stop) {
       last_rx_ns = c.poll_ns;
       HandleRecv(c);
     }
+    if (faults_.stall_at > 0 && echoes_posted_ >= faults_.stall_at) {  // fault injection: a CQ left unpolled
+      faults_.stall_at = 0;
+      std::fprintf(stderr, "ud responder %s/%d: fault injection: the CQ is not polled for %d ms\n", device_.c_str(),
+                   port_, UdResponderFaults::kStallMs);
+      SleepUntil(NowNs() + uint64_t(UdResponderFaults::kStallMs) * 1000000ull, &stop);
+    }
+    if (async_pending_.load() && !TakeAsyncEvents()) {
+      stopped_.store(true);
+      return;
+    }
     if (failure_ && !Recover()) {
       stopped_.store(true);
       return;
     }
   }
+}
+
+void UdResponder::QpEvent(const std::string& type) {
+  std::lock_guard<std::mutex> lock(async_mu_);
+  qp_event_ = type;
+  async_pending_.store(true);
+}
+
+void UdResponder::CqFailed(const std::string& type) {
+  std::lock_guard<std::mutex> lock(async_mu_);
+  cq_failed_ = type;
+  async_pending_.store(true);
+}
+
+bool UdResponder::TakeAsyncEvents() {
+  std::string qp_event, cq_failed;
+  {
+    std::lock_guard<std::mutex> lock(async_mu_);
+    qp_event.swap(qp_event_);
+    cq_failed.swap(cq_failed_);
+    async_pending_.store(false);
+  }
+  if (!cq_failed.empty()) {
+    AddEvent(NewEvent(cq_failed, "async event " + cq_failed + " on its completion queue (a CQ in error cannot be "
+                                 "brought back): the responder stops and is built again"));
+    return false;
+  }
+  if (qp_event.empty() || failure_) return true;  // a failure noted already is recovered from below
+  ibv_qp_attr attr{};
+  ibv_qp_init_attr init{};
+  const int rc = ibv_query_qp(qp_.get(), &attr, IBV_QP_STATE, &init);
+  if (rc == 0 && attr.qp_state == IBV_QPS_RTS) {
+    ResponderEvent e = NewEvent(qp_event, "async event " + qp_event + "; the QP is still in RTS, nothing to do");
+    e.recovered = true;
+    AddEvent(std::move(e));
+    return true;
+  }
+  failure_ = NewEvent(qp_event, "async event " + qp_event + ", QP in " +
+                                    (rc == 0 ? std::string(QpStateName(attr.qp_state)) : ErrnoMessage("ibv_query_qp", rc)));
+  return true;
 }
 
 }  // namespace rdmascope::probes

@@ -9,11 +9,8 @@
 // time when the CQ has one, else the poll that found it) to just before
 // ibv_post_send. One echo in kSignalEvery is signalled. Reply address handles
 // live in an LRU of kMaxAhCache entries; an entry still used by an echo in
-// flight is never evicted. With `drop` set (fault
-// injection for self-tests) probes are received and not echoed; with
-// `bad_send_at` N > 0 (fault injection for self-tests) the Nth echo is posted
-// with a bad lkey, which fails it (a local protection error) and takes the QP
-// out of RTS. Errors inside the loop are logged, never thrown.
+// flight is never evicted. UdResponderFaults inject faults for self-tests.
+// Errors inside the loop are logged, never thrown.
 //
 // Recovery: a failed completion (send or receive; flushes that follow a
 // failure are not failures of their own) is noted, and after that batch the
@@ -24,6 +21,13 @@
 // completion status and what recovery did. When recovery fails, or the
 // completion channel fails, Run() returns with an event saying why and
 // stopped() is true: the owner builds a new responder.
+//
+// Async events (read by the owner on the device's context): QpEvent(type)
+// makes Run(), after its current wait (at most a second), query the QP and,
+// when it left RTS, bring it back as above with an event naming the async
+// event; a QP still in RTS gets an event saying so. CqFailed(type) makes
+// Run() return the same way (stopped(), an event naming the async event): a
+// failed CQ cannot be brought back, the owner builds a new responder.
 #pragma once
 
 #include <atomic>
@@ -65,13 +69,26 @@ struct ResponderEvent {
 // senders never share a key, and one sender's packets always do.
 std::string UdReplyAhKey(const uint8_t* hdr, uint16_t slid);
 
+// Fault injection for self-tests; all off by default.
+struct UdResponderFaults {
+  bool drop = false;         // probes are received and not echoed
+  uint64_t bad_send_at = 0;  // N > 0: the Nth echo is posted with a bad lkey, which fails it (a local
+                             // protection error) and takes the QP out of RTS
+  // N > 0: the CQ has room for only kStallCqEntries completions, and after the
+  // Nth echo it is not polled for kStallMs: probes arriving meanwhile overrun
+  // it and the device raises the async event CQ_ERR.
+  uint64_t stall_at = 0;
+  static constexpr int kStallCqEntries = 2;
+  static constexpr int kStallMs = 500;
+};
+
 class UdResponder {
  public:
   // `ctx` and `pd` must outlive the responder.
   static Result<std::unique_ptr<UdResponder>> Create(ibv_context* ctx, ibv_pd* pd,
                                                      const std::string& device, int port,
-                                                     bool drop, const ResponderSpin& spin = {},
-                                                     uint64_t bad_send_at = 0);
+                                                     const ResponderSpin& spin = {},
+                                                     const UdResponderFaults& faults = {});
   ~UdResponder();
 
   uint32_t qpn() const { return qp_->qp_num; }
@@ -82,6 +99,10 @@ class UdResponder {
   bool stopped() const { return stopped_.load(); }
   // The events since the previous call (thread-safe).
   std::vector<ResponderEvent> TakeEvents();
+  // The async events of its QP and CQ (thread-safe; see the contract).
+  void QpEvent(const std::string& type);
+  void CqFailed(const std::string& type);
+  const ibv_cq* cq() const { return cq_->cq(); }
 
   void Run(const std::atomic<bool>& stop);
 
@@ -106,7 +127,7 @@ class UdResponder {
   ibv_pd* pd_ = nullptr;
   std::string device_;
   int port_ = 1;
-  bool drop_ = false;
+  UdResponderFaults faults_;
   std::unique_ptr<CompletionQueue> cq_;
   QpPtr qp_;
   Buffer buf_;
@@ -115,9 +136,14 @@ class UdResponder {
   LruCache<CachedAh> ah_cache_;  // key: UdReplyAhKey
   std::atomic<uint64_t> echoed_{0};
   std::atomic<bool> stopped_{false};
-  uint64_t bad_send_at_ = 0;
   uint64_t echoes_posted_ = 0;
   std::optional<ResponderEvent> failure_;  // noted, not yet recovered from
+  // Async events handed over by QpEvent / CqFailed, taken by Run().
+  std::mutex async_mu_;
+  std::string qp_event_, cq_failed_;  // under async_mu_; empty: none
+  std::atomic<bool> async_pending_{false};
+  // Run(): acts on the async events handed over; false when it must stop.
+  bool TakeAsyncEvents();
   std::mutex events_mu_;
   std::vector<ResponderEvent> events_;  // under events_mu_
 };

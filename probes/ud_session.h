@@ -50,6 +50,8 @@ class UdSession {
   bool resolved() const { return ah_ != nullptr; }
   bool broken() const { return broken_; }
   const std::shared_ptr<RailDevice>& device() const { return dev_; }
+  uint32_t qpn() const { return qp_->qp_num; }
+  const ibv_cq* cq() const { return cq_->cq(); }
 
   Result<ProbeRun> Run(const ProberOptions& opts);
 

@@ -9,7 +9,7 @@ namespace rdmascope::agent {
 
 const char kAgentUsage[] =
     "usage: rdmascope-agent [--responder-only] [--device DEV]... [--rail NAME=DEV[/PORT]]...\n"
-    "                       [--control-port P] [--control-bind ADDR]... [--inject rnr|drop|ud-send-error]\n"
+    "                       [--control-port P] [--control-bind ADDR]... [--inject FAULT]\n"
     "                       [reporting options]\n"
     "\n"
     "Serves and probes every port of every RDMA device (a rail each), or of the\n"
@@ -45,12 +45,16 @@ const char kAgentUsage[] =
     "  --rc-idle-timeout S  an RC session with no probe for S seconds ends (default 60; 5..86400);\n"
     "                       at the session cap, one idle for a quarter of that gives way\n"
     "  --rc-max-sessions N  RC sessions at once on each served device (default 4096; 1..1000000)\n"
-    "  --inject rnr|drop|ud-send-error\n"
+    "  --inject rnr|drop|ud-send-error|ud-cq-overrun\n"
     "                       FAULT INJECTION FOR SELF-TESTS: rnr = never post RC\n"
     "                       receives (probers see RNR_RETRY_EXC_ERR); drop = receive\n"
     "                       UD probes but never echo them (probers see 100% loss);\n"
     "                       ud-send-error = each UD responder's 10th echo fails (a bad\n"
-    "                       key), its QP leaves RTS and must recover (one event in the report).\n"
+    "                       key), its QP leaves RTS and must recover (one event in the report);\n"
+    "                       ud-cq-overrun = each port's UD responder leaves its (small) CQ\n"
+    "                       unpolled for 500 ms after its 10th echo: the CQ overruns, the\n"
+    "                       device raises CQ_ERR and the responder is built again with a\n"
+    "                       new QPN (events in the report).\n"
     "                       Use it to prove alerting end to end, never in production.\n"
     "  --version            the version and the git revision of this build\n";
 
@@ -139,8 +143,10 @@ Result<AgentOptions> ParseAgentOptions(const std::vector<std::string>& args) {
         o.responder.inject = probes::Injection::kDrop;
       } else if (*v == "ud-send-error") {
         o.responder.inject = probes::Injection::kUdSendError;
+      } else if (*v == "ud-cq-overrun") {
+        o.responder.inject = probes::Injection::kUdCqOverrun;
       } else {
-        return Status::Error("--inject must be rnr, drop or ud-send-error, got '" + *v + "'");
+        return Status::Error("--inject must be rnr, drop, ud-send-error or ud-cq-overrun, got '" + *v + "'");
       }
     } else {
       return Status::Error("unknown option " + k);

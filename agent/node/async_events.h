@@ -1,10 +1,10 @@
 // Watches one RDMA device's asynchronous events (ibv_get_async_event) on a
 // thread of its own and hands each to a callback.
 //
-// Contract: Start() opens the device (the error names the verb); the thread
-// polls the context's async fd in slices of at most 200 ms and calls
-// `on_event` for every event (port events carry the port number) after
-// acknowledging it. DEVICE_FATAL, or the fd reporting an error or hang-up
+// Contract: Start() opens the device (the error names the verb) and reads
+// its events with a probes::ContextEventReader: `on_event` is called on the
+// reader's thread for every event (port events carry the port number) after
+// it was acknowledged. DEVICE_FATAL, or the fd reporting an error or hang-up
 // (the device was removed: the kernel closed the context), ends the watch:
 // the context is closed at once (so `rdma link delete` is not held up), then
 // `on_event` is called with gone = true, and the thread exits. It never spins.
@@ -15,9 +15,9 @@
 #include <functional>
 #include <memory>
 #include <string>
-#include <thread>
 
 #include "common/status.h"
+#include "probes/context_events.h"
 
 namespace rdmascope::agent {
 
@@ -38,14 +38,14 @@ class AsyncEventWatcher {
 
  private:
   AsyncEventWatcher() = default;
-  void Loop();
+  // The reader's callback; the last event closes the context.
+  void OnEvent(const probes::ContextEvent& e);
 
   std::string device_;
   Callback on_event_;
-  void* ctx_ = nullptr;  // ibv_context*, closed by the thread
-  std::atomic<bool> stop_{false};
+  void* ctx_ = nullptr;  // ibv_context*: closed by the last event, or by Stop()
   std::atomic<bool> done_{false};
-  std::thread thread_;
+  std::unique_ptr<probes::ContextEventReader> reader_;
 };
 
 }  // namespace rdmascope::agent

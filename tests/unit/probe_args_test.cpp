@@ -110,6 +110,12 @@ TEST(AgentOptions, ResponderOnlyWithInjection) {
   auto u = agent::ParseAgentOptions({"--inject", "ud-send-error"});
   ASSERT_TRUE(u.ok()) << u.status().message();
   EXPECT_EQ(u->responder.inject, probes::Injection::kUdSendError);
+  auto c = agent::ParseAgentOptions({"--inject", "ud-cq-overrun"});
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_EQ(c->responder.inject, probes::Injection::kUdCqOverrun);
+  auto bad = agent::ParseAgentOptions({"--inject", "cq"});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("ud-cq-overrun"), std::string::npos) << bad.status().message();
   EXPECT_TRUE(d->responder.control_bind.empty());  // default: the rails' addresses
   auto b = agent::ParseAgentOptions({"--control-bind", "192.168.77.2", "--control-bind", "127.0.0.1"});
   ASSERT_TRUE(b.ok()) << b.status().message();

@@ -25,6 +25,11 @@
 #     and the QP leaves RTS; echoes resume within 5 probes (10 ms apart), the
 #     QPN stays, and one closed responder_qp_error event in the collector names
 #     the QPN and the completion status.
+#  9. An agent with --inject ud-cq-overrun: its UD responder's CQ overruns,
+#     rxe raises the async event CQ_ERR on the responder's context, the agent
+#     reads it and builds the responder again with a new QPN; probes to it
+#     then lose nothing, and a closed responder_qp_error event names the old
+#     QPN, CQ_ERR and the new QPN.
 # Along the way, rdmactl health as a monitoring plugin on the real ports: OK
 # with perfdata, WARNING from --expect-rate above the rxe rate, CRITICAL for
 # the downed port, UNKNOWN (exit 3) for a sysfs root that does not exist.
@@ -293,15 +298,22 @@ echo "PASS restart: every rail kept its name ($restarted)"
 
 echo "== 8. a UD responder QP forced into error (--inject ud-send-error): it recovers and says so"
 kill -TERM "$PID_node_d"; wait "$PID_node_d" 2>/dev/null
+# start_injected NAME CONTROL_PORT FAULT: an agent on rail r0=$A0 with
+# --inject FAULT, logging to agent-NAME.log; sets PID_<NAME> and, once its UD
+# endpoint on $A0 is listed, QPN to that endpoint's QPN.
+start_injected() {
+  rdmascope-agent --collector "http://127.0.0.1:$FLEET_PORT" --token-file "$FLEET_DIR/token" \
+    --node-name "$1" --rail "r0=$A0" --control-port "$2" --control-host "$IP_A" \
+    --spool-dir "$FLEET_DIR/spool-$1" --interval "$INTERVAL" --inventory-interval 30 --probe-count 5 \
+    --inject "$3" >> "$FLEET_DIR/agent-$1.log" 2>&1 &
+  eval "PID_${1//-/_}=$!"
+  lab_wait_listen "$2" 30 || show_fail "$1 did not start"
+  has_qpn() { QPN=$(qpn_of "$A0" "$1"); [ -n "$QPN" ]; }
+  lab_wait 20 "$1's UD endpoint on $A0" has_qpn "$2" || show_fail "$1 lists no UD endpoint on $A0"
+}
 log_e=$FLEET_DIR/agent-node-e.log
-rdmascope-agent --collector "http://127.0.0.1:$FLEET_PORT" --token-file "$FLEET_DIR/token" \
-  --node-name node-e --rail "r0=$A0" --control-port 18615 --control-host "$IP_A" \
-  --spool-dir "$FLEET_DIR/spool-node-e" --interval "$INTERVAL" --inventory-interval 30 --probe-count 5 \
-  --inject ud-send-error >> "$log_e" 2>&1 &
-PID_node_e=$!
-lab_wait_listen 18615 30 || show_fail "node-e did not start"
-has_qpn() { qe=$(qpn_of "$A0" 18615); [ -n "$qe" ]; }
-lab_wait 20 "node-e's UD endpoint on $A0" has_qpn || show_fail "node-e lists no UD endpoint on $A0"
+start_injected node-e 18615 ud-send-error
+qe=$QPN
 since=$(wall_ms)
 # 40 probes 10 ms apart: the 10th echo fails (a bad key; at least that probe is
 # lost), the QP leaves RTS and must come back.
@@ -330,7 +342,34 @@ qe_after=$(qpn_of "$A0" 18615)
 grep -m 2 "QPN $qe" "$log_e"
 alive "$PID_node_e" node-e
 echo "PASS UD responder recovery: $lost of 40 lost at the injected error, 0 of 20 after, QPN $qe kept, one closed event naming it"
+
+echo "== 9. a UD responder CQ overrun (--inject ud-cq-overrun): the async CQ_ERR is read, the responder built again"
+kill -TERM "$PID_node_e"; wait "$PID_node_e" 2>/dev/null
+log_f=$FLEET_DIR/agent-node-f.log
+start_injected node-f 18616 ud-cq-overrun
+qf=$QPN
+# 60 probes in bursts (rdmactl's default pattern): after the 10th echo the
+# responder leaves its 2-entry CQ unpolled for 500 ms, the probes of those
+# bursts overrun it and rxe raises CQ_ERR on the responder's context.
+rdmactl probe --transport ud --device "$B0" "$IP_A:18616" --count 60 > probe-f.txt 2>&1
+grep -m 1 'lost' probe-f.txt
+t0=$(now_cs)
+rebuilt() { qf_after=$(qpn_of "$A0" 18616); [ -n "$qf_after" ] && [ "$qf_after" != "$qf" ]; }
+lab_wait 10 "node-f's UD responder built again (a new QPN)" rebuilt ||
+  show_fail "node-f's UD responder was not built again after the CQ overrun (QPN $qf): $(tail -n 5 "$log_f")"
+echo "TIMING UD responder built again $(elapsed "$t0") s after the probe run: QPN $qf -> $qf_after"
+grep -m 1 "async event CQ_ERR" "$log_f" || show_fail "node-f's log does not name the async event CQ_ERR"
+rdmactl probe --transport ud --device "$B0" "$IP_A:18616" --count 20 > probe-f2.txt 2>&1 ||
+  show_fail "probes to the rebuilt UD responder lost probes or failed: $(cat probe-f2.txt)"
+grep -m 1 'lost' probe-f2.txt
+event_f_closed() { events_json && rdmascope-labcheck event events.json responder_qp_error node-f closed > event.txt; }
+lab_wait 20 "node-f's responder_qp_error event, closed" event_f_closed || show_fail "no closed responder_qp_error event for node-f"
+cat event.txt
+grep -q "QPN $qf stopped (CQ_ERR); built again with QPN $qf_after" event.txt ||
+  show_fail "the event does not say QPN $qf stopped on CQ_ERR and was built again as $qf_after"
+alive "$PID_node_f" node-f
+echo "PASS UD responder CQ overrun: async CQ_ERR read, QPN $qf -> $qf_after, 0 of 20 lost after, a closed event naming both"
 fleet_stop
-kill -TERM "$PID_node_a" "$PID_node_b" "$PID_node_c" "$PID_node_e" 2>/dev/null
+kill -TERM "$PID_node_a" "$PID_node_b" "$PID_node_c" "$PID_node_f" 2>/dev/null
 wait 2>/dev/null
 echo "rails: PASS"
