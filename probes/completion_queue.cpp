@@ -37,8 +37,7 @@ Result<std::unique_ptr<CompletionQueue>> CompletionQueue::Create(ibv_context* ct
   if (q->cq_ex_ != nullptr) {
     q->cq_ = ibv_cq_ex_to_cq(q->cq_ex_);
     q->clock_khz_ = khz;
-    q->RefreshClockRef(NowNs());
-    if (q->ref_host_ns_ == 0) q->clock_khz_ = 0;  // no raw clock to map ticks to host time
+    if (!q->DeviceClockNow()) q->clock_khz_ = 0;  // no raw clock to take T2 or T4 from
   } else {
     errno = 0;
     q->cq_ = ibv_create_cq(ctx, cqe, nullptr, q->channel_, 0);
@@ -55,15 +54,22 @@ CompletionQueue::~CompletionQueue() {
   if (channel_ != nullptr) ibv_destroy_comp_channel(channel_);
 }
 
-void CompletionQueue::RefreshClockRef(uint64_t now_ns) {
-  if (ref_host_ns_ != 0 && now_ns - ref_host_ns_ < 1000000000ull) return;
+std::optional<uint64_t> CompletionQueue::DeviceClockNow() const {
+  if (cq_ex_ == nullptr) return std::nullopt;
   ibv_values_ex v{};
   v.comp_mask = IBV_VALUES_MASK_RAW_CLOCK;
-  const uint64_t before = NowNs();
-  if (ibv_query_rt_values_ex(ctx_, &v) != 0 || !(v.comp_mask & IBV_VALUES_MASK_RAW_CLOCK)) return;
-  const uint64_t after = NowNs();
-  ref_ticks_ = uint64_t(v.raw_clock.tv_sec) * 1000000000ull + uint64_t(v.raw_clock.tv_nsec);
-  ref_host_ns_ = before + (after - before) / 2;
+  if (ibv_query_rt_values_ex(ctx_, &v) != 0 || !(v.comp_mask & IBV_VALUES_MASK_RAW_CLOCK)) return std::nullopt;
+  return uint64_t(v.raw_clock.tv_sec) * 1000000000ull + uint64_t(v.raw_clock.tv_nsec);
+}
+
+uint64_t CompletionQueue::TicksBetweenNs(uint64_t from, uint64_t to) const {
+  return DeviceTicksBetweenNs(from, to, clock_khz_, ts_mask_);
+}
+
+uint64_t CompletionQueue::SinceNs(const Completion& c) const {
+  if (c.device_ticks && clock_khz_ != 0)
+    if (auto now = DeviceClockNow()) return TicksBetweenNs(*c.device_ticks, *now);
+  return ResponderDelayNs(c.poll_ns, NowNs());
 }
 
 bool CompletionQueue::ArmAllIfUnsolicitedRecv(const std::vector<Completion>& batch) {
@@ -133,7 +139,6 @@ Result<int> CompletionQueue::Poll(std::vector<Completion>& out, int max) {
   if (rc == ENOENT) return 0;
   if (rc != 0) return ErrnoStatus("ibv_start_poll", rc);
   now = NowNs();
-  if (clock_khz_ != 0) RefreshClockRef(now);
   int total = 0;
   do {
     Completion c;
@@ -148,10 +153,7 @@ Result<int> CompletionQueue::Poll(std::vector<Completion>& out, int max) {
     c.slid = uint16_t(ibv_wc_read_slid(cq_ex_));
     c.sl = ibv_wc_read_sl(cq_ex_);
     c.poll_ns = now;
-    if (clock_khz_ != 0) {
-      c.device_ns = DeviceTicksToHostNs(ibv_wc_read_completion_ts(cq_ex_), ref_ticks_,
-                                        ref_host_ns_, clock_khz_, ts_mask_);
-    }
+    if (clock_khz_ != 0) c.device_ticks = ibv_wc_read_completion_ts(cq_ex_);
     out.push_back(c);
     ++total;
     if (total >= max) break;

@@ -11,8 +11,10 @@
 // ibv_req_notify_cq; with set_solicited_only(true) it arms for solicited
 // completions (and, per the verbs spec, failed receives) only, so the
 // peer's unsolicited traffic and our own send completions wake nobody.
-// Device timestamps are converted to the host's NowNs() domain through a
-// (raw clock, NowNs()) pair from ibv_query_rt_values_ex, refreshed every second.
+// Device timestamps stay device ticks: a difference is taken only against
+// another tick of the same device (a completion timestamp, or the raw clock
+// read now with ibv_query_rt_values_ex), never against host time
+// (probes/probe_timing.h). A CQ has timestamps only when the raw clock reads.
 #pragma once
 
 #include <infiniband/verbs.h>
@@ -40,8 +42,8 @@ struct Completion {
   uint32_t wc_flags = 0;
   uint16_t slid = 0;
   uint8_t sl = 0;
-  uint64_t poll_ns = 0;                // NowNs() when polled
-  std::optional<uint64_t> device_ns;   // completion timestamp, converted to NowNs() time
+  uint64_t poll_ns = 0;                 // NowNs() when polled
+  std::optional<uint64_t> device_ticks;  // the completion timestamp, in device ticks
 };
 
 class CompletionQueue {
@@ -65,6 +67,17 @@ class CompletionQueue {
   // prober), arms for every completion from now on and returns true (once).
   bool ArmAllIfUnsolicitedRecv(const std::vector<Completion>& batch);
 
+  // The device's raw clock now, in the ticks of its completion timestamps;
+  // nullopt without timestamps or when the read fails.
+  std::optional<uint64_t> DeviceClockNow() const;
+  // The ns from device tick `from` to device tick `to` (DeviceTicksBetweenNs
+  // at this device's rate and mask).
+  uint64_t TicksBetweenNs(uint64_t from, uint64_t to) const;
+  // The time since receive completion `c` in one clock (T4 - T3 of a
+  // responder, T4 being now): device ticks when `c` has a timestamp and the
+  // raw clock reads, else host time since the poll that found `c`.
+  uint64_t SinceNs(const Completion& c) const;
+
   // Appends up to `max` completions to `out`; returns how many.
   Result<int> Poll(std::vector<Completion>& out, int max);
 
@@ -79,7 +92,6 @@ class CompletionQueue {
  private:
   CompletionQueue() = default;
   Status DrainChannel();
-  void RefreshClockRef(uint64_t now_ns);
 
   ibv_comp_channel* channel_ = nullptr;
   ibv_cq* cq_ = nullptr;          // valid for both kinds
@@ -91,8 +103,6 @@ class CompletionQueue {
   SpinClockStride stride_;        // empty polls between clock reads while spinning
   ibv_context* ctx_ = nullptr;
   uint64_t ts_mask_ = 0;          // completion_timestamp_mask
-  uint64_t ref_ticks_ = 0;        // device raw clock ...
-  uint64_t ref_host_ns_ = 0;      // ... read at this NowNs()
 };
 
 }  // namespace rdmascope::probes

@@ -2,16 +2,12 @@
 
 namespace rdmascope::probes {
 
-uint64_t DeviceTicksToHostNs(uint64_t ticks, uint64_t ref_ticks, uint64_t ref_host_ns,
-                             uint64_t khz, uint64_t mask) {
-  if (khz == 0) return ref_host_ns;
+uint64_t DeviceTicksBetweenNs(uint64_t from, uint64_t to, uint64_t khz, uint64_t mask) {
+  if (khz == 0) return 0;
   if (mask == 0) mask = ~0ull;
-  const uint64_t fwd = (ticks - ref_ticks) & mask;  // ticks after the reference
-  const bool before = fwd > mask / 2;
-  const uint64_t dticks = before ? ((ref_ticks - ticks) & mask) : fwd;
-  const uint64_t dns = uint64_t((unsigned __int128)dticks * 1000000u / khz);
-  if (!before) return ref_host_ns + dns;
-  return dns < ref_host_ns ? ref_host_ns - dns : 0;
+  const uint64_t ticks = (to - from) & mask;  // forward, across a wrap
+  if (ticks > mask / 2) return 0;              // `to` is before `from`
+  return uint64_t((unsigned __int128)ticks * 1000000u / khz);
 }
 
 }  // namespace rdmascope::probes

@@ -2,21 +2,22 @@
 // T2/T5 the prober's send/echo completion, T3 the responder's receive
 // completion, T4 just before the responder posts the echo.
 //
-// Contract: all results are in the host's NowNs() domain or are differences;
-// none underflows (a negative difference is reported as 0). Device ticks wrap
-// at `mask` (the device's completion_timestamp_mask); a tick value within half
-// the mask before the reference counts as before it, not as a wrap-around.
+// Contract: every difference is taken in one clock: device ticks with device
+// ticks (completion timestamps and raw clock readings of the same device),
+// host NowNs() with host NowNs(), never one with the other; none underflows
+// (a negative difference is reported as 0). Device ticks wrap at `mask` (the
+// device's completion_timestamp_mask); a later tick within half the mask
+// before the earlier one counts as before it (0), not as a wrap-around.
 #pragma once
 
 #include <cstdint>
 
 namespace rdmascope::probes {
 
-// Converts a device completion timestamp to host time, given a reference pair
-// read together (device raw clock `ref_ticks` at host time `ref_host_ns`) and
-// the device clock rate in kHz (hca_core_clock). khz == 0 returns ref_host_ns.
-uint64_t DeviceTicksToHostNs(uint64_t ticks, uint64_t ref_ticks, uint64_t ref_host_ns,
-                             uint64_t khz, uint64_t mask);
+// The time from device tick `from` to device tick `to` in ns, at the device
+// clock rate `khz` (hca_core_clock, ticks per ms), the ticks wrapping at `mask`
+// (0: 64 bits). 0 when `to` is before `from`, or khz == 0.
+uint64_t DeviceTicksBetweenNs(uint64_t from, uint64_t to, uint64_t khz, uint64_t mask);
 
 // T4 - T3 in ns, 0 when the clock went backwards.
 inline uint64_t ResponderDelayNs(uint64_t t3_ns, uint64_t t4_ns) {

@@ -129,6 +129,10 @@ bool RcPeer::PingPong(uint64_t seq, uint64_t timeout_ns, const ProberOptions& o,
   uint8_t* tx = buf_.data() + size_t(kSendSlot) * kSlotBytes;
   ProbeMessage m;
   m.seq = seq;
+  // T2 in the device's clock too when its completions carry timestamps: an
+  // RC send's own completion comes with the ACK, so the raw clock read just
+  // before the post stands for it (host time stays for deadlines and spin).
+  const std::optional<uint64_t> t2_ticks = cq_->DeviceClockNow();
   const uint64_t t0 = NowNs();
   m.prober_send_ns = t0;
   EncodeProbe(m, tx);
@@ -172,6 +176,8 @@ bool RcPeer::PingPong(uint64_t seq, uint64_t timeout_ns, const ProberOptions& o,
       if (echo && echo->seq == seq) {
         sample.received = true;
         sample.rtt_us = double(c.poll_ns - t0) / 1e3;
+        if (t2_ticks && c.device_ticks)  // device clock: no host wake-up time
+          if (const uint64_t ns = cq_->TicksBetweenNs(*t2_ticks, *c.device_ticks); ns > 0) sample.rtt_us = double(ns) / 1e3;
         if (echo->kind == ProbeKind::kEcho) sample.responder_us = double(echo->responder_delay_ns) / 1e3;
         if (!sample.primer) spin_.Observe(c.poll_ns - t0);  // a primer's RTT includes the peer's wake-up
       }

@@ -271,7 +271,7 @@ void RcResponderPool::ServeShard(Shard* shard) {
           if (last_rx_ns != 0 && c.poll_ns > last_rx_ns) hot.Observe(c.poll_ns - last_rx_ns);
           last_rx_ns = c.poll_ns;
         }
-        HandleLocked(shard, c, c.device_ns ? *c.device_ns : c.poll_ns, dead);
+        HandleLocked(shard, c, dead);
       }
       const uint64_t now = NowNs();
       if (now - last_expire_ns >= kExpireEveryNs) {
@@ -292,7 +292,7 @@ void RcResponderPool::ServeShard(Shard* shard) {
   shard->done.store(true);
 }
 
-void RcResponderPool::HandleLocked(Shard* shard, const Completion& c, uint64_t t3, Retired& dead) {
+void RcResponderPool::HandleLocked(Shard* shard, const Completion& c, Retired& dead) {
   const uint64_t id = c.wr_id >> kIdShift;
   auto it = live_.find(id);
   if (it == live_.end() || it->second->shard != shard) return;  // a completion of a session already gone
@@ -319,7 +319,7 @@ void RcResponderPool::HandleLocked(Shard* shard, const Completion& c, uint64_t t
     std::memcpy(tx, rx, c.byte_len);
     if (m) {
       m->kind = ProbeKind::kEcho;
-      m->responder_delay_ns = ResponderDelayNs(t3, NowNs());  // T4 - T3
+      m->responder_delay_ns = shard->cq->SinceNs(c);  // T4 - T3, in one clock
       EncodeProbe(*m, tx);
     }
     ibv_sge sge{reinterpret_cast<uint64_t>(tx), c.byte_len, s.shard->slab.lkey()};

@@ -17,8 +17,9 @@
 // session, the most its QPs can have outstanding, so it cannot overflow.
 // Every received SEND is echoed as a solicited SEND: a valid probe message
 // becomes an echo carrying the responder's delay T4 - T3 (T3: the receive
-// completion, device time when the CQ has it, else the poll that found it;
-// T4: just before the post), other bytes are echoed unchanged. After each
+// completion, T4: just before the post; in device ticks when the CQ has
+// timestamps, else host time from the poll that found it: never one clock
+// against the other), other bytes are echoed unchanged. After each
 // completion a shard keeps polling for the hot window of `spin` before
 // sleeping for solicited completions only; one echo in kSignalEvery asks for
 // a send completion. With `inject_rnr` (self-tests) no receive is ever
@@ -88,7 +89,7 @@ class RcResponderPool {
   void Retire(Retired& r);
   void ServeShard(Shard* shard);
   // Under mu_: one completion of `shard`.
-  void HandleLocked(Shard* shard, const Completion& c, uint64_t t3, Retired& dead);
+  void HandleLocked(Shard* shard, const Completion& c, Retired& dead);
 
   Options opts_;
   std::atomic<bool> stop_{false};

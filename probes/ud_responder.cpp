@@ -268,8 +268,7 @@ void UdResponder::HandleRecv(const Completion& c) {
       uint8_t* tx = buf_.data() + size_t(sslot) * kSlotBytes;
       ProbeMessage echo = *m;
       echo.kind = ProbeKind::kEcho;
-      const uint64_t t3 = c.device_ns ? *c.device_ns : c.poll_ns;
-      echo.responder_delay_ns = ResponderDelayNs(t3, NowNs());  // T4 - T3, both host time
+      echo.responder_delay_ns = cq_->SinceNs(c);  // T4 - T3, in one clock
       EncodeProbe(echo, tx);
       ibv_sge sge{};
       sge.addr = reinterpret_cast<uint64_t>(tx);

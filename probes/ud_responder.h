@@ -5,9 +5,10 @@
 // After each completion it keeps polling for the hot window of `spin`, then
 // sleeps on the completion channel armed for solicited completions only (the
 // probers send probes solicited; our own echo completions wake nobody). The
-// delay T4 - T3 runs from the receive completion (its device timestamp in host
-// time when the CQ has one, else the poll that found it) to just before
-// ibv_post_send. One echo in kSignalEvery is signalled. Reply address handles
+// delay T4 - T3 runs from the receive completion to just before
+// ibv_post_send, in one clock: device ticks (its timestamp, then the raw
+// clock read) when the CQ has timestamps, else host time from the poll that
+// found it. One echo in kSignalEvery is signalled. Reply address handles
 // live in an LRU of kMaxAhCache entries; an entry still used by an echo in
 // flight is never evicted. UdResponderFaults inject faults for self-tests.
 // Errors inside the loop are logged, never thrown.

@@ -115,8 +115,10 @@ Result<ProbeRun> UdSession::Run(const ProberOptions& o) {
   // send's completion) is in, or at its deadline: lost.
   auto finish = [&](const UdPending& p) {
     ProbeSample sample = p.sample;
-    if (sample.received && p.send_dev_ns && p.echo_dev_ns && *p.echo_dev_ns > *p.send_dev_ns)
-      sample.rtt_us = double(*p.echo_dev_ns - *p.send_dev_ns) / 1e3;  // device clock: no host wake-up time
+    if (sample.received && p.send_ticks && p.echo_ticks) {
+      const uint64_t ns = cq_->TicksBetweenNs(*p.send_ticks, *p.echo_ticks);
+      if (ns > 0) sample.rtt_us = double(ns) / 1e3;  // device clock: no host wake-up time
+    }
     run.samples.push_back(sample);
   };
   uint64_t seq = 0, next_send = NowNs(), no_room_since = 0, last_sent = 0;
@@ -169,7 +171,7 @@ Result<ProbeRun> UdSession::Run(const ProberOptions& o) {
         sends_.Completed(k);
         uint64_t t0 = now;
         for (UdPending& p : pending)
-          if (p.send_k == k) p.send_done = true, p.send_dev_ns = c.device_ns, t0 = p.t0;
+          if (p.send_k == k) p.send_done = true, p.send_ticks = c.device_ticks, t0 = p.t0;
         if (c.status != IBV_WC_SUCCESS) {
           broken_ = true;
           RecordError(run, o, WcFailure(c.status, c.vendor_err, "SEND", double(c.poll_ns - t0) / 1e6));
@@ -190,7 +192,7 @@ Result<ProbeRun> UdSession::Run(const ProberOptions& o) {
               p.sample.received = true;
               p.sample.rtt_us = double(c.poll_ns - p.t0) / 1e3;
               if (!p.sample.primer) spin.Observe(c.poll_ns - p.t0);  // a primer's RTT includes the wake-up
-              p.echo_dev_ns = c.device_ns;
+              p.echo_ticks = c.device_ticks;
               p.sample.responder_us = double(echo->responder_delay_ns) / 1e3;
             }
       }

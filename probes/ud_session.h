@@ -38,7 +38,7 @@ struct UdPending {
   uint64_t seq = 0, send_k = 0, t0 = 0, deadline = 0;
   bool send_done = false;
   ProbeSample sample;
-  std::optional<uint64_t> send_dev_ns, echo_dev_ns;  // device completion timestamps
+  std::optional<uint64_t> send_ticks, echo_ticks;  // device completion timestamps (T2, T5)
 };
 
 class UdSession {

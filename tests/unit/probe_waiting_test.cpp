@@ -146,20 +146,29 @@ TEST(ProbeTiming, NetworkIsRttMinusResponderTime) {
   EXPECT_DOUBLE_EQ(sum.responder->p50, 60);
 }
 
-TEST(ProbeTiming, DeviceTicksConvertThroughTheReferencePair) {
-  const uint64_t khz = 1000000;  // 1 GHz: one tick per ns
-  EXPECT_EQ(DeviceTicksToHostNs(5000, 4000, 1000000, khz, ~0ull), 1001000u);
-  EXPECT_EQ(DeviceTicksToHostNs(3000, 4000, 1000000, khz, ~0ull), 999000u);  // before the reference
-  // 156.25 MHz: 6.4 ns per tick.
-  EXPECT_EQ(DeviceTicksToHostNs(1000 + 625, 1000, 50, 156250, ~0ull), 50u + 4000u);
-  // A 48-bit counter that wrapped after the reference.
-  const uint64_t mask = (1ull << 48) - 1;
-  EXPECT_EQ(DeviceTicksToHostNs(10, mask - 9, 7000, khz, mask), 7020u);
-  // ... and a tick just before a reference taken right after the wrap.
-  EXPECT_EQ(DeviceTicksToHostNs(mask - 9, 10, 7000, khz, mask), 6980u);
-  EXPECT_EQ(DeviceTicksToHostNs(5, 0, 3, khz, ~0ull), 8u);
-  EXPECT_EQ(DeviceTicksToHostNs(0, 100, 3, khz, ~0ull), 0u);  // never below 0
-  EXPECT_EQ(DeviceTicksToHostNs(5, 0, 3, 0, ~0ull), 3u);      // no clock rate
+TEST(ProbeTiming, DeviceTickDifferencesStayInTheDeviceClock) {
+  // Rates and masks as providers report them (ibv_query_device_ex):
+  // hca_core_clock in kHz and completion_timestamp_mask.
+  const uint64_t ghz = 1000000;                 // 1 GHz: one tick per ns (ConnectX-6 Dx class)
+  const uint64_t mhz156 = 156250;               // 156.25 MHz: 6.4 ns per tick (ConnectX-4/5 class)
+  const uint64_t mask48 = (1ull << 48) - 1;     // a 48-bit free-running counter
+  EXPECT_EQ(DeviceTicksBetweenNs(4000, 5000, ghz, ~0ull), 1000u);
+  EXPECT_EQ(DeviceTicksBetweenNs(1000, 1000 + 625, mhz156, ~0ull), 4000u);
+  EXPECT_EQ(DeviceTicksBetweenNs(1000, 1000 + 78125, mhz156, mask48), 500000u);  // 0.5 ms
+  // A 48-bit counter that wrapped between the two readings.
+  EXPECT_EQ(DeviceTicksBetweenNs(mask48 - 9, 10, ghz, mask48), 20u);
+  EXPECT_EQ(DeviceTicksBetweenNs(mask48 - 311, 313, mhz156, mask48), 4000u);  // 625 ticks across the wrap
+  // Later before earlier (out of order, or clocks of a device reset): 0, never a huge wrap.
+  EXPECT_EQ(DeviceTicksBetweenNs(5000, 4000, ghz, ~0ull), 0u);
+  EXPECT_EQ(DeviceTicksBetweenNs(10, mask48 - 9, ghz, mask48), 0u);
+  EXPECT_EQ(DeviceTicksBetweenNs(0, 5, 0, ~0ull), 0u);            // no clock rate
+  EXPECT_EQ(DeviceTicksBetweenNs(7, 7, ghz, 0), 0u);              // mask 0 means 64 bits
+  EXPECT_EQ(DeviceTicksBetweenNs(~0ull - 1, 2, ghz, 0), 4u);
+  // Network time from one probe's four stamps, each pair in its own clock:
+  // prober device ticks (T2, T5) and responder device ticks (T3, T4).
+  const uint64_t rtt_ns = DeviceTicksBetweenNs(1000, 1000 + 3125, mhz156, mask48);       // 20 us
+  const uint64_t responder_ns = DeviceTicksBetweenNs(777, 777 + 1000, ghz, mask48);      // 1 us
+  EXPECT_DOUBLE_EQ(NetworkUs(double(rtt_ns) / 1e3, double(responder_ns) / 1e3), 19.0);
 }
 
 TEST(LruCache, EvictsLeastRecentlyUsedAndKeepsCapacity) {
