@@ -55,7 +55,7 @@ CompletionQueue::~CompletionQueue() {
 }
 
 std::optional<uint64_t> CompletionQueue::DeviceClockNow() const {
-  if (cq_ex_ == nullptr) return std::nullopt;
+  if (cq_ex_ == nullptr || clock_khz_ == 0) return std::nullopt;
   ibv_values_ex v{};
   v.comp_mask = IBV_VALUES_MASK_RAW_CLOCK;
   if (ibv_query_rt_values_ex(ctx_, &v) != 0 || !(v.comp_mask & IBV_VALUES_MASK_RAW_CLOCK)) return std::nullopt;

@@ -2,9 +2,12 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
+#include <system_error>
 
 namespace rdmascope::probes {
 
@@ -40,10 +43,7 @@ bool IsPortEvent(ibv_event_type t) {
          t == IBV_EVENT_CLIENT_REREGISTER;
 }
 
-namespace {
-
-// What the callback needs of `ev`, copied while the event is not yet acknowledged.
-ContextEvent Copy(const ibv_async_event& ev) {
+ContextEvent DescribeAsyncEvent(const ibv_async_event& ev) {
   ContextEvent e;
   e.type = AsyncEventName(ev.event_type);
   switch (ev.event_type) {
@@ -84,35 +84,47 @@ ContextEvent Copy(const ibv_async_event& ev) {
   return e;
 }
 
-}  // namespace
-
 Result<std::unique_ptr<ContextEventReader>> ContextEventReader::Start(ibv_context* ctx, const std::string& name,
                                                                       Callback on_event) {
   const int flags = fcntl(ctx->async_fd, F_GETFL);
   if (flags < 0 || fcntl(ctx->async_fd, F_SETFL, flags | O_NONBLOCK) < 0)
     return Status::Error("fcntl O_NONBLOCK on the async event fd of " + name + ": " + std::strerror(errno));
   std::unique_ptr<ContextEventReader> r(new ContextEventReader());
+  r->wake_fd_ = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+  if (r->wake_fd_ < 0) return Status::Error("eventfd for the async event reader of " + name + ": " + std::strerror(errno));
   r->ctx_ = ctx;
   r->on_event_ = std::move(on_event);
-  r->thread_ = std::thread([raw = r.get()] { raw->Loop(); });
+  try {
+    r->thread_ = std::thread([raw = r.get()] { raw->Loop(); });
+  } catch (const std::system_error& e) {
+    return Status::Error("the async event reader thread of " + name + " cannot start: " + e.what());
+  }
   return r;
 }
 
-ContextEventReader::~ContextEventReader() { Stop(); }
+ContextEventReader::~ContextEventReader() {
+  Stop();
+  if (wake_fd_ >= 0) ::close(wake_fd_);
+}
 
 void ContextEventReader::Stop() {
   stop_.store(true);
+  if (wake_fd_ >= 0) {
+    const uint64_t one = 1;
+    [[maybe_unused]] ssize_t w = ::write(wake_fd_, &one, sizeof one);
+  }
   if (thread_.joinable()) thread_.join();
 }
 
 void ContextEventReader::Loop() {
   while (!stop_.load()) {
-    pollfd p{ctx_->async_fd, POLLIN, 0};
-    const int pr = ::poll(&p, 1, 100);
+    pollfd fds[2] = {{ctx_->async_fd, POLLIN, 0}, {wake_fd_, POLLIN, 0}};
+    const int pr = ::poll(fds, 2, -1);
     if (pr < 0 && errno == EINTR) continue;
-    bool gone = pr < 0 || (pr > 0 && (p.revents & (POLLERR | POLLHUP | POLLNVAL)));
+    if (stop_.load()) return;
+    bool gone = pr < 0 || (fds[0].revents & (POLLERR | POLLHUP | POLLNVAL));
     ibv_async_event ev{};
-    if (!gone && pr > 0 && ibv_get_async_event(ctx_, &ev) != 0) {
+    if (!gone && (fds[0].revents & POLLIN) && ibv_get_async_event(ctx_, &ev) != 0) {
       if (errno == EAGAIN || errno == EINTR) continue;
       gone = true;
     }
@@ -121,11 +133,13 @@ void ContextEventReader::Loop() {
       removed.type = "REMOVED";
       removed.failure = true;
       removed.last = true;
+      removed.seq = seq_.fetch_add(1) + 1;
       on_event_(removed);
       return;
     }
-    if (pr == 0) continue;
-    const ContextEvent e = Copy(ev);
+    if (!(fds[0].revents & POLLIN)) continue;
+    ContextEvent e = DescribeAsyncEvent(ev);
+    e.seq = seq_.fetch_add(1) + 1;  // before the ack: an object destroyed after it is newer
     ibv_ack_async_event(&ev);
     on_event_(e);
     if (e.last) return;

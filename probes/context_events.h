@@ -2,18 +2,24 @@
 // responder's device, a rail's prober device), read on a thread of its own.
 //
 // Contract: Start(ctx, name, on_event) sets the context's async fd
-// non-blocking and starts a thread that polls it in slices of at most
-// 100 ms. Every event is acknowledged (ibv_ack_async_event) as soon as what
-// the callback needs is copied out of it (the QPN of a QP event, the CQ of a
-// CQ event, the port of a port event), before the callback runs, so
-// destroying a QP or CQ is never held up by the reader or the callback. The
+// non-blocking and starts a thread that sleeps in poll() on it and on a
+// wake-up fd of its own. Every event gets the next sequence number (`seq`,
+// from 1) and is acknowledged (ibv_ack_async_event) as soon as what the
+// callback needs is copied out of it (the QPN of a QP event, the CQ of a CQ
+// event, the port of a port event), before the callback runs, so destroying
+// a QP or CQ is never held up by the reader or the callback. NextSeq() is
+// the number the next event will get: an owner that notes it right after
+// creating a QP or CQ knows that events with a lower number are older than
+// its object, whatever QPN or address they name (both are reused). The
 // callback runs on the reader's thread and must not block; it may take
 // locks that are never held while Stop() is called. DEVICE_FATAL, or a fd
 // error or hang-up (the device was removed: an event of type "REMOVED"), is
 // the last event (`last`): the thread ends after its callback and touches the
 // context no more, so that callback may close it. Stop() (also the
-// destructor) ends the thread within 100 ms; otherwise the context must
-// outlive the reader, so stop the reader before closing it. It never spins.
+// destructor) wakes the thread and joins it at once; otherwise the context
+// must outlive the reader, so stop the reader before closing it. It never
+// spins. Start fails (a Status) when the fd cannot be set up or the thread
+// cannot start.
 #pragma once
 
 #include <atomic>
@@ -41,7 +47,12 @@ struct ContextEvent {
   // (COMM_EST, LAST_WQE_REACHED, port changes).
   bool failure = false;
   bool last = false;  // DEVICE_FATAL or REMOVED: the reader's thread ends after it
+  uint64_t seq = 0;   // the reader's count of events, from 1
 };
+
+// What an event names, copied out of it (no sequence number); for the
+// reader, and for tests with events made by hand.
+ContextEvent DescribeAsyncEvent(const ibv_async_event& ev);
 
 // The short upper-case name of a verbs async event type ("PORT_ACTIVE",
 // "QP_FATAL", "CQ_ERR", ...).
@@ -59,6 +70,7 @@ class ContextEventReader {
   ContextEventReader(const ContextEventReader&) = delete;
   ContextEventReader& operator=(const ContextEventReader&) = delete;
   void Stop();
+  uint64_t NextSeq() const { return seq_.load() + 1; }
 
  private:
   ContextEventReader() = default;
@@ -66,7 +78,9 @@ class ContextEventReader {
 
   ibv_context* ctx_ = nullptr;
   Callback on_event_;
+  int wake_fd_ = -1;  // eventfd: Stop() writes it
   std::atomic<bool> stop_{false};
+  std::atomic<uint64_t> seq_{0};  // the last event's number
   std::thread thread_;
 };
 

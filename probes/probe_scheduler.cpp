@@ -260,7 +260,7 @@ void ProbeScheduler::ProbeUd(Worker& w, const ProberOptions& o, const std::share
   const ProbeTarget& t = w.target;
   // An async failure of its QP or CQ: the session is built again now.
   if (w.ud) {
-    if (auto f = dev->TakeFailure(w.ud->qpn(), w.ud->cq())) {
+    if (auto f = dev->TakeFailure(w.ud->qpn(), w.ud->cq(), w.ud->born_seq())) {
       std::fprintf(stderr, "ud prober %s/%d QPN %u (target %s): async event %s: its session is built again\n",
                    dev->local.device.c_str(), dev->local.port, w.ud->qpn(), t.name.c_str(), f->type.c_str());
       w.ud.reset();

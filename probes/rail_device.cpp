@@ -26,27 +26,32 @@ Result<std::shared_ptr<RailDevice>> OpenRailDevice(const std::string& device, in
 }
 
 void RailDevice::Keep(const ContextEvent& e) {
+  if (e.last) dead_.store(true);
   if (!e.failure || (e.on != ContextEvent::On::kQp && e.on != ContextEvent::On::kCq)) return;
   std::lock_guard<std::mutex> lock(failures_mu_);
   if (failures_.size() >= kMaxFailureEvents) failures_.erase(failures_.begin());
   failures_.push_back(e);
 }
 
-std::optional<ContextEvent> RailDevice::TakeFailure(uint32_t qpn, const ibv_cq* cq) {
+std::optional<ContextEvent> RailDevice::TakeFailure(uint32_t qpn, const ibv_cq* cq, uint64_t since_seq) {
   std::lock_guard<std::mutex> lock(failures_mu_);
-  for (auto it = failures_.begin(); it != failures_.end(); ++it) {
-    const bool mine = (it->on == ContextEvent::On::kQp && it->qpn == qpn) || (it->on == ContextEvent::On::kCq && it->cq == cq);
-    if (!mine) continue;
-    ContextEvent e = *it;
-    failures_.erase(it);
-    return e;
+  std::optional<ContextEvent> found;
+  for (auto it = failures_.begin(); it != failures_.end();) {
+    const bool names = (it->on == ContextEvent::On::kQp && it->qpn == qpn) || (it->on == ContextEvent::On::kCq && it->cq == cq);
+    if (!names || (it->seq >= since_seq && found)) {
+      ++it;
+      continue;
+    }
+    if (it->seq >= since_seq) found = *it;
+    it = failures_.erase(it);  // taken, or of an earlier object
   }
-  return std::nullopt;
+  return found;
 }
 
 Result<std::shared_ptr<RailDevice>> RailDeviceSlot::Acquire() {
   std::lock_guard<std::mutex> lock(mu_);
   const uint64_t now = NowNs();
+  if (current_ && current_->dead()) current_.reset();  // DEVICE_FATAL or removed: open it afresh
   if (current_) {
     if (now - checked_ns_ < 1000000000ull) return current_;
     checked_ns_ = now;

@@ -14,6 +14,7 @@
 // completions).
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -34,15 +35,26 @@ struct RailDevice {
   PdPtr pd;       // declared after ctx: deallocated first
   LocalPort local;
 
-  // The failure event of QP `qpn` or CQ `cq` read since the last call, taken
-  // out; nullopt when there is none (thread-safe).
-  std::optional<ContextEvent> TakeFailure(uint32_t qpn, const ibv_cq* cq);
-  // The reader's callback: keeps a QP or CQ failure event.
+  // The number the context's next event will get (ContextEventReader::
+  // NextSeq; 0 without a reader). A session notes it before it creates its
+  // QP and CQ.
+  uint64_t EventSeq() const { return reader ? reader->NextSeq() : 0; }
+  // A failure event of QP `qpn` or CQ `cq` numbered `since_seq` or later,
+  // taken out; nullopt when there is none. Kept events naming them with a
+  // lower number are of an earlier object with the same QPN or address:
+  // they are dropped (thread-safe).
+  std::optional<ContextEvent> TakeFailure(uint32_t qpn, const ibv_cq* cq, uint64_t since_seq);
+  // The reader's callback: keeps a QP or CQ failure event; a last event
+  // (DEVICE_FATAL, removal) marks the device dead.
   void Keep(const ContextEvent& e);
+  // True once the context reported DEVICE_FATAL or was removed: the rail's
+  // slot opens the device again (RailDeviceSlot::Acquire).
+  bool dead() const { return dead_.load(); }
 
  private:
   std::mutex failures_mu_;
   std::vector<ContextEvent> failures_;  // under failures_mu_
+  std::atomic<bool> dead_{false};
  public:
   std::unique_ptr<ContextEventReader> reader;  // declared last: its thread ends before the rest goes
 };
@@ -57,7 +69,8 @@ Result<std::shared_ptr<RailDevice>> OpenRailDevice(const std::string& device, in
 // and opens a new RailDevice when the chosen GID changed (RoCE GIDs follow
 // the netdev's addresses: after a link flap the IPv4-mapped one comes back a
 // little after the port is ACTIVE) or the port cannot be described any more
-// (the device failed or went away); holders then rebuild on the new one. A
+// (the device failed or went away), or at once when the device reported
+// DEVICE_FATAL or its removal; holders then rebuild on the new one. A
 // prober whose own session failed asks for Recheck(), never for a new
 // device: one bad target costs only its own session, not the rail's. A
 // Recheck of a RailDevice that is not the current one does nothing.

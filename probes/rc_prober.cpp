@@ -59,7 +59,7 @@ Result<ProbeRun> RcProber::Run(const ProberOptions& o, bool fail_if_unreachable)
     }
     // An async failure of its QP or CQ: the connection is built again now.
     if (peer_) {
-      if (auto f = dev_->TakeFailure(peer_->local_qpn(), peer_->cq())) {
+      if (auto f = dev_->TakeFailure(peer_->local_qpn(), peer_->cq(), peer_seq_)) {
         std::fprintf(stderr, "rc prober %s/%d QPN %u: async event %s: connecting again\n", dev_->local.device.c_str(),
                      dev_->local.port, peer_->local_qpn(), f->type.c_str());
         peer_.reset();
@@ -70,6 +70,7 @@ Result<ProbeRun> RcProber::Run(const ProberOptions& o, bool fail_if_unreachable)
         SleepUntil(std::min(next_connect_ns_, run_end), o.stop);
         continue;
       }
+      peer_seq_ = dev_->EventSeq();  // events numbered lower are of earlier objects
       auto p = RcPeer::Connect(dev_->ctx.get(), dev_->pd.get(), dev_->local, o, &target_, session_);
       if (!p.ok()) {
         if (!ever_connected_ && fail_if_unreachable) return p.status();

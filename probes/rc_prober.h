@@ -52,6 +52,7 @@ class RcProber {
   bool ever_connected_ = false;
   uint64_t next_connect_ns_ = 0;
   uint64_t seq_ = 0;
+  uint64_t peer_seq_ = 0;        // the device's event number noted before peer_ was made
 };
 
 }  // namespace rdmascope::probes

@@ -36,6 +36,7 @@ struct RcResponderPool::Shard {
   std::vector<uint32_t> free;    // session slots not in use; under mu_
   bool broken = false;           // its CQ failed: no new sessions; under mu_
   std::atomic<bool> cq_failed{false};  // an async CQ_ERR named its CQ (FailCq): its thread ends it
+  uint64_t born_seq = 0;         // the device's event number noted before its CQ was made
   bool retired = false;          // emptied and freed its CQ and slab: no new sessions; under mu_
   std::atomic<bool> done{false};  // its thread has returned
   std::thread thread;
@@ -129,6 +130,7 @@ Result<std::pair<RcResponderPool::Shard*, uint32_t>> RcResponderPool::ReserveLoc
   sh->capacity = std::min(kSessionsPerShard, by_cqe);
   if (sh->capacity == 0) return Status::Error("RC responder: the device's max_cqe (" + std::to_string(attr.max_cqe) +
                                               ") is too small for one session");
+  sh->born_seq = opts_.event_seq ? opts_.event_seq() : 0;
   auto cq = CompletionQueue::Create(ctx, int(sh->capacity * kSlotsPerSession + 16));
   if (!cq.ok()) return cq.status();
   sh->cq = std::move(cq).value();
@@ -221,13 +223,20 @@ Result<RcConnectReply> RcResponderPool::Connect(ibv_context* ctx, ibv_pd* pd, co
   return b;
 }
 
-bool RcResponderPool::FailCq(const ibv_cq* cq) {
+bool RcResponderPool::FailCq(const ibv_cq* cq, uint64_t seq) {
   std::lock_guard<std::mutex> lock(mu_);
   for (auto& s : shards_)
-    if (!s->retired && s->cq && s->cq->cq() == cq) {
+    if (!s->retired && !s->broken && s->cq && s->cq->cq() == cq && seq >= s->born_seq) {
       s->cq_failed.store(true);
       return true;
     }
+  return false;
+}
+
+bool RcResponderPool::HasQp(uint32_t qpn) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (const auto& [id, s] : live_)
+    if (s->qp && s->qp->qp_num == qpn) return true;
   return false;
 }
 

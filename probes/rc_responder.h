@@ -28,6 +28,7 @@
 #pragma once
 
 #include <atomic>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -56,6 +57,9 @@ class RcResponderPool {
     RcSessionLimits limits;
     bool inject_rnr = false;
     ResponderSpin spin;
+    // The number the device's next async event will get (ContextEventReader::
+    // NextSeq), noted before each shard's CQ is made; none: 0.
+    std::function<uint64_t()> event_seq;
   };
 
   explicit RcResponderPool(Options o);
@@ -66,10 +70,13 @@ class RcResponderPool {
   // `key`: the prober's session id ("" from probers that send none).
   Result<RcConnectReply> Connect(ibv_context* ctx, ibv_pd* pd, const LocalPort& local,
                                  const RcConnectRequest& req);
-  // An async CQ_ERR on `cq`: when it is a shard's CQ, that shard's thread
-  // ends its sessions within a second (their probers connect again, to a
-  // new shard) and true is returned; false when no shard has it.
-  bool FailCq(const ibv_cq* cq);
+  // An async CQ_ERR on `cq`, event number `seq`: when it is the CQ of a
+  // working shard made before that event, the shard's thread ends its
+  // sessions within a second (their probers connect again, to a new shard)
+  // and true is returned; false otherwise.
+  bool FailCq(const ibv_cq* cq, uint64_t seq);
+  // True when a live session's QP has number `qpn`.
+  bool HasQp(uint32_t qpn) const;
   // Ends every shard thread and destroys every session; idempotent.
   void Stop();
 

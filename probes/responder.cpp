@@ -21,6 +21,7 @@ namespace rdmascope::probes {
 struct Responder::PortState {
   int port = 1;
   std::string rail;
+  uint64_t born_seq = 0;  // the device's event number noted before `ud` was made
   std::unique_ptr<UdResponder> ud;
   std::atomic<bool> stop{false};
   std::thread thread;
@@ -266,6 +267,7 @@ std::vector<std::string> Responder::Serve(const std::vector<ServedPort>& ports) 
         problems.push_back(name + "/" + std::to_string(port) + ": port not ACTIVE");
         continue;
       }
+      const uint64_t born = d->reader ? d->reader->NextSeq() : 0;
       auto ud = CreateUd(*d, port);
       if (!ud.ok()) {
         problems.push_back(ud.status().message());
@@ -274,6 +276,7 @@ std::vector<std::string> Responder::Serve(const std::vector<ServedPort>& ports) 
       auto p = std::make_unique<PortState>();
       p->port = port;
       p->rail = rail;
+      p->born_seq = born;
       p->ud = std::move(ud).value();
       started.push_back(p.get());
       d->ports.push_back(std::move(p));
@@ -293,7 +296,7 @@ Result<std::unique_ptr<UdResponder>> Responder::CreateUd(const DeviceState& d, i
   faults.bad_send_at = opts_.inject == Injection::kUdSendError ? 10 : 0;
   // The overrun once per port (the rebuilt responder is healthy).
   const std::string key = d.name + "/" + std::to_string(port);
-  if (opts_.inject == Injection::kUdCqOverrun && overrun_injected_.insert(key).second) faults.stall_at = 10;
+  if (opts_.inject == Injection::kUdCqOverrun && overrun_injected_.insert(key).second) faults.stall_burst = 10;
   return UdResponder::Create(d.ctx.get(), d.pd.get(), d.name, port, opts_.spin, faults);
 }
 
@@ -322,33 +325,18 @@ void Responder::ActOnAsyncEvents(DeviceState& d) {
   for (const ContextEvent& e : events) {
     bool ud = false;
     for (auto& p : d.ports) {
-      if (!p->ud) continue;
+      if (!p->ud || e.seq < p->born_seq) continue;  // of an earlier QP or CQ with the same number or address
       if (e.on == ContextEvent::On::kQp && p->ud->qpn() == e.qpn) p->ud->QpEvent(e.type), ud = true;
       if (e.on == ContextEvent::On::kCq && p->ud->cq() == e.cq) p->ud->CqFailed(e.type), ud = true;
     }
-    if (ud) continue;  // the UD responder reports what it did
-    ResponderEvent r;
-    r.device = d.name;
-    r.port = 0;  // an RC session's or shard's: not tied to one served port
-    r.status = e.type;
-    r.at_ms = int64_t(WallMs());
-    if (e.on == ContextEvent::On::kQp) {
-      r.qpn = e.qpn;
-      r.recovered = true;
-      r.detail = "RC session QPN " + std::to_string(e.qpn) + " on " + d.name + ": async event " + e.type +
-                 ": the session ends with its QP's failed completions, and its prober connects again";
-    } else if (d.rc && d.rc->FailCq(e.cq)) {
-      r.recovered = true;
-      r.detail = "RC responder shard on " + d.name + ": async event " + e.type +
-                 " on its completion queue: its sessions end, and their probers connect again to a new shard";
-    } else {
-      continue;  // the CQ of a responder or shard already gone
-    }
-    std::fprintf(stderr, "%s\n", r.detail.c_str());
-    events_.push_back(std::move(r));
+    if (ud || !d.rc) continue;  // the UD responder reports what it did
+    // An RC session's QP ends with its failed completions (its prober
+    // connects again); an RC shard's failed CQ ends the shard's sessions.
+    if (e.on == ContextEvent::On::kQp && d.rc->HasQp(e.qpn))
+      std::fprintf(stderr, "rc responder %s: async event %s on session QPN %u: the session ends, its prober connects "
+                           "again\n", d.name.c_str(), e.type.c_str(), e.qpn);
+    if (e.on == ContextEvent::On::kCq) d.rc->FailCq(e.cq, e.seq);
   }
-  if (events_.size() > kMaxPendingEvents)
-    events_.erase(events_.begin(), events_.begin() + std::ptrdiff_t(events_.size() - kMaxPendingEvents));
 }
 
 std::vector<std::string> Responder::Heal() {
@@ -360,11 +348,10 @@ std::vector<std::string> Responder::Heal() {
     for (auto& p : d->ports) {
       if (!p->ud || !p->ud->stopped()) continue;
       p->StopThread();
-      const size_t kept = events_.size();
       KeepEvents(*p);
-      // Why it stopped: the status of its last event ("CQ_ERR", ...).
-      const std::string why = events_.size() > kept ? " (" + events_.back().status + ")" : "";
+      const std::string why = " (" + p->ud->stop_status() + ")";
       const uint32_t old_qpn = p->ud->qpn();
+      const uint64_t born = d->reader ? d->reader->NextSeq() : 0;
       auto ud = CreateUd(*d, p->port);
       if (!ud.ok()) {
         problems.push_back("UD responder " + name + "/" + std::to_string(p->port) + " stopped and cannot be built "
@@ -383,6 +370,7 @@ std::vector<std::string> Responder::Heal() {
       std::fprintf(stderr, "%s\n", e.detail.c_str());
       events_.push_back(std::move(e));
       p->ud = std::move(ud).value();
+      p->born_seq = born;
       p->stop.store(false);
       UdResponder* u = p->ud.get();
       p->thread = std::thread([u, stop = &p->stop] { u->Run(*stop); });
@@ -419,18 +407,28 @@ std::shared_ptr<Responder::DeviceState> Responder::OpenServedDevice(const std::s
   d->read_buf = std::move(rb).value();
   std::snprintf(reinterpret_cast<char*>(d->read_buf.data()), kReadBufferBytes, "rdmascope read probe %s",
                 name.c_str());
-  d->rc = std::make_unique<RcResponderPool>(
-      RcResponderPool::Options{opts_.rc_limits, opts_.inject == Injection::kRnr, opts_.spin});
   DeviceState* raw = d.get();
   auto reader = ContextEventReader::Start(d->ctx.get(), name, [raw](const ContextEvent& e) {
     if (!e.failure || (e.on != ContextEvent::On::kQp && e.on != ContextEvent::On::kCq)) return;
     std::lock_guard<std::mutex> lock(raw->async_mu);
-    if (raw->async_events.size() < kMaxPendingEvents) raw->async_events.push_back(e);
+    auto& q = raw->async_events;
+    if (q.size() >= kMaxPendingEvents) {  // full: a QP event gives way first (a CQ's failure is rarer and worse)
+      auto qp = std::find_if(q.begin(), q.end(), [](const ContextEvent& x) { return x.on == ContextEvent::On::kQp; });
+      if (qp == q.end()) return;
+      q.erase(qp);
+    }
+    q.push_back(e);
   });
   if (reader.ok())
     d->reader = std::move(reader).value();
   else  // served all the same: failed QPs still show in their completions
     problems->push_back(reader.status().message() + " (its QP and CQ async events are not read)");
+  RcResponderPool::Options rc;
+  rc.limits = opts_.rc_limits;
+  rc.inject_rnr = opts_.inject == Injection::kRnr;
+  rc.spin = opts_.spin;
+  rc.event_seq = [raw] { return raw->reader ? raw->reader->NextSeq() : 0; };
+  d->rc = std::make_unique<RcResponderPool>(std::move(rc));
   return d;
 }
 

@@ -57,8 +57,9 @@ class ControlServer;
 // UD probes are received and not echoed; kUdSendError, each UD responder's
 // 10th echo fails (probes/ud_responder.h) and the QP must recover;
 // kUdCqOverrun, each served port's first UD responder leaves its small CQ
-// unpolled after its 10th echo, the CQ overruns, the device raises CQ_ERR and
-// the responder must be built again (UdResponderFaults::stall_at).
+// unpolled once 10 probes came within 100 ms (a prober's burst), the CQ
+// overruns, the device raises CQ_ERR and the responder must be built again
+// (UdResponderFaults::stall_burst).
 enum class Injection { kNone, kRnr, kDrop, kUdSendError, kUdCqOverrun };
 
 struct ServedPort {
@@ -106,10 +107,12 @@ class Responder {
   ~Responder();
   std::vector<std::string> Serve(const std::vector<ServedPort>& ports);
   // Acts on the devices' QP and CQ async events read since the last call
-  // (each device's context has a reader, probes/context_events.h): a UD
-  // responder's QP checks its state and recovers, its failed CQ stops it; an
-  // RC session's QP failure and an RC shard's failed CQ (its sessions end,
-  // their probers connect again) become events (port 0). Then builds again
+  // (each device's context has a reader, probes/context_events.h; events
+  // older than the QP or CQ they name are of an earlier object and ignored):
+  // a UD responder's QP checks its state and recovers, its failed CQ stops
+  // it (both become its events); an RC session's failed QP is said on stderr
+  // (the session ends with its failed completions), an RC shard's failed CQ
+  // ends the shard's sessions (their probers connect again). Then builds again
   // every UD responder that stopped by itself (its recovery failed, or its CQ:
   // probes/ud_responder.h), with a new QPN, and lists it; returns what could
   // not be built. Called by the owner's supervision, once a second.

@@ -85,7 +85,7 @@ Result<std::unique_ptr<UdResponder>> UdResponder::Create(ibv_context* ctx, ibv_p
   r->port_ = port;
   r->faults_ = faults;
   r->spin_ = spin;
-  const int cqe = faults.stall_at > 0 ? UdResponderFaults::kStallCqEntries : int(kRecvSlots + kSendSlots + 8);
+  const int cqe = faults.stall_burst > 0 ? UdResponderFaults::kStallCqEntries : int(kRecvSlots + kSendSlots + 8);
   auto cq = CompletionQueue::Create(ctx, cqe);
   if (!cq.ok()) return cq.status();
   r->cq_ = std::move(cq).value();
@@ -300,7 +300,7 @@ void UdResponder::Run(const std::atomic<bool>& stop) {
     auto n = cq_->Wait(batch, 32, NowNs() + 1000000000ull, just_served ? hot.Budget() : 0, &stop);
     if (!n.ok()) {
       AddEvent(NewEvent("completion wait failed", n.status().message() + ": the responder stops and is built again"));
-      stopped_.store(true);
+      StopWith("completion wait failed");
       return;
     }
     just_served = !batch.empty();
@@ -314,22 +314,39 @@ void UdResponder::Run(const std::atomic<bool>& stop) {
       if (last_rx_ns != 0 && c.poll_ns > last_rx_ns) hot.Observe(c.poll_ns - last_rx_ns);
       last_rx_ns = c.poll_ns;
       HandleRecv(c);
+      if (faults_.stall_burst > 0) NoteForStall(c.poll_ns);
     }
-    if (faults_.stall_at > 0 && echoes_posted_ >= faults_.stall_at) {  // fault injection: a CQ left unpolled
-      faults_.stall_at = 0;
+    if (stall_now_) {  // fault injection: a CQ left unpolled while a burst goes on
+      stall_now_ = false;
+      faults_.stall_burst = 0;
       std::fprintf(stderr, "ud responder %s/%d: fault injection: the CQ is not polled for %d ms\n", device_.c_str(),
                    port_, UdResponderFaults::kStallMs);
       SleepUntil(NowNs() + uint64_t(UdResponderFaults::kStallMs) * 1000000ull, &stop);
     }
     if (async_pending_.load() && !TakeAsyncEvents()) {
-      stopped_.store(true);
+      StopWith(cq_failed_status_);
       return;
     }
-    if (failure_ && !Recover()) {
-      stopped_.store(true);
-      return;
+    if (failure_) {
+      const std::string status = failure_->status;
+      if (!Recover()) {
+        StopWith(status);
+        return;
+      }
     }
   }
+}
+
+void UdResponder::StopWith(std::string status) {
+  stop_status_ = std::move(status);
+  stopped_.store(true);
+}
+
+void UdResponder::NoteForStall(uint64_t rx_ns) {
+  recent_rx_.push_back(rx_ns);
+  if (recent_rx_.size() > faults_.stall_burst) recent_rx_.erase(recent_rx_.begin());
+  stall_now_ = recent_rx_.size() == faults_.stall_burst &&
+               rx_ns - recent_rx_.front() <= uint64_t(UdResponderFaults::kStallWindowMs) * 1000000ull;
 }
 
 void UdResponder::QpEvent(const std::string& type) {
@@ -353,6 +370,7 @@ bool UdResponder::TakeAsyncEvents() {
     async_pending_.store(false);
   }
   if (!cq_failed.empty()) {
+    cq_failed_status_ = cq_failed;
     AddEvent(NewEvent(cq_failed, "async event " + cq_failed + " on its completion queue (a CQ in error cannot be "
                                  "brought back): the responder stops and is built again"));
     return false;

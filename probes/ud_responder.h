@@ -75,11 +75,13 @@ struct UdResponderFaults {
   bool drop = false;         // probes are received and not echoed
   uint64_t bad_send_at = 0;  // N > 0: the Nth echo is posted with a bad lkey, which fails it (a local
                              // protection error) and takes the QP out of RTS
-  // N > 0: the CQ has room for only kStallCqEntries completions, and after the
-  // Nth echo it is not polled for kStallMs: probes arriving meanwhile overrun
-  // it and the device raises the async event CQ_ERR.
-  uint64_t stall_at = 0;
+  // N > 0: the CQ has room for only kStallCqEntries completions, and once N
+  // probes arrived within kStallWindowMs (a prober's burst; a fleet's spread
+  // probes never do) it is not polled for kStallMs, once: the probes that
+  // keep arriving overrun it and the device raises the async event CQ_ERR.
+  size_t stall_burst = 0;
   static constexpr int kStallCqEntries = 2;
+  static constexpr int kStallWindowMs = 100;
   static constexpr int kStallMs = 500;
 };
 
@@ -98,6 +100,9 @@ class UdResponder {
   uint64_t echoed() const { return echoed_.load(); }
   // True once Run() has returned by itself (not through `stop`).
   bool stopped() const { return stopped_.load(); }
+  // Why it stopped (after stopped()): the status that failed ("CQ_ERR",
+  // "LOC_PROT_ERR", "completion wait failed").
+  const std::string& stop_status() const { return stop_status_; }
   // The events since the previous call (thread-safe).
   std::vector<ResponderEvent> TakeEvents();
   // The async events of its QP and CQ (thread-safe; see the contract).
@@ -143,8 +148,18 @@ class UdResponder {
   std::mutex async_mu_;
   std::string qp_event_, cq_failed_;  // under async_mu_; empty: none
   std::atomic<bool> async_pending_{false};
-  // Run(): acts on the async events handed over; false when it must stop.
+  // Run(): acts on the async events handed over; false when it must stop
+  // (cq_failed_status_ says why).
   bool TakeAsyncEvents();
+  std::string cq_failed_status_;
+  // Run() stops by itself: `status` says why (stop_status()).
+  void StopWith(std::string status);
+  std::string stop_status_;  // written before stopped_
+  // Fault injection (stall_burst): notes a receive, and whether the last
+  // stall_burst of them came within kStallWindowMs.
+  void NoteForStall(uint64_t rx_ns);
+  std::vector<uint64_t> recent_rx_;
+  bool stall_now_ = false;
   std::mutex events_mu_;
   std::vector<ResponderEvent> events_;  // under events_mu_
 };

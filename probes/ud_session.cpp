@@ -42,6 +42,7 @@ Result<std::unique_ptr<UdSession>> UdSession::Open(std::shared_ptr<RailDevice> d
   std::unique_ptr<UdSession> s(new UdSession(std::move(dev)));
   ibv_context* ctx = s->dev_->ctx.get();
   ibv_pd* pd = s->dev_->pd.get();
+  s->born_seq_ = s->dev_->EventSeq();  // events numbered lower are of earlier objects
   auto cq = CompletionQueue::Create(ctx, int(kRecvSlots + kSendSlots + 8));
   if (!cq.ok()) return cq.status();
   s->cq_ = std::move(cq).value();

@@ -52,6 +52,9 @@ class UdSession {
   const std::shared_ptr<RailDevice>& device() const { return dev_; }
   uint32_t qpn() const { return qp_->qp_num; }
   const ibv_cq* cq() const { return cq_->cq(); }
+  // The device's event number noted before its QP and CQ were made
+  // (RailDevice::TakeFailure).
+  uint64_t born_seq() const { return born_seq_; }
 
   Result<ProbeRun> Run(const ProberOptions& opts);
 
@@ -70,6 +73,7 @@ class UdSession {
   uint32_t qkey_ = 0;
   SendSignaler sends_;
   bool broken_ = false;
+  uint64_t born_seq_ = 0;
   std::vector<Completion> batch_;
   std::optional<AdaptiveSpin> spin_;  // the prober's spin, calibrated run after run (without primers)
   uint64_t spin_ns_ = 0;

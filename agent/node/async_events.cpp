@@ -17,11 +17,11 @@ Result<std::unique_ptr<AsyncEventWatcher>> AsyncEventWatcher::Start(const std::s
   std::unique_ptr<AsyncEventWatcher> w(new AsyncEventWatcher());
   w->device_ = device;
   w->on_event_ = std::move(on_event);
-  ibv_context* ctx = opened.context.get();
+  ibv_context* ctx = opened.context.release();
+  w->ctx_ = ctx;  // before the reader starts: its last event closes it
   AsyncEventWatcher* raw = w.get();
   auto reader = probes::ContextEventReader::Start(ctx, device, [raw](const probes::ContextEvent& e) { raw->OnEvent(e); });
-  if (!reader.ok()) return reader.status();  // `opened` closes the context
-  w->ctx_ = opened.context.release();
+  if (!reader.ok()) return reader.status();  // the destructor (Stop) closes the context
   w->reader_ = std::move(reader).value();
   return w;
 }

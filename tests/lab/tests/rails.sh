@@ -348,9 +348,10 @@ kill -TERM "$PID_node_e"; wait "$PID_node_e" 2>/dev/null
 log_f=$FLEET_DIR/agent-node-f.log
 start_injected node-f 18616 ud-cq-overrun
 qf=$QPN
-# 60 probes in bursts (rdmactl's default pattern): after the 10th echo the
-# responder leaves its 2-entry CQ unpolled for 500 ms, the probes of those
-# bursts overrun it and rxe raises CQ_ERR on the responder's context.
+# 60 probes in bursts of 10 (rdmactl's default pattern): once a burst's 10
+# probes came in (the fleet's spread probes never come 10 within 100 ms), the
+# responder leaves its 2-entry CQ unpolled for 500 ms, the next bursts overrun
+# it and rxe raises CQ_ERR on the responder's context.
 rdmactl probe --transport ud --device "$B0" "$IP_A:18616" --count 60 > probe-f.txt 2>&1
 grep -m 1 'lost' probe-f.txt
 t0=$(now_cs)
