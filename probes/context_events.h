@@ -8,9 +8,12 @@
 // callback needs is copied out of it (the QPN of a QP event, the CQ of a CQ
 // event, the port of a port event), before the callback runs, so destroying
 // a QP or CQ is never held up by the reader or the callback. NextSeq() is
-// the number the next event will get: an owner that notes it right after
-// creating a QP or CQ knows that events with a lower number are older than
-// its object, whatever QPN or address they name (both are reused). The
+// the number the next event will get: an owner that notes it before it
+// creates a QP or CQ knows that events with a lower number are of earlier
+// objects, whatever QPN or address they name (both are reused). (Left open:
+// an event of another owner's object, read after this owner noted the number
+// and before that object was destroyed and its address or QPN reused here,
+// is taken for this owner's; it costs one needless rebuild.) The
 // callback runs on the reader's thread and must not block; it may take
 // locks that are never held while Stop() is called. DEVICE_FATAL, or a fd
 // error or hang-up (the device was removed: an event of type "REMOVED"), is

@@ -8,7 +8,8 @@
 // (the device was removed: the kernel closed the context), ends the watch:
 // the context is closed at once (so `rdma link delete` is not held up), then
 // `on_event` is called with gone = true, and the thread exits. It never spins.
-// Stop() (also the destructor) ends the thread within 200 ms.
+// Stop() (also the destructor) wakes the thread, joins it and closes the
+// context.
 #pragma once
 
 #include <atomic>
