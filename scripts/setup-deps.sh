@@ -15,6 +15,8 @@ PACKAGES=(
   rdma-core ibverbs-providers ibverbs-utils perftest iproute2
   # collector tests: promtool and a real Prometheus server; the schema agreement check
   prometheus python3 python3-jsonschema
+  # the PostgreSQL storage backend: libpq, and a real server its tests start (tests/support/postgres_server.h)
+  libpq-dev postgresql
   # Debian packages, man pages and their test (issue 12): build, lint, a clean
   # Debian 12 root to install into; promtool's rule-coverage check; ccache
   dpkg-dev debhelper scdoc lintian mmdebstrap man-db systemd util-linux bash-completion

@@ -1,0 +1,235 @@
+// PostgresServer (contract in postgres_server.h).
+#include "tests/support/postgres_server.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <deque>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <thread>
+#include <vector>
+
+#include "tests/support/run_command.h"
+
+namespace rdmascope::testsupport {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr int kToolTimeoutMs = 120000;  // initdb of a fresh cluster takes seconds, more on a loaded machine
+constexpr int kStartAttempts = 5;
+
+// The bin directory of the highest PostgreSQL major version installed, or "".
+std::string FindBinDir(int* major) {
+  if (const char* env = std::getenv("RDMASCOPE_PG_BIN"); env && *env) return env;
+  std::error_code ec;
+  std::string best;
+  for (const fs::directory_entry& e : fs::directory_iterator("/usr/lib/postgresql", ec)) {
+    const std::string name = e.path().filename().string();
+    char* end = nullptr;
+    const long v = std::strtol(name.c_str(), &end, 10);
+    if (end == name.c_str() || *end != '\0' || v <= *major) continue;
+    if (!fs::exists(e.path() / "bin" / "initdb", ec)) continue;
+    *major = static_cast<int>(v);
+    best = (e.path() / "bin").string();
+  }
+  return best;
+}
+
+// A TCP port on 127.0.0.1 that no socket holds now (0: none found).
+int FreePort() {
+  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return 0;
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof(a);
+  int port = 0;
+  if (::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a)) == 0 &&
+      ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0)
+    port = ntohs(a.sin_port);
+  ::close(fd);
+  return port;
+}
+
+std::string RandomPassword() {
+  std::random_device rd;
+  static const char kHex[] = "0123456789abcdef";
+  std::string p;
+  for (int i = 0; i < 32; ++i) p.push_back(kHex[rd() % 16]);
+  return p;
+}
+
+
+std::string Describe(const std::string& step, const CommandResult& r) {
+  std::ostringstream m;
+  m << step << " failed (" << (r.timed_out ? "timed out" : "exit " + std::to_string(r.exit_code)) << ")";
+  if (!r.err.empty()) m << ": " << r.err;
+  if (!r.out.empty()) m << " [stdout: " << r.out << "]";
+  return m.str();
+}
+
+}  // namespace
+
+std::unique_ptr<PostgresServer> PostgresServer::Start(std::string* error) {
+  std::unique_ptr<PostgresServer> s(new PostgresServer());
+  s->bin_ = FindBinDir(&s->major_);
+  if (s->bin_.empty()) {
+    *error = "no PostgreSQL server found under /usr/lib/postgresql (Debian package postgresql) "
+             "and RDMASCOPE_PG_BIN is not set";
+    return nullptr;
+  }
+  // The postmaster outlives pg_ctl, its parent: as this process's orphan it
+  // is reaped here once stopped, not left a zombie of an init that may not reap.
+  ::prctl(PR_SET_CHILD_SUBREAPER, 1);
+  std::string tmpl = "/tmp/rdmascope-pg.XXXXXX";
+  if (!::mkdtemp(tmpl.data())) {
+    *error = "mkdtemp " + tmpl + ": " + std::strerror(errno);
+    return nullptr;
+  }
+  s->dir_ = tmpl;  // from here on the destructor removes it
+  s->password_ = RandomPassword();
+  {
+    std::ofstream pw(s->password_file());
+    pw << s->password_ << "\n";
+    if (!pw.good()) {
+      *error = "writing " + s->password_file() + " failed";
+      return nullptr;
+    }
+  }
+  ::chmod(s->password_file().c_str(), 0600);
+  if (::geteuid() == 0) {
+    const passwd* nobody = ::getpwnam("nobody");
+    if (!nobody) {
+      *error = "running as root and there is no user nobody to run PostgreSQL as";
+      return nullptr;
+    }
+    if (::chown(s->dir_.c_str(), nobody->pw_uid, nobody->pw_gid) != 0 ||
+        ::chown(s->password_file().c_str(), nobody->pw_uid, nobody->pw_gid) != 0) {
+      *error = "chown " + s->dir_ + " to nobody: " + std::strerror(errno);
+      return nullptr;
+    }
+    s->as_nobody_ = true;
+  }
+  // A tool of the server's bin directory, run in the scratch directory as the cluster's owner.
+  auto tool = [&](const std::string& name, std::vector<std::string> args) {
+    std::vector<std::string> argv;
+    if (s->as_nobody_) argv = {"runuser", "-u", "nobody", "--"};
+    argv.insert(argv.end(), {"env", "-C", s->dir_, s->bin_ + "/" + name});
+    argv.insert(argv.end(), args.begin(), args.end());
+    return RunCommand(argv, kToolTimeoutMs);
+  };
+  const std::string data = s->dir_ + "/data";
+  CommandResult r = tool("initdb", {"-D", data, "-U", kUser, "--pwfile=" + s->password_file(), "--auth-local=trust",
+                                    "--auth-host=scram-sha-256", "--encoding=UTF8", "--no-locale", "--no-sync"});
+  if (r.exit_code != 0) {
+    *error = Describe("initdb -D " + data, r);
+    return nullptr;
+  }
+  const std::string log = s->dir_ + "/server.log";
+  for (int attempt = 1;; ++attempt) {
+    s->port_ = FreePort();
+    if (s->port_ == 0) {
+      *error = std::string("no free TCP port on 127.0.0.1: ") + std::strerror(errno);
+      return nullptr;
+    }
+    const std::string options = "-p " + std::to_string(s->port_) + " -c listen_addresses=127.0.0.1 -k " + s->dir_ +
+                                " -c fsync=off -c synchronous_commit=off -c full_page_writes=off";
+    r = tool("pg_ctl", {"-D", data, "-l", log, "-w", "-t", "60", "-o", options, "start"});
+    if (r.exit_code == 0) break;
+    const std::string tail = s->LogTail();
+    const bool port_taken = tail.find("could not bind") != std::string::npos;
+    if (!port_taken || attempt == kStartAttempts) {
+      std::error_code ec;
+      s->running_ = fs::exists(data + "/postmaster.pid", ec);  // half started: the destructor stops it
+      *error = Describe("pg_ctl start (port " + std::to_string(s->port_) + ", attempt " + std::to_string(attempt) + ")",
+                        r) + "; server log: " + tail;
+      return nullptr;
+    }
+  }
+  s->running_ = true;
+  std::ifstream pidfile(data + "/postmaster.pid");
+  if (!(pidfile >> s->pid_) || !Alive(s->pid_)) {
+    *error = "the server started but " + data + "/postmaster.pid names no live process; server log: " + s->LogTail();
+    return nullptr;
+  }
+  return s;
+}
+
+bool PostgresServer::Alive(pid_t pid) {
+  if (pid <= 0) return false;
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  if (!std::getline(stat, line)) return false;
+  const size_t paren = line.rfind(')');  // "pid (comm) S ...": comm may hold spaces
+  return paren != std::string::npos && paren + 2 < line.size() && line[paren + 2] != 'Z' && line[paren + 2] != 'X';
+}
+
+PostgresServer::~PostgresServer() { Stop(); }
+
+std::string PostgresServer::Stop() {
+  std::string failed;
+  if (running_) {
+    running_ = false;
+    std::vector<std::string> argv;
+    if (as_nobody_) argv = {"runuser", "-u", "nobody", "--"};
+    argv.insert(argv.end(), {"env", "-C", dir_, bin_ + "/pg_ctl", "-D", dir_ + "/data", "-m", "fast", "-w", "-t", "30", "stop"});
+    const CommandResult r = RunCommand(argv, kToolTimeoutMs);
+    if (r.exit_code != 0) failed = Describe("pg_ctl stop", r) + "; server log: " + LogTail();
+  }
+  const auto reap = [this] {  // when the postmaster is this process's orphan (see Start)
+    if (pid_ > 0) ::waitpid(pid_, nullptr, WNOHANG);
+  };
+  reap();
+  if (Alive(pid_)) {
+    ::kill(pid_, SIGKILL);
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (reap(), Alive(pid_) && std::chrono::steady_clock::now() < deadline)
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    if (failed.empty()) failed = "the postmaster (pid " + std::to_string(pid_) + ") outlived pg_ctl stop: killed";
+  }
+  if (!dir_.empty()) {
+    std::error_code ec;
+    fs::remove_all(dir_, ec);
+    if (ec && failed.empty()) failed = "removing " + dir_ + ": " + ec.message();
+    dir_.clear();
+  }
+  return failed;
+}
+
+std::string PostgresServer::Url(const std::string& db) const {
+  return std::string("postgresql://") + kUser + "@127.0.0.1:" + std::to_string(port_) + "/" + db;
+}
+
+std::string PostgresServer::SocketConninfo(const std::string& db) const {
+  return "host=" + dir_ + " port=" + std::to_string(port_) + " user=" + kUser + " dbname=" + db;
+}
+
+std::string PostgresServer::LogTail() const {
+  std::ifstream in(dir_ + "/server.log");
+  std::deque<std::string> lines;
+  for (std::string line; std::getline(in, line);) {
+    lines.push_back(line);
+    if (lines.size() > 15) lines.pop_front();
+  }
+  std::string out;
+  for (const std::string& l : lines) out += l + "\n";
+  return out.empty() ? "(empty)" : out;
+}
+
+}  // namespace rdmascope::testsupport

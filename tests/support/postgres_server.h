@@ -1,0 +1,76 @@
+// A real PostgreSQL server for a test or a benchmark: Debian's postgresql
+// package, a cluster of its own in a scratch directory, stopped and removed
+// at the end. No mock: what the collector's PostgreSQL backend is tested
+// against.
+//
+// Contract:
+//  - Start() finds initdb, pg_ctl and postgres in $RDMASCOPE_PG_BIN, else in
+//    the highest /usr/lib/postgresql/<major>/bin, and makes
+//    /tmp/rdmascope-pg.XXXXXX (mkdtemp: no two servers share one). initdb
+//    makes the cluster with superuser kUser and a random password: trust
+//    over the cluster's own unix socket (in that directory, nobody else's),
+//    scram-sha-256 over TCP. The server listens on 127.0.0.1 at a free port
+//    (an ephemeral port the kernel hands out; when the server cannot bind it
+//    because another process took it meanwhile, Start tries another, 5 times
+//    in all) and on its unix socket; nothing on other addresses.
+//  - PostgreSQL refuses to run as root: run as root, the directory is given
+//    to `nobody` and every tool runs through runuser as that user; run as
+//    anyone else, as that user.
+//  - Tuned for tests, not durability: fsync, synchronous_commit and
+//    full_page_writes off.
+//  - Stop() (and the destructor) stops the server (pg_ctl stop -m fast; the
+//    postmaster killed when it is still there 30 s later) and removes the
+//    directory: nothing outlives the test. Stop() returns what failed.
+//    Start() makes this process a child subreaper (prctl), so the
+//    postmaster, orphaned when pg_ctl exits, is this process's to reap and
+//    Stop() reaps it: no zombie is left either.
+//  - Errors say which step failed, with its output and the tail of the
+//    server's log.
+#pragma once
+
+#include <sys/types.h>
+
+#include <memory>
+#include <string>
+
+namespace rdmascope::testsupport {
+
+class PostgresServer {
+ public:
+  static constexpr const char* kUser = "rdmascope";
+
+  // The server, running; or null with *error saying what failed.
+  static std::unique_ptr<PostgresServer> Start(std::string* error);
+  ~PostgresServer();
+  PostgresServer(const PostgresServer&) = delete;
+  PostgresServer& operator=(const PostgresServer&) = delete;
+
+  // "" when stopped cleanly, else what failed (the directory is removed either way).
+  std::string Stop();
+
+  int port() const { return port_; }
+  pid_t postmaster_pid() const { return pid_; }
+  const std::string& dir() const { return dir_; }
+  const std::string& password() const { return password_; }
+  // A file holding only the password (as --db-password-file takes it).
+  std::string password_file() const { return dir_ + "/password"; }
+  int major_version() const { return major_; }
+  // postgresql://rdmascope@127.0.0.1:PORT/DB (the password is not in it).
+  std::string Url(const std::string& db = "postgres") const;
+  // libpq keywords over the unix socket, which needs no password.
+  std::string SocketConninfo(const std::string& db = "postgres") const;
+  // The last lines of the server's log.
+  std::string LogTail() const;
+  // Whether process pid runs (a zombie does not: the postmaster, orphaned
+  // when pg_ctl exits, may wait to be reaped by a parent that never does).
+  static bool Alive(pid_t pid);
+
+ private:
+  PostgresServer() = default;
+  std::string bin_, dir_, password_;
+  int port_ = 0, major_ = 0;
+  pid_t pid_ = -1;
+  bool as_nobody_ = false, running_ = false;
+};
+
+}  // namespace rdmascope::testsupport
