@@ -12,7 +12,6 @@
 #include <gtest/gtest.h>
 
 #include "tests/support/postgres_server.h"
-#include "tests/support/required_tool.h"
 
 namespace rdmascope::testsupport {
 namespace {
@@ -28,22 +27,9 @@ using Res = std::unique_ptr<PGresult, ResultClearer>;
 
 Conn Connect(const std::string& conninfo) { return Conn(PQconnectdb(conninfo.c_str())); }
 
-// The server, or a skip (a failure in CI) when Debian's postgresql is not installed.
-std::unique_ptr<PostgresServer> StartOrSkip(std::string* error) {
-  std::error_code ec;
-  if (!std::getenv("RDMASCOPE_PG_BIN") && !std::filesystem::exists("/usr/lib/postgresql", ec)) return nullptr;
-  return PostgresServer::Start(error);
-}
-
-#define START_SERVER(var)                                                                              \
-  std::string start_error;                                                                             \
-  std::unique_ptr<PostgresServer> var = StartOrSkip(&start_error);                                     \
-  if (!var && start_error.empty())                                                                     \
-    RDMASCOPE_TOOL_MISSING("PostgreSQL server", "postgresql", "the PostgreSQL storage backend");       \
-  ASSERT_TRUE(var) << start_error
 
 TEST(PostgresServer, PasswordOverTcpNoneOverItsSocket) {
-  START_SERVER(pg);
+  RDMASCOPE_POSTGRES_SERVER(pg);
   EXPECT_GE(pg->major_version(), 15);
   EXPECT_GT(pg->port(), 0);
 
@@ -68,7 +54,7 @@ TEST(PostgresServer, PasswordOverTcpNoneOverItsSocket) {
 }
 
 TEST(PostgresServer, CopyLoadsRowsAndStopLeavesNothing) {
-  START_SERVER(pg);
+  RDMASCOPE_POSTGRES_SERVER(pg);
   const pid_t postmaster = pg->postmaster_pid();
   const std::string dir = pg->dir();
   ASSERT_TRUE(PostgresServer::Alive(postmaster));
@@ -102,7 +88,7 @@ TEST(PostgresServer, CopyLoadsRowsAndStopLeavesNothing) {
 }
 
 TEST(PostgresServer, TwoSideBySide) {
-  START_SERVER(a);
+  RDMASCOPE_POSTGRES_SERVER(a);
   std::string second_error;
   std::unique_ptr<PostgresServer> b = PostgresServer::Start(&second_error);
   ASSERT_TRUE(b) << second_error;

@@ -126,31 +126,20 @@ std::unique_ptr<PostgresServer> PostgresServer::Start(std::string* error) {
     }
     s->as_nobody_ = true;
   }
-  // A tool of the server's bin directory, run in the scratch directory as the cluster's owner.
-  auto tool = [&](const std::string& name, std::vector<std::string> args) {
-    std::vector<std::string> argv;
-    if (s->as_nobody_) argv = {"runuser", "-u", "nobody", "--"};
-    argv.insert(argv.end(), {"env", "-C", s->dir_, s->bin_ + "/" + name});
-    argv.insert(argv.end(), args.begin(), args.end());
-    return RunCommand(argv, kToolTimeoutMs);
-  };
   const std::string data = s->dir_ + "/data";
-  CommandResult r = tool("initdb", {"-D", data, "-U", kUser, "--pwfile=" + s->password_file(), "--auth-local=trust",
+  CommandResult r = s->Tool("initdb", {"-D", data, "-U", kUser, "--pwfile=" + s->password_file(), "--auth-local=trust",
                                     "--auth-host=scram-sha-256", "--encoding=UTF8", "--no-locale", "--no-sync"});
   if (r.exit_code != 0) {
     *error = Describe("initdb -D " + data, r);
     return nullptr;
   }
-  const std::string log = s->dir_ + "/server.log";
   for (int attempt = 1;; ++attempt) {
     s->port_ = FreePort();
     if (s->port_ == 0) {
       *error = std::string("no free TCP port on 127.0.0.1: ") + std::strerror(errno);
       return nullptr;
     }
-    const std::string options = "-p " + std::to_string(s->port_) + " -c listen_addresses=127.0.0.1 -k " + s->dir_ +
-                                " -c fsync=off -c synchronous_commit=off -c full_page_writes=off";
-    r = tool("pg_ctl", {"-D", data, "-l", log, "-w", "-t", "60", "-o", options, "start"});
+    r = s->StartOnPort();
     if (r.exit_code == 0) break;
     const std::string tail = s->LogTail();
     const bool port_taken = tail.find("could not bind") != std::string::npos;
@@ -180,29 +169,66 @@ bool PostgresServer::Alive(pid_t pid) {
   return paren != std::string::npos && paren + 2 < line.size() && line[paren + 2] != 'Z' && line[paren + 2] != 'X';
 }
 
+CommandResult PostgresServer::Tool(const std::string& name, const std::vector<std::string>& args) const {
+  std::vector<std::string> argv;
+  if (as_nobody_) argv = {"runuser", "-u", "nobody", "--"};
+  argv.insert(argv.end(), {"env", "-C", dir_, bin_ + "/" + name});
+  argv.insert(argv.end(), args.begin(), args.end());
+  return RunCommand(argv, kToolTimeoutMs);
+}
+
+CommandResult PostgresServer::StartOnPort() const {
+  const std::string options = "-p " + std::to_string(port_) + " -c listen_addresses=127.0.0.1 -k " + dir_ +
+                              " -c fsync=off -c synchronous_commit=off -c full_page_writes=off";
+  return Tool("pg_ctl", {"-D", dir_ + "/data", "-l", dir_ + "/server.log", "-w", "-t", "60", "-o", options, "start"});
+}
+
+bool PostgresServer::Gone(int grace_s) {
+  const auto reap = [this] {  // when the postmaster is this process's orphan (see Start)
+    if (pid_ > 0) ::waitpid(pid_, nullptr, WNOHANG);
+  };
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(grace_s);
+  while (reap(), Alive(pid_) && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  if (!Alive(pid_)) return true;
+  ::kill(pid_, SIGKILL);
+  deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (reap(), Alive(pid_) && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  return false;
+}
+
+std::string PostgresServer::Pause() {
+  if (!running_) return "the server is not running";
+  running_ = false;
+  const CommandResult r = Tool("pg_ctl", {"-D", dir_ + "/data", "-m", "fast", "-w", "-t", "30", "stop"});
+  std::string failed = r.exit_code == 0 ? "" : Describe("pg_ctl stop", r) + "; server log: " + LogTail();
+  if (!Gone(1) && failed.empty()) failed = "the postmaster (pid " + std::to_string(pid_) + ") outlived pg_ctl stop: killed";
+  return failed;
+}
+
+std::string PostgresServer::Resume() {
+  if (running_) return "the server is running";
+  const CommandResult r = StartOnPort();
+  if (r.exit_code != 0) return Describe("pg_ctl start (port " + std::to_string(port_) + ")", r) + "; server log: " + LogTail();
+  running_ = true;
+  std::ifstream pidfile(dir_ + "/data/postmaster.pid");
+  if (!(pidfile >> pid_) || !Alive(pid_)) return "the server started again but its postmaster.pid names no live process";
+  return "";
+}
+
 PostgresServer::~PostgresServer() { Stop(); }
 
 std::string PostgresServer::Stop() {
   std::string failed;
   if (running_) {
     running_ = false;
-    std::vector<std::string> argv;
-    if (as_nobody_) argv = {"runuser", "-u", "nobody", "--"};
-    argv.insert(argv.end(), {"env", "-C", dir_, bin_ + "/pg_ctl", "-D", dir_ + "/data", "-m", "fast", "-w", "-t", "30", "stop"});
-    const CommandResult r = RunCommand(argv, kToolTimeoutMs);
+    const CommandResult r = Tool("pg_ctl", {"-D", dir_ + "/data", "-m", "fast", "-w", "-t", "30", "stop"});
     if (r.exit_code != 0) failed = Describe("pg_ctl stop", r) + "; server log: " + LogTail();
   }
-  const auto reap = [this] {  // when the postmaster is this process's orphan (see Start)
-    if (pid_ > 0) ::waitpid(pid_, nullptr, WNOHANG);
-  };
-  reap();
-  if (Alive(pid_)) {
-    ::kill(pid_, SIGKILL);
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-    while (reap(), Alive(pid_) && std::chrono::steady_clock::now() < deadline)
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    if (failed.empty()) failed = "the postmaster (pid " + std::to_string(pid_) + ") outlived pg_ctl stop: killed";
-  }
+  if (pid_ > 0 && !Gone(1) && failed.empty())
+    failed = "the postmaster (pid " + std::to_string(pid_) + ") outlived pg_ctl stop: killed";
+  pid_ = -1;
   if (!dir_.empty()) {
     std::error_code ec;
     fs::remove_all(dir_, ec);
@@ -230,6 +256,12 @@ std::string PostgresServer::LogTail() const {
   std::string out;
   for (const std::string& l : lines) out += l + "\n";
   return out.empty() ? "(empty)" : out;
+}
+
+std::unique_ptr<PostgresServer> StartPostgresOrNull(std::string* error) {
+  std::error_code ec;
+  if (!std::getenv("RDMASCOPE_PG_BIN") && !fs::exists("/usr/lib/postgresql", ec)) return nullptr;
+  return PostgresServer::Start(error);
 }
 
 }  // namespace rdmascope::testsupport

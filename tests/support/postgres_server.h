@@ -32,6 +32,10 @@
 
 #include <memory>
 #include <string>
+#include <vector>
+
+#include "tests/support/required_tool.h"
+#include "tests/support/run_command.h"
 
 namespace rdmascope::testsupport {
 
@@ -47,6 +51,10 @@ class PostgresServer {
 
   // "" when stopped cleanly, else what failed (the directory is removed either way).
   std::string Stop();
+  // An outage: Pause() stops the server (pg_ctl stop -m fast) and keeps
+  // its cluster; Resume() starts it again on the same port. "" or what failed.
+  std::string Pause();
+  std::string Resume();
 
   int port() const { return port_; }
   pid_t postmaster_pid() const { return pid_; }
@@ -71,6 +79,27 @@ class PostgresServer {
   int port_ = 0, major_ = 0;
   pid_t pid_ = -1;
   bool as_nobody_ = false, running_ = false;
+  // Runs a tool of the server's bin directory as the cluster's owner, in the scratch directory.
+  CommandResult Tool(const std::string& name, const std::vector<std::string>& args) const;
+  // pg_ctl start on port_ (the -o options and the wait).
+  CommandResult StartOnPort() const;
+  // Waits for the postmaster to be gone, reaping it; kills it after grace_s.
+  bool Gone(int grace_s);
 };
 
+// The server for a test, or null with *error empty when Debian's postgresql
+// is not installed (and RDMASCOPE_PG_BIN not set): the caller then skips, or
+// fails in CI (RDMASCOPE_POSTGRES_SERVER below).
+std::unique_ptr<PostgresServer> StartPostgresOrNull(std::string* error);
+
 }  // namespace rdmascope::testsupport
+
+// In a TEST body: `var` is a running server; skips (fails in CI, required_tool.h)
+// when PostgreSQL is not installed, fails when it does not start.
+#define RDMASCOPE_POSTGRES_SERVER(var)                                                                  \
+  std::string var##_start_error;                                                                        \
+  std::unique_ptr<::rdmascope::testsupport::PostgresServer> var =                                       \
+      ::rdmascope::testsupport::StartPostgresOrNull(&var##_start_error);                                \
+  if (!var && var##_start_error.empty())                                                                \
+    RDMASCOPE_TOOL_MISSING("PostgreSQL server", "postgresql", "the PostgreSQL storage backend's tests"); \
+  ASSERT_TRUE(var) << var##_start_error

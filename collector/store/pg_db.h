@@ -1,0 +1,119 @@
+// Thin RAII wrapper over one PostgreSQL connection (libpq): the PostgreSQL
+// backend's counterpart of Db (store_db.h).
+//
+// Contract:
+//  - Nothing throws. Every failure comes back as a Status naming the step
+//    (connecting to which server, the statement's first words, COPY into
+//    which table), PostgreSQL's message and its SQLSTATE when it sent one.
+//    The password never appears in an error.
+//  - Connect(target, password): target is a libpq connection URI
+//    (postgresql://user@host:port/db?...) or keyword string; the password,
+//    when not empty, is passed beside it, never written into it. Without a
+//    connect_timeout in the target, 10 s. The server is named in errors as
+//    host:port (or the socket directory and port).
+//  - Query(sql, params): one statement; parameters are $1..$n in text form
+//    (nullopt: NULL); rows come back in text form. Exec(sql): one or more
+//    statements without parameters and without rows wanted.
+//  - CopyIn(copy_sql, rows): runs `COPY table (cols) FROM STDIN` (text
+//    format) with the rows CopyRows built, in one round of messages; returns
+//    the rows stored. A row CopyRows refused (a NUL byte, which PostgreSQL
+//    text cannot hold) fails the call before anything is sent. A COPY the
+//    server refuses stores nothing (it is one statement).
+//  - Broken() once the connection is gone (server stopped, restarted,
+//    network): every call fails until Reconnect() succeeds.
+//  - Not thread-safe: the owner serialises access; a PgResult may outlive
+//    the PgDb that made it.
+#pragma once
+
+#include <libpq-fe.h>
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/status.h"
+
+namespace rdmascope::collector {
+
+// A query's rows, in text form.
+class PgResult {
+ public:
+  PgResult() = default;
+  explicit PgResult(PGresult* r) : r_(r, &PQclear) {}
+
+  int rows() const { return r_ ? PQntuples(r_.get()) : 0; }
+  int cols() const { return r_ ? PQnfields(r_.get()) : 0; }
+  bool IsNull(int row, int col) const { return PQgetisnull(r_.get(), row, col) != 0; }
+  // Valid while this PgResult lives; empty when NULL.
+  std::string_view Text(int row, int col) const {
+    return std::string_view(PQgetvalue(r_.get(), row, col), static_cast<size_t>(PQgetlength(r_.get(), row, col)));
+  }
+  std::optional<std::string> OptText(int row, int col) const;
+  // nullopt when NULL or not an integer.
+  std::optional<int64_t> OptInt(int row, int col) const;
+  // Rows a command touched (INSERT, UPDATE, DELETE, COPY), 0 when it says none.
+  int64_t Affected() const;
+
+ private:
+  std::shared_ptr<PGresult> r_;
+};
+
+// Rows in COPY's text format: fields escaped (backslash, tab, newline,
+// carriage return), NULL as \N.
+class CopyRows {
+ public:
+  CopyRows& Field(std::string_view v);
+  CopyRows& Field(int64_t v);
+  CopyRows& Field(double v);
+  CopyRows& Null();
+  template <typename T>
+  CopyRows& Field(const std::optional<T>& v) {
+    return v ? Field(*v) : Null();
+  }
+  void EndRow();
+  size_t rows() const { return rows_; }
+  const std::string& text() const { return text_; }
+  // Empty, or the first refusal: which row and why.
+  const std::string& error() const { return error_; }
+
+ private:
+  void Separator();
+  std::string text_;
+  size_t rows_ = 0;
+  bool row_open_ = false;
+  std::string error_;
+};
+
+class PgDb {
+ public:
+  PgDb() = default;
+  PgDb(PgDb&& o) noexcept { *this = std::move(o); }
+  PgDb& operator=(PgDb&& o) noexcept;
+  PgDb(const PgDb&) = delete;
+  PgDb& operator=(const PgDb&) = delete;
+  ~PgDb() { Close(); }
+
+  static Result<PgDb> Connect(const std::string& target, const std::string& password = "");
+  void Close();
+  // Connects again with what Connect was given.
+  Status Reconnect();
+  bool Broken() const { return !c_ || PQstatus(c_) != CONNECTION_OK; }
+  // host:port (or socket directory:port), as errors name it.
+  const std::string& server() const { return server_; }
+
+  Status Exec(const std::string& sql);
+  Result<PgResult> Query(const std::string& sql, const std::vector<std::optional<std::string>>& params = {});
+  Result<int64_t> CopyIn(const std::string& copy_sql, const CopyRows& rows);
+  PGconn* raw() const { return c_; }
+
+ private:
+  // Names the failure of `step`: PostgreSQL's message and SQLSTATE, the server.
+  std::string Failure(std::string_view step, const PGresult* r) const;
+  PGconn* c_ = nullptr;
+  std::string server_, target_, password_;
+};
+
+}  // namespace rdmascope::collector
