@@ -1,12 +1,17 @@
-# Writes OUT: a C++ header holding every schemas/migrations/NNNN_*.sql file as
-# a string, in file-name order, so the collector needs no files at run time.
-# Usage: cmake -DMIGRATIONS_DIR=... -DOUT=... -P embed_migrations.cmake
+# Writes OUT: a C++ header holding every MIGRATIONS_DIR/NNNN_*.sql file as a
+# string, in file-name order, in the array ARRAY (default kEmbeddedMigrations),
+# so the collector needs no files at run time.
+# Usage: cmake -DMIGRATIONS_DIR=... -DOUT=... [-DARRAY=...] -P embed_migrations.cmake
+if(NOT ARRAY)
+  set(ARRAY kEmbeddedMigrations)
+endif()
 file(GLOB sql_files "${MIGRATIONS_DIR}/[0-9][0-9][0-9][0-9]_*.sql")
 list(SORT sql_files)
-set(body "// Generated from schemas/migrations/*.sql by collector/embed_migrations.cmake. Do not edit.\n")
+set(body "// Generated from the NNNN_*.sql migrations by collector/store/embed_migrations.cmake. Do not edit.\n")
 string(APPEND body "#pragma once\n\nnamespace rdmascope::collector {\n\n")
-string(APPEND body "struct EmbeddedMigration {\n  int version;\n  const char* name;\n  const char* sql;\n};\n\n")
-string(APPEND body "inline constexpr EmbeddedMigration kEmbeddedMigrations[] = {\n")
+string(APPEND body "#ifndef RDMASCOPE_EMBEDDED_MIGRATION\n#define RDMASCOPE_EMBEDDED_MIGRATION\n")
+string(APPEND body "struct EmbeddedMigration {\n  int version;\n  const char* name;\n  const char* sql;\n};\n#endif\n\n")
+string(APPEND body "inline constexpr EmbeddedMigration ${ARRAY}[] = {\n")
 foreach(f IN LISTS sql_files)
   get_filename_component(name "${f}" NAME)
   string(SUBSTRING "${name}" 0 4 num)
