@@ -152,12 +152,16 @@ std::unique_ptr<PostgresServer> PostgresServer::Start(std::string* error) {
     }
   }
   s->running_ = true;
-  std::ifstream pidfile(data + "/postmaster.pid");
-  if (!(pidfile >> s->pid_) || !Alive(s->pid_)) {
+  if (!s->ReadPostmasterPid()) {
     *error = "the server started but " + data + "/postmaster.pid names no live process; server log: " + s->LogTail();
     return nullptr;
   }
   return s;
+}
+
+bool PostgresServer::ReadPostmasterPid() {
+  std::ifstream pidfile(dir_ + "/data/postmaster.pid");
+  return pidfile >> pid_ && Alive(pid_);
 }
 
 bool PostgresServer::Alive(pid_t pid) {
@@ -212,8 +216,7 @@ std::string PostgresServer::Resume() {
   const CommandResult r = StartOnPort();
   if (r.exit_code != 0) return Describe("pg_ctl start (port " + std::to_string(port_) + ")", r) + "; server log: " + LogTail();
   running_ = true;
-  std::ifstream pidfile(dir_ + "/data/postmaster.pid");
-  if (!(pidfile >> pid_) || !Alive(pid_)) return "the server started again but its postmaster.pid names no live process";
+  if (!ReadPostmasterPid()) return "the server started again but its postmaster.pid names no live process";
   return "";
 }
 
@@ -221,13 +224,8 @@ PostgresServer::~PostgresServer() { Stop(); }
 
 std::string PostgresServer::Stop() {
   std::string failed;
-  if (running_) {
-    running_ = false;
-    const CommandResult r = Tool("pg_ctl", {"-D", dir_ + "/data", "-m", "fast", "-w", "-t", "30", "stop"});
-    if (r.exit_code != 0) failed = Describe("pg_ctl stop", r) + "; server log: " + LogTail();
-  }
-  if (pid_ > 0 && !Gone(1) && failed.empty())
-    failed = "the postmaster (pid " + std::to_string(pid_) + ") outlived pg_ctl stop: killed";
+  if (running_) failed = Pause();
+  else if (pid_ > 0 && !Gone(1)) failed = "the postmaster (pid " + std::to_string(pid_) + ") was still there: killed";
   pid_ = -1;
   if (!dir_.empty()) {
     std::error_code ec;

@@ -85,6 +85,8 @@ class PostgresServer {
   CommandResult StartOnPort() const;
   // Waits for the postmaster to be gone, reaping it; kills it after grace_s.
   bool Gone(int grace_s);
+  // Sets pid_ from the cluster's postmaster.pid; whether it names a live process.
+  bool ReadPostmasterPid();
 };
 
 // The server for a test, or null with *error empty when Debian's postgresql
