@@ -49,6 +49,12 @@ bool Guid(const json& o, const char* k) {
   return v && IsGuidText(*v);
 }
 
+// A non-negative integer by value, as the report validator's views read it:
+// "-0" is 0 (nlohmann types it signed, the decoder's conversion unsigned).
+bool NonNegativeInteger(const json& v) {
+  return v.is_number_unsigned() || (v.is_number_integer() && v.get<int64_t>() >= 0);
+}
+
 constexpr const char* kGuidProblem = "expected \"0x\" and 16 hex digits";
 
 Err Counters(const json& port, const std::string& at, const FabricLimits& l) {
@@ -56,7 +62,7 @@ Err Counters(const json& port, const std::string& at, const FabricLimits& l) {
   if (!it) return std::nullopt;
   if (!it->is_object() || it->size() > l.max_counters) return Fail(at + "/counters", "expected an object of counters");
   for (const auto& [k, v] : it->items())
-    if (k.empty() || k.size() > 64 || !v.is_number_unsigned())
+    if (k.empty() || k.size() > 64 || !NonNegativeInteger(v))
       return Fail(at + "/counters/" + JsonPointerToken(k), "expected a non-negative integer");
   return std::nullopt;
 }
@@ -87,8 +93,7 @@ Err Lft(const json& n, const std::string& at, const FabricLimits& l) {
     return Fail(at + "/lft", "only a node of type \"Switch\" has a forwarding table");
   for (size_t i = 0; i < lft->size(); ++i) {
     const json& v = (*lft)[i];
-    const bool port = v.is_number_unsigned() ? v.get<uint64_t>() <= 255
-                                             : v.is_number_integer() && v.get<int64_t>() >= 0 && v.get<int64_t>() <= 255;
+    const bool port = NonNegativeInteger(v) && v.get<uint64_t>() <= 255;
     if (!port)
       return Fail(at + "/lft/" + std::to_string(i), "expected an egress port 0..255 (255: no route)");
   }

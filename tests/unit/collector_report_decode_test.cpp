@@ -6,6 +6,7 @@
 #include <string>
 
 #include "collector/ingest/report_decode.h"
+#include "collector/ingest/report_validate.h"
 #include "tests/support/test_reports.h"
 
 namespace rdmascope::collector {
@@ -14,6 +15,7 @@ namespace {
 using nlohmann::json;
 using testing::MakeProbe;
 using testing::MakeReport;
+using testing::MakeSweep;
 
 json ReportWithProbes() {
   json r = MakeReport("node-a-1700000000000-000042", "node-a", 1700000000000);
@@ -129,6 +131,30 @@ TEST(ReportDecode, AnInvalidReportKeepsOnlyItsNodeForTheLog) {
   EXPECT_EQ(d.error.problem, "expected a non-negative integer");
   EXPECT_EQ(d.report, json({{"node", "node-a"}}));
   EXPECT_TRUE(d.probes.empty());
+}
+
+// "-0" is zero: the decoder and the DOM validator agree on it, in the fabric
+// sweep's counters and forwarding table as in the rest of the report.
+TEST(ReportDecode, MinusZeroIsZeroInTheFabricAsInTheRest) {
+  json r = MakeReport("node-a-1700000000000-000042", "node-a", 1700000000000);
+  r["fabric"] = MakeSweep("0x0000000000000200", "sw1");
+  r["fabric"]["nodes"][0]["ports"][0]["counters"] = {{"symbol_error", 0}, {"port_xmit_wait", 7}};
+  r["fabric"]["nodes"][0]["lft"] = {1, 255};
+  const std::string good = r.dump();
+  for (const auto& [from, to] : {std::pair<std::string, std::string>{"\"symbol_error\":0", "\"symbol_error\":-0"},
+                                 {"\"lft\":[1,", "\"lft\":[-0,"}}) {
+    std::string body = good;
+    ASSERT_NE(body.find(from), std::string::npos) << from;
+    body.replace(body.find(from), from.size(), to);
+    const DecodedReport d = DecodeReport(body);
+    EXPECT_EQ(d.problem, DecodedReport::Problem::kNone) << to << ": " << d.error.field << ": " << d.error.problem;
+    EXPECT_FALSE(ValidateReport(json::parse(body)).has_value()) << to;
+
+    std::string negative = good;
+    negative.replace(negative.find(from), from.size(), std::string(to).replace(to.find("-0"), 2, "-1"));
+    EXPECT_EQ(DecodeReport(negative).problem, DecodedReport::Problem::kInvalid) << negative;
+    EXPECT_TRUE(ValidateReport(json::parse(negative)).has_value()) << negative;
+  }
 }
 
 TEST(ReportDecode, ShiftProbeTimesMovesBothEndsAndStopsAtZero) {
