@@ -116,6 +116,7 @@ PgDb& PgDb::operator=(PgDb&& o) noexcept {
     Close();
     c_ = std::exchange(o.c_, nullptr);
     server_ = std::move(o.server_), target_ = std::move(o.target_), password_ = std::move(o.password_);
+    generation_ = o.generation_;
   }
   return *this;
 }
@@ -146,6 +147,7 @@ Status PgDb::Reconnect() {
     return Status::Error("connecting to PostgreSQL at " + server_ + ": " + m +
                          " (check the database URL and password, and that the server runs and accepts connections from this host)");
   }
+  ++generation_;
   return Status::Ok();
 }
 
@@ -179,8 +181,12 @@ Result<PgResult> PgDb::Query(const std::string& sql, const std::vector<std::opti
   std::vector<const char*> values;
   values.reserve(params.size());
   for (const auto& p : params) values.push_back(p ? p->c_str() : nullptr);
-  PGresult* r = PQexecParams(c_, sql.c_str(), static_cast<int>(values.size()), nullptr, values.data(), nullptr,
-                             nullptr, /*resultFormat=*/0);
+  return Answer(PQexecParams(c_, sql.c_str(), static_cast<int>(values.size()), nullptr, values.data(), nullptr,
+                             nullptr, /*resultFormat=*/0),
+                sql);
+}
+
+Result<PgResult> PgDb::Answer(PGresult* r, std::string_view sql) const {
   const ExecStatusType st = PQresultStatus(r);
   if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK) {
     std::string failed = Failure(FirstWords(sql), r);
@@ -188,6 +194,26 @@ Result<PgResult> PgDb::Query(const std::string& sql, const std::vector<std::opti
     return Status::Error(failed);
   }
   return PgResult(r);
+}
+
+Status PgDb::Prepare(const std::string& name, const std::string& sql) {
+  if (!c_) return Status::Error("PostgreSQL at " + server_ + ", preparing " + FirstWords(sql) + ": not connected");
+  PGresult* r = PQprepare(c_, name.c_str(), sql.c_str(), 0, nullptr);
+  std::string failed;
+  if (PQresultStatus(r) != PGRES_COMMAND_OK) failed = Failure("preparing " + FirstWords(sql), r);
+  PQclear(r);
+  return failed.empty() ? Status::Ok() : Status::Error(failed);
+}
+
+Result<PgResult> PgDb::ExecPrepared(const std::string& name, const std::string& sql,
+                                    const std::vector<std::optional<std::string>>& params) {
+  if (!c_) return Status::Error("PostgreSQL at " + server_ + ", " + FirstWords(sql) + ": not connected");
+  std::vector<const char*> values;
+  values.reserve(params.size());
+  for (const auto& p : params) values.push_back(p ? p->c_str() : nullptr);
+  return Answer(PQexecPrepared(c_, name.c_str(), static_cast<int>(values.size()), values.data(), nullptr, nullptr,
+                               /*resultFormat=*/0),
+                sql);
 }
 
 Result<int64_t> PgDb::CopyIn(const std::string& copy_sql, const CopyRows& rows) {

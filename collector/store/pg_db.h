@@ -19,6 +19,10 @@
 //    the rows stored. A row CopyRows refused (a NUL byte, which PostgreSQL
 //    text cannot hold) fails the call before anything is sent. A COPY the
 //    server refuses stores nothing (it is one statement).
+//  - Prepare(name, sql) and ExecPrepared(name, ...): a server-side prepared
+//    statement, as Query otherwise. A statement lives as long as the
+//    connection: generation() changes with every (re)connection, and a
+//    statement prepared in an earlier one must be prepared again.
 //  - Broken() once the connection is gone (server stopped, restarted,
 //    network): every call fails until Reconnect() succeeds.
 //  - Not thread-safe: the owner serialises access; a PgResult may outlive
@@ -107,13 +111,20 @@ class PgDb {
   Status Exec(const std::string& sql);
   Result<PgResult> Query(const std::string& sql, const std::vector<std::optional<std::string>>& params = {});
   Result<int64_t> CopyIn(const std::string& copy_sql, const CopyRows& rows);
+  Status Prepare(const std::string& name, const std::string& sql);
+  Result<PgResult> ExecPrepared(const std::string& name, const std::string& sql,
+                                const std::vector<std::optional<std::string>>& params);
+  uint64_t generation() const { return generation_; }
   PGconn* raw() const { return c_; }
 
  private:
   // Names the failure of `step`: PostgreSQL's message and SQLSTATE, the server.
   std::string Failure(std::string_view step, const PGresult* r) const;
+  // r as rows or a command's result, or (cleared) the failure of sql.
+  Result<PgResult> Answer(PGresult* r, std::string_view sql) const;
   PGconn* c_ = nullptr;
   std::string server_, target_, password_;
+  uint64_t generation_ = 0;
 };
 
 }  // namespace rdmascope::collector

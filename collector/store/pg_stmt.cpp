@@ -1,0 +1,144 @@
+// PgStmt and PgSql (contract in pg_stmt.h).
+#include "collector/store/pg_stmt.h"
+
+#include <charconv>
+#include <cmath>
+#include <memory>
+#include <utility>
+
+namespace rdmascope::collector {
+
+std::string PgSql(std::string_view sql, int* params) {
+  std::string out;
+  out.reserve(sql.size() + 8);
+  int highest = 0, next = 1;
+  char quote = 0;  // inside '...' or "..." (a doubled quote closes and reopens: same result)
+  for (size_t i = 0; i < sql.size(); ++i) {
+    const char c = sql[i];
+    if (quote) {
+      out.push_back(c);
+      if (c == quote) quote = 0;
+      continue;
+    }
+    if (c == '\'' || c == '"') {
+      quote = c;
+      out.push_back(c);
+      continue;
+    }
+    if (c != '?') {
+      out.push_back(c);
+      continue;
+    }
+    size_t j = i + 1;
+    int n = 0;
+    while (j < sql.size() && sql[j] >= '0' && sql[j] <= '9' && n < 100000) n = n * 10 + (sql[j++] - '0');
+    if (j == i + 1) n = next;  // a bare ?: the next number
+    next = n + 1;
+    if (n > highest) highest = n;
+    out += "$" + std::to_string(n);
+    i = j - 1;
+  }
+  if (params) *params = highest;
+  return out;
+}
+
+PgStmt::PgStmt(PgDb* db, std::string name, std::string_view sql) : db_(db), name_(std::move(name)) {
+  sql_ = PgSql(sql, &params_);
+  values_.resize(static_cast<size_t>(params_));
+}
+
+PgStmt& PgStmt::Bind(int i, int64_t v) {
+  char digits[24];
+  const auto [end, ec] = std::to_chars(digits, digits + sizeof digits, v);
+  return Bind(i, std::string_view(digits, static_cast<size_t>(end - digits)));
+}
+
+PgStmt& PgStmt::Bind(int i, double v) {
+  if (std::isnan(v)) return Bind(i, std::string_view("NaN"));
+  if (std::isinf(v)) return Bind(i, std::string_view(v > 0 ? "Infinity" : "-Infinity"));
+  char digits[32];
+  const auto [end, ec] = std::to_chars(digits, digits + sizeof digits, v);  // shortest that reads back exactly
+  return Bind(i, std::string_view(digits, static_cast<size_t>(end - digits)));
+}
+
+PgStmt& PgStmt::Bind(int i, std::string_view v) {
+  if (i < 1 || i > params_) {
+    if (bind_error_.empty())
+      bind_error_ = "parameter " + std::to_string(i) + " is not in 1.." + std::to_string(params_) + " of the statement";
+    return *this;
+  }
+  values_[static_cast<size_t>(i - 1)].emplace(v);
+  return *this;
+}
+
+PgStmt& PgStmt::BindNull(int i) {
+  if (i < 1 || i > params_) return Bind(i, std::string_view());  // records the error
+  values_[static_cast<size_t>(i - 1)].reset();
+  return *this;
+}
+
+Status PgStmt::Execute() {
+  if (!bind_error_.empty()) return Status::Error("PostgreSQL " + sql_.substr(0, 60) + ": " + bind_error_);
+  if (prepared_in_ != db_->generation()) {
+    if (Status s = db_->Prepare(name_, sql_); !s.ok()) return s;
+    prepared_in_ = db_->generation();
+  }
+  auto r = db_->ExecPrepared(name_, sql_, values_);
+  if (!r.ok()) return r.status();
+  result_ = std::move(r).value();
+  changes_ = result_.Affected();
+  executed_ = true;
+  row_ = -1;
+  return Status::Ok();
+}
+
+Result<bool> PgStmt::Step() {
+  if (!executed_)
+    if (Status s = Execute(); !s.ok()) return s;
+  if (row_ < result_.rows()) ++row_;
+  return row_ < result_.rows();
+}
+
+Status PgStmt::Run() {
+  Status s = executed_ ? Status::Ok() : Execute();
+  Reset();
+  return s;
+}
+
+void PgStmt::Reset() {
+  for (auto& v : values_) v.reset();
+  bind_error_.clear();
+  executed_ = false;
+  result_ = PgResult();
+  row_ = -1;
+}
+
+int64_t PgStmt::Int(int col) const {
+  if (IsNull(col)) return 0;
+  const std::string_view t = result_.Text(row_, col);
+  if (t == "t") return 1;
+  if (t == "f") return 0;
+  int64_t v = 0;
+  const auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
+  if (ec == std::errc() && end == t.data() + t.size()) return v;
+  const double d = Real(col);
+  return std::isfinite(d) && std::fabs(d) < 9.2e18 ? static_cast<int64_t>(d) : 0;
+}
+
+double PgStmt::Real(int col) const {
+  if (IsNull(col)) return 0;
+  const std::string_view t = result_.Text(row_, col);
+  double v = 0;
+  std::from_chars(t.data(), t.data() + t.size(), v);  // also "Infinity", "-Infinity", "NaN"
+  return v;
+}
+
+Result<PgStmt*> PgStatements::Q(const char* sql) {
+  auto it = stmts_.find(sql);
+  if (it == stmts_.end())
+    it = stmts_.emplace(sql, std::make_unique<PgStmt>(&db_, "rdmascope_" + std::to_string(stmts_.size() + 1), sql)).first;
+  it->second->Reset();
+  return it->second.get();
+}
+
+}  // namespace rdmascope::collector

@@ -1,0 +1,103 @@
+// A prepared statement on PostgreSQL with Stmt's interface (store_db.h), so
+// that the store's statements, written once, run on either backend.
+//
+// Contract:
+//  - The SQL is written as for SQLite, parameters ?1..?N (or bare ?, numbered
+//    in order); PgSql() gives the PostgreSQL text ($1..$N), leaving quoted
+//    strings and identifiers alone. Other dialect differences are the
+//    caller's: the statement must be valid on both engines.
+//  - Bind(i, v) by 1-based index as Stmt does; every value is sent in text
+//    form (integers in decimal, doubles shortest-exact, so they round-trip;
+//    NaN and the infinities as PostgreSQL spells them). BindUncopied copies
+//    too: there is no saving to be had.
+//  - The first Step() (or Run()) sends the statement with its bindings,
+//    preparing it on the server first when this connection has not (the
+//    statement survives a reconnection: it is prepared again). Step() then
+//    walks the rows; Run() runs it, discards any rows and resets.
+//    Changes() gives the rows the last run touched.
+//  - Columns read as Stmt reads them: Int() of NULL is 0, of a boolean 1 or
+//    0, of a number with a fraction its integer part; Real() of NULL 0.
+//  - Errors name the statement's first words, PostgreSQL's message and
+//    SQLSTATE (PgDb); a parameter index out of 1..N fails the next run.
+//  - Not thread-safe; must not outlive its PgDb.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "collector/store/pg_db.h"
+
+namespace rdmascope::collector {
+
+// sql with ?N (and bare ?) placeholders as $N; *params: the highest N.
+std::string PgSql(std::string_view sql, int* params = nullptr);
+
+class PgStmt {
+ public:
+  // sql in SQLite's form (see PgSql); name: unique on the connection.
+  PgStmt(PgDb* db, std::string name, std::string_view sql);
+
+  PgStmt& Bind(int i, int64_t v);
+  PgStmt& Bind(int i, double v);
+  PgStmt& Bind(int i, std::string_view v);
+  PgStmt& Bind(int i, const char* v) { return Bind(i, std::string_view(v)); }
+  PgStmt& Bind(int i, const std::string& v) { return Bind(i, std::string_view(v)); }
+  PgStmt& BindNull(int i);
+  PgStmt& Bind(int i, const std::optional<int64_t>& v) { return v ? Bind(i, *v) : BindNull(i); }
+  PgStmt& Bind(int i, const std::optional<double>& v) { return v ? Bind(i, *v) : BindNull(i); }
+  PgStmt& Bind(int i, const std::optional<std::string>& v) { return v ? Bind(i, std::string_view(*v)) : BindNull(i); }
+  PgStmt& BindUncopied(int i, std::string_view v) { return Bind(i, v); }
+  PgStmt& BindUncopied(int i, const std::string& v) { return Bind(i, std::string_view(v)); }
+  PgStmt& BindUncopied(int i, const std::optional<std::string>& v) { return Bind(i, v); }
+
+  Result<bool> Step();
+  Status Run();
+  void Reset();
+  int64_t Changes() const { return changes_; }
+
+  bool IsNull(int col) const { return result_.IsNull(row_, col); }
+  int64_t Int(int col) const;
+  double Real(int col) const;
+  std::string Text(int col) const { return std::string(TextView(col)); }
+  std::string_view TextView(int col) const { return IsNull(col) ? std::string_view() : result_.Text(row_, col); }
+  std::optional<int64_t> OptInt(int col) const { return IsNull(col) ? std::nullopt : std::optional<int64_t>(Int(col)); }
+  std::optional<double> OptReal(int col) const { return IsNull(col) ? std::nullopt : std::optional<double>(Real(col)); }
+  std::optional<std::string> OptText(int col) const {
+    return IsNull(col) ? std::nullopt : std::optional<std::string>(Text(col));
+  }
+  const std::string& sql() const { return sql_; }
+
+ private:
+  Status Execute();
+  PgDb* db_;
+  std::string name_, sql_;
+  int params_ = 0;
+  uint64_t prepared_in_ = 0;  // the PgDb generation it was prepared in (0: none)
+  std::vector<std::optional<std::string>> values_;
+  std::string bind_error_;
+  bool executed_ = false;
+  PgResult result_;
+  int row_ = -1;
+  int64_t changes_ = 0;
+};
+
+// The prepared statements of one connection, by the address of their SQL
+// text (a string literal), as WriterDb::Q keeps SQLite's: Q() gives the
+// statement reset, preparing it on first use.
+class PgStatements {
+ public:
+  explicit PgStatements(PgDb& db) : db_(db) {}
+  Result<PgStmt*> Q(const char* sql);
+  PgDb& db() { return db_; }
+
+ private:
+  PgDb& db_;
+  std::map<const char*, std::unique_ptr<PgStmt>> stmts_;
+};
+
+}  // namespace rdmascope::collector
