@@ -3,7 +3,7 @@
 
 #include <algorithm>
 #include <charconv>
-#include <cstdio>
+#include <cmath>
 #include <cstring>
 #include <utility>
 
@@ -93,9 +93,11 @@ CopyRows& CopyRows::Field(int64_t v) {
 
 CopyRows& CopyRows::Field(double v) {
   Separator();
+  if (std::isnan(v)) return text_ += "NaN", *this;
+  if (std::isinf(v)) return text_ += v > 0 ? "Infinity" : "-Infinity", *this;
   char digits[32];
-  const int n = std::snprintf(digits, sizeof(digits), "%.17g", v);  // round-trips, in the C locale's form
-  text_.append(digits, static_cast<size_t>(n));
+  const auto [end, ec] = std::to_chars(digits, digits + sizeof(digits), v);  // shortest that reads back exactly
+  text_.append(digits, end);
   return *this;
 }
 
