@@ -18,9 +18,12 @@ runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$work/log" | tail -n1)
 cov=$(grep -o 'cov: [0-9]*' "$work/log" | tail -n1)
 echo "fuzz $(basename "$fuzzer"): ${runs:-?} executions in ${seconds} s, ${cov:-cov: ?}, $(ls "$work/corpus" | wc -l) corpus inputs, $crashes crash(es), exit $rc"
 if ((rc != 0 || crashes != 0)); then
-  tail -n 60 "$work/log"
+  # The input first, then the report: a log cut to its end keeps the stack
+  # trace and the sanitizer's summary.
   for f in "$work"/crash-* "$work"/leak-* "$work"/timeout-*; do
-    [[ -e $f ]] && { echo "--- $f (base64):"; base64 -w0 "$f" | head -c 4000; echo; }
+    [[ -e $f ]] && { echo "--- $(basename "$f"), $(stat -c %s "$f") bytes (base64, first 4000 characters):"; base64 -w0 "$f" | head -c 4000; echo; }
   done
+  echo "--- the fuzzer's report:"
+  grep -v -E '^#[0-9]+[[:space:]]+(NEW|REDUCE|RELOAD|pulse)' "$work/log" | tail -n 60
   exit 1
 fi
