@@ -1,5 +1,6 @@
-// A prepared statement on PostgreSQL with Stmt's interface (store_db.h), so
-// that the store's statements, written once, run on either backend.
+// A prepared statement on PostgreSQL: the SqlStmt interface (sql_stmt.h) that
+// SQLite's Stmt also implements, so that the store's statements, written
+// once, run on either backend.
 //
 // Contract:
 //  - The SQL is written as for SQLite, parameters ?1..?N (or bare ?, numbered
@@ -31,45 +32,36 @@
 #include <vector>
 
 #include "collector/store/pg_db.h"
+#include "collector/store/sql_stmt.h"
 
 namespace rdmascope::collector {
 
 // sql with ?N (and bare ?) placeholders as $N; *params: the highest N.
 std::string PgSql(std::string_view sql, int* params = nullptr);
 
-class PgStmt {
+class PgStmt final : public SqlStmt {
  public:
   // sql in SQLite's form (see PgSql); name: unique on the connection.
   PgStmt(PgDb* db, std::string name, std::string_view sql);
 
-  PgStmt& Bind(int i, int64_t v);
-  PgStmt& Bind(int i, double v);
-  PgStmt& Bind(int i, std::string_view v);
-  PgStmt& Bind(int i, const char* v) { return Bind(i, std::string_view(v)); }
-  PgStmt& Bind(int i, const std::string& v) { return Bind(i, std::string_view(v)); }
-  PgStmt& BindNull(int i);
-  PgStmt& Bind(int i, const std::optional<int64_t>& v) { return v ? Bind(i, *v) : BindNull(i); }
-  PgStmt& Bind(int i, const std::optional<double>& v) { return v ? Bind(i, *v) : BindNull(i); }
-  PgStmt& Bind(int i, const std::optional<std::string>& v) { return v ? Bind(i, std::string_view(*v)) : BindNull(i); }
-  PgStmt& BindUncopied(int i, std::string_view v) { return Bind(i, v); }
-  PgStmt& BindUncopied(int i, const std::string& v) { return Bind(i, std::string_view(v)); }
-  PgStmt& BindUncopied(int i, const std::optional<std::string>& v) { return Bind(i, v); }
+  PgStmt& Bind(int i, int64_t v) override;
+  PgStmt& Bind(int i, double v) override;
+  PgStmt& Bind(int i, std::string_view v) override;
+  PgStmt& BindNull(int i) override;
+  PgStmt& BindUncopied(int i, std::string_view v) override { return Bind(i, v); }
+  using SqlStmt::Bind;  // const char*, std::string and the optionals
+  using SqlStmt::BindUncopied;
 
-  Result<bool> Step();
-  Status Run();
-  void Reset();
+  Result<bool> Step() override;
+  Status Run() override;
+  void Reset() override;
   int64_t Changes() const { return changes_; }
 
-  bool IsNull(int col) const { return result_.IsNull(row_, col); }
-  int64_t Int(int col) const;
-  double Real(int col) const;
-  std::string Text(int col) const { return std::string(TextView(col)); }
-  std::string_view TextView(int col) const { return IsNull(col) ? std::string_view() : result_.Text(row_, col); }
-  std::optional<int64_t> OptInt(int col) const { return IsNull(col) ? std::nullopt : std::optional<int64_t>(Int(col)); }
-  std::optional<double> OptReal(int col) const { return IsNull(col) ? std::nullopt : std::optional<double>(Real(col)); }
-  std::optional<std::string> OptText(int col) const {
-    return IsNull(col) ? std::nullopt : std::optional<std::string>(Text(col));
-  }
+  bool IsNull(int col) const override { return result_.IsNull(row_, col); }
+  int64_t Int(int col) const override;
+  double Real(int col) const override;
+  std::string_view TextView(int col) const override { return IsNull(col) ? std::string_view() : result_.Text(row_, col); }
+  // Text, OptInt, OptReal, OptText: SqlStmt's.
   const std::string& sql() const { return sql_; }
 
  private:

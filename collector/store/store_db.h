@@ -13,11 +13,13 @@
 #include <string_view>
 #include <vector>
 
+#include "collector/store/sql_stmt.h"
 #include "common/status.h"
 
 namespace rdmascope::collector {
 
-class Stmt {
+// SQLite's statement (the interface: sql_stmt.h).
+class Stmt final : public SqlStmt {
  public:
   Stmt() = default;
   Stmt(sqlite3* db, sqlite3_stmt* s) : db_(db), s_(s) {}
@@ -25,15 +27,15 @@ class Stmt {
   Stmt& operator=(Stmt&& o) noexcept;
   Stmt(const Stmt&) = delete;
   Stmt& operator=(const Stmt&) = delete;
-  ~Stmt();
+  ~Stmt() override;
 
   // Binds by 1-based index. Optional values bind NULL when absent.
-  Stmt& Bind(int i, int64_t v);
-  Stmt& Bind(int i, double v);
-  Stmt& Bind(int i, std::string_view v);
+  Stmt& Bind(int i, int64_t v) override;
+  Stmt& Bind(int i, double v) override;
+  Stmt& Bind(int i, std::string_view v) override;
   Stmt& Bind(int i, const char* v) { return Bind(i, std::string_view(v)); }
   Stmt& Bind(int i, const std::string& v) { return Bind(i, std::string_view(v)); }
-  Stmt& BindNull(int i);
+  Stmt& BindNull(int i) override;
   // Bytes as a BLOB (copied).
   Stmt& BindBlob(int i, const std::vector<uint8_t>& bytes);
   Stmt& Bind(int i, const std::optional<int64_t>& v) { return v ? Bind(i, *v) : BindNull(i); }
@@ -42,25 +44,25 @@ class Stmt {
   // Binds text without copying it: v must stay valid and unchanged until the
   // statement is next reset (Run and Reset do that). For hot inserts whose
   // strings outlive the call, e.g. fields of the parsed report.
-  Stmt& BindUncopied(int i, std::string_view v);
+  Stmt& BindUncopied(int i, std::string_view v) override;
   Stmt& BindUncopied(int i, const std::string& v) { return BindUncopied(i, std::string_view(v)); }
   Stmt& BindUncopied(int i, const std::optional<std::string>& v) {
     return v ? BindUncopied(i, std::string_view(*v)) : BindNull(i);
   }
 
   // One step: true when a row is available, false when done; error otherwise.
-  Result<bool> Step();
+  Result<bool> Step() override;
   // Steps to completion (for statements that return no rows), then resets.
-  Status Run();
+  Status Run() override;
   // Resets and clears bindings for reuse.
-  void Reset();
+  void Reset() override;
 
-  bool IsNull(int col) const { return sqlite3_column_type(s_, col) == SQLITE_NULL; }
-  int64_t Int(int col) const { return sqlite3_column_int64(s_, col); }
-  double Real(int col) const { return sqlite3_column_double(s_, col); }
+  bool IsNull(int col) const override { return sqlite3_column_type(s_, col) == SQLITE_NULL; }
+  int64_t Int(int col) const override { return sqlite3_column_int64(s_, col); }
+  double Real(int col) const override { return sqlite3_column_double(s_, col); }
   std::string Text(int col) const;
   // The same without a copy: valid until the statement's next step; empty when NULL.
-  std::string_view TextView(int col) const {
+  std::string_view TextView(int col) const override {
     const unsigned char* t = sqlite3_column_text(s_, col);
     return t ? std::string_view(reinterpret_cast<const char*>(t), sqlite3_column_bytes(s_, col)) : std::string_view();
   }

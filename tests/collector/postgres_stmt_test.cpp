@@ -133,10 +133,10 @@ TEST(PgStmt, OutlivesAServerRestart) {
   EXPECT_EQ(n.value().OptInt(0, 1), 4);
 }
 
-// One statement text, as the store writes it, on both engines: an upsert
-// adding to a count, parameters used out of order, then a read.
-template <typename S>
-void Upserts(S& up, S& read, std::vector<std::string>* out) {
+// One statement text, as the store writes it, on both engines through the
+// one interface (SqlStmt): an upsert adding to a count, parameters used out
+// of order, then a read.
+void Upserts(SqlStmt& up, SqlStmt& read, std::vector<std::string>* out) {
   const struct {
     const char* node;
     const char* status;
