@@ -23,7 +23,6 @@
 #include "bench/bench_args.h"
 #include "collector/store/pg_migrate.h"
 #include "collector/store/pg_probe_copy.h"
-#include "collector/store/probe_row_sql.h"
 #include "tests/support/postgres_server.h"
 
 namespace {
@@ -143,12 +142,11 @@ int main(int argc, char** argv) {
   if (int64_t n = count(); n != total) return Fail("ours stored " + std::to_string(n) + " of " + std::to_string(total) + " rows");
   if (Status s = db.Exec("TRUNCATE probe_summaries"); !s.ok()) return Fail(s.message());
   // Raw: the same text, made beforehand.
-  static const std::string kCopy = std::string("COPY probe_summaries (") + kProbeRowColumns + ") FROM STDIN";
   double raw_s = 0;
   for (const CopyRows& rows : texts) {
     const auto t0 = Clock::now();
     if (Status s = db.Exec("BEGIN"); !s.ok()) return Fail(s.message());
-    if (auto c = db.CopyIn(kCopy, rows); !c.ok()) return Fail(c.status().message());
+    if (auto c = db.CopyIn(ProbeCopySql(), rows); !c.ok()) return Fail(c.status().message());
     if (Status s = db.Exec("COMMIT"); !s.ok()) return Fail(s.message());
     raw_s += std::chrono::duration<double>(Clock::now() - t0).count();
   }

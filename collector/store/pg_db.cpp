@@ -83,21 +83,29 @@ CopyRows& CopyRows::Field(std::string_view v) {
   return *this;
 }
 
+std::string_view PgNumberText(int64_t v, char (&buf)[32]) {
+  const auto [end, ec] = std::to_chars(buf, buf + sizeof(buf), v);
+  return std::string_view(buf, static_cast<size_t>(end - buf));
+}
+
+std::string_view PgNumberText(double v, char (&buf)[32]) {
+  if (std::isnan(v)) return "NaN";
+  if (std::isinf(v)) return v > 0 ? "Infinity" : "-Infinity";
+  const auto [end, ec] = std::to_chars(buf, buf + sizeof(buf), v);  // shortest that reads back exactly
+  return std::string_view(buf, static_cast<size_t>(end - buf));
+}
+
 CopyRows& CopyRows::Field(int64_t v) {
   Separator();
-  char digits[24];
-  const auto [end, ec] = std::to_chars(digits, digits + sizeof(digits), v);
-  text_.append(digits, end);
+  char buf[32];
+  text_ += PgNumberText(v, buf);
   return *this;
 }
 
 CopyRows& CopyRows::Field(double v) {
   Separator();
-  if (std::isnan(v)) return text_ += "NaN", *this;
-  if (std::isinf(v)) return text_ += v > 0 ? "Infinity" : "-Infinity", *this;
-  char digits[32];
-  const auto [end, ec] = std::to_chars(digits, digits + sizeof(digits), v);  // shortest that reads back exactly
-  text_.append(digits, end);
+  char buf[32];
+  text_ += PgNumberText(v, buf);
   return *this;
 }
 

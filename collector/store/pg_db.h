@@ -65,6 +65,12 @@ class PgResult {
   std::shared_ptr<PGresult> r_;
 };
 
+// A number as PostgreSQL reads it back exactly, written into buf: an integer
+// in decimal; a double shortest-exact, NaN and the infinities by name. The
+// one writer of numbers for statements (PgStmt) and COPY (CopyRows).
+std::string_view PgNumberText(int64_t v, char (&buf)[32]);
+std::string_view PgNumberText(double v, char (&buf)[32]);
+
 // Rows in COPY's text format: fields escaped (backslash, tab, newline,
 // carriage return), NULL as \N.
 class CopyRows {

@@ -38,9 +38,11 @@ void AppendProbeRow(const ProbeRow& r, CopyRows* rows) {
   rows->EndRow();
 }
 
-Result<int64_t> CopyProbeRows(PgDb& db, const CopyRows& rows) {
+const std::string& ProbeCopySql() {
   static const std::string kCopy = std::string("COPY probe_summaries (") + kProbeRowColumns + ") FROM STDIN";
-  return db.CopyIn(kCopy, rows);
+  return kCopy;
 }
+
+Result<int64_t> CopyProbeRows(PgDb& db, const CopyRows& rows) { return db.CopyIn(ProbeCopySql(), rows); }
 
 }  // namespace rdmascope::collector

@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "collector/readmodel/read_snapshot.h"
@@ -22,6 +23,8 @@
 namespace rdmascope::collector {
 
 void AppendProbeRow(const ProbeRow& r, CopyRows* rows);
+// "COPY probe_summaries (kProbeRowColumns) FROM STDIN".
+const std::string& ProbeCopySql();
 Result<int64_t> CopyProbeRows(PgDb& db, const CopyRows& rows);
 
 }  // namespace rdmascope::collector

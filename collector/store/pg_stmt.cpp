@@ -48,17 +48,13 @@ PgStmt::PgStmt(PgDb* db, std::string name, std::string_view sql) : db_(db), name
 }
 
 PgStmt& PgStmt::Bind(int i, int64_t v) {
-  char digits[24];
-  const auto [end, ec] = std::to_chars(digits, digits + sizeof digits, v);
-  return Bind(i, std::string_view(digits, static_cast<size_t>(end - digits)));
+  char buf[32];
+  return Bind(i, PgNumberText(v, buf));
 }
 
 PgStmt& PgStmt::Bind(int i, double v) {
-  if (std::isnan(v)) return Bind(i, std::string_view("NaN"));
-  if (std::isinf(v)) return Bind(i, std::string_view(v > 0 ? "Infinity" : "-Infinity"));
-  char digits[32];
-  const auto [end, ec] = std::to_chars(digits, digits + sizeof digits, v);  // shortest that reads back exactly
-  return Bind(i, std::string_view(digits, static_cast<size_t>(end - digits)));
+  char buf[32];
+  return Bind(i, PgNumberText(v, buf));
 }
 
 PgStmt& PgStmt::Bind(int i, std::string_view v) {
