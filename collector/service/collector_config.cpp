@@ -11,15 +11,23 @@
 
 namespace rdmascope::collector {
 
+bool IsPostgresDb(const std::string& db) {
+  return db.rfind("postgresql://", 0) == 0 || db.rfind("postgres://", 0) == 0;
+}
+
 const char kCollectorUsage[] =
     "usage: rdmascope-collector [OPTIONS]\n"
     "\n"
-    "Receives agent reports, stores them in SQLite, serves the REST API, pinglists,\n"
-    "/metrics and the dashboard.\n"
+    "Receives agent reports, stores them in SQLite (or PostgreSQL), serves the REST API,\n"
+    "pinglists, /metrics and the dashboard.\n"
     "\n"
     "options (config-file key in brackets; command line overrides the file):\n"
     "  --listen ADDR:PORT          [listen] address to serve on (default 127.0.0.1:9470)\n"
-    "  --db PATH                   [db] SQLite database file (default ./rdmascope.db)\n"
+    "  --db PATH|URL               [db] SQLite database file (default ./rdmascope.db), or a PostgreSQL\n"
+    "                              database: postgresql://USER@HOST:PORT/DB (libpq's URI; several\n"
+    "                              collectors may share one). Its schema is made on first start\n"
+    "  --db-password-file FILE     [db_password_file] PostgreSQL's password, the file's first line\n"
+    "                              (keep it out of the URL: the URL shows in logs and process lists)\n"
     "  --token-file FILE           [token_file] accepted agent tokens, one per line: `NODE TOKEN`,\n"
     "                              `sweep NODE TOKEN` (may post fabric sweeps) or `* TOKEN` (fleet)\n"
     "  --no-auth                   [no_auth] accept reports without a token (trusted networks only)\n"
@@ -104,11 +112,11 @@ const char kCollectorUsage[] =
     "                              so are the ports, counters and neighbours a node stopped reporting.\n"
     "                              Probe pairs leave memory after N s or the raw retention, whichever is\n"
     "                              shorter (default 604800: 7 days)\n"
-    "  --db-max-bytes N            [db_max_bytes] the database file grows no larger than N bytes; beyond\n"
+    "  --db-max-bytes N            [db_max_bytes] (SQLite) the database file grows no larger than N bytes; beyond\n"
     "                              it reports get 503 (agents keep them spooled) and /healthz says so until\n"
     "                              retention frees room (default 0: no cap, the disk is the limit)\n"
     "  --db-synchronous full|normal\n"
-    "                              [db_synchronous] full: an acknowledged report survives power loss\n"
+    "                              [db_synchronous] (SQLite) full: an acknowledged report survives power loss\n"
     "                              (default); normal: faster, survives a crash of the collector\n"
     "  -h, --help                  this help\n"
     "  --version                   the version and the git revision of this build\n"
@@ -190,6 +198,7 @@ Status SetCollectorKey(CollectorConfig* c, const std::string& key, const std::st
     c->listen_host = host;
     c->listen_port = static_cast<int>(port);
   } else if (std::string* text = key == "db"                     ? &c->db
+                                 : key == "db_password_file"     ? &c->db_password_file
                                  : key == "token_file"           ? &c->token_file
                                  : key == "read_token_file"      ? &c->read_token_file
                                  : key == "tls_cert"             ? &c->tls_cert
@@ -292,6 +301,14 @@ Result<CollectorConfig> ParseCollectorArgs(const std::vector<std::string>& args)
         "): the reports of the collector's own pinglists would be refused; raise it");
   if (c.tls_cert.empty() != c.tls_key.empty())
     return Result<CollectorConfig>::Error("--tls-cert and --tls-key go together: give both (HTTPS) or neither (HTTP)");
+  if (IsPostgresDb(c.db)) {
+    if (c.db_max_bytes != 0)
+      return Result<CollectorConfig>::Error(
+          "--db-max-bytes caps a SQLite file; a PostgreSQL database's size is the server's to limit: remove it");
+  } else if (!c.db_password_file.empty()) {
+    return Result<CollectorConfig>::Error("--db-password-file is for a PostgreSQL --db (postgresql://...); --db " +
+                                          c.db + " is a SQLite file");
+  }
   return c;
 }
 

@@ -17,10 +17,15 @@
 
 namespace rdmascope::collector {
 
+// Whether db names a PostgreSQL database (postgresql:// or postgres://),
+// not a SQLite file.
+bool IsPostgresDb(const std::string& db);
+
 struct CollectorConfig {
   std::string listen_host = "127.0.0.1";
   int listen_port = 9470;
-  std::string db = "./rdmascope.db";
+  std::string db = "./rdmascope.db";  // a SQLite file, or a postgresql:// URL (IsPostgresDb)
+  std::string db_password_file;       // PostgreSQL's password, beside the URL (never in it)
   std::string token_file;
   std::string read_token_file;  // "" = the read API and dashboard are open
   std::string tls_cert;         // both set: serve HTTPS only

@@ -24,6 +24,7 @@
 #include "collector/readmodel/roce_topology.h"
 #include "collector/service/retention_worker.h"
 #include "collector/service/service_watchdog.h"
+#include "collector/service/storage_open.h"
 #include "collector/store/storage.h"
 #include "common/http_date.h"
 #include "common/sd_notify.h"
@@ -233,9 +234,9 @@ int RunCollector(const CollectorConfig& c) {
         std::to_string(diagnosis_options.topology.spines.size()) + " spines");
   }
   const sigset_t signals = BlockStopSignals();  // before any thread starts
-  auto store = Storage::Open(StorageOptionsOf(c));
+  auto store = OpenCollectorStorage(c, StorageOptionsOf(c), NowMs());
   if (!store.ok()) return Fail(store.status().message());
-  WarnIfSpaceNotReleasable(*store.value(), c.db);
+  if (!IsPostgresDb(c.db)) WarnIfSpaceNotReleasable(*store.value(), c.db);
 
   // Destroyed before the store (below): its group committer's threads use the store until then.
   std::optional<ApiServer> server;
@@ -254,7 +255,7 @@ int RunCollector(const CollectorConfig& c) {
   const Served served = ServeUntilStopped(
       *server, watchdog, signals,
       "listening on " + c.listen_host + ":" + std::to_string(port.value()) +
-          (c.tls_cert.empty() ? " (HTTP)" : " (HTTPS)") + ", database " + c.db +
+          (c.tls_cert.empty() ? " (HTTP)" : " (HTTPS)") + ", database " + DatabaseName(c.db) +
           (api.read_tokens.empty() ? ", reading open to all" : ", reading needs a read token"));
   watchdog.Stop();
   retention.Stop();

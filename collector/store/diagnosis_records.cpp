@@ -14,12 +14,13 @@ using nlohmann::json;
 // whether it counts errors (0011_counter_deltas.sql,
 // 0013_counter_error_rises.sql): the error counters that rose come from the
 // partial index counters_latest_error_rose alone, not from the history nor
-// from the traffic counters that rise everywhere. "+node" keeps the planner
-// from walking the whole table in key order to save the sort of the few rows.
+// from the traffic counters that rise everywhere. Ordering by an expression
+// of node keeps the planner from walking the whole table in key order to
+// save the sort of the few rows.
 const char kDiagnosisMovedSql[] =
     "SELECT node, device, port, kind, name, delta FROM counters_latest "
     "WHERE delta > 0 AND error = 1 AND sampled_at >= ?1 AND delta_from >= ?2 "
-    "ORDER BY +node, device, port, kind, name";
+    "ORDER BY node || '', device, port, kind, name";
 
 // Each node port's neighbour row, with the rises of its switch port's newest
 // sample when that is in the window: one key lookup per row.
@@ -49,7 +50,7 @@ std::vector<DiagnosisFactRows::Rise> RisesOf(const std::string& text) {
 
 // Steps q to its end, calling row() for each row.
 template <typename F>
-Status EachRow(Stmt& q, const char* part, F row) {
+Status EachRow(SqlStmt& q, const char* part, F row) {
   for (;;) {
     auto more = q.Step();
     if (!more.ok()) return Status::Error("reading the diagnosis's " + std::string(part) + ": " + more.status().message());
@@ -69,27 +70,27 @@ Result<DiagnosisFactRows> DiagnosisRecords::DiagnosisFacts(int64_t since_ms, int
 Status DiagnosisRecords::DiagnosisFacts(int64_t since_ms, int64_t counters_from_ms, DiagnosisFactRows* into) {
   DiagnosisFactRows& out = *into;
   out.ports.clear(), out.moved.clear(), out.neighbours.clear(), out.fabric_rises.clear();
-  auto read = w_.HistoryRun<bool>([&](Db& db) -> Result<bool> {
-    auto ports = db.Prepare("SELECT node, device, port, state, state_name FROM ports ORDER BY node, device, port");
+  auto read = w_.HistoryRun<bool>([&](SqlConn& db) -> Result<bool> {
+    auto ports = db.Q("SELECT node, device, port, state, state_name FROM ports ORDER BY node, device, port");
     if (!ports.ok()) return ports.status();
-    Stmt& p = ports.value();
+    SqlStmt& p = *ports.value();
     Status st = EachRow(p, "ports", [&] {
       out.ports.push_back({p.Text(0), p.Text(1), p.Int(2), p.OptInt(3), p.Text(4)});
     });
     if (!st.ok()) return st;
 
-    auto moved = db.Prepare(kDiagnosisMovedSql);
+    auto moved = db.Q(kDiagnosisMovedSql);
     if (!moved.ok()) return moved.status();
-    Stmt& m = moved.value();
+    SqlStmt& m = *moved.value();
     m.Bind(1, since_ms).Bind(2, counters_from_ms);
     st = EachRow(m, "moved counters", [&] {
       out.moved.push_back({m.Text(0), m.Text(1), m.Int(2), m.Text(3), m.Text(4), m.Int(5)});
     });
     if (!st.ok()) return st;
 
-    auto neighbours = db.Prepare(kDiagnosisNeighboursSql);
+    auto neighbours = db.Q(kDiagnosisNeighboursSql);
     if (!neighbours.ok()) return neighbours.status();
-    Stmt& n = neighbours.value();
+    SqlStmt& n = *neighbours.value();
     n.Bind(1, since_ms);
     st = EachRow(n, "neighbours", [&] {
       DiagnosisFactRows::Neighbour& r = out.neighbours.emplace_back();
@@ -99,9 +100,9 @@ Status DiagnosisRecords::DiagnosisFacts(int64_t since_ms, int64_t counters_from_
     });
     if (!st.ok()) return st;
 
-    auto fabric = db.Prepare(kDiagnosisFabricRisesSql);
+    auto fabric = db.Q(kDiagnosisFabricRisesSql);
     if (!fabric.ok()) return fabric.status();
-    Stmt& f = fabric.value();
+    SqlStmt& f = *fabric.value();
     f.Bind(1, since_ms);
     st = EachRow(f, "fabric port rises", [&] {
       out.fabric_rises.push_back({f.Text(0), f.Int(1), f.Int(2), RisesOf(f.Text(3))});
@@ -120,23 +121,23 @@ Status DiagnosisRecords::DiagnosisFacts(int64_t since_ms, int64_t counters_from_
 // whatever the kind) the one of this key.
 const char kDiagnosisRefreshSql[] =
     "UPDATE diagnoses SET key = ?1, kind = ?2, severity = ?3, confidence = ?4, evidence = ?5, paths = ?6, "
-    "last_seen_at = ?7, runs = runs + 1, flaps = MAX(flaps, ?8) "
+    "last_seen_at = ?7, runs = runs + 1, flaps = GREATEST(flaps, ?8) "
     "WHERE id = (SELECT id FROM diagnoses INDEXED BY diagnoses_one_open WHERE key >= ?9 AND key < ?10 "
     "AND closed_at IS NULL "
     "AND scope = ?11 AND subject = ?12 ORDER BY key = ?1 DESC, id DESC LIMIT 1)";
 // The same, and ?13 the oldest close that reopens.
 const char kDiagnosisReopenSql[] =
     "UPDATE diagnoses SET closed_at = NULL, key = ?1, kind = ?2, severity = ?3, confidence = ?4, "
-    "evidence = ?5, paths = ?6, last_seen_at = ?7, runs = runs + 1, flaps = MAX(flaps + 1, ?8) "
+    "evidence = ?5, paths = ?6, last_seen_at = ?7, runs = runs + 1, flaps = GREATEST(flaps + 1, ?8) "
     "WHERE id = (SELECT id FROM diagnoses INDEXED BY diagnoses_key_closed WHERE key >= ?9 AND key < ?10 "
     "AND closed_at IS NOT NULL "
     "AND closed_at >= ?13 AND scope = ?11 AND subject = ?12 ORDER BY closed_at DESC, id DESC LIMIT 1)";
 
 Result<diagnosis::OpenDiagnoses> DiagnosisRecords::OpenDiagnosisKeys() {
-  auto rows = History([](Db& db) -> Result<json> {
-    auto q = db.Prepare("SELECT key, severity, evidence AS evidence_json FROM diagnoses WHERE closed_at IS NULL");
+  auto rows = History([](SqlConn& db) -> Result<json> {
+    auto q = db.Q("SELECT key, severity, evidence AS evidence_json FROM diagnoses WHERE closed_at IS NULL");
     if (!q.ok()) return q.status();
-    return Rows(q.value());
+    return Rows(*q.value());
   });
   if (!rows.ok()) return rows.status();
   diagnosis::OpenDiagnoses open;
@@ -173,7 +174,7 @@ Status DiagnosisRecords::ApplyDiagnoses(const std::vector<diagnosis::Verdict>& u
     if (Status st = q.value()->Run(); !st.ok()) return Status::Error("closing diagnosis " + key + ": " + st.message());
   }
   for (const diagnosis::Verdict& v : upsert) {
-    auto bind_row = [&](Stmt& s) {
+    auto bind_row = [&](SqlStmt& s) {
       s.Bind(1, v.Key()).Bind(2, v.kind).Bind(3, v.severity).Bind(4, v.confidence).Bind(5, v.evidence.dump());
       s.Bind(6, v.paths.dump()).Bind(7, now_ms).Bind(8, static_cast<int64_t>(v.flaps));
       s.Bind(9, ElementKeyFrom(v)).Bind(10, ElementKeyTo(v)).Bind(11, v.scope).Bind(12, v.subject);
@@ -202,7 +203,7 @@ Status DiagnosisRecords::ApplyDiagnoses(const std::vector<diagnosis::Verdict>& u
     q = Q("INSERT INTO diagnoses(key, scope, subject, kind, severity, confidence, evidence, paths, since_at, "
           "opened_at, last_seen_at, flaps) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?10, ?11)");
     if (!q.ok()) return q.status();
-    Stmt& s = *q.value();
+    SqlStmt& s = *q.value();
     s.Bind(1, v.Key()).Bind(2, v.scope).Bind(3, v.subject).Bind(4, v.kind).Bind(5, v.severity);
     s.Bind(6, v.confidence).Bind(7, v.evidence.dump()).Bind(8, v.paths.dump());
     s.Bind(9, v.first_bad_ms > 0 ? v.first_bad_ms : now_ms).Bind(10, now_ms).Bind(11, static_cast<int64_t>(v.flaps));
@@ -216,14 +217,14 @@ Status DiagnosisRecords::ApplyDiagnoses(const std::vector<diagnosis::Verdict>& u
 }
 
 Result<json> DiagnosisRecords::Diagnoses(bool include_closed, int limit) {
-  return History([&](Db& db) -> Result<json> {
-  auto q = db.Prepare("SELECT id, scope, subject, kind, severity, confidence, evidence AS evidence_json, paths AS paths_json, "
+  return History([&](SqlConn& db) -> Result<json> {
+  auto q = db.Q("SELECT id, scope, subject, kind, severity, confidence, evidence AS evidence_json, paths AS paths_json, "
              "since_at AS since_ms, opened_at AS opened_at_ms, last_seen_at AS last_seen_at_ms, "
              "closed_at AS closed_at_ms, runs, flaps FROM diagnoses WHERE ?1 = 1 OR closed_at IS NULL "
              "ORDER BY (closed_at IS NULL) DESC, severity = 'critical' DESC, opened_at DESC, id DESC LIMIT ?2");
   if (!q.ok()) return q.status();
-  q.value().Bind(1, static_cast<int64_t>(include_closed ? 1 : 0)).Bind(2, static_cast<int64_t>(limit));
-  auto rows = Rows(q.value());
+  q.value()->Bind(1, static_cast<int64_t>(include_closed ? 1 : 0)).Bind(2, static_cast<int64_t>(limit));
+  auto rows = Rows(*q.value());
   if (!rows.ok()) return rows;
   json list = std::move(rows).value();
   for (json& d : list) d["open"] = d["closed_at_ms"].is_null();

@@ -116,7 +116,7 @@ extern const char kDiagnosisReopenSql[];
 
 class DiagnosisRecords {
  public:
-  DiagnosisRecords(WriterDb& w, SnapshotLoader& loader) : w_(w), mu_(w.mu()), db_(w.db()), loader_(loader) {}
+  DiagnosisRecords(WriterDb& w, SnapshotLoader& loader) : w_(w), mu_(w.mu()), db_(w.conn()), loader_(loader) {}
 
   Result<DiagnosisFactRows> DiagnosisFacts(int64_t since_ms, int64_t counters_from_ms);
   Status DiagnosisFacts(int64_t since_ms, int64_t counters_from_ms, DiagnosisFactRows* into);
@@ -126,11 +126,11 @@ class DiagnosisRecords {
   Result<nlohmann::json> Diagnoses(bool include_closed, int limit);
 
  private:
-  Result<Stmt*> Q(const char* sql) { return w_.Q(sql); }
-  Result<nlohmann::json> History(const std::function<Result<nlohmann::json>(Db&)>& fn) { return w_.History(fn); }
+  Result<SqlStmt*> Q(const char* sql) { return w_.Q(sql); }
+  Result<nlohmann::json> History(const std::function<Result<nlohmann::json>(SqlConn&)>& fn) { return w_.History(fn); }
   WriterDb& w_;
   std::mutex& mu_;
-  Db& db_;
+  SqlConn& db_;
   SnapshotLoader& loader_;
 };
 

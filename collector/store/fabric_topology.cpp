@@ -33,7 +33,7 @@ int PhysOf(std::string_view s) {
   return 0;
 }
 
-Result<int64_t> ReadVersion(Db& db) {
+Result<int64_t> ReadVersion(SqlConn& db) {
   auto v = db.QueryInt("SELECT version FROM fabric_topology_version WHERE id = 1");
   if (!v.ok()) return Result<int64_t>::Error("fabric topology version: " + v.status().message());
   return v;
@@ -41,21 +41,21 @@ Result<int64_t> ReadVersion(Db& db) {
 
 // Steps q to its end, calling row(q) for each row; the error names `what`.
 template <typename Fn>
-Status EachRow(Db& db, const char* what, const char* sql, Fn row) {
-  auto q = db.Prepare(sql);
+Status EachRow(SqlConn& db, const char* what, const char* sql, Fn row) {
+  auto q = db.Q(sql);
   if (!q.ok()) return Status::Error(std::string("fabric topology, ") + what + ": " + q.status().message());
   for (;;) {
-    auto r = q.value().Step();
+    auto r = q.value()->Step();
     if (!r.ok()) return Status::Error(std::string("fabric topology, ") + what + ": " + r.status().message());
     if (!r.value()) return Status::Ok();
-    row(q.value());
+    row(*q.value());
   }
 }
 
 // Every table is scanned in its own order (no ORDER BY: a sorted read of the
 // ports table is a b-tree lookup per row at fleet size) and put in order
 // here: nodes by GUID, each node's ports by number.
-Result<FabricTopology> ReadTopology(Db& db) {
+Result<FabricTopology> ReadTopology(SqlConn& db) {
   FabricTopology out;
   auto version = ReadVersion(db);
   if (!version.ok()) return version.status();
@@ -71,7 +71,7 @@ Result<FabricTopology> ReadTopology(Db& db) {
   all.reserve(static_cast<size_t>(std::max<int64_t>(0, nodes.value())));
   std::unordered_map<uint64_t, size_t> index;  // GUID -> all
   index.reserve(all.capacity());
-  Status s = EachRow(db, "nodes", "SELECT guid, type, description, num_ports, lid FROM fabric_nodes", [&](Stmt& q) {
+  Status s = EachRow(db, "nodes", "SELECT guid, type, description, num_ports, lid FROM fabric_nodes", [&](SqlStmt& q) {
     FabricNode n;
     if (!ParseAnyGuid(q.TextView(0), &n.guid)) return;
     n.type = TypeOf(q.TextView(1));
@@ -85,7 +85,7 @@ Result<FabricTopology> ReadTopology(Db& db) {
   std::vector<std::pair<End, End>> live;  // links not gone, both directions; sorted below
   live.reserve(2 * static_cast<size_t>(std::max<int64_t>(0, links.value())));
   s = EachRow(db, "links", "SELECT a_guid, a_port, b_guid, b_port FROM fabric_links WHERE gone_at IS NULL",
-              [&](Stmt& q) {
+              [&](SqlStmt& q) {
                 End a{0, static_cast<int>(q.Int(1))}, b{0, static_cast<int>(q.Int(3))};
                 if (!ParseAnyGuid(q.TextView(0), &a.first) || !ParseAnyGuid(q.TextView(2), &b.first)) return;
                 live.push_back({a, b});
@@ -95,7 +95,7 @@ Result<FabricTopology> ReadTopology(Db& db) {
   std::sort(live.begin(), live.end());
   std::vector<bool> keep(all.size());  // a node with ports or a forwarding table
   s = EachRow(db, "ports", "SELECT guid, port, lid, state, phys_state, remote_guid, remote_port FROM fabric_ports",
-              [&](Stmt& q) {
+              [&](SqlStmt& q) {
                 uint64_t guid = 0;
                 if (!ParseAnyGuid(q.TextView(0), &guid)) return;
                 auto it = index.find(guid);
@@ -115,7 +115,7 @@ Result<FabricTopology> ReadTopology(Db& db) {
                 all[it->second].ports.push_back(std::move(p));
               });
   if (!s.ok()) return s;
-  s = EachRow(db, "forwarding tables", "SELECT guid, lft FROM fabric_lfts", [&](Stmt& q) {
+  s = EachRow(db, "forwarding tables", "SELECT guid, lft FROM fabric_lfts", [&](SqlStmt& q) {
     uint64_t guid = 0;
     if (!ParseAnyGuid(q.TextView(0), &guid)) return;
     if (auto it = index.find(guid); it != index.end()) {
@@ -138,13 +138,15 @@ Result<FabricTopology> ReadTopology(Db& db) {
 // Runs read(db) inside one read transaction, so every table is read as of
 // the same commit.
 template <typename T>
-Result<T> InOneRead(Db& db, Result<T> (*read)(Db&)) {
-  if (Status s = db.Exec("BEGIN"); !s.ok()) return Result<T>::Error("fabric topology, begin: " + s.message());
+Result<T> InOneRead(SqlConn& db, Result<T> (*read)(SqlConn&)) {
+  // PostgreSQL's default isolation takes a snapshot per statement: one for the whole read.
+  const char* begin = db.postgres() ? "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY" : "BEGIN";
+  if (Status s = db.Exec(begin); !s.ok()) return Result<T>::Error("fabric topology, begin: " + s.message());
   Result<T> out = read(db);
   // The end of the transaction must run even past the deadline (a pooled
   // connection left inside one would read this snapshot for ever): the
   // deadline's handler goes first; the reader still sees the time it took.
-  sqlite3_progress_handler(db.raw(), 0, nullptr, nullptr);
+  if (Db* lite = db.sqlite()) sqlite3_progress_handler(lite->raw(), 0, nullptr, nullptr);
   if (Status s = db.Exec(out.ok() ? "COMMIT" : "ROLLBACK"); !s.ok() && out.ok())
     return Result<T>::Error("fabric topology, end of the read: " + s.message());
   return out;
@@ -165,27 +167,27 @@ bool ParseAnyGuid(std::string_view text, uint64_t* guid) {
 }
 
 Result<FabricTopology> FabricTopologyReader::Topology() {
-  return w_.HistoryRun<FabricTopology>([](Db& db) { return InOneRead<FabricTopology>(db, &ReadTopology); });
+  return w_.HistoryRun<FabricTopology>([](SqlConn& db) { return InOneRead<FabricTopology>(db, &ReadTopology); });
 }
 
 Result<int64_t> FabricTopologyReader::Version() {
-  return w_.HistoryRun<int64_t>([](Db& db) { return ReadVersion(db); });
+  return w_.HistoryRun<int64_t>([](SqlConn& db) { return ReadVersion(db); });
 }
 
 Result<std::map<AgentPort, FabricAddress>> FabricTopologyReader::PortAddresses(const std::optional<std::string>& node) {
   using Map = std::map<AgentPort, FabricAddress>;
-  return w_.HistoryRun<Map>([&](Db& db) -> Result<Map> {
-    auto q = db.Prepare(
+  return w_.HistoryRun<Map>([&](SqlConn& db) -> Result<Map> {
+    auto q = db.Q(
         "SELECT node, device, port, node_guid, lid FROM ports WHERE node_guid IS NOT NULL AND "
-        "(?1 IS NULL OR node = ?1) AND (link_layer IS NULL OR link_layer = 'InfiniBand') ORDER BY node, device, port");
+        "(CAST(?1 AS TEXT) IS NULL OR node = ?1) AND (link_layer IS NULL OR link_layer = 'InfiniBand') ORDER BY node, device, port");
     if (!q.ok()) return Result<Map>::Error("agents' fabric ports: " + q.status().message());
-    q.value().Bind(1, node);
+    q.value()->Bind(1, node);
     Map out;
     for (;;) {
-      auto r = q.value().Step();
+      auto r = q.value()->Step();
       if (!r.ok()) return Result<Map>::Error("agents' fabric ports: " + r.status().message());
       if (!r.value()) break;
-      const Stmt& s = q.value();
+      const SqlStmt& s = *q.value();
       FabricAddress a;
       if (!ParseAnyGuid(s.Text(3), &a.node_guid)) continue;
       a.port = static_cast<int>(s.Int(2));

@@ -7,20 +7,20 @@ namespace {
 
 using json = nlohmann::json;
 
-Result<json> RowsOf(Db& db, std::string_view sql, const std::function<void(Stmt&)>& bind = nullptr) {
-  auto q = db.Prepare(sql);
+Result<json> RowsOf(SqlConn& db, const char* sql, const std::function<void(SqlStmt&)>& bind = nullptr) {
+  auto q = db.Q(sql);
   if (!q.ok()) return q.status();
-  if (bind) bind(q.value());
-  return Rows(q.value());
+  if (bind) bind(*q.value());
+  return Rows(*q.value());
 }
 
 }  // namespace
 
 Result<json> HistoryQueries::FabricNodes(int limit) {
-  return History([&](Db& db) -> Result<json> {
+  return History([&](SqlConn& db) -> Result<json> {
     // The ports of the nodes listed, not of every node.
 #define FABRIC_NODES_LISTED "SELECT guid FROM fabric_nodes ORDER BY type DESC, description, guid LIMIT ?1"
-    auto bind = [&](Stmt& q) { q.Bind(1, static_cast<int64_t>(limit) + 1); };
+    auto bind = [&](SqlStmt& q) { q.Bind(1, static_cast<int64_t>(limit) + 1); };
     auto nodes = RowsOf(db,
                         "SELECT guid, type, description, num_ports, lid, first_seen_at AS first_seen_at_ms, "
                         "last_seen_at AS last_seen_at_ms, seen_by FROM fabric_nodes "
@@ -50,7 +50,7 @@ Result<json> HistoryQueries::FabricNodes(int limit) {
 }
 
 Result<json> HistoryQueries::FabricLinks(int64_t history_since_ms, int limit) {
-  return History([&](Db& db) -> Result<json> {
+  return History([&](SqlConn& db) -> Result<json> {
     auto links = RowsOf(
         db,
         "SELECT l.a_guid, l.a_port, na.description AS a_description, na.type AS a_type, "
@@ -67,13 +67,13 @@ Result<json> HistoryQueries::FabricLinks(int64_t history_since_ms, int limit) {
         "LEFT JOIN fabric_ports pa ON pa.guid = l.a_guid AND pa.port = l.a_port "
         "LEFT JOIN fabric_ports pb ON pb.guid = l.b_guid AND pb.port = l.b_port "
         "ORDER BY (l.gone_at IS NULL), open_events DESC, na.description, l.a_port LIMIT ?1",
-        [&](Stmt& q) { q.Bind(1, static_cast<int64_t>(limit) + 1); });
+        [&](SqlStmt& q) { q.Bind(1, static_cast<int64_t>(limit) + 1); });
     if (!links.ok()) return links.status();
     auto history = RowsOf(db,
                           "SELECT kind, key, node, peer, status, detail, started_at AS started_at_ms, "
                           "ended_at AS ended_at_ms FROM events WHERE kind IN ('link_down', 'link_errors', "
                           "'link_degraded') AND (ended_at IS NULL OR ended_at >= ?1) ORDER BY started_at DESC LIMIT 500",
-                          [&](Stmt& q) { q.Bind(1, history_since_ms); });
+                          [&](SqlStmt& q) { q.Bind(1, history_since_ms); });
     if (!history.ok()) return history.status();
     const bool truncated = TrimToLimit(&links.value(), limit);
     return json{{"links", std::move(links).value()}, {"history", std::move(history).value()}, {"truncated", truncated}};
@@ -81,7 +81,7 @@ Result<json> HistoryQueries::FabricLinks(int64_t history_since_ms, int limit) {
 }
 
 Result<json> HistoryQueries::FabricErrors(int limit) {
-  return History([&](Db& db) -> Result<json> {
+  return History([&](SqlConn& db) -> Result<json> {
     auto ports = RowsOf(db,
                         "SELECT p.guid, n.description, n.type, p.port, p.state, p.remote_guid, p.remote_port, "
                         "r.description AS remote_description, p.counters AS counters_json, "
@@ -110,19 +110,19 @@ Result<json> HistoryQueries::FabricErrors(int limit) {
                          "started_at AS started_at_ms, last_seen_at AS last_seen_at_ms FROM events "
                          "WHERE ended_at IS NULL AND kind IN ('link_down', 'link_errors', 'link_degraded') "
                          "ORDER BY started_at DESC LIMIT ?1",
-                         [&](Stmt& q) { q.Bind(1, static_cast<int64_t>(limit)); });
+                         [&](SqlStmt& q) { q.Bind(1, static_cast<int64_t>(limit)); });
     if (!events.ok()) return events.status();
     return json{{"ports", std::move(over)}, {"events", std::move(events).value()}};
   });
 }
 
 Result<json> HistoryQueries::NodeNeighbours(const std::optional<std::string>& node, int limit) {
-  return History([&](Db& db) -> Result<json> {
+  return History([&](SqlConn& db) -> Result<json> {
     return RowsOf(db,
                   "SELECT node, device, port, switch_guid, switch_port, switch_type, switch_description, state, "
                   "width, speed, counters AS counters_json, at AS at_ms FROM node_neighbours "
-                  "WHERE ?1 IS NULL OR node = ?1 ORDER BY node, device, port LIMIT ?2",
-                  [&](Stmt& q) { q.Bind(1, node).Bind(2, static_cast<int64_t>(limit)); });
+                  "WHERE CAST(?1 AS TEXT) IS NULL OR node = ?1 ORDER BY node, device, port LIMIT ?2",
+                  [&](SqlStmt& q) { q.Bind(1, node).Bind(2, static_cast<int64_t>(limit)); });
   });
 }
 

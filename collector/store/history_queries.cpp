@@ -47,11 +47,11 @@ void AddOpen(json* events) {
 
 Result<json> HistoryQueries::Nodes(int64_t now_ms, int64_t stale_after_ms, int limit) {
   static const std::string sql = std::string(kNodeColumns) + "ORDER BY n.name LIMIT ?1";
-  return History([&](Db& db) -> Result<json> {
-    auto q = db.Prepare(sql);
+  return History([&](SqlConn& db) -> Result<json> {
+    auto q = db.Q(sql.c_str());
     if (!q.ok()) return q.status();
-    q.value().Bind(1, static_cast<int64_t>(limit) + 1);
-    auto rows = Rows(q.value());
+    q.value()->Bind(1, static_cast<int64_t>(limit) + 1);
+    auto rows = Rows(*q.value());
     if (!rows.ok()) return rows;
     json nodes = std::move(rows).value();
     const bool truncated = TrimToLimit(&nodes, limit);
@@ -64,11 +64,11 @@ Result<std::optional<json>> HistoryQueries::Node(const std::string& name, int64_
   // A node's own rows: bounded by what one report may carry (report_validate.cpp).
   static const std::string sql = std::string(kNodeColumns) + "WHERE n.name = ?1";
   static const std::string ports_sql = std::string(kPortColumns) + "WHERE node = ?1 ORDER BY device, port";
-  auto found = History([&](Db& db) -> Result<json> {
-    auto q = db.Prepare(sql);
+  auto found = History([&](SqlConn& db) -> Result<json> {
+    auto q = db.Q(sql.c_str());
     if (!q.ok()) return q.status();
-    q.value().Bind(1, name);
-    auto rows = Rows(q.value());
+    q.value()->Bind(1, name);
+    auto rows = Rows(*q.value());
     if (!rows.ok() || rows.value().empty()) return rows;
     json node = rows.value()[0];
     AddAge(&node, now_ms, stale_after_ms);
@@ -83,10 +83,10 @@ Result<std::optional<json>> HistoryQueries::Node(const std::string& name, int64_
         {"open_events", EVENT_COLUMNS "WHERE (node = ?1 OR peer = ?1) AND ended_at IS NULL ORDER BY started_at, id"},
     };
     for (const Part& p : parts) {
-      auto pq = db.Prepare(p.sql);
+      auto pq = db.Q(p.sql);
       if (!pq.ok()) return pq.status();
-      pq.value().Bind(1, name);
-      auto part = Rows(pq.value());
+      pq.value()->Bind(1, name);
+      auto part = Rows(*pq.value());
       if (!part.ok()) return part.status();
       node[p.member] = std::move(part).value();
     }
@@ -100,13 +100,13 @@ Result<std::optional<json>> HistoryQueries::Node(const std::string& name, int64_
 
 Result<std::string> HistoryQueries::PortsText(const std::optional<std::string>& node, int limit) {
   static const std::string sql =
-      std::string(kPortColumns) + "WHERE (?1 IS NULL OR node = ?1) ORDER BY node, device, port LIMIT ?2";
-  return HistoryText([&](Db& db) -> Result<std::string> {
-    auto q = db.Prepare(sql);
+      std::string(kPortColumns) + "WHERE (CAST(?1 AS TEXT) IS NULL OR node = ?1) ORDER BY node, device, port LIMIT ?2";
+  return HistoryText([&](SqlConn& db) -> Result<std::string> {
+    auto q = db.Q(sql.c_str());
     if (!q.ok()) return q.status();
-    q.value().Bind(1, node).Bind(2, static_cast<int64_t>(limit) + 1);
+    q.value()->Bind(1, node).Bind(2, static_cast<int64_t>(limit) + 1);
     bool truncated = false;
-    auto rows = RowsText(q.value(), limit, &truncated);
+    auto rows = RowsText(*q.value(), limit, &truncated);
     if (!rows.ok()) return rows;
     return "{\"ports\":" + rows.value() + ",\"truncated\":" + (truncated ? "true" : "false") + "}";
   });
@@ -120,18 +120,22 @@ Result<json> HistoryQueries::Ports(const std::optional<std::string>& node, int l
 
 Result<json> HistoryQueries::Counters(const std::optional<std::string>& node, int64_t since_ms, int limit,
                              bool with_identity) {
-#define COUNTERS_QUERY(extra)                                                                          \
-  "SELECT " COUNTER_ROW_COLUMNS ", s.sampled_at AS sampled_at_ms, s.report_id" extra " FROM " COUNTER_ROWS_FROM \
-  " WHERE (?1 IS NULL OR s.node = ?1) AND s.sampled_at >= ?2 ORDER BY s.sampled_at, s.id, k.id, c.id LIMIT ?3"
-  static constexpr char kPlain[] = COUNTERS_QUERY("");
-  static constexpr char kWithIdentity[] =
-      COUNTERS_QUERY(", (SELECT boot_id FROM reports WHERE id = s.report_id) AS boot_id, s.instance AS instance");
+#define COUNTERS_QUERY(columns, from, extra)                                                        \
+  "SELECT " columns ", s.sampled_at AS sampled_at_ms, s.report_id" extra " FROM " from              \
+  " WHERE (CAST(?1 AS TEXT) IS NULL OR s.node = ?1) AND s.sampled_at >= ?2 ORDER BY s.sampled_at, s.id, k.id, c.id LIMIT ?3"
+#define IDENTITY ", (SELECT boot_id FROM reports WHERE id = s.report_id) AS boot_id, s.instance AS instance"
+  static constexpr char kPlain[] = COUNTERS_QUERY(COUNTER_ROW_COLUMNS, COUNTER_ROWS_FROM, "");
+  static constexpr char kWithIdentity[] = COUNTERS_QUERY(COUNTER_ROW_COLUMNS, COUNTER_ROWS_FROM, IDENTITY);
+  static constexpr char kPgPlain[] = COUNTERS_QUERY(COUNTER_ROW_COLUMNS_PG, COUNTER_ROWS_FROM_PG, "");
+  static constexpr char kPgWithIdentity[] = COUNTERS_QUERY(COUNTER_ROW_COLUMNS_PG, COUNTER_ROWS_FROM_PG, IDENTITY);
+#undef IDENTITY
 #undef COUNTERS_QUERY
-  return History([&](Db& db) -> Result<json> {
-    auto q = db.Prepare(with_identity ? kWithIdentity : kPlain);
+  return History([&](SqlConn& db) -> Result<json> {
+    const bool pg = db.postgres() != nullptr;
+    auto q = db.Q(with_identity ? (pg ? kPgWithIdentity : kWithIdentity) : (pg ? kPgPlain : kPlain));
     if (!q.ok()) return q.status();
-    q.value().Bind(1, node).Bind(2, since_ms).Bind(3, static_cast<int64_t>(limit));
-    auto rows = Rows(q.value());
+    q.value()->Bind(1, node).Bind(2, since_ms).Bind(3, static_cast<int64_t>(limit));
+    auto rows = Rows(*q.value());
     if (!rows.ok()) return rows;
     return json{{"samples", std::move(rows).value()}};
   });
@@ -142,16 +146,16 @@ Result<json> HistoryQueries::Probes(const std::optional<std::string>& src, const
   // With a source, its range of probe_summaries_src_time (the target is
   // checked in the index); without one, the time range of all sources.
   static constexpr char kOfSource[] = PROBE_COLUMNS
-      "FROM probe_summaries WHERE src = ?1 AND (?2 IS NULL OR dst = ?2) AND interval_end >= ?3 "
+      "FROM probe_summaries WHERE src = ?1 AND (CAST(?2 AS TEXT) IS NULL OR dst = ?2) AND interval_end >= ?3 "
       "AND interval_end <= ?4 ORDER BY interval_end, id LIMIT ?5";
   static constexpr char kOfAll[] = PROBE_COLUMNS
-      "FROM probe_summaries WHERE ?1 IS NULL AND (?2 IS NULL OR dst = ?2) AND interval_end >= ?3 "
+      "FROM probe_summaries WHERE CAST(?1 AS TEXT) IS NULL AND (CAST(?2 AS TEXT) IS NULL OR dst = ?2) AND interval_end >= ?3 "
       "AND interval_end <= ?4 ORDER BY interval_end, id LIMIT ?5";
-  return History([&](Db& db) -> Result<json> {
-    auto q = db.Prepare(src ? kOfSource : kOfAll);
+  return History([&](SqlConn& db) -> Result<json> {
+    auto q = db.Q(src ? kOfSource : kOfAll);
     if (!q.ok()) return q.status();
-    q.value().Bind(1, src).Bind(2, dst).Bind(3, since_ms).Bind(4, until_ms).Bind(5, static_cast<int64_t>(limit));
-    auto rows = Rows(q.value());
+    q.value()->Bind(1, src).Bind(2, dst).Bind(3, since_ms).Bind(4, until_ms).Bind(5, static_cast<int64_t>(limit));
+    auto rows = Rows(*q.value());
     if (!rows.ok()) return rows;
     return json{{"probes", std::move(rows).value()}};
   });
@@ -166,19 +170,19 @@ Result<json> HistoryQueries::ProbeRollups(bool hourly, const std::optional<std::
   "rtt_max AS rtt_max_us "
   // "src = ?1" when a source is given: then its range of the key (src, period, ...).
 #define ROLLUP_QUERY(table, period, source)                                                              \
-  ROLLUP_COLUMNS(period) "FROM " table " WHERE " source " AND (?2 IS NULL OR dst = ?2) AND " period " >= ?3 " \
+  ROLLUP_COLUMNS(period) "FROM " table " WHERE " source " AND (CAST(?2 AS TEXT) IS NULL OR dst = ?2) AND " period " >= ?3 " \
                          "AND " period " <= ?4 ORDER BY " period ", src, dst, transport LIMIT ?5"
-  static constexpr char kHourly[] = ROLLUP_QUERY("probe_hourly", "hour", "?1 IS NULL");
+  static constexpr char kHourly[] = ROLLUP_QUERY("probe_hourly", "hour", "CAST(?1 AS TEXT) IS NULL");
   static constexpr char kHourlyOfSource[] = ROLLUP_QUERY("probe_hourly", "hour", "src = ?1");
-  static constexpr char kMinute[] = ROLLUP_QUERY("probe_minute", "minute", "?1 IS NULL");
+  static constexpr char kMinute[] = ROLLUP_QUERY("probe_minute", "minute", "CAST(?1 AS TEXT) IS NULL");
   static constexpr char kMinuteOfSource[] = ROLLUP_QUERY("probe_minute", "minute", "src = ?1");
 #undef ROLLUP_QUERY
 #undef ROLLUP_COLUMNS
-  return History([&](Db& db) -> Result<json> {
-    auto q = db.Prepare(hourly ? (src ? kHourlyOfSource : kHourly) : (src ? kMinuteOfSource : kMinute));
+  return History([&](SqlConn& db) -> Result<json> {
+    auto q = db.Q(hourly ? (src ? kHourlyOfSource : kHourly) : (src ? kMinuteOfSource : kMinute));
     if (!q.ok()) return q.status();
-    q.value().Bind(1, src).Bind(2, dst).Bind(3, since_ms).Bind(4, until_ms).Bind(5, static_cast<int64_t>(limit));
-    auto rows = Rows(q.value());
+    q.value()->Bind(1, src).Bind(2, dst).Bind(3, since_ms).Bind(4, until_ms).Bind(5, static_cast<int64_t>(limit));
+    auto rows = Rows(*q.value());
     if (!rows.ok()) return rows;
     return json{{"resolution", hourly ? "hour" : "minute"}, {"rollups", std::move(rows).value()}};
   });
@@ -186,14 +190,14 @@ Result<json> HistoryQueries::ProbeRollups(bool hourly, const std::optional<std::
 
 Result<json> HistoryQueries::Events(bool open_only, const std::optional<std::string>& kind,
                            const std::optional<std::string>& node, int limit) {
-  return History([&](Db& db) -> Result<json> {
-    auto q = db.Prepare(EVENT_COLUMNS "WHERE (?1 = 0 OR ended_at IS NULL) AND (?2 IS NULL OR kind = ?2) "
-                                      "AND (?3 IS NULL OR node = ?3 OR peer = ?3) ORDER BY started_at DESC, id DESC "
+  return History([&](SqlConn& db) -> Result<json> {
+    auto q = db.Q(EVENT_COLUMNS "WHERE (?1 = 0 OR ended_at IS NULL) AND (CAST(?2 AS TEXT) IS NULL OR kind = ?2) "
+                                      "AND (CAST(?3 AS TEXT) IS NULL OR node = ?3 OR peer = ?3) ORDER BY started_at DESC, id DESC "
                                       "LIMIT ?4");
     if (!q.ok()) return q.status();
-    q.value().Bind(1, static_cast<int64_t>(open_only ? 1 : 0)).Bind(2, kind).Bind(3, node);
-    q.value().Bind(4, static_cast<int64_t>(limit));
-    auto rows = Rows(q.value());
+    q.value()->Bind(1, static_cast<int64_t>(open_only ? 1 : 0)).Bind(2, kind).Bind(3, node);
+    q.value()->Bind(4, static_cast<int64_t>(limit));
+    auto rows = Rows(*q.value());
     if (!rows.ok()) return rows;
     json events = std::move(rows).value();
     AddOpen(&events);

@@ -55,8 +55,8 @@ class HistoryQueries {
   Result<nlohmann::json> NodeNeighbours(const std::optional<std::string>& node, int limit = kListLimit);
 
  private:
-  Result<nlohmann::json> History(const std::function<Result<nlohmann::json>(Db&)>& fn) { return w_.History(fn); }
-  Result<std::string> HistoryText(const std::function<Result<std::string>(Db&)>& fn) { return w_.HistoryText(fn); }
+  Result<nlohmann::json> History(const std::function<Result<nlohmann::json>(SqlConn&)>& fn) { return w_.History(fn); }
+  Result<std::string> HistoryText(const std::function<Result<std::string>(SqlConn&)>& fn) { return w_.HistoryText(fn); }
   WriterDb& w_;
   const StoreOptions& options_;
 };

@@ -14,36 +14,49 @@ int PastDeadline(void* deadline) {
 
 }  // namespace
 
-HistoryReader::HistoryReader(std::string path, int64_t deadline_ms, int busy_timeout_ms)
-    : path_(std::move(path)), deadline_ms_(deadline_ms), busy_timeout_ms_(busy_timeout_ms) {}
+HistoryReader::HistoryReader(Open open, int64_t deadline_ms) : open_(std::move(open)), deadline_ms_(deadline_ms) {}
 
-Result<Db> HistoryReader::Take() {
+HistoryReader::HistoryReader(std::string path, int64_t deadline_ms, int busy_timeout_ms)
+    : HistoryReader(
+          [path = std::move(path), busy_timeout_ms]() -> Result<std::unique_ptr<SqlConn>> {
+            auto db = Db::OpenReadOnly(path);
+            if (!db.ok()) return db.status();
+            sqlite3_busy_timeout(db.value().raw(), busy_timeout_ms);
+            return std::unique_ptr<SqlConn>(std::make_unique<Db>(std::move(db).value()));
+          },
+          deadline_ms) {}
+
+Result<std::unique_ptr<SqlConn>> HistoryReader::Take() {
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (!idle_.empty()) {
-      Db db = std::move(idle_.back());
+      std::unique_ptr<SqlConn> db = std::move(idle_.back());
       idle_.pop_back();
       return db;
     }
   }
-  auto db = Db::OpenReadOnly(path_);
-  if (db.ok()) sqlite3_busy_timeout(db.value().raw(), busy_timeout_ms_);
-  return db;
+  return open_();
 }
 
-void HistoryReader::Give(Db db) {
+void HistoryReader::Give(std::unique_ptr<SqlConn> db, bool ok) {
+  // A PostgreSQL connection that failed may be gone (server restarted): a new one next time.
+  if (!ok && db->postgres()) return;
   std::lock_guard<std::mutex> lock(mu_);
   if (idle_.size() < kMaxIdle) idle_.push_back(std::move(db));
 }
 
-void HistoryReader::Arm(Db& db, Clock::time_point* deadline) {
+void HistoryReader::Arm(SqlConn& db, Clock::time_point* deadline) {
   *deadline = Clock::now() + std::chrono::milliseconds(deadline_ms_);
-  sqlite3_progress_handler(db.raw(), 1000, PastDeadline, deadline);
+  if (Db* lite = db.sqlite()) sqlite3_progress_handler(lite->raw(), 1000, PastDeadline, deadline);
 }
 
-bool HistoryReader::Disarm(Db& db, const Clock::time_point& deadline) {
-  sqlite3_progress_handler(db.raw(), 0, nullptr, nullptr);
-  return Clock::now() >= deadline;
+bool HistoryReader::Disarm(SqlConn& db, const Clock::time_point& deadline, const std::string& error) {
+  if (Db* lite = db.sqlite()) {
+    sqlite3_progress_handler(lite->raw(), 0, nullptr, nullptr);
+    return !error.empty() && Clock::now() >= deadline;
+  }
+  // SQLSTATE 57014: query_canceled, which statement_timeout raises.
+  return error.find("57014") != std::string::npos;
 }
 
 std::string HistoryReader::DeadlineMessage() const {

@@ -1,5 +1,6 @@
 // PgDb, PgResult and CopyRows (contract in pg_db.h).
 #include "collector/store/pg_db.h"
+#include "collector/store/pg_stmt.h"
 
 #include <algorithm>
 #include <charconv>
@@ -121,14 +122,53 @@ void CopyRows::EndRow() {
   ++rows_;
 }
 
+PgDb::PgDb() = default;
+PgDb::PgDb(PgDb&& o) noexcept { *this = std::move(o); }
+PgDb::~PgDb() { Close(); }
+
 PgDb& PgDb::operator=(PgDb&& o) noexcept {
   if (this != &o) {
     Close();
     c_ = std::exchange(o.c_, nullptr);
     server_ = std::move(o.server_), target_ = std::move(o.target_), password_ = std::move(o.password_);
     generation_ = o.generation_;
+    changes_ = o.changes_;
+    stmts_ = std::move(o.stmts_);
+    for (auto& [sql, stmt] : stmts_) stmt->Rehome(this);
   }
   return *this;
+}
+
+Result<PgStmt*> PgDb::QStmt(const char* sql) {
+  auto it = stmts_.find(sql);
+  if (it == stmts_.end())
+    it = stmts_.emplace(sql, std::make_unique<PgStmt>(this, "rdmascope_" + std::to_string(stmts_.size() + 1), sql))
+             .first;
+  it->second->Reset();
+  return it->second.get();
+}
+
+Result<SqlStmt*> PgDb::Q(const char* sql) {
+  auto s = QStmt(sql);
+  if (!s.ok()) return s.status();
+  return static_cast<SqlStmt*>(s.value());
+}
+
+Result<int64_t> PgDb::QueryInt(std::string_view sql) {
+  auto r = Query(std::string(sql));
+  if (!r.ok()) return r.status();
+  if (r.value().rows() < 1 || r.value().cols() < 1)
+    return Result<int64_t>::Error("PostgreSQL at " + server_ + ": " + std::string(sql.substr(0, 80)) + " returned no row");
+  auto v = r.value().OptInt(0, 0);
+  if (!v) return Result<int64_t>::Error("PostgreSQL at " + server_ + ": " + std::string(sql.substr(0, 80)) +
+                                        " returned " + std::string(r.value().Text(0, 0)) + ", not an integer");
+  return *v;
+}
+
+bool PgDb::InTransaction() const {
+  if (!c_) return false;
+  const PGTransactionStatusType t = PQtransactionStatus(c_);
+  return t == PQTRANS_INTRANS || t == PQTRANS_INERROR || t == PQTRANS_ACTIVE;
 }
 
 Result<PgDb> PgDb::Connect(const std::string& target, const std::string& password) {
@@ -139,7 +179,7 @@ Result<PgDb> PgDb::Connect(const std::string& target, const std::string& passwor
 }
 
 Status PgDb::Reconnect() {
-  Close();
+  Disconnect();
   // dbname expands the URI or keyword string; a keyword after it overrides
   // what the string says (so connect_timeout only when the string has none).
   std::vector<const char*> keys = {"dbname", "client_encoding", "fallback_application_name"};
@@ -153,7 +193,7 @@ Status PgDb::Reconnect() {
   server_ = ServerOf(c_);
   if (PQstatus(c_) != CONNECTION_OK) {
     std::string m = Trimmed(PQerrorMessage(c_));
-    Close();
+    Disconnect();
     return Status::Error("connecting to PostgreSQL at " + server_ + ": " + m +
                          " (check the database URL and password, and that the server runs and accepts connections from this host)");
   }
@@ -162,6 +202,11 @@ Status PgDb::Reconnect() {
 }
 
 void PgDb::Close() {
+  stmts_.clear();
+  Disconnect();
+}
+
+void PgDb::Disconnect() {
   if (c_) PQfinish(c_);
   c_ = nullptr;
 }
@@ -191,9 +236,11 @@ Result<PgResult> PgDb::Query(const std::string& sql, const std::vector<std::opti
   std::vector<const char*> values;
   values.reserve(params.size());
   for (const auto& p : params) values.push_back(p ? p->c_str() : nullptr);
-  return Answer(PQexecParams(c_, sql.c_str(), static_cast<int>(values.size()), nullptr, values.data(), nullptr,
-                             nullptr, /*resultFormat=*/0),
-                sql);
+  auto r = Answer(PQexecParams(c_, sql.c_str(), static_cast<int>(values.size()), nullptr, values.data(), nullptr,
+                               nullptr, /*resultFormat=*/0),
+                  sql);
+  changes_ = r.ok() ? r.value().Affected() : 0;
+  return r;
 }
 
 Result<PgResult> PgDb::Answer(PGresult* r, std::string_view sql) const {
@@ -221,9 +268,11 @@ Result<PgResult> PgDb::ExecPrepared(const std::string& name, const std::string& 
   std::vector<const char*> values;
   values.reserve(params.size());
   for (const auto& p : params) values.push_back(p ? p->c_str() : nullptr);
-  return Answer(PQexecPrepared(c_, name.c_str(), static_cast<int>(values.size()), values.data(), nullptr, nullptr,
-                               /*resultFormat=*/0),
-                sql);
+  auto r = Answer(PQexecPrepared(c_, name.c_str(), static_cast<int>(values.size()), values.data(), nullptr, nullptr,
+                                 /*resultFormat=*/0),
+                  sql);
+  changes_ = r.ok() ? r.value().Affected() : 0;
+  return r;
 }
 
 Result<int64_t> PgDb::CopyIn(const std::string& copy_sql, const CopyRows& rows) {

@@ -36,8 +36,10 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
+#include "collector/store/sql_conn.h"
 #include "common/status.h"
 
 namespace rdmascope::collector {
@@ -51,6 +53,11 @@ class PgResult {
   int rows() const { return r_ ? PQntuples(r_.get()) : 0; }
   int cols() const { return r_ ? PQnfields(r_.get()) : 0; }
   bool IsNull(int row, int col) const { return PQgetisnull(r_.get(), row, col) != 0; }
+  std::string_view Name(int col) const {
+    const char* n = r_ ? PQfname(r_.get(), col) : nullptr;
+    return n ? std::string_view(n) : std::string_view();
+  }
+  Oid TypeOid(int col) const { return r_ ? PQftype(r_.get(), col) : 0; }
   // Valid while this PgResult lives; empty when NULL.
   std::string_view Text(int row, int col) const {
     return std::string_view(PQgetvalue(r_.get(), row, col), static_cast<size_t>(PQgetlength(r_.get(), row, col)));
@@ -97,24 +104,39 @@ class CopyRows {
   std::string error_;
 };
 
-class PgDb {
+class PgStmt;
+
+// PostgreSQL's connection (the interface: sql_conn.h). Q's statements
+// (PgStmt, pg_stmt.h) are kept by their SQL text, named rdmascope_N on the
+// server, and follow the PgDb when it is moved.
+class PgDb final : public SqlConn {
  public:
-  PgDb() = default;
-  PgDb(PgDb&& o) noexcept { *this = std::move(o); }
+  PgDb();
+  PgDb(PgDb&& o) noexcept;
   PgDb& operator=(PgDb&& o) noexcept;
   PgDb(const PgDb&) = delete;
   PgDb& operator=(const PgDb&) = delete;
-  ~PgDb() { Close(); }
+  ~PgDb() override;
 
   static Result<PgDb> Connect(const std::string& target, const std::string& password = "");
-  void Close();
-  // Connects again with what Connect was given.
+  void Close();  // the connection and Q's statements
+  // Connects again with what Connect was given; Q's statements stay valid
+  // (prepared again on the new connection at their next run).
   Status Reconnect();
   bool Broken() const { return !c_ || PQstatus(c_) != CONNECTION_OK; }
   // host:port (or socket directory:port), as errors name it.
   const std::string& server() const { return server_; }
 
-  Status Exec(const std::string& sql);
+  Result<SqlStmt*> Q(const char* sql) override;
+  // Q's statement as PostgreSQL's own (calls on it are direct).
+  Result<PgStmt*> QStmt(const char* sql);
+  Status Exec(const std::string& sql) override;
+  Result<int64_t> QueryInt(std::string_view sql) override;
+  int64_t Changes() const override { return changes_; }
+  Status Begin() override { return Exec("BEGIN"); }
+  // True inside a transaction, also one a failed statement left to be rolled back.
+  bool InTransaction() const override;
+  PgDb* postgres() override { return this; }
   Result<PgResult> Query(const std::string& sql, const std::vector<std::optional<std::string>>& params = {});
   Result<int64_t> CopyIn(const std::string& copy_sql, const CopyRows& rows);
   Status Prepare(const std::string& name, const std::string& sql);
@@ -124,6 +146,7 @@ class PgDb {
   PGconn* raw() const { return c_; }
 
  private:
+  void Disconnect();  // the connection only
   // Names the failure of `step`: PostgreSQL's message and SQLSTATE, the server.
   std::string Failure(std::string_view step, const PGresult* r) const;
   // r as rows or a command's result, or (cleared) the failure of sql.
@@ -131,6 +154,8 @@ class PgDb {
   PGconn* c_ = nullptr;
   std::string server_, target_, password_;
   uint64_t generation_ = 0;
+  int64_t changes_ = 0;  // of the last command run by Query or ExecPrepared
+  std::unordered_map<std::string, std::unique_ptr<PgStmt>> stmts_;
 };
 
 }  // namespace rdmascope::collector

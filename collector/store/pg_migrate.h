@@ -25,12 +25,11 @@
 #include <vector>
 
 #include "collector/store/pg_db.h"
+#include "collector/store/pg_locks.h"
 #include "collector/store/pg_migrations_embedded.h"
 
 namespace rdmascope::collector {
 
-// pg_advisory_lock's key for schema changes: "rdmascop" in ASCII.
-inline constexpr int64_t kPgMigrationLock = 0x72646d6173636f70;
 
 // The migrations built into this binary (schemas/postgres/*.sql).
 std::vector<EmbeddedMigration> BuiltinPgMigrations();

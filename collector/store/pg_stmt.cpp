@@ -8,6 +8,28 @@
 
 namespace rdmascope::collector {
 
+namespace {
+
+constexpr char kIndexedBy[] = "INDEXED BY";
+
+bool IsIdentChar(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+// Whether "INDEXED BY" (any case) starts a word at sql[i].
+bool IsIndexedBy(std::string_view sql, size_t i) {
+  const size_t n = sizeof(kIndexedBy) - 1;
+  if (i + n > sql.size() || (i > 0 && IsIdentChar(sql[i - 1]))) return false;
+  for (size_t k = 0; k < n; ++k) {
+    char c = sql[i + k];
+    if (c >= 'a' && c <= 'z') c = static_cast<char>(c - 'a' + 'A');
+    if (c != kIndexedBy[k]) return false;
+  }
+  return i + n == sql.size() || !IsIdentChar(sql[i + n]);
+}
+
+}  // namespace
+
 std::string PgSql(std::string_view sql, int* params) {
   std::string out;
   out.reserve(sql.size() + 8);
@@ -23,6 +45,13 @@ std::string PgSql(std::string_view sql, int* params) {
     if (c == '\'' || c == '"') {
       quote = c;
       out.push_back(c);
+      continue;
+    }
+    if (IsIndexedBy(sql, i)) {  // SQLite's planner hint: the clause and its index's name
+      i += sizeof(kIndexedBy) - 1;
+      while (i < sql.size() && sql[i] == ' ') ++i;
+      while (i < sql.size() && IsIdentChar(sql[i])) ++i;
+      --i;
       continue;
     }
     if (c != '?') {
@@ -73,6 +102,34 @@ PgStmt& PgStmt::BindNull(int i) {
   return *this;
 }
 
+PgStmt& PgStmt::BindBlob(int i, const std::vector<uint8_t>& bytes) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string text = "\\x";
+  text.reserve(2 + 2 * bytes.size());
+  for (uint8_t b : bytes) text.push_back(kHex[b >> 4]), text.push_back(kHex[b & 15]);
+  return Bind(i, std::string_view(text));
+}
+
+std::vector<uint8_t> PgStmt::Blob(int col) const {
+  std::vector<uint8_t> out;
+  if (IsNull(col)) return out;
+  const std::string_view t = result_.Text(row_, col);
+  if (t.size() < 2 || t[0] != '\\' || t[1] != 'x') return out;  // bytea_output is hex unless set otherwise
+  auto nibble = [](char c) -> int {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+  };
+  out.reserve((t.size() - 2) / 2);
+  for (size_t k = 2; k + 1 < t.size(); k += 2) {
+    const int hi = nibble(t[k]), lo = nibble(t[k + 1]);
+    if (hi < 0 || lo < 0) return {};
+    out.push_back(static_cast<uint8_t>(hi << 4 | lo));
+  }
+  return out;
+}
+
 Status PgStmt::Execute() {
   if (!bind_error_.empty()) return Status::Error("PostgreSQL " + sql_.substr(0, 60) + ": " + bind_error_);
   if (prepared_in_ != db_->generation()) {
@@ -121,20 +178,33 @@ int64_t PgStmt::Int(int col) const {
   return std::isfinite(d) && std::fabs(d) < 9.2e18 ? static_cast<int64_t>(d) : 0;
 }
 
+SqlStmt::ValueType PgStmt::ColumnType(int col) const {
+  if (IsNull(col)) return ValueType::kNull;
+  // Type OIDs of the built-in types (pg_type.dat).
+  switch (result_.TypeOid(col)) {
+    case 16:  // bool
+    case 20:  // int8
+    case 21:  // int2
+    case 23:  // int4
+      return ValueType::kInteger;
+    case 700:  // float4
+    case 701:  // float8
+      return ValueType::kReal;
+    case 1700: {  // numeric (SUM of bigint): an integer unless it has a fraction or exponent
+      const std::string_view t = result_.Text(row_, col);
+      return t.find_first_of(".eEN") == std::string_view::npos ? ValueType::kInteger : ValueType::kReal;
+    }
+    default:
+      return ValueType::kText;
+  }
+}
+
 double PgStmt::Real(int col) const {
   if (IsNull(col)) return 0;
   const std::string_view t = result_.Text(row_, col);
   double v = 0;
   std::from_chars(t.data(), t.data() + t.size(), v);  // also "Infinity", "-Infinity", "NaN"
   return v;
-}
-
-Result<PgStmt*> PgStatements::Q(const char* sql) {
-  auto it = stmts_.find(sql);
-  if (it == stmts_.end())
-    it = stmts_.emplace(sql, std::make_unique<PgStmt>(&db_, "rdmascope_" + std::to_string(stmts_.size() + 1), sql)).first;
-  it->second->Reset();
-  return it->second.get();
 }
 
 }  // namespace rdmascope::collector

@@ -5,8 +5,9 @@
 // Contract:
 //  - The SQL is written as for SQLite, parameters ?1..?N (or bare ?, numbered
 //    in order); PgSql() gives the PostgreSQL text ($1..$N), leaving quoted
-//    strings and identifiers alone. Other dialect differences are the
-//    caller's: the statement must be valid on both engines.
+//    strings and identifiers alone, and drops SQLite's planner hint
+//    "INDEXED BY name". Other dialect differences are the caller's: the
+//    statement must be valid on both engines.
 //  - Bind(i, v) by 1-based index as Stmt does; every value is sent in text
 //    form (integers in decimal, doubles shortest-exact, so they round-trip;
 //    NaN and the infinities as PostgreSQL spells them). BindUncopied copies
@@ -20,7 +21,7 @@
 //    0, of a number with a fraction its integer part; Real() of NULL 0.
 //  - Errors name the statement's first words, PostgreSQL's message and
 //    SQLSTATE (PgDb); a parameter index out of 1..N fails the next run.
-//  - Not thread-safe; must not outlive its PgDb.
+//  - Not thread-safe; must not outlive its PgDb. PgDb::Q keeps one per SQL text.
 #pragma once
 
 #include <cstdint>
@@ -36,7 +37,8 @@
 
 namespace rdmascope::collector {
 
-// sql with ?N (and bare ?) placeholders as $N; *params: the highest N.
+// sql with ?N (and bare ?) placeholders as $N and without INDEXED BY
+// clauses; *params: the highest N.
 std::string PgSql(std::string_view sql, int* params = nullptr);
 
 class PgStmt final : public SqlStmt {
@@ -49,13 +51,19 @@ class PgStmt final : public SqlStmt {
   PgStmt& Bind(int i, std::string_view v) override;
   PgStmt& BindNull(int i) override;
   PgStmt& BindUncopied(int i, std::string_view v) override { return Bind(i, v); }
+  // bytea in its hex text form (\x...), as it is also read back.
+  PgStmt& BindBlob(int i, const std::vector<uint8_t>& bytes) override;
   using SqlStmt::Bind;  // const char*, std::string and the optionals
   using SqlStmt::BindUncopied;
 
   Result<bool> Step() override;
   Status Run() override;
   void Reset() override;
-  int64_t Changes() const { return changes_; }
+  int64_t Changes() const override { return changes_; }
+  int ColumnCount() const override { return result_.cols(); }
+  std::string_view ColumnName(int col) const override { return result_.Name(col); }
+  ValueType ColumnType(int col) const override;
+  std::vector<uint8_t> Blob(int col) const override;
 
   bool IsNull(int col) const override { return result_.IsNull(row_, col); }
   int64_t Int(int col) const override;
@@ -63,6 +71,8 @@ class PgStmt final : public SqlStmt {
   std::string_view TextView(int col) const override { return IsNull(col) ? std::string_view() : result_.Text(row_, col); }
   // Text, OptInt, OptReal, OptText: SqlStmt's.
   const std::string& sql() const { return sql_; }
+  // The connection it now belongs to (its PgDb was moved).
+  void Rehome(PgDb* db) { db_ = db; }
 
  private:
   Status Execute();
@@ -76,20 +86,6 @@ class PgStmt final : public SqlStmt {
   PgResult result_;
   int row_ = -1;
   int64_t changes_ = 0;
-};
-
-// The prepared statements of one connection, by the address of their SQL
-// text (a string literal), as WriterDb::Q keeps SQLite's: Q() gives the
-// statement reset, preparing it on first use.
-class PgStatements {
- public:
-  explicit PgStatements(PgDb& db) : db_(db) {}
-  Result<PgStmt*> Q(const char* sql);
-  PgDb& db() { return db_; }
-
- private:
-  PgDb& db_;
-  std::map<const char*, std::unique_ptr<PgStmt>> stmts_;
 };
 
 }  // namespace rdmascope::collector

@@ -44,7 +44,7 @@ ProbeRow ProbeRowFrom(const S& s, const std::shared_ptr<const std::string>& repo
   return r;
 }
 
-inline ProbeRow ProbeRowFromStmt(const Stmt& s, const std::shared_ptr<const std::string>& report_id_hint) {
+inline ProbeRow ProbeRowFromStmt(const SqlStmt& s, const std::shared_ptr<const std::string>& report_id_hint) {
   return ProbeRowFrom(s, report_id_hint);
 }
 

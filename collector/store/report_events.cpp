@@ -19,13 +19,13 @@ Status ReportWriter::OpenOrTouchEvent(const std::string& kind, const std::string
                                const std::string& status, const std::string& detail, int64_t count, int64_t at) {
   auto q = Q("INSERT INTO events(kind, key, node, peer, transport, device, port, status, detail, count, started_at, "
              "last_seen_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?11) "
-             "ON CONFLICT(key) WHERE ended_at IS NULL DO UPDATE SET count = count + excluded.count, "
+             "ON CONFLICT(key) WHERE ended_at IS NULL DO UPDATE SET count = events.count + excluded.count, "
              "status = excluded.status, "
-             "detail = CASE WHEN excluded.last_seen_at >= last_seen_at THEN excluded.detail ELSE detail END, "
-             "started_at = MIN(started_at, excluded.started_at), "
-             "last_seen_at = MAX(last_seen_at, excluded.last_seen_at)");
+             "detail = CASE WHEN excluded.last_seen_at >= events.last_seen_at THEN excluded.detail ELSE events.detail END, "
+             "started_at = LEAST(events.started_at, excluded.started_at), "
+             "last_seen_at = GREATEST(events.last_seen_at, excluded.last_seen_at)");
   if (!q.ok()) return q.status();
-  Stmt& s = *q.value();
+  SqlStmt& s = *q.value();
   s.Bind(1, kind).Bind(2, key).Bind(3, node).Bind(4, peer).Bind(5, transport).Bind(6, device).Bind(7, port);
   s.Bind(8, status).Bind(9, detail).Bind(10, count).Bind(11, at);
   if (Status st = s.Run(); !st.ok()) return st;
@@ -102,10 +102,10 @@ Status ReportWriter::IngestReportLosses(const nlohmann::json& r, int64_t receive
     const std::string detail = "the agent lost " + std::to_string(count) + " report(s) made in this window: " +
                                LossReasonText(reason) + "; the node's history has a gap here";
     // ?1 key, ?2 node, ?3 reason, ?4 detail, ?5 count, ?6 first, ?7 last, ?8 ended.
-    auto up = Q("UPDATE events SET count = MAX(count, ?5), status = CASE WHEN ?5 >= count THEN ?3 ELSE status END, "
-                "detail = CASE WHEN ?5 >= count THEN ?4 ELSE detail END, started_at = MIN(started_at, ?6), "
-                "last_seen_at = MAX(last_seen_at, ?7), "
-                "ended_at = CASE WHEN ?8 = 1 THEN MAX(COALESCE(ended_at, ?7), ?7) ELSE ended_at END "
+    auto up = Q("UPDATE events SET count = GREATEST(count, ?5), status = CASE WHEN ?5 >= count THEN ?3 ELSE status END, "
+                "detail = CASE WHEN ?5 >= count THEN ?4 ELSE detail END, started_at = LEAST(started_at, ?6), "
+                "last_seen_at = GREATEST(last_seen_at, ?7), "
+                "ended_at = CASE WHEN ?8 = 1 THEN GREATEST(COALESCE(ended_at, ?7), ?7) ELSE ended_at END "
                 "WHERE node = ?2 AND kind = 'reports_lost' AND key = ?1");
     if (!up.ok()) return up.status();
     up.value()->Bind(1, key).Bind(2, node).Bind(3, reason).Bind(4, detail).Bind(5, count).Bind(6, first);
@@ -135,7 +135,7 @@ void ReportWriter::LoadOpenEventKeys() {
     auto more = q.value()->Step();
     if (!more.ok()) return;
     if (!more.value()) break;
-    const Stmt& s = *q.value();
+    const SqlStmt& s = *q.value();
     keys.insert(s.Text(0));
     if (s.Text(1) == "wc_error") wc_paths.insert(OpenEventKeys::WcPath(s.Text(2), s.Text(3), s.Text(4)));
   }

@@ -41,6 +41,13 @@ namespace rdmascope::collector {
 
 using json = nlohmann::json;
 
+namespace {
+// A port's error sample at a time, replacing one stored for that very time.
+constexpr char kPortSampleUpsertSql[] =
+    "INSERT INTO fabric_port_samples(guid, port, at, counters) VALUES (?1, ?2, ?3, ?4) "
+    "ON CONFLICT(guid, port, at) DO UPDATE SET counters = excluded.counters";
+}  // namespace
+
 // What one sweep reached: node names, the nodes present and silent, every
 // port (by its end) and every port's remote end, both directions.
 struct ReportWriter::Sweep {
@@ -81,7 +88,7 @@ Status ReportWriter::IngestNeighbour(const std::string& node, const json& n, int
                    "excluded.switch_guid, switch_port = excluded.switch_port, switch_type = excluded.switch_type, "
                    "switch_description = excluded.switch_description, state = excluded.state, width = "
                    "excluded.width, speed = excluded.speed, counters = excluded.counters, at = excluded.at WHERE "
-                   "excluded.at >= at"));
+                   "excluded.at >= node_neighbours.at"));
   s.Bind(1, node).Bind(2, n["device"].get<std::string>()).Bind(3, *OptInt(n, "local_port"));
   s.Bind(4, n["guid"].get<std::string>()).Bind(5, *OptInt(p, "port")).Bind(6, n["type"].get<std::string>());
   s.Bind(7, n["description"].get<std::string>()).Bind(8, OptText(p, "state")).Bind(9, OptText(p, "width"));
@@ -113,7 +120,7 @@ Status ReportWriter::AppendNeighbourSample(const std::string& guid, int64_t port
     q.Reset();
     if (same) return Status::Ok();
   }
-  ASSIGN_STMT(ins, Q("INSERT OR REPLACE INTO fabric_port_samples(guid, port, at, counters) VALUES (?1, ?2, ?3, ?4)"));
+  ASSIGN_STMT(ins, Q(kPortSampleUpsertSql));
   ins.Bind(1, guid).Bind(2, port).Bind(3, at).Bind(4, errors.dump());
   RETURN_IF_ERROR(ins.Run());
   // This sample is the port's newest: its rises are over the one read above.
@@ -193,7 +200,7 @@ Status ReportWriter::IngestSweepLink(const Sweep& sweep, const LinkEnd& a, const
   }
   ASSIGN_STMT(up, Q("INSERT INTO fabric_links(a_guid, a_port, b_guid, b_port, first_seen_at, last_seen_at, gone_at) "
                     "VALUES (?1, ?2, ?3, ?4, ?5, ?5, NULL) ON CONFLICT(a_guid, a_port, b_guid, b_port) DO UPDATE "
-                    "SET last_seen_at = MAX(last_seen_at, excluded.last_seen_at), gone_at = NULL"));
+                    "SET last_seen_at = GREATEST(fabric_links.last_seen_at, excluded.last_seen_at), gone_at = NULL"));
   up.Bind(1, a.guid).Bind(2, a.port).Bind(3, b.guid).Bind(4, b.port).Bind(5, at);
   RETURN_IF_ERROR(up.Run());
   RETURN_IF_ERROR(CloseEventByKey(LinkKey("link_down", a, b), at));
@@ -275,13 +282,13 @@ Status ReportWriter::UpsertFabricNode(const json& n, const std::string& seen_by,
   auto up = Q(describe ? "INSERT INTO fabric_nodes(guid, type, description, num_ports, lid, first_seen_at, "
                          "last_seen_at, seen_by) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?6, ?7) ON CONFLICT(guid) DO UPDATE "
                          "SET type = excluded.type, description = excluded.description, "
-                         "num_ports = COALESCE(excluded.num_ports, num_ports), lid = COALESCE(excluded.lid, lid), "
-                         "last_seen_at = MAX(last_seen_at, excluded.last_seen_at), seen_by = excluded.seen_by"
+                         "num_ports = COALESCE(excluded.num_ports, fabric_nodes.num_ports), lid = COALESCE(excluded.lid, fabric_nodes.lid), "
+                         "last_seen_at = GREATEST(fabric_nodes.last_seen_at, excluded.last_seen_at), seen_by = excluded.seen_by"
                        : "INSERT INTO fabric_nodes(guid, type, description, num_ports, lid, first_seen_at, "
                          "last_seen_at, seen_by) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?6, ?7) ON CONFLICT(guid) DO UPDATE "
-                         "SET last_seen_at = MAX(last_seen_at, excluded.last_seen_at)");
+                         "SET last_seen_at = GREATEST(fabric_nodes.last_seen_at, excluded.last_seen_at)");
   if (!up.ok()) return up.status();
-  Stmt& s = *up.value();
+  SqlStmt& s = *up.value();
   s.Bind(1, n["guid"].get<std::string>()).Bind(2, n["type"].get<std::string>());
   s.Bind(3, n["description"].get<std::string>()).Bind(4, OptInt(n, "num_ports")).Bind(5, OptInt(n, "lid"));
   s.Bind(6, at).Bind(7, seen_by);
@@ -342,8 +349,8 @@ Status ReportWriter::IngestFabricPort(const std::string& guid, int64_t port, con
                    "speed = excluded.speed, width_supported = excluded.width_supported, "
                    "speed_supported = excluded.speed_supported, remote_guid = excluded.remote_guid, "
                    "remote_port = excluded.remote_port, "
-                   "counters = CASE WHEN excluded.counters = '{}' THEN counters ELSE excluded.counters END, "
-                   "last_seen_at = excluded.last_seen_at WHERE excluded.last_seen_at >= last_seen_at"));
+                   "counters = CASE WHEN excluded.counters = '{}' THEN fabric_ports.counters ELSE excluded.counters END, "
+                   "last_seen_at = excluded.last_seen_at WHERE excluded.last_seen_at >= fabric_ports.last_seen_at"));
   s.Bind(1, guid).Bind(2, port).Bind(3, OptInt(p, "lid")).Bind(4, OptText(p, "state")).Bind(5, OptText(p, "phys_state"));
   s.Bind(6, OptText(p, "width")).Bind(7, OptText(p, "speed")).Bind(8, OptText(p, "width_supported"));
   s.Bind(9, OptText(p, "speed_supported"));
@@ -373,7 +380,7 @@ Status ReportWriter::JudgeLinkErrors(const LinkEnd& me, const std::optional<Link
                                      me.guid, me.port, "errors", detail, 1, at));
   }
   if (errors == before) return Status::Ok();
-  ASSIGN_STMT(ins, Q("INSERT OR REPLACE INTO fabric_port_samples(guid, port, at, counters) VALUES (?1, ?2, ?3, ?4)"));
+  ASSIGN_STMT(ins, Q(kPortSampleUpsertSql));
   ins.Bind(1, me.guid).Bind(2, me.port).Bind(3, at).Bind(4, errors.dump());
   RETURN_IF_ERROR(ins.Run());
   // The sample before this one is not at hand (before is the port's last

@@ -134,7 +134,7 @@ void ReportWriter::IngestBatch(std::vector<BatchItem>& items, SnapshotUpdate* de
       // A storage fault (disk full, I/O, damage) may already have rolled the
       // whole transaction back: then nothing of the batch is stored, and no
       // later savepoint may start a transaction of its own.
-      if (ClassifyStorageFault(s.message()) != StorageFault::kNone || sqlite3_get_autocommit(db_.raw()))
+      if (ClassifyStorageFault(s.message()) != StorageFault::kNone || !db_.InTransaction())
         return fail_all(s);
       (void)db_.Exec("ROLLBACK TO report");
       (void)db_.Exec("RELEASE report");
@@ -176,15 +176,15 @@ Status ReportWriter::IngestNode(const json& r, int64_t received_at) {
   ASSIGN_STMT(up,
               Q("INSERT INTO nodes(name, labels, agent_version, first_seen_at, last_report_at, last_generated_at, "
                 "last_report_id, interval_s) VALUES (?1, ?2, ?3, ?4, ?4, ?5, ?6, ?7) "
-                "ON CONFLICT(name) DO UPDATE SET last_report_at = MAX(last_report_at, excluded.last_report_at), "
-                "labels = CASE WHEN excluded.last_generated_at >= last_generated_at THEN excluded.labels ELSE labels END, "
-                "agent_version = CASE WHEN excluded.last_generated_at >= last_generated_at "
-                "  THEN excluded.agent_version ELSE agent_version END, "
-                "interval_s = CASE WHEN excluded.last_generated_at >= last_generated_at "
-                "  THEN excluded.interval_s ELSE interval_s END, "
-                "last_report_id = CASE WHEN excluded.last_generated_at >= last_generated_at "
-                "  THEN excluded.last_report_id ELSE last_report_id END, "
-                "last_generated_at = MAX(last_generated_at, excluded.last_generated_at)"));
+                "ON CONFLICT(name) DO UPDATE SET last_report_at = GREATEST(nodes.last_report_at, excluded.last_report_at), "
+                "labels = CASE WHEN excluded.last_generated_at >= nodes.last_generated_at THEN excluded.labels ELSE nodes.labels END, "
+                "agent_version = CASE WHEN excluded.last_generated_at >= nodes.last_generated_at "
+                "  THEN excluded.agent_version ELSE nodes.agent_version END, "
+                "interval_s = CASE WHEN excluded.last_generated_at >= nodes.last_generated_at "
+                "  THEN excluded.interval_s ELSE nodes.interval_s END, "
+                "last_report_id = CASE WHEN excluded.last_generated_at >= nodes.last_generated_at "
+                "  THEN excluded.last_report_id ELSE nodes.last_report_id END, "
+                "last_generated_at = GREATEST(nodes.last_generated_at, excluded.last_generated_at)"));
   up.Bind(1, r["node"].get<std::string>()).Bind(2, labels ? labels->dump() : std::string("{}"));
   up.Bind(3, OptText(r, "agent_version")).Bind(4, received_at).Bind(5, *OptInt(r, "generated_at_ms"));
   up.Bind(6, r["report_id"].get<std::string>()).Bind(7, OptReal(r, "interval_s"));
@@ -252,9 +252,15 @@ Status ReportWriter::IngestPort(const std::string& node, const json& dev, const 
   const json* rate = Field(port, "rate");
   if (newer) {
     ASSIGN_STMT(up,
-                Q("INSERT OR REPLACE INTO ports(node, device, port, state, state_name, phys_state, phys_state_name, "
+                Q("INSERT INTO ports(node, device, port, state, state_name, phys_state, phys_state_name, "
                   "lid, sm_lid, link_layer, active_mtu, rate_gbps, rate_text, gids, fw, node_guid, updated_at) "
-                  "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)"));
+                  "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17) "
+                  "ON CONFLICT(node, device, port) DO UPDATE SET state = excluded.state, "
+                  "state_name = excluded.state_name, phys_state = excluded.phys_state, "
+                  "phys_state_name = excluded.phys_state_name, lid = excluded.lid, sm_lid = excluded.sm_lid, "
+                  "link_layer = excluded.link_layer, active_mtu = excluded.active_mtu, rate_gbps = excluded.rate_gbps, "
+                  "rate_text = excluded.rate_text, gids = excluded.gids, fw = excluded.fw, "
+                  "node_guid = excluded.node_guid, updated_at = excluded.updated_at"));
     up.Bind(1, node).Bind(2, device).Bind(3, number);
     up.Bind(4, state ? OptInt(*state, "number") : std::nullopt).Bind(5, state ? OptText(*state, "name") : std::nullopt);
     up.Bind(6, phys ? OptInt(*phys, "number") : std::nullopt).Bind(7, phys ? OptText(*phys, "name") : std::nullopt);
@@ -378,7 +384,7 @@ Status ReportWriter::JudgeCounter(const std::string& node, const std::string& de
 }
 
 Status ReportWriter::IngestProbe(const std::string& node, const ProbeInput& p, int64_t received_at,
-                          const std::string& report_id, const std::set<std::string>& failing, Stmt& ins,
+                          const std::string& report_id, const std::set<std::string>& failing, SqlStmt& ins,
                           std::shared_ptr<const ProbeRow> row) {
   RETURN_IF_ERROR(Fault("probe"));
   const std::string& dst = p.target;
@@ -421,7 +427,7 @@ Status ReportWriter::IngestProbe(const std::string& node, const ProbeInput& p, i
     if (n == 0) continue;
     {
       ASSIGN_STMT(up, Q("INSERT INTO wc_error_totals(node, status, count) VALUES (?1, ?2, ?3) "
-                        "ON CONFLICT(node, status) DO UPDATE SET count = count + excluded.count"));
+                        "ON CONFLICT(node, status) DO UPDATE SET count = wc_error_totals.count + excluded.count"));
       up.Bind(1, node).Bind(2, name).Bind(3, n);
       RETURN_IF_ERROR(up.Run());
     }

@@ -42,7 +42,7 @@ struct IngestResult {
 class ReportWriter {
  public:
   ReportWriter(WriterDb& w, Rollups& rollups, SnapshotLoader& loader, ReadModel& read)
-      : w_(w), mu_(w.mu()), db_(w.db()), options_(w.options()), rollups_(rollups), loader_(loader), read_(read) {}
+      : w_(w), mu_(w.mu()), db_(w.conn()), options_(w.options()), rollups_(rollups), loader_(loader), read_(read) {}
 
   // clock_skew_ms: set when the agent's clock was found off by more than the
   // tolerance (the report's times are already shifted onto the collector's
@@ -86,7 +86,7 @@ class ReportWriter {
   void LoadOpenEventKeys();
 
  private:
-  Result<Stmt*> Q(const char* sql) { return w_.Q(sql); }
+  Result<SqlStmt*> Q(const char* sql) { return w_.Q(sql); }
   Status Fault(const char* step) { return w_.Fault(step); }
   Status IngestClockSkew(const std::string& node, std::optional<int64_t> skew_ms, int64_t received_at);
   // probes: the report's probes as ExtractProbes() gives them; nullptr: extract here.
@@ -126,7 +126,7 @@ class ReportWriter {
   // insert: the statement of ProbeInsertSql; row: ProbeRowFromInput(node,
   // probe, the report's id) when made already, else null.
   Status IngestProbe(const std::string& node, const ProbeInput& probe, int64_t received_at,
-                     const std::string& report_id, const std::set<std::string>& failing, Stmt& insert,
+                     const std::string& report_id, const std::set<std::string>& failing, SqlStmt& insert,
                      std::shared_ptr<const ProbeRow> row);
 
   // InfiniBand sections: neighbours and sweeps (report_fabric.cpp); the
@@ -192,7 +192,7 @@ class ReportWriter {
 
   WriterDb& w_;
   std::mutex& mu_;
-  Db& db_;
+  SqlConn& db_;
   const StoreOptions& options_;
   Rollups& rollups_;
   SnapshotLoader& loader_;

@@ -3,7 +3,12 @@
 // Contract (every step is its own short transaction under the writer's lock,
 // so ingest never waits long):
 //  - RetentionStep deletes at most policy.batch_rows rows from each table
-//    past its age and returns how many it deleted (0: nothing left). Raw
+//    past its age and returns how many it deleted (0: nothing left). On
+//    PostgreSQL the raw history and the minute rollups go by whole days
+//    instead: each day partition that ended before the table's age is
+//    dropped (counted one), and the rows its DEFAULT partition still holds
+//    past the age deleted in batches; the next days' partitions are made
+//    there too, once a day. Raw
 //    summaries not yet rolled up (Rollups::RollupThroughMs), and minute
 //    rollups not yet merged into hours, are kept whatever their age.
 //    The forwarding tables of switches not seen for policy.forget_after_ms
@@ -19,7 +24,9 @@
 //    the file: a retention pass frees about what ingest writes again before
 //    the next. Returns the pages released: 0 when nothing is beyond the
 //    reserve or the file cannot release (created before incremental vacuum;
-//    see collector/README.md, Disk space).
+//    see collector/README.md, Disk space). On PostgreSQL there is no file
+//    of ours: an empty Space, and nothing released (the server reuses and
+//    vacuums its own pages, and a dropped day goes back whole).
 #pragma once
 
 #include <cstdint>
@@ -31,6 +38,7 @@
 
 #include "collector/readmodel/read_model.h"
 #include "collector/store/retention_policy.h"
+#include "collector/store/pg_locks.h"
 #include "collector/store/rollups.h"
 #include "collector/store/snapshot_loader.h"
 #include "collector/store/writer_db.h"
@@ -40,7 +48,7 @@ namespace rdmascope::collector {
 class Retention {
  public:
   Retention(WriterDb& w, Rollups& rollups, ReadModel& read, SnapshotLoader& loader)
-      : w_(w), mu_(w.mu()), db_(w.db()), rollups_(rollups), read_(read), loader_(loader),
+      : w_(w), mu_(w.mu()), db_(w.conn()), rollups_(rollups), read_(read), loader_(loader),
         snapshot_(read.snapshot()) {}
 
   Result<int64_t> RetentionStep(int64_t now_ms, const RetentionPolicy& policy);
@@ -64,10 +72,19 @@ class Retention {
   Result<int64_t> ReleaseFreePages(int64_t max_pages);
 
  private:
-  Result<Stmt*> Q(const char* sql) { return w_.Q(sql); }
+  Result<SqlStmt*> Q(const char* sql) { return w_.Q(sql); }
   // RetentionStep's part for fabric_lfts (under the writer's lock): at most
   // batch_rows tables of switches last seen before cutoff; their count.
   Result<int64_t> ForgetForwardingTables(int64_t cutoff, int batch_rows);
+  // PostgreSQL's day partitions (under the writer's lock and the schema's
+  // advisory lock): table's days that ended at or before cutoff dropped
+  // (their count); the days from yesterday through kPgPartitionDaysAhead
+  // made, when not made yet today.
+  Result<int64_t> DropDayPartitions(const char* table, int64_t cutoff);
+  Status EnsureDayPartitions(int64_t now_ms);
+  // tx begun, holding the schema's advisory lock to its end (PostgreSQL).
+  Status BeginUnderSchemaLock(Transaction& tx);
+  int64_t partitions_made_on_day_ = -1;
   // ForgetStep's parts, each under the writer's lock. A visited node is its
   // name and last_report_at.
   using ForgetVisit = std::pair<std::string, int64_t>;
@@ -87,7 +104,7 @@ class Retention {
                           std::vector<std::shared_ptr<const NodeState>>* replaced);
   WriterDb& w_;
   std::mutex& mu_;
-  Db& db_;
+  SqlConn& db_;
   Rollups& rollups_;
   ReadModel& read_;
   SnapshotLoader& loader_;

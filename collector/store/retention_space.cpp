@@ -29,20 +29,22 @@ Result<Retention::Space> ReadSpace(Db& db) {
 
 Result<Retention::Space> Retention::DatabaseSpace() {
   std::lock_guard<std::mutex> lock(mu_);
-  return ReadSpace(db_);
+  if (!w_.sqlite()) return Space{};  // PostgreSQL: the server's own (dropped days go back to it)
+  return ReadSpace(w_.db());
 }
 
 Result<int64_t> Retention::ReleaseFreePages(int64_t max_pages) {
   std::lock_guard<std::mutex> lock(mu_);
-  auto before = ReadSpace(db_);
+  if (!w_.sqlite()) return int64_t{0};
+  auto before = ReadSpace(w_.db());
   if (!before.ok()) return before.status();
   const Space& s = before.value();
   const int64_t excess = s.free_pages - s.pages / kFreePageReserveDivisor;
   if (!s.releasable || excess <= 0 || max_pages <= 0) return int64_t{0};
   // Exec steps the pragma to its end: it releases one page per step.
-  if (Status st = db_.Exec("PRAGMA incremental_vacuum(" + std::to_string(std::min(excess, max_pages)) + ")"); !st.ok())
+  if (Status st = w_.db().Exec("PRAGMA incremental_vacuum(" + std::to_string(std::min(excess, max_pages)) + ")"); !st.ok())
     return st;
-  auto after = db_.QueryInt("PRAGMA freelist_count");
+  auto after = w_.db().QueryInt("PRAGMA freelist_count");
   if (!after.ok()) return after.status();
   return s.free_pages - after.value();
 }

@@ -28,36 +28,39 @@ constexpr int64_t kHourlyMergeMs = 10 * kMinuteMs;
 
 int64_t FloorTo(int64_t t, int64_t unit) { return t >= 0 ? t / unit * unit : -((-t + unit - 1) / unit) * unit; }
 
-// Sums that cannot fail. SQLite's SUM() raises "integer overflow" (and a
+// Sums that cannot fail. An integer SUM() raises "integer overflow" (and a
 // failing slice would hold the rollup mark, and with it the raw retention);
 // the validator bounds each count to 2^40, yet enough summaries of one pair
-// in one minute still add up past 2^63. So sums are TOTAL()s (floating point,
-// exact below 2^53) and every sum and merge is capped at 2^62: a merge of two
-// capped values still fits (SQLite's + turns to floating point on overflow,
-// and MIN() brings it back to the integer cap).
+// in one minute still add up past 2^63. So sums are taken in floating point
+// (exact below 2^53) and every sum and merge is capped at 2^62; a merge adds
+// what still fits below the cap, so it never overflows either. Written once
+// for both engines: DOUBLE PRECISION is a REAL to SQLite, and LEAST and
+// GREATEST (NULLs ignored) are PostgreSQL's, which SQLite's connections have
+// too (store_db.h).
 #define SUM_CAP "4611686018427387904"
-#define SAT_SUM(X) "CAST(MIN(TOTAL(" X "), " SUM_CAP ".0) AS INTEGER)"
-#define SAT_MERGE(C) C " = MIN(" C " + excluded." C ", " SUM_CAP ")"
+#define FLOAT_SUM(X) "COALESCE(SUM(CAST(" X " AS DOUBLE PRECISION)), 0)"
+#define SAT_SUM(X) "CAST(LEAST(" FLOAT_SUM(X) ", " SUM_CAP ".0) AS BIGINT)"
+#define SAT_MERGE(T, C) C " = LEAST(" T "." C ", " SUM_CAP " - excluded." C ") + excluded." C
 
 // The measures both rollups add up, in the order their columns take them.
 #define ROLLUP_MEASURES "intervals, sent, received, lost, error_count, rtt_p50_sum, rtt_p50_n, rtt_p99_max, rtt_max"
-#define ROLLUP_MERGE                                                                                        \
-  " DO UPDATE SET " SAT_MERGE("intervals") ", " SAT_MERGE("sent") ", " SAT_MERGE("received") ", "           \
-  SAT_MERGE("lost") ", " SAT_MERGE("error_count") ", rtt_p50_sum = rtt_p50_sum + excluded.rtt_p50_sum, "   \
-  SAT_MERGE("rtt_p50_n") ", "                                                                              \
-  "rtt_p99_max = MAX(COALESCE(rtt_p99_max, excluded.rtt_p99_max), COALESCE(excluded.rtt_p99_max, rtt_p99_max)), " \
-  "rtt_max = MAX(COALESCE(rtt_max, excluded.rtt_max), COALESCE(excluded.rtt_max, rtt_max))"
+// The merge of a rollup row of table T with the one being inserted.
+#define ROLLUP_MERGE(T)                                                                                        \
+  " DO UPDATE SET " SAT_MERGE(T, "intervals") ", " SAT_MERGE(T, "sent") ", " SAT_MERGE(T, "received") ", "      \
+  SAT_MERGE(T, "lost") ", " SAT_MERGE(T, "error_count") ", rtt_p50_sum = " T ".rtt_p50_sum + excluded.rtt_p50_sum, " \
+  SAT_MERGE(T, "rtt_p50_n") ", rtt_p99_max = GREATEST(" T ".rtt_p99_max, excluded.rtt_p99_max), "                   \
+  "rtt_max = GREATEST(" T ".rtt_max, excluded.rtt_max)"
 
 // The measures of a slice's raw summaries, in ROLLUP_MEASURES order.
 #define SLICE_MEASURES                                                                                   \
   "COUNT(*), " SAT_SUM("sent") ", " SAT_SUM("received") ", " SAT_SUM("lost") ", " SAT_SUM("error_count") \
-  ", TOTAL(rtt_p50), COUNT(rtt_p50), MAX(rtt_p99), MAX(rtt_max)"
+  ", " FLOAT_SUM("rtt_p50") ", COUNT(rtt_p50), MAX(rtt_p99), MAX(rtt_max)"
 
 // The hours of the minutes in [FROM, TO) of probe_minute, summed, in
 // ROLLUP_MEASURES order after (src, dst, transport, hour).
 #define HOURS_OF_MINUTES(FROM, TO)                                                                    \
   "SELECT src, dst, transport, minute / 3600000 * 3600000, " SAT_SUM("intervals") ", " SAT_SUM("sent") ", " \
-  SAT_SUM("received") ", " SAT_SUM("lost") ", " SAT_SUM("error_count") ", TOTAL(rtt_p50_sum), "              \
+  SAT_SUM("received") ", " SAT_SUM("lost") ", " SAT_SUM("error_count") ", " FLOAT_SUM("rtt_p50_sum") ", "              \
   SAT_SUM("rtt_p50_n") ", MAX(rtt_p99_max), MAX(rtt_max) "                                                   \
   "FROM probe_minute WHERE minute >= " FROM " AND minute < " TO " GROUP BY 1, 2, 3, 4"
 
@@ -65,7 +68,7 @@ int64_t FloorTo(int64_t t, int64_t unit) { return t >= 0 ? t / unit * unit : -((
 // ?3 transport, ?4 period, then ?5.. its measures (Rollups::AddOneLateSummary).
 #define UPSERT_ONE(TABLE, PERIOD)                                                               \
   "INSERT INTO " TABLE "(src, dst, transport, " PERIOD ", " ROLLUP_MEASURES ") "                 \
-  "VALUES (?1, ?2, ?3, ?4, 1, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12) ON CONFLICT(src, dst, transport, " PERIOD ")" ROLLUP_MERGE
+  "VALUES (?1, ?2, ?3, ?4, 1, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12) ON CONFLICT(src, dst, transport, " PERIOD ")" ROLLUP_MERGE(TABLE)
 constexpr const char* kMinuteUpsertOne = UPSERT_ONE("probe_minute", "minute");
 constexpr const char* kHourlyUpsertOne = UPSERT_ONE("probe_hourly", "hour");
 
@@ -79,7 +82,7 @@ struct Rollups::Rollup {
   std::optional<double> rtt_p99_max, rtt_max;
 };
 
-Status Rollups::ReadRollups(Stmt& q, std::vector<Rollup>* out) {
+Status Rollups::ReadRollups(SqlStmt& q, std::vector<Rollup>* out) {
   for (;;) {
     auto r = q.Step();
     if (!r.ok()) return r.status();
@@ -89,7 +92,7 @@ Status Rollups::ReadRollups(Stmt& q, std::vector<Rollup>* out) {
   }
 }
 
-Status Rollups::WriteRollups(Stmt& up, const std::vector<Rollup>& rows) {
+Status Rollups::WriteRollups(SqlStmt& up, const std::vector<Rollup>& rows) {
   for (const Rollup& g : rows) {
     up.Reset();
     up.Bind(1, g.src).Bind(2, g.dst).Bind(3, g.transport).Bind(4, g.period).Bind(5, g.intervals);
@@ -226,13 +229,13 @@ Status Rollups::FindSlice(int64_t closed_until, const RetentionPolicy& policy, b
 void Rollups::ReadSliceMinutes(StepPlan* p, std::vector<Rollup>* grouped) {
   // When this read fails, the whole slice is grouped under the lock instead
   // (WriteSliceMinutes, from id 0).
-  auto read = History([&](Db& db) -> Result<nlohmann::json> {
-    auto q = db.Prepare("SELECT src, dst, transport, interval_end / 60000 * 60000, " SLICE_MEASURES
+  auto read = History([&](SqlConn& db) -> Result<nlohmann::json> {
+    auto q = db.Q("SELECT src, dst, transport, interval_end / 60000 * 60000, " SLICE_MEASURES
                         " FROM probe_summaries WHERE interval_end >= ?1 AND interval_end < ?2 AND id <= ?3 "
                         "GROUP BY 1, 2, 3, 4");
     if (!q.ok()) return q.status();
-    q.value().Bind(1, p->start).Bind(2, p->new_mark).Bind(3, p->read_through_id);
-    if (Status st = ReadRollups(q.value(), grouped); !st.ok()) return st;
+    q.value()->Bind(1, p->start).Bind(2, p->new_mark).Bind(3, p->read_through_id);
+    if (Status st = ReadRollups(*q.value(), grouped); !st.ok()) return st;
     return nlohmann::json();
   });
   if (!read.ok()) {
@@ -263,14 +266,14 @@ void Rollups::EndHourlyRead() {
 Status Rollups::WriteSliceMinutes(const StepPlan& p, const std::vector<Rollup>& grouped) {
   ASSIGN_STMT(up, Q("INSERT INTO probe_minute(src, dst, transport, minute, " ROLLUP_MEASURES ") "
                     "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13) "
-                    "ON CONFLICT(src, dst, transport, minute)" ROLLUP_MERGE));
+                    "ON CONFLICT(src, dst, transport, minute)" ROLLUP_MERGE("probe_minute")));
   RETURN_IF_ERROR(WriteRollups(up, grouped));
   // What was stored in the slice after the read: below the old mark it
   // was not added as late, so it is added here.
   ASSIGN_STMT(rest, Q("INSERT INTO probe_minute(src, dst, transport, minute, " ROLLUP_MEASURES ") "
                       "SELECT src, dst, transport, interval_end / 60000 * 60000, " SLICE_MEASURES
                       " FROM probe_summaries WHERE interval_end >= ?1 AND interval_end < ?2 AND id > ?3 "
-                      "GROUP BY 1, 2, 3, 4 ON CONFLICT(src, dst, transport, minute)" ROLLUP_MERGE));
+                      "GROUP BY 1, 2, 3, 4 ON CONFLICT(src, dst, transport, minute)" ROLLUP_MERGE("probe_minute")));
   rest.Bind(1, p.start).Bind(2, p.new_mark).Bind(3, p.read_through_id);
   return rest.Run();
 }
@@ -279,13 +282,13 @@ Status Rollups::WriteHours(const StepPlan& p, bool hours_read, const std::vector
   if (hours_read) {
     ASSIGN_STMT(up, Q("INSERT INTO probe_hourly(src, dst, transport, hour, " ROLLUP_MEASURES ") "
                       "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13) "
-                      "ON CONFLICT(src, dst, transport, hour)" ROLLUP_MERGE));
+                      "ON CONFLICT(src, dst, transport, hour)" ROLLUP_MERGE("probe_hourly")));
     RETURN_IF_ERROR(WriteRollups(up, hours));
     for (const LateSummary& o : hourly_owed_) RETURN_IF_ERROR(AddOneLateSummary(kHourlyUpsertOne, o));
     return Status::Ok();
   }
   ASSIGN_STMT(hour, Q("INSERT INTO probe_hourly(src, dst, transport, hour, " ROLLUP_MEASURES ") " HOURS_OF_MINUTES(
-      "?1", "?2") " ON CONFLICT(src, dst, transport, hour)" ROLLUP_MERGE));
+      "?1", "?2") " ON CONFLICT(src, dst, transport, hour)" ROLLUP_MERGE("probe_hourly")));
   hour.Bind(1, p.hourly_from).Bind(2, p.hourly_to);
   return hour.Run();
 }
@@ -298,7 +301,8 @@ Status Rollups::SaveMarks(int64_t minute_mark, int64_t hourly_mark) {
 }
 
 bool Rollups::PinRollupReader() {
-  if (options_.path == ":memory:") return false;
+  // SQLite's file only (a PostgreSQL writer sums the hours under its lock).
+  if (!w_.sqlite() || options_.path == ":memory:") return false;
   if (!rollup_reader_) {
     auto db = Db::OpenReadOnly(options_.path);
     if (!db.ok()) return false;

@@ -35,7 +35,7 @@ namespace rdmascope::collector {
 
 class Rollups {
  public:
-  explicit Rollups(WriterDb& w) : w_(w), mu_(w.mu()), db_(w.db()), options_(w.options()) {}
+  explicit Rollups(WriterDb& w) : w_(w), mu_(w.mu()), db_(w.conn()), options_(w.options()) {}
 
   Status LoadRollupMark();  // under the writer's lock (at open)
   Result<int64_t> RollupStep(int64_t now_ms, const RetentionPolicy& policy);
@@ -58,8 +58,8 @@ class Rollups {
   void OweCommittedLateSummaries();  // after a commit
 
  private:
-  Result<Stmt*> Q(const char* sql) { return w_.Q(sql); }
-  Result<nlohmann::json> History(const std::function<Result<nlohmann::json>(Db&)>& fn) { return w_.History(fn); }
+  Result<SqlStmt*> Q(const char* sql) { return w_.Q(sql); }
+  Result<nlohmann::json> History(const std::function<Result<nlohmann::json>(SqlConn&)>& fn) { return w_.History(fn); }
   // One late summary's measures, in its minute or hour (period).
   struct LateSummary {
     std::string src, dst, transport;
@@ -105,9 +105,9 @@ class Rollups {
   // Under the lock, in the step's transaction: both marks.
   Status SaveMarks(int64_t minute_mark, int64_t hourly_mark);
   // Steps q (selecting src, dst, transport, period, then the measures) to its end.
-  static Status ReadRollups(Stmt& q, std::vector<Rollup>* out);
+  static Status ReadRollups(SqlStmt& q, std::vector<Rollup>* out);
   // Runs up (an upsert of src, dst, transport, period, then the measures) once per row.
-  static Status WriteRollups(Stmt& up, const std::vector<Rollup>& rows);
+  static Status WriteRollups(SqlStmt& up, const std::vector<Rollup>& rows);
   // Begins a read transaction on rollup_reader_ and takes its view of the
   // database; false when there is no reader or that failed.
   bool PinRollupReader();
@@ -117,7 +117,7 @@ class Rollups {
 
   WriterDb& w_;
   std::mutex& mu_;
-  Db& db_;
+  SqlConn& db_;
   const StoreOptions& options_;
   int64_t rollup_through_ms_ = 0;
   // Whole minutes below this are counted in probe_hourly; at most the minute

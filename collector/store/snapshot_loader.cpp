@@ -19,7 +19,7 @@ constexpr int64_t kLoadLookbackMs = 3600LL * 1000;
 
 // Steps s (selecting kProbeRowColumns first) to its end, handing each row to
 // apply; the rows of one report share its id string. Resets s.
-Status ForEachProbeRow(Stmt& s, const std::function<Status(std::shared_ptr<const ProbeRow>)>& apply) {
+Status ForEachProbeRow(SqlStmt& s, const std::function<Status(std::shared_ptr<const ProbeRow>)>& apply) {
   std::shared_ptr<const std::string> id;
   Status out = Status::Ok();
   for (;;) {
@@ -49,7 +49,7 @@ Result<std::string> SnapshotLoader::LeafSwitch(const std::string& name) {
              " JOIN fabric_nodes fn ON fn.guid = fp.guid AND fn.type = 'Switch' "
              " WHERE p.node = ?1 ORDER BY p.device, p.port LIMIT 1), '')");
   if (!q.ok()) return q.status();
-  Stmt& s = *q.value();
+  SqlStmt& s = *q.value();
   s.Bind(1, name);
   auto r = s.Step();
   if (!r.ok()) return r.status();
@@ -63,7 +63,7 @@ Result<std::shared_ptr<NodeState>> SnapshotLoader::LoadNodeState(const std::stri
   {
     auto q = Q("SELECT labels, interval_s, last_generated_at, last_report_at FROM nodes WHERE name = ?1");
     if (!q.ok()) return q.status();
-    Stmt& s = *q.value();
+    SqlStmt& s = *q.value();
     s.Bind(1, name);
     auto r = s.Step();
     if (!r.ok()) return r.status();
@@ -82,7 +82,7 @@ Result<std::shared_ptr<NodeState>> SnapshotLoader::LoadNodeState(const std::stri
     // Each port's switch, from the node's neighbour report: its leaf per rail.
     auto q = Q("SELECT device, port, switch_guid FROM node_neighbours WHERE node = ?1 AND switch_type = 'Switch'");
     if (!q.ok()) return q.status();
-    Stmt& s = *q.value();
+    SqlStmt& s = *q.value();
     s.Bind(1, name);
     for (;;) {
       auto r = s.Step();
@@ -180,16 +180,23 @@ Status SnapshotLoader::LoadSnapshot() {
       if (st.value()) states[name] = std::move(st).value();
     }
   }
-  // The newest summary, and the newest that ran, of each (src, dst, rail, transport).
-  static const std::string kNewest = std::string("SELECT ") + kProbeRowColumns +
-                                     ", MAX(interval_end) FROM probe_summaries WHERE interval_end >= "
-                                     "(SELECT COALESCE(MAX(interval_end), 0) FROM probe_summaries) - ?1 ";
+  // The newest summary, and the newest that ran, of each (src, dst, rail,
+  // transport): SQLite takes a bare column's values from the row MAX() chose;
+  // PostgreSQL says the same with DISTINCT ON.
+  static const std::string kRecent =
+      " FROM probe_summaries WHERE interval_end >= (SELECT COALESCE(MAX(interval_end), 0) FROM probe_summaries) - ?1 ";
+  static const std::string kNewest = std::string("SELECT ") + kProbeRowColumns + ", MAX(interval_end)" + kRecent;
   static const std::string kGroup = " GROUP BY src, dst, rail, transport";
   static const std::string kAny = kNewest + kGroup, kRun = kNewest + "AND not_run IS NULL" + kGroup;
-  for (const std::string* sql : {&kAny, &kRun}) {
+  static const std::string kPgNewest =
+      std::string("SELECT DISTINCT ON (src, dst, rail, transport) ") + kProbeRowColumns + kRecent;
+  static const std::string kPgOrder = " ORDER BY src, dst, rail, transport, interval_end DESC, id DESC";
+  static const std::string kPgAny = kPgNewest + kPgOrder, kPgRun = kPgNewest + "AND not_run IS NULL" + kPgOrder;
+  const bool pg = !w_.sqlite();
+  for (const std::string* sql : {pg ? &kPgAny : &kAny, pg ? &kPgRun : &kRun}) {
     auto q = Q(sql->c_str());
     if (!q.ok()) return q.status();
-    Stmt& s = *q.value();
+    SqlStmt& s = *q.value();
     s.Bind(1, kLoadLookbackMs);
     Status st = ForEachProbeRow(s, [&states](std::shared_ptr<const ProbeRow> row) {
       auto it = states.find(*row->src);

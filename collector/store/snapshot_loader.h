@@ -56,7 +56,7 @@ class SnapshotLoader {
   Status LoadFabricParts();
 
  private:
-  Result<Stmt*> Q(const char* sql) { return w_.Q(sql); }
+  Result<SqlStmt*> Q(const char* sql) { return w_.Q(sql); }
   WriterDb& w_;
   ReadModel& read_;
   ReadSnapshot& snapshot_;

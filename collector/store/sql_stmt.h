@@ -10,7 +10,12 @@
 //    Reset() clears the bindings for reuse.
 //  - Column readers read the current row by 0-based index: IsNull, Int and
 //    Real (0 for NULL), TextView (empty for NULL; valid until the next
-//    step), and the conveniences built on them.
+//    step), and the conveniences built on them. ColumnCount, ColumnName
+//    and ColumnType describe the current row's columns (valid once Step()
+//    gave a row): a value's type is what the engine holds, a boolean an
+//    integer 0 or 1.
+//  - Changes() is the number of rows its last run changed (INSERT, UPDATE,
+//    DELETE).
 // A backend's class is final, so calls on it (not through this interface)
 // are direct.
 #pragma once
@@ -19,6 +24,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "common/status.h"
 
@@ -33,6 +39,7 @@ class SqlStmt {
   virtual SqlStmt& Bind(int i, std::string_view v) = 0;
   virtual SqlStmt& BindNull(int i) = 0;
   virtual SqlStmt& BindUncopied(int i, std::string_view v) = 0;
+  virtual SqlStmt& BindBlob(int i, const std::vector<uint8_t>& bytes) = 0;  // bytes (BLOB, bytea), copied
   SqlStmt& Bind(int i, const char* v) { return Bind(i, std::string_view(v)); }
   SqlStmt& Bind(int i, const std::string& v) { return Bind(i, std::string_view(v)); }
   SqlStmt& Bind(int i, const std::optional<int64_t>& v) { return v ? Bind(i, *v) : BindNull(i); }
@@ -47,10 +54,17 @@ class SqlStmt {
   virtual Status Run() = 0;
   virtual void Reset() = 0;
 
+  virtual int64_t Changes() const = 0;
+
+  enum class ValueType { kNull, kInteger, kReal, kText };
+  virtual int ColumnCount() const = 0;
+  virtual std::string_view ColumnName(int col) const = 0;
+  virtual ValueType ColumnType(int col) const = 0;
   virtual bool IsNull(int col) const = 0;
   virtual int64_t Int(int col) const = 0;
   virtual double Real(int col) const = 0;
   virtual std::string_view TextView(int col) const = 0;
+  virtual std::vector<uint8_t> Blob(int col) const = 0;  // a bytes column (empty when NULL)
   std::string Text(int col) const { return std::string(TextView(col)); }
   std::optional<int64_t> OptInt(int col) const { return IsNull(col) ? std::nullopt : std::optional<int64_t>(Int(col)); }
   std::optional<double> OptReal(int col) const { return IsNull(col) ? std::nullopt : std::optional<double>(Real(col)); }

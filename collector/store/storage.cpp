@@ -8,8 +8,8 @@ ReadModelOptions ReadModelOptionsOf(const StoreOptions& o) {
 }
 }  // namespace
 
-Storage::Storage(Db d, const StoreOptions& options)
-    : db(std::move(d), options),
+Storage::Storage(std::unique_ptr<SqlConn> conn, const StoreOptions& options, HistoryReader::Open open_reader)
+    : db(std::move(conn), options, std::move(open_reader)),
       checkpoint(db),
       read(ReadModelOptionsOf(options)),
       loader(db, read),
@@ -23,7 +23,12 @@ Storage::Storage(Db d, const StoreOptions& options)
 Result<std::unique_ptr<Storage>> Storage::Open(const StoreOptions& options) {
   auto d = WriterDb::OpenDatabase(options);
   if (!d.ok()) return d.status();
-  std::unique_ptr<Storage> s(new Storage(std::move(d).value(), options));
+  return OpenOn(std::make_unique<Db>(std::move(d).value()), options);
+}
+
+Result<std::unique_ptr<Storage>> Storage::OpenOn(std::unique_ptr<SqlConn> conn, const StoreOptions& options,
+                                                 HistoryReader::Open open_reader) {
+  std::unique_ptr<Storage> s(new Storage(std::move(conn), options, std::move(open_reader)));
   std::lock_guard<std::mutex> lock(s->db.mu());
   if (Status st = s->loader.LoadSnapshot(); !st.ok())
     return Result<std::unique_ptr<Storage>>::Error("database " + options.path +

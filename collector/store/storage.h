@@ -1,5 +1,6 @@
-// The collector's storage, one object per concern, over one SQLite database
-// in WAL mode. Open() builds them in order and loads what they keep in
+// The collector's storage, one object per concern, over one database: SQLite
+// in WAL mode (Open), or any SqlConn already migrated (OpenOn: PostgreSQL's,
+// pg_storage.h). Each builds them in order and loads what they keep in
 // memory; the daemon (collector/service) and the tests take them from here
 // and hand each room the objects it needs.
 //
@@ -15,7 +16,7 @@
 //   retention   age limits, forgetting, free pages (retention.h)
 //
 // Open() fails, naming the file and what to check, when the database cannot
-// be opened, migrated or loaded. Destroying a Storage closes the read-only
+// be opened, migrated or loaded; OpenOn() when it cannot be loaded. Destroying a Storage closes the read-only
 // connections first and the writer's last (which checkpoints the WAL).
 #pragma once
 
@@ -37,6 +38,10 @@ namespace rdmascope::collector {
 class Storage {
  public:
   static Result<std::unique_ptr<Storage>> Open(const StoreOptions& options);
+  // On conn (migrated already); open_reader: the history reads' connections
+  // (WriterDb). options.path names the database in errors.
+  static Result<std::unique_ptr<Storage>> OpenOn(std::unique_ptr<SqlConn> conn, const StoreOptions& options,
+                                                 HistoryReader::Open open_reader = nullptr);
   Storage(const Storage&) = delete;
   Storage& operator=(const Storage&) = delete;
 
@@ -52,7 +57,7 @@ class Storage {
   Retention retention;
 
  private:
-  Storage(Db db, const StoreOptions& options);
+  Storage(std::unique_ptr<SqlConn> conn, const StoreOptions& options, HistoryReader::Open open_reader);
 };
 
 }  // namespace rdmascope::collector

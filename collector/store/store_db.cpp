@@ -103,6 +103,49 @@ void ConfigureSqliteOnce() {
   std::call_once(once, [] { (void)sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0); });
 }
 
+// a < b (-1), a == b (0), a > b (1) for two non-NULL values: numbers by
+// value, anything else by its bytes (as text).
+int CompareValues(sqlite3_value* a, sqlite3_value* b) {
+  const int ta = sqlite3_value_numeric_type(a), tb = sqlite3_value_numeric_type(b);
+  const bool na = ta == SQLITE_INTEGER || ta == SQLITE_FLOAT, nb = tb == SQLITE_INTEGER || tb == SQLITE_FLOAT;
+  if (na && nb) {
+    if (ta == SQLITE_INTEGER && tb == SQLITE_INTEGER) {
+      const sqlite3_int64 x = sqlite3_value_int64(a), y = sqlite3_value_int64(b);
+      return x < y ? -1 : x > y;
+    }
+    const double x = sqlite3_value_double(a), y = sqlite3_value_double(b);
+    return x < y ? -1 : x > y;
+  }
+  const std::string_view x(reinterpret_cast<const char*>(sqlite3_value_text(a)), sqlite3_value_bytes(a));
+  const std::string_view y(reinterpret_cast<const char*>(sqlite3_value_text(b)), sqlite3_value_bytes(b));
+  const int c = x.compare(y);
+  return c < 0 ? -1 : c > 0;
+}
+
+// GREATEST(...) and LEAST(...) as PostgreSQL has them (NULLs ignored; NULL
+// only when every argument is), so that a statement using them runs on
+// either backend. sign: 1 for GREATEST, -1 for LEAST.
+void Extreme(sqlite3_context* ctx, int argc, sqlite3_value** argv, int sign) {
+  sqlite3_value* best = nullptr;
+  for (int i = 0; i < argc; ++i) {
+    if (sqlite3_value_type(argv[i]) == SQLITE_NULL) continue;
+    if (!best || CompareValues(argv[i], best) * sign > 0) best = argv[i];
+  }
+  if (best) sqlite3_result_value(ctx, best);
+  else sqlite3_result_null(ctx);
+}
+void Greatest(sqlite3_context* ctx, int argc, sqlite3_value** argv) { Extreme(ctx, argc, argv, 1); }
+void Least(sqlite3_context* ctx, int argc, sqlite3_value** argv) { Extreme(ctx, argc, argv, -1); }
+
+// The functions every connection has beside SQLite's own; an error names the one not registered.
+Status AddFunctions(sqlite3* db) {
+  constexpr int kFlags = SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS;
+  if (sqlite3_create_function_v2(db, "greatest", -1, kFlags, nullptr, &Greatest, nullptr, nullptr, nullptr) != SQLITE_OK ||
+      sqlite3_create_function_v2(db, "least", -1, kFlags, nullptr, &Least, nullptr, nullptr, nullptr) != SQLITE_OK)
+    return Status::Error(std::string("sqlite: cannot register GREATEST and LEAST: ") + sqlite3_errmsg(db));
+  return Status::Ok();
+}
+
 }  // namespace
 
 Result<Db> Db::Open(const std::string& path) {
@@ -116,6 +159,10 @@ Result<Db> Db::Open(const std::string& path) {
     return Result<Db>::Error("cannot open database " + path + ": " + msg +
                              " (check the directory exists and is writable)");
   }
+  if (Status f = AddFunctions(raw); !f.ok()) {
+    sqlite3_close(raw);
+    return f;
+  }
   return Db(raw);
 }
 
@@ -128,10 +175,15 @@ Result<Db> Db::OpenReadOnly(const std::string& path) {
     if (raw) sqlite3_close(raw);
     return Result<Db>::Error("cannot open database " + path + " to read: " + msg + " (check it exists and is readable)");
   }
+  if (Status f = AddFunctions(raw); !f.ok()) {
+    sqlite3_close(raw);
+    return f;
+  }
   return Db(raw);
 }
 
 void Db::Close() {
+  stmts_.clear();  // statements before the connection
   if (db_) {
     sqlite3_close_v2(db_);
     db_ = nullptr;
@@ -167,20 +219,21 @@ Result<Stmt> Db::Prepare(std::string_view sql) {
   return Stmt(db_, s);
 }
 
-Transaction::~Transaction() {
-  if (open_) db_.Exec("ROLLBACK");
+Result<Stmt*> Db::QStmt(const char* sql) {
+  auto it = stmts_.find(sql);
+  if (it != stmts_.end()) {
+    it->second.Reset();
+    return &it->second;
+  }
+  auto s = Prepare(sql);
+  if (!s.ok()) return s.status();
+  return &stmts_.emplace(sql, std::move(s).value()).first->second;
 }
 
-Status Transaction::Begin() {
-  Status s = db_.Exec("BEGIN IMMEDIATE");
-  open_ = s.ok();
-  return s;
-}
-
-Status Transaction::Commit() {
-  Status s = db_.Exec("COMMIT");
-  if (s.ok()) open_ = false;
-  return s;
+Result<SqlStmt*> Db::Q(const char* sql) {
+  auto s = QStmt(sql);
+  if (!s.ok()) return s.status();
+  return static_cast<SqlStmt*>(s.value());
 }
 
 }  // namespace rdmascope::collector

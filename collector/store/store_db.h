@@ -11,8 +11,10 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
+#include "collector/store/sql_conn.h"
 #include "collector/store/sql_stmt.h"
 #include "common/status.h"
 
@@ -37,7 +39,7 @@ class Stmt final : public SqlStmt {
   Stmt& Bind(int i, const std::string& v) { return Bind(i, std::string_view(v)); }
   Stmt& BindNull(int i) override;
   // Bytes as a BLOB (copied).
-  Stmt& BindBlob(int i, const std::vector<uint8_t>& bytes);
+  Stmt& BindBlob(int i, const std::vector<uint8_t>& bytes) override;
   Stmt& Bind(int i, const std::optional<int64_t>& v) { return v ? Bind(i, *v) : BindNull(i); }
   Stmt& Bind(int i, const std::optional<double>& v) { return v ? Bind(i, *v) : BindNull(i); }
   Stmt& Bind(int i, const std::optional<std::string>& v) { return v ? Bind(i, std::string_view(*v)) : BindNull(i); }
@@ -57,6 +59,17 @@ class Stmt final : public SqlStmt {
   // Resets and clears bindings for reuse.
   void Reset() override;
 
+  int64_t Changes() const override { return sqlite3_changes(db_); }
+  int ColumnCount() const override { return sqlite3_column_count(s_); }
+  std::string_view ColumnName(int col) const override { return sqlite3_column_name(s_, col); }
+  ValueType ColumnType(int col) const override {
+    switch (sqlite3_column_type(s_, col)) {
+      case SQLITE_INTEGER: return ValueType::kInteger;
+      case SQLITE_FLOAT: return ValueType::kReal;
+      case SQLITE_NULL: return ValueType::kNull;
+      default: return ValueType::kText;
+    }
+  }
   bool IsNull(int col) const override { return sqlite3_column_type(s_, col) == SQLITE_NULL; }
   int64_t Int(int col) const override { return sqlite3_column_int64(s_, col); }
   double Real(int col) const override { return sqlite3_column_double(s_, col); }
@@ -69,7 +82,7 @@ class Stmt final : public SqlStmt {
   std::optional<int64_t> OptInt(int col) const;
   std::optional<double> OptReal(int col) const;
   std::optional<std::string> OptText(int col) const;
-  std::vector<uint8_t> Blob(int col) const;  // a BLOB column's bytes (empty when NULL)
+  std::vector<uint8_t> Blob(int col) const override;  // a BLOB column's bytes (empty when NULL)
   sqlite3_stmt* raw() const { return s_; }
 
  private:
@@ -77,45 +90,44 @@ class Stmt final : public SqlStmt {
   sqlite3_stmt* s_ = nullptr;
 };
 
-class Db {
+// SQLite's connection (the interface: sql_conn.h). Q's statements are kept
+// by their SQL text and finalised before the connection closes. Every
+// connection also has GREATEST(...) and LEAST(...) as PostgreSQL defines
+// them (NULL arguments ignored), so the store's statements can be written
+// once for both engines.
+class Db final : public SqlConn {
  public:
   Db() = default;
-  Db(Db&& o) noexcept : db_(o.db_) { o.db_ = nullptr; }
+  Db(Db&& o) noexcept : db_(o.db_), stmts_(std::move(o.stmts_)) { o.db_ = nullptr; }
   Db(const Db&) = delete;
   Db& operator=(const Db&) = delete;
-  ~Db() { Close(); }
+  ~Db() override { Close(); }
 
   // Opens (creating) the file; path ":memory:" is an in-memory database.
   static Result<Db> Open(const std::string& path);
   static Result<Db> OpenReadOnly(const std::string& path);  // an existing file, no writes
   void Close();
 
-  Status Exec(const std::string& sql);
+  Result<SqlStmt*> Q(const char* sql) override;
+  // Q's statement as SQLite's own (calls on it are direct).
+  Result<Stmt*> QStmt(const char* sql);
+  Status Exec(const std::string& sql) override;
   Result<Stmt> Prepare(std::string_view sql);
   // The first column of sql's first row as an integer (a PRAGMA's value, a
   // count); an error naming sql when it returns no row.
-  Result<int64_t> QueryInt(std::string_view sql);
+  Result<int64_t> QueryInt(std::string_view sql) override;
+  int64_t Changes() const override { return sqlite3_changes(db_); }
+  Status Begin() override { return Exec("BEGIN IMMEDIATE"); }
+  bool InTransaction() const override { return db_ && !sqlite3_get_autocommit(db_); }
+  Db* sqlite() override { return this; }
   int64_t LastInsertRowid() const { return sqlite3_last_insert_rowid(db_); }
-  int Changes() const { return sqlite3_changes(db_); }
   sqlite3* raw() const { return db_; }
   std::string ErrorMessage() const { return db_ ? sqlite3_errmsg(db_) : "database not open"; }
 
  private:
   explicit Db(sqlite3* db) : db_(db) {}
   sqlite3* db_ = nullptr;
-};
-
-// Rolls back on destruction unless Commit() succeeded.
-class Transaction {
- public:
-  explicit Transaction(Db& db) : db_(db) {}
-  ~Transaction();
-  Status Begin();
-  Status Commit();
-
- private:
-  Db& db_;
-  bool open_ = false;
+  std::unordered_map<std::string, Stmt> stmts_;
 };
 
 }  // namespace rdmascope::collector

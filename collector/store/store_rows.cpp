@@ -10,30 +10,29 @@ namespace {
 
 using nlohmann::json;
 
-json Column(sqlite3_stmt* s, int i) {
-  switch (sqlite3_column_type(s, i)) {
-    case SQLITE_INTEGER: return sqlite3_column_int64(s, i);
-    case SQLITE_FLOAT: return sqlite3_column_double(s, i);
-    case SQLITE_TEXT:
-      return std::string(reinterpret_cast<const char*>(sqlite3_column_text(s, i)), sqlite3_column_bytes(s, i));
+json Column(const SqlStmt& s, int i) {
+  switch (s.ColumnType(i)) {
+    case SqlStmt::ValueType::kInteger: return s.Int(i);
+    case SqlStmt::ValueType::kReal: return s.Real(i);
+    case SqlStmt::ValueType::kText: return std::string(s.TextView(i));
     default: return nullptr;
   }
 }
 
 // A statement's columns as Row() names them: a name ending in "_json" holds
-// JSON text, and the suffix is dropped. Worked out once per statement, not
-// once per row.
+// JSON text, and the suffix is dropped. Worked out once per statement (at
+// its first row), not once per row.
 struct ColumnNames {
   std::vector<std::string> names;
   std::vector<bool> json_text;
 };
 
-ColumnNames NamesOf(sqlite3_stmt* s) {
+ColumnNames NamesOf(const SqlStmt& s) {
   const std::string suffix = "_json";
   ColumnNames c;
-  const int n = sqlite3_column_count(s);
+  const int n = s.ColumnCount();
   for (int i = 0; i < n; ++i) {
-    std::string name = sqlite3_column_name(s, i);
+    std::string name(s.ColumnName(i));
     const bool is_json =
         name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
     if (is_json) name.resize(name.size() - suffix.size());
@@ -61,13 +60,13 @@ class ParsedTexts {
   std::unordered_map<std::string, json> memo_;
 };
 
-json Row(sqlite3_stmt* s, const ColumnNames& c, ParsedTexts& parsed) {
+json Row(const SqlStmt& s, const ColumnNames& c, ParsedTexts& parsed) {
   json row = json::object();
   for (size_t i = 0; i < c.names.size(); ++i) {
     const int col = static_cast<int>(i);
-    if (c.json_text[i] && sqlite3_column_type(s, col) == SQLITE_TEXT) {
-      row[c.names[i]] = parsed.Parse(reinterpret_cast<const char*>(sqlite3_column_text(s, col)),
-                                     static_cast<size_t>(sqlite3_column_bytes(s, col)));
+    if (c.json_text[i] && s.ColumnType(col) == SqlStmt::ValueType::kText) {
+      const std::string_view text = s.TextView(col);
+      row[c.names[i]] = parsed.Parse(text.data(), text.size());
       continue;
     }
     row[c.names[i]] = Column(s, col);
@@ -77,17 +76,16 @@ json Row(sqlite3_stmt* s, const ColumnNames& c, ParsedTexts& parsed) {
 
 // Column i of the current row as JSON text, as Row() would give it once dumped
 // (invalid UTF-8 replaced); a "_json" column's text is checked and copied.
-void AppendColumnText(sqlite3_stmt* s, int i, bool json_text, std::string* out) {
-  switch (sqlite3_column_type(s, i)) {
-    case SQLITE_INTEGER:
-      *out += std::to_string(sqlite3_column_int64(s, i));
+void AppendColumnText(const SqlStmt& s, int i, bool json_text, std::string* out) {
+  switch (s.ColumnType(i)) {
+    case SqlStmt::ValueType::kInteger:
+      *out += std::to_string(s.Int(i));
       return;
-    case SQLITE_FLOAT:
-      *out += json(sqlite3_column_double(s, i)).dump();
+    case SqlStmt::ValueType::kReal:
+      *out += json(s.Real(i)).dump();
       return;
-    case SQLITE_TEXT: {
-      std::string_view text(reinterpret_cast<const char*>(sqlite3_column_text(s, i)),
-                            static_cast<size_t>(sqlite3_column_bytes(s, i)));
+    case SqlStmt::ValueType::kText: {
+      const std::string_view text = s.TextView(i);
       if (json_text)
         *out += json::accept(text) ? text : std::string_view("null");
       else
@@ -101,19 +99,10 @@ void AppendColumnText(sqlite3_stmt* s, int i, bool json_text, std::string* out) 
 
 }  // namespace
 
-Result<std::string> RowsText(Stmt& q, int64_t limit, bool* truncated) {
-  const std::string suffix = "_json";
+Result<std::string> RowsText(SqlStmt& q, int64_t limit, bool* truncated) {
+  ColumnNames names;
   std::vector<std::string> keys;  // each column's member name, as JSON text with its colon
-  std::vector<bool> json_text;
-  const int n = sqlite3_column_count(q.raw());
-  for (int i = 0; i < n; ++i) {
-    std::string name = sqlite3_column_name(q.raw(), i);
-    const bool is_json =
-        name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
-    if (is_json) name.resize(name.size() - suffix.size());
-    keys.push_back(json(name).dump() + ":");
-    json_text.push_back(is_json);
-  }
+  int n = 0;
   std::string out = "[";
   *truncated = false;
   for (int64_t rows = 0;; ++rows) {
@@ -127,11 +116,16 @@ Result<std::string> RowsText(Stmt& q, int64_t limit, bool* truncated) {
       *truncated = true;
       break;
     }
+    if (rows == 0) {
+      names = NamesOf(q);
+      n = static_cast<int>(names.names.size());
+      for (const std::string& name : names.names) keys.push_back(json(name).dump() + ":");
+    }
     out += rows == 0 ? "{" : ",{";
     for (int i = 0; i < n; ++i) {
       if (i > 0) out += ',';
       out += keys[static_cast<size_t>(i)];
-      AppendColumnText(q.raw(), i, json_text[static_cast<size_t>(i)], &out);
+      AppendColumnText(q, i, names.json_text[static_cast<size_t>(i)], &out);
     }
     out += '}';
   }
@@ -140,9 +134,9 @@ Result<std::string> RowsText(Stmt& q, int64_t limit, bool* truncated) {
   return out;
 }
 
-Result<json> Rows(Stmt& q) {
+Result<json> Rows(SqlStmt& q) {
   json out = json::array();
-  const ColumnNames names = NamesOf(q.raw());
+  ColumnNames names;
   ParsedTexts parsed;
   for (;;) {
     auto r = q.Step();
@@ -151,7 +145,8 @@ Result<json> Rows(Stmt& q) {
       return r.status();
     }
     if (!r.value()) break;
-    out.push_back(Row(q.raw(), names, parsed));
+    if (out.empty()) names = NamesOf(q);
+    out.push_back(Row(q, names, parsed));
   }
   q.Reset();
   return out;

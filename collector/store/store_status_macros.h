@@ -12,4 +12,4 @@
 #define ASSIGN_STMT(var, expr)         \
   auto var##_r = (expr);               \
   if (!var##_r.ok()) return var##_r.status(); \
-  Stmt& var = *var##_r.value()
+  SqlStmt& var = *var##_r.value()

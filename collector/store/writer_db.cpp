@@ -65,22 +65,24 @@ Result<Db> WriterDb::OpenDatabase(const StoreOptions& options) {
   return d;
 }
 
-WriterDb::WriterDb(Db db, StoreOptions options) : db_(std::move(db)), options_(std::move(options)) {
-  if (options_.path == ":memory:") return;
-  history_ = std::make_unique<HistoryReader>(options_.path, options_.query_deadline_ms, options_.busy_timeout_ms);
-  sqlite3_wal_hook(db_.raw(), &WriterDb::OnWalCommit, this);
+WriterDb::WriterDb(Db db, StoreOptions options)
+    : WriterDb(std::make_unique<Db>(std::move(db)), std::move(options)) {}
+
+WriterDb::WriterDb(std::unique_ptr<SqlConn> conn, StoreOptions options, HistoryReader::Open open_reader)
+    : conn_(std::move(conn)), sqlite_(conn_->sqlite()), options_(std::move(options)) {
+  if (open_reader) history_ = std::make_unique<HistoryReader>(std::move(open_reader), options_.query_deadline_ms);
+  if (!sqlite_ || options_.path == ":memory:") return;
+  if (!history_)
+    history_ = std::make_unique<HistoryReader>(options_.path, options_.query_deadline_ms, options_.busy_timeout_ms);
+  sqlite3_wal_hook(sqlite_->raw(), &WriterDb::OnWalCommit, this);
 }
 
-Result<nlohmann::json> WriterDb::History(const std::function<Result<nlohmann::json>(Db&)>& fn) {
-  if (history_) return history_->Query(fn);
-  std::lock_guard<std::mutex> lock(mu_);
-  return fn(db_);
+Result<nlohmann::json> WriterDb::History(const std::function<Result<nlohmann::json>(SqlConn&)>& fn) {
+  return HistoryRun<nlohmann::json>(fn);
 }
 
-Result<std::string> WriterDb::HistoryText(const std::function<Result<std::string>(Db&)>& fn) {
-  if (history_) return history_->Run<std::string>(fn);
-  std::lock_guard<std::mutex> lock(mu_);
-  return fn(db_);
+Result<std::string> WriterDb::HistoryText(const std::function<Result<std::string>(SqlConn&)>& fn) {
+  return HistoryRun<std::string>(fn);
 }
 
 WriterDb::~WriterDb() {
@@ -88,21 +90,7 @@ WriterDb::~WriterDb() {
   // The read-only connection first: closing the writer's connection last
   // checkpoints the WAL into the database file and removes it.
   history_.reset();
-  stmts_.clear();  // statements before the connection
-  db_.Close();
-}
-
-Result<Stmt*> WriterDb::Q(const char* sql) {
-  auto it = stmts_.find(sql);
-  if (it != stmts_.end()) {
-    it->second.Reset();
-    return &it->second;
-  }
-  auto s = db_.Prepare(sql);
-  if (!s.ok()) return s.status();
-  auto [pos, inserted] = stmts_.emplace(sql, std::move(s).value());
-  (void)inserted;
-  return &pos->second;
+  conn_.reset();
 }
 
 Status WriterDb::Fault(const char* step) { return fault_hook_ ? fault_hook_(step) : Status::Ok(); }
@@ -113,7 +101,7 @@ void WriterDb::SetIngestFaultHook(std::function<Status(const std::string&)> hook
 }
 
 int64_t WriterDb::SizeBytes() const {
-  if (options_.path == ":memory:") return 0;
+  if (!sqlite_ || options_.path == ":memory:") return 0;
   int64_t total = 0;
   for (const std::string& f : {options_.path, options_.path + "-wal"}) {
     struct stat st {};
@@ -124,10 +112,10 @@ int64_t WriterDb::SizeBytes() const {
 
 Status WriterDb::Ping() {
   // The schema's newest version: a read of the file itself, not only of the connection.
-  auto r = History([](Db& db) -> Result<nlohmann::json> {
-    auto q = db.Prepare("SELECT MAX(version) FROM schema_version");
+  auto r = History([](SqlConn& db) -> Result<nlohmann::json> {
+    auto q = db.Q("SELECT MAX(version) FROM schema_version");
     if (!q.ok()) return q.status();
-    return Rows(q.value());
+    return Rows(*q.value());
   });
   return r.ok() ? Status::Ok() : r.status();
 }
@@ -140,11 +128,7 @@ Result<int64_t> WriterDb::CountRows(const std::string& table) {
                                                 "node_neighbours", "diagnoses"};
   if (!kTables.count(table)) return Result<int64_t>::Error("unknown table " + table);
   std::lock_guard<std::mutex> lock(mu_);
-  auto q = db_.Prepare("SELECT COUNT(*) FROM " + table);
-  if (!q.ok()) return q.status();
-  auto r = q.value().Step();
-  if (!r.ok()) return r.status();
-  return q.value().Int(0);
+  return conn_->QueryInt("SELECT COUNT(*) FROM " + table);
 }
 
 
@@ -157,7 +141,7 @@ int WriterDb::OnWalCommit(void* store, sqlite3* /*db*/, const char* /*schema*/, 
   if (pages < self->wal_copied_) self->wal_copied_ = 0;
   // Copies what the checkpoints left, so the next transaction restarts the
   // WAL; busy while CheckpointWal() copies, and then tried at the next commit.
-  if (pages >= kWalBackstopPages) (void)self->CopyWal(self->db_);
+  if (pages >= kWalBackstopPages) (void)self->CopyWal(*self->sqlite_);
   return SQLITE_OK;  // the commit stands whatever the checkpoint did
 }
 

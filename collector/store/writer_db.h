@@ -1,10 +1,13 @@
-// The writer's connection to the collector's SQLite database (WAL mode), and
-// what every store object shares through it.
+// The writer's connection to the collector's database — SQLite (WAL mode) or
+// PostgreSQL, behind SqlConn — and what every store object shares through it.
 //
 // Contract:
-//  - One connection writes; mu() serialises every use of it (db(), Q()).
-//    Store objects take mu() for the whole of a transaction.
+//  - One connection writes; mu() serialises every use of it (conn(), db(),
+//    Q()). Store objects take mu() for the whole of a transaction.
 //  - Q() returns a cached prepared statement, reset; call under mu().
+//  - db() and sqlite() are SQLite's own connection, for what only SQLite has
+//    (the WAL, the file's pages, the read-only connections): sqlite() is
+//    nullptr on PostgreSQL, and db() must not be called there.
 //  - History() and HistoryText() run a read on a read-only connection of
 //    their own (HistoryReader: never under mu(), stopped at the query
 //    deadline), or for an in-memory database on the writer's under mu().
@@ -53,30 +56,37 @@ class WriterDb {
   // built-in migrations; a failure names the file and what to check.
   static Result<Db> OpenDatabase(const StoreOptions& options);
   WriterDb(Db db, StoreOptions options);
+  // Either engine's connection, ready (migrated); options.path names it in
+  // errors. open_reader: the history reads' connections (HistoryReader); none:
+  // they run on this connection under mu(). For SQLite, the file's read-only
+  // connections unless it is in memory.
+  WriterDb(std::unique_ptr<SqlConn> conn, StoreOptions options, HistoryReader::Open open_reader = nullptr);
   ~WriterDb();
   WriterDb(const WriterDb&) = delete;
   WriterDb& operator=(const WriterDb&) = delete;
 
   std::mutex& mu() const { return mu_; }
-  Db& db() { return db_; }
+  SqlConn& conn() { return *conn_; }
+  Db* sqlite() { return sqlite_; }
+  Db& db() { return *sqlite_; }
   const StoreOptions& options() const { return options_; }
   const std::string& path() const { return options_.path; }
 
-  Result<Stmt*> Q(const char* sql);  // cached prepared statement, under mu()
+  Result<SqlStmt*> Q(const char* sql) { return conn_->Q(sql); }  // cached prepared statement, under mu()
   // Test seam: called at every step of an ingest with the step's name
   // ("report", "node", "port", "counters", "probe", "wc_error", "commit");
   // an error aborts the ingest at that step.
   void SetIngestFaultHook(std::function<Status(const std::string& step)> hook);
   Status Fault(const char* step);  // under mu()
 
-  Result<nlohmann::json> History(const std::function<Result<nlohmann::json>(Db&)>& fn);
-  Result<std::string> HistoryText(const std::function<Result<std::string>(Db&)>& fn);
+  Result<nlohmann::json> History(const std::function<Result<nlohmann::json>(SqlConn&)>& fn);
+  Result<std::string> HistoryText(const std::function<Result<std::string>(SqlConn&)>& fn);
   // The same for an answer of any type (e.g. a topology as model values).
   template <typename T>
-  Result<T> HistoryRun(const std::function<Result<T>(Db&)>& fn) {
+  Result<T> HistoryRun(const std::function<Result<T>(SqlConn&)>& fn) {
     if (history_) return history_->Run<T>(fn);
     std::lock_guard<std::mutex> lock(mu_);
-    return fn(db_);
+    return fn(*conn_);
   }
   Result<nlohmann::json> SelectRows(const char* sql);  // every row of a cached statement, under mu()
 
@@ -97,10 +107,10 @@ class WriterDb {
  private:
   static int OnWalCommit(void* self, sqlite3* db, const char* schema, int pages);
   mutable std::mutex mu_;
-  Db db_;
+  std::unique_ptr<SqlConn> conn_;
+  Db* sqlite_ = nullptr;  // conn_ when it is SQLite's
   StoreOptions options_;
   std::unique_ptr<HistoryReader> history_;
-  std::unordered_map<std::string, Stmt> stmts_;
   std::function<Status(const std::string&)> fault_hook_;
   // Frames in the WAL after the writer's last commit (set by its WAL hook,
   // under mu_), and the frames of it a checkpoint has copied (0 again once

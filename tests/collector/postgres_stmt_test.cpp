@@ -32,6 +32,13 @@ TEST(PgSql, RenumbersPlaceholdersOutsideQuotes) {
   EXPECT_EQ(n, 0);
 }
 
+TEST(PgSql, DropsSQLitesIndexHintsOnly) {
+  EXPECT_EQ(PgSql("SELECT a FROM t INDEXED BY t_at WHERE at >= ?1 ORDER BY a"),
+            "SELECT a FROM t  WHERE at >= $1 ORDER BY a");
+  EXPECT_EQ(PgSql("SELECT id FROM d indexed by d_key_closed WHERE k = ?1"), "SELECT id FROM d  WHERE k = $1");
+  EXPECT_EQ(PgSql("SELECT 'INDEXED BY x', reindexed_by FROM t"), "SELECT 'INDEXED BY x', reindexed_by FROM t");
+}
+
 PgDb Connect(const testsupport::PostgresServer& pg) {
   auto db = PgDb::Connect(pg.SocketConninfo());
   EXPECT_TRUE(db.ok()) << db.status().message();
@@ -42,7 +49,7 @@ TEST(PgStmt, ValuesComeBackAsBound) {
   RDMASCOPE_POSTGRES_SERVER(pg);
   PgDb db = Connect(*pg);
   ASSERT_TRUE(db.Exec("CREATE TABLE v (k bigint PRIMARY KEY, i bigint, d double precision, t text)").ok());
-  PgStatements q(db);
+  PgDb& q = db;
   static const char kInsert[] = "INSERT INTO v(k, i, d, t) VALUES (?1, ?2, ?3, ?4)";
   static const char kSelect[] = "SELECT i, d, t FROM v WHERE k = ?1";
   const double doubles[] = {0.1, -0.0, 1e-300, DBL_MAX, DBL_MIN, 2.5e-310, 1.0 / 3.0,
@@ -53,10 +60,10 @@ TEST(PgStmt, ValuesComeBackAsBound) {
   for (double d : doubles)
     for (int64_t i : ints)
       for (const std::string& t : texts) {
-        auto ins = q.Q(kInsert);
+        auto ins = q.QStmt(kInsert);
         ASSERT_TRUE(ins.ok()) << ins.status().message();
         ASSERT_TRUE(ins.value()->Bind(1, ++k).Bind(2, i).Bind(3, d).Bind(4, t).Run().ok());
-        auto sel = q.Q(kSelect);
+        auto sel = q.QStmt(kSelect);
         ASSERT_TRUE(sel.ok());
         PgStmt& s = *sel.value();
         s.Bind(1, k);
@@ -71,10 +78,10 @@ TEST(PgStmt, ValuesComeBackAsBound) {
         EXPECT_FALSE(end.value());
       }
   // NaN and NULL.
-  auto ins = q.Q(kInsert);
+  auto ins = q.QStmt(kInsert);
   ASSERT_TRUE(ins.ok());
   ASSERT_TRUE(ins.value()->Bind(1, ++k).BindNull(2).Bind(3, std::nan("")).Bind(4, std::optional<std::string>()).Run().ok());
-  auto sel = q.Q(kSelect);
+  auto sel = q.QStmt(kSelect);
   ASSERT_TRUE(sel.ok());
   PgStmt& s = *sel.value();
   s.Bind(1, k);
@@ -174,9 +181,9 @@ TEST(PgStmt, TheSameStatementGivesTheSameRowsOnBothEngines) {
 
   PgDb db = Connect(*pg);
   ASSERT_TRUE(db.Exec(kTable).ok());
-  PgStatements q(db);
-  auto pg_up = q.Q(kUpsert);
-  auto pg_read = q.Q(kRead);
+  PgDb& q = db;
+  auto pg_up = q.QStmt(kUpsert);
+  auto pg_read = q.QStmt(kRead);
   ASSERT_TRUE(pg_up.ok() && pg_read.ok());
   std::vector<std::string> from_postgres;
   Upserts(*pg_up.value(), *pg_read.value(), &from_postgres);

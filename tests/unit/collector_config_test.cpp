@@ -8,6 +8,7 @@
 #include "collector/http/api_auth.h"
 #include "collector/http/api_server.h"
 #include "collector/service/collector_config.h"
+#include "collector/service/storage_open.h"
 #include "collector/store/storage_fault.h"
 #include "collector/store/storage.h"
 
@@ -236,6 +237,38 @@ TEST(CollectorConfig, TlsAndReadTokenAndDbCap) {
   ASSERT_FALSE(half.ok());
   EXPECT_NE(half.status().message().find("--tls-cert and --tls-key go together"), std::string::npos);
   EXPECT_FALSE(ParseCollectorArgs({"--db-max-bytes", "-1"}).ok());
+}
+
+// A PostgreSQL --db takes its password from a file, refuses SQLite's file cap,
+// and is named in logs without a password written into the URL.
+TEST(CollectorConfig, PostgresDatabaseAndItsPasswordFile) {
+  auto c = ParseCollectorArgs({"--db", "postgresql://rdmascope@db.example:5432/fleet", "--db-password-file", "/etc/pw"});
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_TRUE(IsPostgresDb(c.value().db));
+  EXPECT_EQ(c.value().db_password_file, "/etc/pw");
+  EXPECT_FALSE(IsPostgresDb("./rdmascope.db"));
+  EXPECT_TRUE(IsPostgresDb("postgres://h/db"));
+
+  auto capped = ParseCollectorArgs({"--db", "postgresql://h/db", "--db-max-bytes", "1048576"});
+  ASSERT_FALSE(capped.ok());
+  EXPECT_NE(capped.status().message().find("--db-max-bytes caps a SQLite file"), std::string::npos);
+  auto stray = ParseCollectorArgs({"--db", "/var/lib/rdmascope/c.db", "--db-password-file", "/etc/pw"});
+  ASSERT_FALSE(stray.ok());
+  EXPECT_NE(stray.status().message().find("is a SQLite file"), std::string::npos) << stray.status().message();
+
+  EXPECT_EQ(DatabaseName("postgresql://u:secret@h:5432/db"), "postgresql://u@h:5432/db");
+  EXPECT_EQ(DatabaseName("postgresql://u@h/db?sslmode=require"), "postgresql://u@h/db?sslmode=require");
+  EXPECT_EQ(DatabaseName("postgresql://h:5432/db"), "postgresql://h:5432/db");
+  EXPECT_EQ(DatabaseName("./rdmascope.db"), "./rdmascope.db");
+}
+
+TEST(CollectorConfig, AMissingPasswordFileIsAnErrorNamingIt) {
+  auto c = ParseCollectorArgs({"--db", "postgresql://rdmascope@127.0.0.1:1/fleet", "--db-password-file",
+                               "/nonexistent/rdmascope-pw"});
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  auto store = OpenCollectorStorage(c.value(), StoreOptions(), 0);
+  ASSERT_FALSE(store.ok());
+  EXPECT_NE(store.status().message().find("/nonexistent/rdmascope-pw"), std::string::npos) << store.status().message();
 }
 
 TEST(CollectorAuth, ReadTokensAsBearerOrBasicPassword) {

@@ -37,25 +37,25 @@ TEST(HistoryReader, AQueryPastItsDeadlineIsStoppedAndSaysSo) {
   HistoryReader reader(dir.File("h.db"), 200, 1000);
   const auto start = std::chrono::steady_clock::now();
   // Counts to ten billion: minutes of work unless something stops it.
-  auto r = reader.Query([](Db& db) -> Result<json> {
-    auto q = db.Prepare("WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c LIMIT 10000000000) "
+  auto r = reader.Query([](SqlConn& db) -> Result<json> {
+    auto q = db.Q("WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c LIMIT 10000000000) "
                         "SELECT COUNT(*) FROM c");
     if (!q.ok()) return q.status();
-    auto row = q.value().Step();
+    auto row = q.value()->Step();
     if (!row.ok()) return row.status();
-    return json(q.value().Int(0));
+    return json(q.value()->Int(0));
   });
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().message().rfind(kHistoryDeadlineError, 0), 0u) << r.status().message();
   EXPECT_LT(s, 5.0);
   // The connection goes back to the pool and answers the next query.
-  auto next = reader.Query([](Db& db) -> Result<json> {
-    auto q = db.Prepare("SELECT COUNT(*) FROM probe_summaries");
+  auto next = reader.Query([](SqlConn& db) -> Result<json> {
+    auto q = db.Q("SELECT COUNT(*) FROM probe_summaries");
     if (!q.ok()) return q.status();
-    auto row = q.value().Step();
+    auto row = q.value()->Step();
     if (!row.ok()) return row.status();
-    return json(q.value().Int(0));
+    return json(q.value()->Int(0));
   });
   ASSERT_TRUE(next.ok()) << next.status().message();
   EXPECT_EQ(next.value(), 0);

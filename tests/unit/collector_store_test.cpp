@@ -2,7 +2,9 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
+#include <cstdio>
 #include <chrono>
 #include <filesystem>
 #include <cstdlib>
@@ -18,6 +20,7 @@
 #include "collector/store/store_migrate.h"
 #include "common/counter_rates.h"
 #include "tests/collector/old_database.h"
+#include "tests/collector/store_backend.h"
 #include "tests/collector/test_batch.h"
 #include "tests/support/scratch_dir.h"
 #include "tests/support/test_reports.h"
@@ -42,9 +45,8 @@ class StoreTest : public ::testing::Test {
   // Opens (or reopens, after store_.reset()) the test's database.
   void OpenStore() {
     StoreOptions o;
-    o.path = dir_.File("store.db");
     o.synchronous_full = false;
-    auto s = Storage::Open(o);
+    auto s = db_.Open(o, kT0);
     ASSERT_TRUE(s.ok()) << s.status().message();
     store_ = std::move(s).value();
   }
@@ -58,27 +60,49 @@ class StoreTest : public ::testing::Test {
     EXPECT_TRUE(res.ok()) << res.status().message();
     return res.ok() ? res.value() : IngestResult{};
   }
+  // Old reports of node-a with `probes` summaries each at kT0 + i, then one
+  // of one summary at each time in `later` (no inventory: probe rows only).
+  void IngestOldAndLater(int reports, int probes, const std::vector<int64_t>& later) {
+    for (int i = 0; i < reports; ++i) {
+      json r = MakeReport("old-" + std::to_string(i), "node-a", kT0 + i);
+      r["inventory"] = nullptr;
+      for (int k = 0; k < probes; ++k) r["probes"].push_back(MakeProbe("node-b", kT0 + i));
+      Ingest(r, kT0 + i);
+    }
+    for (int64_t at : later) {
+      json r = MakeReport("later-" + std::to_string(at), "node-a", at);
+      r["inventory"] = nullptr;
+      r["probes"].push_back(MakeProbe("node-b", at));
+      Ingest(r, at);
+    }
+  }
+  // Rollup steps at now until nothing is left to roll up.
+  void RollUpAll(int64_t now, const RetentionPolicy& p) {
+    for (auto n = store_->rollups.RollupStep(now, p); n.ok() && n.value() > 0; n = store_->rollups.RollupStep(now, p)) {
+    }
+  }
   json OpenEvents(const std::string& kind) {
     auto e = store_->history.Events(true, kind, std::nullopt, 100);
-    EXPECT_TRUE(e.ok());
+    EXPECT_TRUE(e.ok()) << e.status().message();
     return e.ok() ? e.value()["events"] : json::array();
   }
 
-  TempDir dir_;
+  testing::TestStoreDatabase db_{"collector_store_test"};
   std::unique_ptr<Storage> store_;
 };
 
 TEST_F(StoreTest, MigrationsRecordVersionAndReopenIsNoOp) {
-  EXPECT_EQ(Rows("schema_version"), static_cast<int64_t>(BuiltinMigrations().size()));
+  const auto migrations = static_cast<int64_t>(testing::BuiltinMigrationCount());
+  EXPECT_EQ(Rows("schema_version"), migrations);
   store_.reset();
-  StoreOptions o;
-  o.path = dir_.File("store.db");
-  auto again = Storage::Open(o);
+  auto again = db_.Open(StoreOptions(), kT0);
   ASSERT_TRUE(again.ok()) << again.status().message();
   auto n = again.value()->db.CountRows("schema_version");
   ASSERT_TRUE(n.ok());
-  EXPECT_EQ(n.value(), static_cast<int64_t>(BuiltinMigrations().size()));
+  EXPECT_EQ(n.value(), migrations);
 }
+
+#ifndef RDMASCOPE_STORE_TESTS_ON_POSTGRES  // SQLite's migrations
 
 TEST(StoreMigrations, FailedMigrationLeavesNothingAndNamesIt) {
   auto db = Db::Open(":memory:");
@@ -141,6 +165,8 @@ TEST(StoreMigrations, NewerDatabaseRefused) {
   EXPECT_NE(v.status().message().find("newer"), std::string::npos);
 }
 
+#endif  // SQLite's migrations
+
 TEST_F(StoreTest, StoresEveryPartOfAReport) {
   json r = MakeReport("a-1", "node-a", kT0);
   r["probes"].push_back(MakeProbe("node-b", kT0, 2));
@@ -185,6 +211,7 @@ TEST_F(StoreTest, CounterHistoryComesBackOneRowPerCounter) {
   EXPECT_EQ(limited.value()["samples"][0]["report_id"], "a-2");
 }
 
+#ifndef RDMASCOPE_STORE_TESTS_ON_POSTGRES  // SQLite's migrations
 TEST(CounterMigration, CounterRowsOfVersion6ComeBackTheSame) {
   testsupport::ScratchDir dir("collector_counter_migration");
   const std::string path = dir.File("old.db");
@@ -216,6 +243,7 @@ TEST(CounterMigration, CounterRowsOfVersion6ComeBackTheSame) {
                     {"name", r["name"]}, {"value", r["value"]}});
   EXPECT_EQ(have, want);
 }
+#endif  // SQLite's migrations
 
 TEST_F(StoreTest, DuplicateReportStoredOnce) {
   json r = MakeReport("a-1", "node-a", kT0);
@@ -518,13 +546,14 @@ TEST_F(StoreTest, CounterUnderANewDeviceInstanceIsAResetNotAWrap) {
     Ingest(r, kT0 + k * 10000);
   };
   auto delta = [&]() -> std::optional<int64_t> {
-    auto q = store_->db.db().Prepare(
+    std::lock_guard<std::mutex> lock(store_->db.mu());
+    auto q = store_->db.conn().Q(
         "SELECT delta FROM counters_latest WHERE node = 'node-a' AND name = 'port_xmit_packets'");
     EXPECT_TRUE(q.ok()) << q.status().message();
     if (!q.ok()) return std::nullopt;
-    auto row = q.value().Step();
+    auto row = q.value()->Step();
     EXPECT_TRUE(row.ok() && row.value());
-    return row.ok() && row.value() ? q.value().OptInt(0) : std::nullopt;
+    return row.ok() && row.value() ? q.value()->OptInt(0) : std::nullopt;
   };
   const int64_t kWrapBy600 = (int64_t{1} << 32) - 600;
   report(0, 3000000000ull, "0002:c903:0001:2345@101");
@@ -548,18 +577,10 @@ TEST_F(StoreTest, CounterUnderANewDeviceInstanceIsAResetNotAWrap) {
   EXPECT_EQ(samples[2]["rate"], double(kWrapBy600) / 10.0);
 }
 
+#ifndef RDMASCOPE_STORE_TESTS_ON_POSTGRES  // SQLite deletes rows; PostgreSQL drops days (below)
 TEST_F(StoreTest, RetentionDeletesInBatches) {
   const int64_t day = 86400LL * 1000;
-  for (int i = 0; i < 3; ++i) {
-    json r = MakeReport("old-" + std::to_string(i), "node-a", kT0 + i);
-    r["inventory"] = nullptr;
-    for (int k = 0; k < 400; ++k) r["probes"].push_back(MakeProbe("node-b", kT0 + i));
-    Ingest(r, kT0 + i);
-  }
-  json fresh = MakeReport("new", "node-a", kT0 + 10 * day);
-  fresh["inventory"] = nullptr;
-  fresh["probes"].push_back(MakeProbe("node-b", kT0 + 10 * day));
-  Ingest(fresh, kT0 + 10 * day);
+  IngestOldAndLater(3, 400, {kT0 + 10 * day});
   ASSERT_EQ(Rows("probe_summaries"), 1201);
 
   RetentionPolicy p;
@@ -567,8 +588,7 @@ TEST_F(StoreTest, RetentionDeletesInBatches) {
   p.rollup_max_age_ms = 90 * day;
   p.batch_rows = 500;
   const int64_t now = kT0 + 10 * day;
-  for (auto n = store_->rollups.RollupStep(now, p); n.ok() && n.value() > 0; n = store_->rollups.RollupStep(now, p)) {
-  }
+  RollUpAll(now, p);
   auto s1 = store_->retention.RetentionStep(now, p);
   ASSERT_TRUE(s1.ok()) << s1.status().message();
   EXPECT_EQ(Rows("probe_summaries"), 701);
@@ -584,6 +604,55 @@ TEST_F(StoreTest, RetentionDeletesInBatches) {
   EXPECT_EQ(s4.value(), 0);
   EXPECT_EQ(Rows("probe_hourly"), 1) << "the old hour's rollup outlives its raw rows (the fresh slice is still open)";
 }
+#else
+// The day partitions of the partitioned tables, oldest first (store_->db under its lock).
+std::vector<std::string> DayPartitions(Storage& store, const std::string& table) {
+  std::lock_guard<std::mutex> lock(store.db.mu());
+  auto q = store.db.conn().Q(
+      "SELECT c.relname FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid "
+      "JOIN pg_class p ON p.oid = i.inhparent WHERE p.relname = ?1 AND c.relname ~ '_p[0-9]{8}$' ORDER BY c.relname");
+  EXPECT_TRUE(q.ok()) << q.status().message();
+  std::vector<std::string> out;
+  if (!q.ok()) return out;
+  q.value()->Bind(1, table);
+  for (auto row = q.value()->Step(); row.ok() && row.value(); row = q.value()->Step()) out.push_back(q.value()->Text(0));
+  return out;
+}
+
+// PostgreSQL keeps the raw history in day partitions: retention drops whole
+// days past their age (and deletes the rows of days that had no partition
+// yet, held by the DEFAULT one), keeps the days inside it, and makes the
+// days ahead of the clock.
+TEST_F(StoreTest, RetentionDropsWholeDayPartitions) {
+  const int64_t day = 86400LL * 1000;
+  IngestOldAndLater(3, 400, {kT0 + 5 * day, kT0 + 10 * day});  // days with no partition yet: DEFAULT
+  ASSERT_EQ(Rows("probe_summaries"), 1202);
+  const std::vector<std::string> before = DayPartitions(*store_, "probe_summaries");
+  std::printf("probe_summaries partitions before retention: %zu (%s .. %s)\n", before.size(),
+              before.empty() ? "" : before.front().c_str(), before.empty() ? "" : before.back().c_str());
+  ASSERT_EQ(before.size(), 4u) << "the day before the store opened through two days after";
+
+  RetentionPolicy p;
+  p.raw_max_age_ms = 3 * day;
+  p.rollup_max_age_ms = 90 * day;
+  p.batch_rows = 500;
+  const int64_t now = kT0 + 10 * day;
+  RollUpAll(now, p);
+  auto s1 = store_->retention.RetentionStep(now, p);
+  ASSERT_TRUE(s1.ok()) << s1.status().message();
+  EXPECT_EQ(Rows("probe_summaries"), 1) << "the old days dropped whole, the DEFAULT's old row deleted";
+  const std::vector<std::string> after = DayPartitions(*store_, "probe_summaries");
+  std::printf("probe_summaries partitions after retention: %zu (%s .. %s)\n", after.size(),
+              after.empty() ? "" : after.front().c_str(), after.empty() ? "" : after.back().c_str());
+  for (const std::string& part : after) EXPECT_EQ(std::count(before.begin(), before.end(), part), 0) << part;
+  EXPECT_EQ(after.size(), 4u) << "the day before now through two days after, made by retention";
+  EXPECT_EQ(Rows("reports"), 1) << "report ids go by rows at their own age (a day by default)";
+  auto s2 = store_->retention.RetentionStep(now, p);
+  ASSERT_TRUE(s2.ok()) << s2.status().message();
+  EXPECT_EQ(s2.value(), 0);
+  EXPECT_EQ(Rows("probe_summaries"), 1);
+}
+#endif
 
 TEST_F(StoreTest, QueriesShapeRows) {
   json r = MakeReport("a-1", "node-a", kT0);
@@ -608,7 +677,7 @@ TEST_F(StoreTest, QueriesShapeRows) {
   ASSERT_EQ(worst.value()["pairs"].size(), 2u);
   EXPECT_EQ(worst.value()["pairs"][0]["dst"], "node-b");
   auto probes = store_->history.Probes(std::string("node-a"), std::string("node-c"), 0, kT0, 10);
-  ASSERT_TRUE(probes.ok());
+  ASSERT_TRUE(probes.ok()) << probes.status().message();
   ASSERT_EQ(probes.value()["probes"].size(), 1u);
   EXPECT_EQ(probes.value()["probes"][0]["rtt_p99_us"], 10.0);
 }
@@ -679,6 +748,7 @@ TEST_F(StoreTest, RetentionWorkerPassDeletesEverythingOldInBatches) {
   w.Stop();  // returns promptly although the interval is an hour
 }
 
+#ifndef RDMASCOPE_STORE_TESTS_ON_POSTGRES  // SQLite's file and its pages; the worker's thread
 // The pages retention frees go back to the file system, beyond a reserve,
 // a bounded number per step: the file itself shrinks once the store closes
 // (its writer's connection, closed last, checkpoints the WAL into it).
@@ -711,11 +781,11 @@ TEST_F(StoreTest, RetentionHandsFreedPagesBackToTheFileSystem) {
 
   store_.reset();
   std::error_code ec;
-  const auto file_bytes = static_cast<int64_t>(std::filesystem::file_size(dir_.File("store.db"), ec));
+  const auto file_bytes = static_cast<int64_t>(std::filesystem::file_size(db_.dir().File("store.db"), ec));
   ASSERT_FALSE(ec) << ec.message();
   EXPECT_EQ(file_bytes, after.value().pages * after.value().page_size);
   EXPECT_LT(file_bytes * 2, bytes_before);
-  EXPECT_FALSE(std::filesystem::exists(dir_.File("store.db-wal"))) << "closed, the store leaves no WAL behind";
+  EXPECT_FALSE(std::filesystem::exists(db_.dir().File("store.db-wal"))) << "closed, the store leaves no WAL behind";
 }
 
 // A file made before incremental vacuum keeps its mode: it says it cannot
@@ -762,6 +832,7 @@ TEST(PeriodicThreadTest, StopEndsAPauseInTheTick) {
   EXPECT_FALSE(pause_result.load()) << "Pause() tells the tick that the thread is stopping";
   EXPECT_EQ(ticks.load(), 1);
 }
+#endif  // SQLite's file and its pages; the worker's thread
 
 // A batch commits together; the item that fails (its node step faults) is
 // rolled back alone and the others are stored.

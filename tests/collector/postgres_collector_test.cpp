@@ -1,0 +1,109 @@
+// rdmascope-collector on PostgreSQL: --db postgresql://... with
+// --db-password-file against a real server started for the test. A report
+// posted is stored, answered by the API and /metrics, and still there after
+// a restart (the read model loaded back from the database); the password
+// shows nowhere in the log; a wrong password stops the start with an error
+// naming the server.
+#include <gtest/gtest.h>
+#include <httplib.h>
+
+#include <chrono>
+#include <fstream>
+#include <string>
+
+#include "tests/collector/child_collector.h"
+#include "tests/support/postgres_server.h"
+#include "tests/support/scratch_dir.h"
+#include "tests/support/test_reports.h"
+
+namespace rdmascope::collector {
+namespace {
+
+using nlohmann::json;
+using testing::ChildCollector;
+using testing::MakeProbe;
+using testing::MakeReport;
+
+int64_t NowMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+json NodesOf(int port) {
+  httplib::Client cli("127.0.0.1", port);
+  auto res = cli.Get("/api/v1/nodes");
+  if (!res || res->status != 200) return json();
+  return json::parse(res->body, nullptr, false);
+}
+
+TEST(PostgresCollector, StoresServesAndReloadsAReport) {
+  RDMASCOPE_POSTGRES_SERVER(pg);
+  testsupport::ScratchDir dir("postgres_collector_test");
+  const std::vector<std::string> args = {"--db", pg->Url(), "--db-password-file", pg->password_file(), "--no-auth"};
+  ChildCollector first;
+  std::string why;
+  int port = first.Start(COLLECTOR_PATH, args, dir.File("log1"), 30000, &why);
+  ASSERT_GT(port, 0) << why;
+
+  const int64_t t = NowMs();
+  json r = MakeReport("pg-1", "node-pg", t);
+  r["probes"].push_back(MakeProbe("node-b", t));
+  r["probes"].push_back(MakeProbe("node-c", t, 1));
+  httplib::Client cli("127.0.0.1", port);
+  auto posted = cli.Post("/api/v1/reports", r.dump(), "application/json");
+  ASSERT_TRUE(posted) << "no answer";
+  ASSERT_EQ(posted->status, 200) << posted->body;
+  auto again = cli.Post("/api/v1/reports", r.dump(), "application/json");
+  ASSERT_TRUE(again);
+  EXPECT_EQ(again->status, 200) << again->body;
+  EXPECT_NE(again->body.find("duplicate"), std::string::npos) << "the same report id is stored once: " << again->body;
+
+  json nodes = NodesOf(port);
+  ASSERT_TRUE(nodes.is_object()) << "GET /api/v1/nodes failed";
+  ASSERT_EQ(nodes["nodes"].size(), 1u) << nodes.dump();
+  EXPECT_EQ(nodes["nodes"][0]["name"], "node-pg");
+  auto metrics = cli.Get("/metrics");
+  ASSERT_TRUE(metrics);
+  EXPECT_NE(metrics->body.find("node=\"node-pg\""), std::string::npos);
+  auto probes = cli.Get("/api/v1/probes?src=node-pg");
+  ASSERT_TRUE(probes);
+  ASSERT_EQ(probes->status, 200) << probes->body;
+  EXPECT_EQ(json::parse(probes->body)["probes"].size(), 2u) << probes->body;
+
+  first.Stop(10000);
+  EXPECT_TRUE(WIFEXITED(first.exit_status()) && WEXITSTATUS(first.exit_status()) == 0) << first.Log();
+  const std::string log = first.Log();
+  EXPECT_EQ(log.find(pg->password()), std::string::npos) << "the password must not be logged";
+  EXPECT_NE(log.find("database postgresql://"), std::string::npos) << log;
+
+  ChildCollector second;
+  port = second.Start(COLLECTOR_PATH, args, dir.File("log2"), 30000, &why);
+  ASSERT_GT(port, 0) << why;
+  nodes = NodesOf(port);
+  ASSERT_TRUE(nodes.is_object());
+  ASSERT_EQ(nodes["nodes"].size(), 1u) << "the restarted collector loads its state from PostgreSQL: " << nodes.dump();
+  EXPECT_EQ(nodes["nodes"][0]["name"], "node-pg");
+}
+
+TEST(PostgresCollector, AWrongPasswordStopsTheStartNamingTheServer) {
+  RDMASCOPE_POSTGRES_SERVER(pg);
+  testsupport::ScratchDir dir("postgres_collector_test");
+  std::ofstream(dir.File("wrong")) << "not-the-password\n";
+  ChildCollector child;
+  std::string why;
+  const int port = child.Start(COLLECTOR_PATH, {"--db", pg->Url(), "--db-password-file", dir.File("wrong"), "--no-auth"},
+                               dir.File("log"), 30000, &why);
+  EXPECT_EQ(port, -1);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (child.Running() && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  ASSERT_FALSE(child.Running());
+  EXPECT_NE(WEXITSTATUS(child.exit_status()), 0);
+  const std::string log = child.Log();
+  EXPECT_NE(log.find("127.0.0.1:" + std::to_string(pg->port())), std::string::npos) << log;
+  EXPECT_NE(log.find("password"), std::string::npos) << "says what to check: " << log;
+  EXPECT_EQ(log.find("not-the-password"), std::string::npos) << log;
+}
+
+}  // namespace
+}  // namespace rdmascope::collector
