@@ -5,6 +5,7 @@
 
 #include "collector/store/pg_db.h"
 #include "collector/store/pg_migrate.h"
+#include "collector/store/pg_probe_copy.h"
 
 namespace rdmascope::collector {
 
@@ -23,6 +24,24 @@ Result<std::unique_ptr<SqlConn>> OpenReader(const std::string& target, const std
   return std::unique_ptr<SqlConn>(std::make_unique<PgDb>(std::move(db).value()));
 }
 
+// The writer's probe rows as one COPY per transaction.
+class PgProbeCopy final : public ProbeRowBulk {
+ public:
+  Status Store(SqlConn& conn, const std::vector<std::shared_ptr<const ProbeRow>>& rows) override {
+    if (rows.empty()) return Status::Ok();
+    PgDb* db = conn.postgres();
+    if (!db) return Status::Error("probe rows by COPY: the writer's connection is not PostgreSQL's");
+    CopyRows copy;
+    for (const auto& r : rows) AppendProbeRow(*r, &copy);
+    auto stored = CopyProbeRows(*db, copy);
+    if (!stored.ok()) return stored.status();
+    if (stored.value() != static_cast<int64_t>(rows.size()))
+      return Status::Error("probe rows by COPY: " + std::to_string(stored.value()) + " of " +
+                           std::to_string(rows.size()) + " stored");
+    return Status::Ok();
+  }
+};
+
 }  // namespace
 
 Result<std::unique_ptr<Storage>> OpenPostgresStorage(const std::string& target, const std::string& password,
@@ -37,8 +56,10 @@ Result<std::unique_ptr<Storage>> OpenPostgresStorage(const std::string& target, 
   if (!made.ok()) return Status::Error(name + ": making the day partitions: " + made.status().message());
   options.path = d.server();
   const int64_t deadline_ms = options.query_deadline_ms;
-  return Storage::OpenOn(std::make_unique<PgDb>(std::move(db).value()), options,
-                         [target, password, deadline_ms] { return OpenReader(target, password, deadline_ms); });
+  Storage::Engine engine;
+  engine.open_reader = [target, password, deadline_ms] { return OpenReader(target, password, deadline_ms); };
+  engine.probe_bulk = std::make_unique<PgProbeCopy>();
+  return Storage::OpenOn(std::make_unique<PgDb>(std::move(db).value()), options, std::move(engine));
 }
 
 }  // namespace rdmascope::collector

@@ -52,6 +52,7 @@ Result<IngestResult> ReportWriter::Ingest(const json& report, int64_t received_a
   if (Status s = IngestLocked(report, received_at_ms, nullptr, nullptr, &out); !s.ok()) return s;  // tx rolls back
   if (out.duplicate) return out;                                                  // nothing written; rolls back
   if (Status s = IngestClockSkew(report["node"].get<std::string>(), clock_skew_ms, received_at_ms); !s.ok()) return s;
+  if (Status s = StoreBulkRows(); !s.ok()) return s;
   if (Status s = Fault("commit"); !s.ok()) return s;
   if (Status s = tx.Commit(); !s.ok()) return s;
   rollups_.OweCommittedLateSummaries();
@@ -146,6 +147,7 @@ void ReportWriter::IngestBatch(std::vector<BatchItem>& items, SnapshotUpdate* de
     if (Status r = db_.Exec("RELEASE report"); !r.ok()) return fail_all(r);  // tx rolls back
     it.status = Status::Ok();
   }
+  if (Status s = StoreBulkRows(); !s.ok()) return fail_all(s);
   if (Status s = Fault("commit"); !s.ok()) return fail_all(s);
   if (Status s = tx.Commit(); !s.ok()) return fail_all(s);
   rollups_.OweCommittedLateSummaries();
@@ -155,6 +157,14 @@ void ReportWriter::IngestBatch(std::vector<BatchItem>& items, SnapshotUpdate* de
     if (it.status.ok() && !it.out.duplicate) nodes.insert((*it.report)["node"].get<std::string>());
   loader_.RefreshSnapshot(nodes, std::move(pending_rows_), fabric_change_, deferred);
   pending_rows_.clear();
+}
+
+Status ReportWriter::StoreBulkRows() {
+  ProbeRowBulk* bulk = w_.probe_bulk();
+  if (!bulk || pending_rows_.empty()) return Status::Ok();
+  if (Status s = bulk->Store(db_, pending_rows_); !s.ok())
+    return Status::Error("storing the batch's probe summaries: " + s.message());
+  return Status::Ok();
 }
 
 Status ReportWriter::IngestClockSkew(const std::string& node, std::optional<int64_t> skew_ms, int64_t received_at) {
@@ -392,20 +402,24 @@ Status ReportWriter::IngestProbe(const std::string& node, const ProbeInput& p, i
   const int64_t start = p.interval_start;
   const int64_t end = p.interval_end;
   {
-    // Every string bound here outlives ins.Run() below, so none is copied.
-    ins.BindUncopied(1, report_id).BindUncopied(2, node).BindUncopied(3, dst).BindUncopied(4, transport);
-    ins.BindUncopied(5, p.local_device).Bind(6, p.local_port);
-    ins.BindUncopied(7, p.remote_host).Bind(8, start).Bind(9, end);
-    ins.Bind(10, p.sent).Bind(11, p.received).Bind(12, p.lost);
-    ins.Bind(13, p.loss_ratio).Bind(14, p.rtt_count);
-    ins.Bind(15, p.rtt_min).Bind(16, p.rtt_avg).Bind(17, p.rtt_p50).Bind(18, p.rtt_p90);
-    ins.Bind(19, p.rtt_p99).Bind(20, p.rtt_p999).Bind(21, p.rtt_max);
-    ins.Bind(22, p.network_p50).Bind(23, p.network_p99).Bind(24, p.responder_p50).Bind(25, p.responder_p99);
-    ins.Bind(26, p.read_p50).Bind(27, p.read_p99).Bind(28, p.error_count);
-    ins.BindUncopied(29, p.errors_by_status_json);
-    ins.BindUncopied(30, p.rail).BindUncopied(31, p.remote_device);
-    ins.Bind(32, p.remote_port).BindUncopied(33, p.not_run);
-    RETURN_IF_ERROR(ins.Run());
+    // With the engine's bulk store the row goes with the others before the
+    // commit (StoreBulkRows). Every string bound here outlives ins.Run()
+    // below, so none is copied.
+    if (!w_.probe_bulk()) {
+      ins.BindUncopied(1, report_id).BindUncopied(2, node).BindUncopied(3, dst).BindUncopied(4, transport);
+      ins.BindUncopied(5, p.local_device).Bind(6, p.local_port);
+      ins.BindUncopied(7, p.remote_host).Bind(8, start).Bind(9, end);
+      ins.Bind(10, p.sent).Bind(11, p.received).Bind(12, p.lost);
+      ins.Bind(13, p.loss_ratio).Bind(14, p.rtt_count);
+      ins.Bind(15, p.rtt_min).Bind(16, p.rtt_avg).Bind(17, p.rtt_p50).Bind(18, p.rtt_p90);
+      ins.Bind(19, p.rtt_p99).Bind(20, p.rtt_p999).Bind(21, p.rtt_max);
+      ins.Bind(22, p.network_p50).Bind(23, p.network_p99).Bind(24, p.responder_p50).Bind(25, p.responder_p99);
+      ins.Bind(26, p.read_p50).Bind(27, p.read_p99).Bind(28, p.error_count);
+      ins.BindUncopied(29, p.errors_by_status_json);
+      ins.BindUncopied(30, p.rail).BindUncopied(31, p.remote_device);
+      ins.Bind(32, p.remote_port).BindUncopied(33, p.not_run);
+      RETURN_IF_ERROR(ins.Run());
+    }
     pending_rows_.push_back(row ? std::move(row)
                                 : std::make_shared<const ProbeRow>(ProbeRowFromInput(node, p, ingest_report_id_)));
   }

@@ -89,6 +89,10 @@ class ReportWriter {
   Result<SqlStmt*> Q(const char* sql) { return w_.Q(sql); }
   Status Fault(const char* step) { return w_.Fault(step); }
   Status IngestClockSkew(const std::string& node, std::optional<int64_t> skew_ms, int64_t received_at);
+  // With the engine's bulk store (WriterDb::probe_bulk): every probe row the
+  // open transaction wrote (pending_rows_), stored at once before the commit;
+  // the per-row INSERT is skipped. An error fails the whole transaction.
+  Status StoreBulkRows();
   // probes: the report's probes as ExtractProbes() gives them; nullptr: extract here.
   // rows: as BatchItem::rows, or nullptr.
   Status IngestLocked(const nlohmann::json& r, int64_t received_at, const std::vector<ProbeInput>* probes,

@@ -8,8 +8,8 @@ ReadModelOptions ReadModelOptionsOf(const StoreOptions& o) {
 }
 }  // namespace
 
-Storage::Storage(std::unique_ptr<SqlConn> conn, const StoreOptions& options, HistoryReader::Open open_reader)
-    : db(std::move(conn), options, std::move(open_reader)),
+Storage::Storage(std::unique_ptr<SqlConn> conn, const StoreOptions& options, Engine engine)
+    : db(std::move(conn), options, std::move(engine.open_reader), std::move(engine.probe_bulk)),
       checkpoint(db),
       read(ReadModelOptionsOf(options)),
       loader(db, read),
@@ -27,8 +27,8 @@ Result<std::unique_ptr<Storage>> Storage::Open(const StoreOptions& options) {
 }
 
 Result<std::unique_ptr<Storage>> Storage::OpenOn(std::unique_ptr<SqlConn> conn, const StoreOptions& options,
-                                                 HistoryReader::Open open_reader) {
-  std::unique_ptr<Storage> s(new Storage(std::move(conn), options, std::move(open_reader)));
+                                                 Engine engine) {
+  std::unique_ptr<Storage> s(new Storage(std::move(conn), options, std::move(engine)));
   std::lock_guard<std::mutex> lock(s->db.mu());
   if (Status st = s->loader.LoadSnapshot(); !st.ok())
     return Result<std::unique_ptr<Storage>>::Error("database " + options.path +

@@ -38,10 +38,15 @@ namespace rdmascope::collector {
 class Storage {
  public:
   static Result<std::unique_ptr<Storage>> Open(const StoreOptions& options);
-  // On conn (migrated already); open_reader: the history reads' connections
-  // (WriterDb). options.path names the database in errors.
+  // What an engine other than SQLite's file brings (WriterDb): the history
+  // reads' connections, and its bulk store of probe rows.
+  struct Engine {
+    HistoryReader::Open open_reader;
+    std::unique_ptr<ProbeRowBulk> probe_bulk;
+  };
+  // On conn (migrated already). options.path names the database in errors.
   static Result<std::unique_ptr<Storage>> OpenOn(std::unique_ptr<SqlConn> conn, const StoreOptions& options,
-                                                 HistoryReader::Open open_reader = nullptr);
+                                                 Engine engine = Engine());
   Storage(const Storage&) = delete;
   Storage& operator=(const Storage&) = delete;
 
@@ -57,7 +62,7 @@ class Storage {
   Retention retention;
 
  private:
-  Storage(std::unique_ptr<SqlConn> conn, const StoreOptions& options, HistoryReader::Open open_reader);
+  Storage(std::unique_ptr<SqlConn> conn, const StoreOptions& options, Engine engine);
 };
 
 }  // namespace rdmascope::collector

@@ -68,8 +68,9 @@ Result<Db> WriterDb::OpenDatabase(const StoreOptions& options) {
 WriterDb::WriterDb(Db db, StoreOptions options)
     : WriterDb(std::make_unique<Db>(std::move(db)), std::move(options)) {}
 
-WriterDb::WriterDb(std::unique_ptr<SqlConn> conn, StoreOptions options, HistoryReader::Open open_reader)
-    : conn_(std::move(conn)), sqlite_(conn_->sqlite()), options_(std::move(options)) {
+WriterDb::WriterDb(std::unique_ptr<SqlConn> conn, StoreOptions options, HistoryReader::Open open_reader,
+                   std::unique_ptr<ProbeRowBulk> probe_bulk)
+    : conn_(std::move(conn)), sqlite_(conn_->sqlite()), probe_bulk_(std::move(probe_bulk)), options_(std::move(options)) {
   if (open_reader) history_ = std::make_unique<HistoryReader>(std::move(open_reader), options_.query_deadline_ms);
   if (!sqlite_ || options_.path == ":memory:") return;
   if (!history_)

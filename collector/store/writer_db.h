@@ -29,6 +29,7 @@
 
 #include "collector/rules/thresholds.h"
 #include "collector/store/history_reader.h"
+#include "collector/store/probe_row_bulk.h"
 #include "collector/store/store_db.h"
 #include "collector/store/store_migrate.h"
 #include "common/status.h"
@@ -60,13 +61,16 @@ class WriterDb {
   // errors. open_reader: the history reads' connections (HistoryReader); none:
   // they run on this connection under mu(). For SQLite, the file's read-only
   // connections unless it is in memory.
-  WriterDb(std::unique_ptr<SqlConn> conn, StoreOptions options, HistoryReader::Open open_reader = nullptr);
+  WriterDb(std::unique_ptr<SqlConn> conn, StoreOptions options, HistoryReader::Open open_reader = nullptr,
+           std::unique_ptr<ProbeRowBulk> probe_bulk = nullptr);
   ~WriterDb();
   WriterDb(const WriterDb&) = delete;
   WriterDb& operator=(const WriterDb&) = delete;
 
   std::mutex& mu() const { return mu_; }
   SqlConn& conn() { return *conn_; }
+  // The engine's bulk store of probe rows, or nullptr: one INSERT per row.
+  ProbeRowBulk* probe_bulk() { return probe_bulk_.get(); }
   Db* sqlite() { return sqlite_; }
   Db& db() { return *sqlite_; }
   const StoreOptions& options() const { return options_; }
@@ -109,6 +113,7 @@ class WriterDb {
   mutable std::mutex mu_;
   std::unique_ptr<SqlConn> conn_;
   Db* sqlite_ = nullptr;  // conn_ when it is SQLite's
+  std::unique_ptr<ProbeRowBulk> probe_bulk_;
   StoreOptions options_;
   std::unique_ptr<HistoryReader> history_;
   std::function<Status(const std::string&)> fault_hook_;
