@@ -1,5 +1,7 @@
 #include "collector/store/history_reader.h"
 
+#include "collector/store/storage_fault.h"
+
 #include <chrono>
 
 namespace rdmascope::collector {
@@ -57,6 +59,10 @@ bool HistoryReader::Disarm(SqlConn& db, const Clock::time_point& deadline, const
   }
   // SQLSTATE 57014: query_canceled, which statement_timeout raises.
   return error.find("57014") != std::string::npos;
+}
+
+bool HistoryReader::Lost(SqlConn& db, const std::string& error) {
+  return db.postgres() && ClassifyStorageFault(error) == StorageFault::kUnavailable;
 }
 
 std::string HistoryReader::DeadlineMessage() const {

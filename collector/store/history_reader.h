@@ -7,7 +7,11 @@
 // the last commit). The query is stopped once it has run `deadline_ms`
 // (SQLite: a progress handler; PostgreSQL: statement_timeout, which `open`
 // sets); the error then starts with kHistoryDeadlineError and says what to
-// narrow. A connection that failed is not given back to the pool.
+// narrow. Each query's statements are reset before its connection goes back
+// to the pool (none keeps a read open). A connection that failed is not
+// given back to the pool, and a
+// query whose PostgreSQL connection was lost (the server restarted) runs
+// once more on a new one.
 #pragma once
 
 #include <chrono>
@@ -37,15 +41,23 @@ class HistoryReader {
   // The same for an answer of another type (e.g. JSON text written row by row).
   template <typename T>
   Result<T> Run(const std::function<Result<T>(SqlConn&)>& fn) {
-    auto db = Take();
-    if (!db.ok()) return db.status();
-    Clock::time_point deadline;
-    Arm(*db.value(), &deadline);
-    Result<T> out = fn(*db.value());
-    const bool stopped = Disarm(*db.value(), deadline, out.ok() ? std::string() : out.status().message());
-    Give(std::move(db).value(), out.ok());
-    if (stopped) return Result<T>::Error(DeadlineMessage());
-    return out;
+    for (int attempt = 0;; ++attempt) {
+      auto db = Take();
+      if (!db.ok()) return db.status();
+      Clock::time_point deadline;
+      Arm(*db.value(), &deadline);
+      Result<T> out = fn(*db.value());
+      db.value()->ResetStatements();  // a pooled connection keeps no read open (a stale snapshot)
+      const std::string error = out.ok() ? std::string() : out.status().message();
+      const bool stopped = Disarm(*db.value(), deadline, error);
+      const bool lost = !out.ok() && Lost(*db.value(), error);
+      Give(std::move(db).value(), out.ok());
+      if (stopped) return Result<T>::Error(DeadlineMessage());
+      // A pooled connection the server dropped (it restarted) fails its
+      // first query: once more on a new one.
+      if (lost && attempt == 0) continue;
+      return out;
+    }
   }
 
  private:
@@ -59,6 +71,8 @@ class HistoryReader {
   void Arm(SqlConn& db, Clock::time_point* deadline);
   bool Disarm(SqlConn& db, const Clock::time_point& deadline, const std::string& error);
   std::string DeadlineMessage() const;
+  // Whether db failed because its PostgreSQL connection was lost.
+  static bool Lost(SqlConn& db, const std::string& error);
 
   const Open open_;
   const int64_t deadline_ms_;

@@ -148,6 +148,10 @@ Result<PgStmt*> PgDb::QStmt(const char* sql) {
   return it->second.get();
 }
 
+void PgDb::ResetStatements() {
+  for (auto& [sql, stmt] : stmts_) stmt->Reset();
+}
+
 Result<SqlStmt*> PgDb::Q(const char* sql) {
   auto s = QStmt(sql);
   if (!s.ok()) return s.status();
@@ -163,6 +167,12 @@ Result<int64_t> PgDb::QueryInt(std::string_view sql) {
   if (!v) return Result<int64_t>::Error("PostgreSQL at " + server_ + ": " + std::string(sql.substr(0, 80)) +
                                         " returned " + std::string(r.value().Text(0, 0)) + ", not an integer");
   return *v;
+}
+
+Status PgDb::Begin() {
+  if (Broken())
+    if (Status s = Reconnect(); !s.ok()) return s;
+  return Exec("BEGIN");
 }
 
 bool PgDb::InTransaction() const {

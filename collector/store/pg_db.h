@@ -128,12 +128,15 @@ class PgDb final : public SqlConn {
   const std::string& server() const { return server_; }
 
   Result<SqlStmt*> Q(const char* sql) override;
+  void ResetStatements() override;
   // Q's statement as PostgreSQL's own (calls on it are direct).
   Result<PgStmt*> QStmt(const char* sql);
   Status Exec(const std::string& sql) override;
   Result<int64_t> QueryInt(std::string_view sql) override;
   int64_t Changes() const override { return changes_; }
-  Status Begin() override { return Exec("BEGIN"); }
+  // A lost connection (Broken) is made again first: a write transaction
+  // after the server came back starts on a new connection.
+  Status Begin() override;
   // True inside a transaction, also one a failed statement left to be rolled back.
   bool InTransaction() const override;
   PgDb* postgres() override { return this; }

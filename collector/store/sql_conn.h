@@ -13,7 +13,7 @@
 //  - Changes() is the number of rows the last INSERT, UPDATE or DELETE run
 //    on this connection changed.
 //  - Begin() opens a write transaction (SQLite takes the write lock at
-//    once). InTransaction() is true from Begin() until COMMIT or ROLLBACK
+//    once; PostgreSQL connects again first when the connection was lost). InTransaction() is true from Begin() until COMMIT or ROLLBACK
 //    ends it; false once SQLite rolled it back itself (a storage fault), and
 //    still true for a PostgreSQL transaction that a failed statement left to
 //    be rolled back.
@@ -38,6 +38,9 @@ class SqlConn {
   virtual ~SqlConn() = default;
 
   virtual Result<SqlStmt*> Q(const char* sql) = 0;
+  // Resets every statement Q gave: none is left inside its rows (on SQLite a
+  // statement stopped inside its rows keeps its read transaction open).
+  virtual void ResetStatements() = 0;
   virtual Status Exec(const std::string& sql) = 0;
   virtual Result<int64_t> QueryInt(std::string_view sql) = 0;
   virtual int64_t Changes() const = 0;

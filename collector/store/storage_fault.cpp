@@ -4,7 +4,26 @@
 
 namespace rdmascope::collector {
 
+namespace {
+
+// PostgreSQL's errors as PgDb words them (pg_db.h).
+StorageFault ClassifyPostgresFault(const std::string& message) {
+  auto has = [&message](const char* text) { return message.find(text) != std::string::npos; };
+  if (has("[SQLSTATE 53100]")) return StorageFault::kFull;
+  if (has("[SQLSTATE XX001]") || has("[SQLSTATE XX002]")) return StorageFault::kCorrupt;
+  if (has("[SQLSTATE 58030]")) return StorageFault::kIo;
+  if (has("[SQLSTATE 08") || has("[SQLSTATE 57P01]") || has("[SQLSTATE 57P02]") || has("[SQLSTATE 57P03]") ||
+      has("connecting to PostgreSQL") || has(": not connected") || has("server closed the connection") ||
+      has("no connection to the server") || has("terminating connection"))
+    return StorageFault::kUnavailable;
+  return StorageFault::kNone;
+}
+
+}  // namespace
+
 StorageFault ClassifyStorageFault(const std::string& message) {
+  if (message.find("PostgreSQL") != std::string::npos)
+    if (StorageFault f = ClassifyPostgresFault(message); f != StorageFault::kNone) return f;
   auto has = [&message](int code) { return message.find(sqlite3_errstr(code)) != std::string::npos; };
   if (has(SQLITE_FULL)) return StorageFault::kFull;
   if (has(SQLITE_CORRUPT) || has(SQLITE_NOTADB)) return StorageFault::kCorrupt;
@@ -20,6 +39,8 @@ const char* StorageFaultClass(StorageFault fault) {
       return "storage damaged";
     case StorageFault::kIo:
       return "storage I/O error";
+    case StorageFault::kUnavailable:
+      return "storage unavailable";
     case StorageFault::kNone:
       break;
   }
@@ -39,6 +60,9 @@ std::string StorageFaultAdvice(StorageFault fault, const std::string& path) {
              "again to create a new database, or restore a backup";
     case StorageFault::kIo:
       return "reading or writing " + db + " failed: check the disk and the kernel log";
+    case StorageFault::kUnavailable:
+      return db + " cannot be reached: check that its server runs and accepts this collector's connections; agents "
+                  "keep their reports spooled and retry, and the collector connects again by itself";
     case StorageFault::kNone:
       break;
   }

@@ -109,6 +109,9 @@ class Db final : public SqlConn {
   void Close();
 
   Result<SqlStmt*> Q(const char* sql) override;
+  void ResetStatements() override {
+    for (auto& [sql, stmt] : stmts_) stmt.Reset();
+  }
   // Q's statement as SQLite's own (calls on it are direct).
   Result<Stmt*> QStmt(const char* sql);
   Status Exec(const std::string& sql) override;

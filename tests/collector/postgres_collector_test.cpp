@@ -3,7 +3,8 @@
 // posted is stored, answered by the API and /metrics, and still there after
 // a restart (the read model loaded back from the database); the password
 // shows nowhere in the log; a wrong password stops the start with an error
-// naming the server.
+// naming the server; while the server is down reports get 503 with
+// Retry-After, and once it is back the collector connects again by itself.
 #include <gtest/gtest.h>
 #include <httplib.h>
 
@@ -83,6 +84,49 @@ TEST(PostgresCollector, StoresServesAndReloadsAReport) {
   ASSERT_TRUE(nodes.is_object());
   ASSERT_EQ(nodes["nodes"].size(), 1u) << "the restarted collector loads its state from PostgreSQL: " << nodes.dump();
   EXPECT_EQ(nodes["nodes"][0]["name"], "node-pg");
+}
+
+TEST(PostgresCollector, AnOutageIs503AndTheCollectorConnectsAgain) {
+  RDMASCOPE_POSTGRES_SERVER(pg);
+  testsupport::ScratchDir dir("postgres_collector_test");
+  ChildCollector child;
+  std::string why;
+  const int port = child.Start(
+      COLLECTOR_PATH, {"--db", pg->Url(), "--db-password-file", pg->password_file(), "--no-auth"}, dir.File("log"),
+      30000, &why);
+  ASSERT_GT(port, 0) << why;
+  httplib::Client cli("127.0.0.1", port);
+  const int64_t t = NowMs();
+  auto report = [&](const std::string& id) {
+    json r = MakeReport(id, "node-pg", t);
+    r["probes"].push_back(MakeProbe("node-b", t));
+    return r.dump();
+  };
+  auto before = cli.Post("/api/v1/reports", report("before"), "application/json");
+  ASSERT_TRUE(before);
+  ASSERT_EQ(before->status, 200) << before->body;
+
+  ASSERT_EQ(pg->Pause(), "");
+  auto during = cli.Post("/api/v1/reports", report("during"), "application/json");
+  ASSERT_TRUE(during) << "the collector answers while its database is down";
+  EXPECT_EQ(during->status, 503) << during->body;
+  EXPECT_EQ(during->get_header_value("Retry-After"), "30");
+  EXPECT_NE(during->body.find("cannot be reached"), std::string::npos) << during->body;
+  auto health = cli.Get("/healthz");
+  ASSERT_TRUE(health);
+  EXPECT_EQ(health->status, 503) << health->body;
+
+  ASSERT_EQ(pg->Resume(), "");
+  auto after = cli.Post("/api/v1/reports", report("during"), "application/json");  // the agent's retry
+  ASSERT_TRUE(after);
+  EXPECT_EQ(after->status, 200) << "the writer connects again at its next transaction: " << after->body;
+  auto probes = cli.Get("/api/v1/probes?src=node-pg");
+  ASSERT_TRUE(probes);
+  ASSERT_EQ(probes->status, 200) << "a read on a pooled connection the restart dropped runs again: " << probes->body;
+  EXPECT_EQ(json::parse(probes->body)["probes"].size(), 2u) << probes->body;
+  health = cli.Get("/healthz");
+  ASSERT_TRUE(health);
+  EXPECT_EQ(health->status, 200) << health->body;
 }
 
 TEST(PostgresCollector, AWrongPasswordStopsTheStartNamingTheServer) {

@@ -285,6 +285,28 @@ TEST(CollectorAuth, ReadTokensAsBearerOrBasicPassword) {
   EXPECT_FALSE(ReadAuthorized("Bearer reader-token-2", read));
 }
 
+// PostgreSQL's errors as PgDb words them: the server gone or refusing is
+// "unavailable" (503, agents retry), its disk full or damage as on SQLite,
+// a statement the server refused for the report's sake is no storage fault.
+TEST(StorageFault, ClassifiesPostgresErrors) {
+  EXPECT_EQ(ClassifyStorageFault("connecting to PostgreSQL at 10.0.0.5:5432: connection to server at \"10.0.0.5\", "
+                                 "port 5432 failed: Connection refused"),
+            StorageFault::kUnavailable);
+  EXPECT_EQ(ClassifyStorageFault("PostgreSQL at db:5432, BEGIN: server closed the connection unexpectedly"),
+            StorageFault::kUnavailable);
+  EXPECT_EQ(ClassifyStorageFault("PostgreSQL at db:5432, INSERT INTO nodes: terminating connection due to "
+                                 "administrator command [SQLSTATE 57P01]"),
+            StorageFault::kUnavailable);
+  EXPECT_EQ(ClassifyStorageFault("PostgreSQL at db:5432, COPY probe_summaries: could not extend file: No space left "
+                                 "on device [SQLSTATE 53100]"),
+            StorageFault::kFull);
+  EXPECT_EQ(ClassifyStorageFault("PostgreSQL at db:5432, SELECT: invalid page in block 7 [SQLSTATE XX001]"),
+            StorageFault::kCorrupt);
+  EXPECT_EQ(ClassifyStorageFault("PostgreSQL at db:5432, INSERT INTO nodes: duplicate key value [SQLSTATE 23505]"),
+            StorageFault::kNone);
+  EXPECT_NE(StorageFaultAdvice(StorageFault::kUnavailable, "").find("cannot be reached"), std::string::npos);
+}
+
 TEST(StorageFault, ClassifiesSqliteTextsAndTracksTheNewestWrite) {
   EXPECT_EQ(ClassifyStorageFault("sqlite step failed (database or disk is full) in: INSERT"), StorageFault::kFull);
   EXPECT_EQ(ClassifyStorageFault("sqlite exec failed (database disk image is malformed) in: x"),
