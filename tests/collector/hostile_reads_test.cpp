@@ -277,12 +277,19 @@ TEST(HostileInput, ReadsNeitherCompressHardNorStallIngest) {
                 posted_during_reads, reads_done, reads_ok);
   Row("12 reports while 2 clients read 100,000 ports", "acks " + statuses, before, RssKb(child.pid()), Alive(port),
       extra);
-  // Under the writer's lock a report that came as a read began waited for
-  // most of that read's query. The reference is one read alone (the test
-  // runs alone: RUN_SERIAL). Measured with the reads under the lock: slowest
-  // ack 1172 and 1208 ms against reads of 1535 and 1491 ms alone; off the
-  // lock 5 to 40 ms against about 500 ms.
-  EXPECT_LT(sorted.back(), alone_ms / 3) << "a report waited for the reads";
+  // Under the writer's lock every report that came while a read's query ran
+  // waited for the rest of it, and the reads run back to back: measured with
+  // the reads under the lock, ack median 427 and 480 ms (slowest 958 and
+  // 740 ms) against one read alone of 682 and 633 ms; off the lock, median
+  // 2 to 6 ms. The reference is one read alone (the test runs alone:
+  // RUN_SERIAL). One slow ack of the twelve is allowed: on a freshly booted
+  // virtual machine a single ack took 747 and 1057 ms while the median
+  // stayed at 4 to 6 ms (every ack is printed above).
+  std::string all_acks;
+  for (double a : acks) all_acks += (all_acks.empty() ? "" : " ") + std::to_string(static_cast<int>(a));
+  std::printf("acks in order (ms): %s\n", all_acks.c_str());
+  EXPECT_LT(median, alone_ms / 10) << "reports waited for the reads";
+  EXPECT_LT(sorted[sorted.size() - 2], alone_ms / 3) << "more than one report waited for the reads";
   EXPECT_GE(posted_during_reads, kReports * 2 / 3) << "the reads must run while the reports are posted";
   child.Stop(10000);
 }
