@@ -40,8 +40,8 @@ while (($#)); do
 done
 
 PASSED=0 FAILED=0
-pass() { echo "PASS $1: $2"; PASSED=$((PASSED + 1)); }
-fail() { echo "FAIL $1: $2"; FAILED=$((FAILED + 1)); }
+pass() { echo "PASS $1: $2 [at ${SECONDS} s]"; PASSED=$((PASSED + 1)); }
+fail() { echo "FAIL $1: $2 [at ${SECONDS} s]"; FAILED=$((FAILED + 1)); }
 # check NAME DETAIL CONDITION: PASS when the bash expression CONDITION is true.
 check() { if eval "$3"; then pass "$1" "$2"; else fail "$1" "$2"; fi; }
 # within X LO HI: LO <= X <= HI for decimal numbers.
