@@ -211,13 +211,16 @@ Status LoadDiagnosisInput(Storage& store, int64_t now_ms, const DiagnosisSourceO
     // paths ahead while this one is read (a pass reads a million of them).
     constexpr size_t kAhead = 8;
     const std::vector<const ProbeRow*>& rows = node.newest_rows;
+    // The node's newest report round: a pair it stopped probing (its
+    // pinglist changed) ended a whole interval or more before it.
+    const int64_t current = node.newest_end - interval / 2;
     for (size_t i = 0; i < rows.size(); ++i) {
       if (i + kAhead < rows.size()) {
         const char* ahead = reinterpret_cast<const char*>(rows[i + kAhead]);
         for (size_t line = 0; line < sizeof(ProbeRow); line += 64) __builtin_prefetch(ahead + line);
       }
       const ProbeRow& r = *rows[i];
-      if (r.interval_end < since) continue;
+      if (r.interval_end < since || r.interval_end < current) continue;
       diagnosis::PathSummary& p = sink.Next();
       FillPath(r, name_ids, p);
       p.src_group = group_of(r.src, r.local_device);

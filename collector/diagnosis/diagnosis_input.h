@@ -6,8 +6,11 @@
 //  - The report interval is the collector's configuration
 //    (report_interval_ms), never what reports say: no node token sets the
 //    fleet's pace. Paths are the newest summary per (src, dst, rail,
-//    transport) that ended within window_intervals of now, as the read model
-//    holds them (no SQL: a million pairs at fleet size).
+//    transport) that ended within window_intervals of now and in its
+//    source's newest report round (within half an interval of the source's
+//    newest summary: a pair the source no longer probes, after its pinglist
+//    changed, is left out), as the read model holds them (no SQL: a million
+//    pairs at fleet size).
 //  - A node is silent when its last report is older than silent_intervals
 //    of its own interval; its own (old) summaries are left out.
 //  - A node's group: labels[group_label], else "leaf:<switch GUID>", else ""

@@ -266,8 +266,12 @@ void NodeState::SummariseRailPorts() {
 void NodeState::SummariseNewestRows() {
   newest_rows.clear();
   newest_rows.reserve(pairs.size());
+  newest_end = 0;
   for (const auto& [key, entry] : pairs)
-    if (entry.newest) newest_rows.push_back(entry.newest.get());
+    if (entry.newest) {
+      newest_rows.push_back(entry.newest.get());
+      newest_end = std::max(newest_end, entry.newest->interval_end);
+    }
   auto key = [](const ProbeRow* r) {
     return std::make_tuple(reinterpret_cast<uintptr_t>(r->rail), reinterpret_cast<uintptr_t>(r->dst),
                            reinterpret_cast<uintptr_t>(r->transport));

@@ -183,6 +183,10 @@ struct NodeState {
   // report to report (a pair's transports side by side, a rail's pairs
   // together), where `pairs` reorders with every rebuild.
   std::vector<const ProbeRow*> newest_rows;
+  // The latest interval_end of newest_rows (0: none): the end of the node's
+  // newest report round. A pair whose newest row ended well before it is one
+  // the node no longer probes (its pinglist changed).
+  int64_t newest_end = 0;
 
   // Keeps row when it is at least as new as what the pair holds.
   void Apply(std::shared_ptr<const ProbeRow> row);
@@ -202,7 +206,7 @@ struct NodeState {
   // Recomputes `rail_ports` from `pairs`: per rail, the local port of its
   // newest row that names one.
   void SummariseRailPorts();
-  // Recomputes `newest_rows` from `pairs`.
+  // Recomputes `newest_rows` and `newest_end` from `pairs`.
   void SummariseNewestRows();
 };
 

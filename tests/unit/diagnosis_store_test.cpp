@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <mutex>
+#include <set>
 #include <httplib.h>
 
 #include "collector/diagnosis/diagnosis_input.h"
@@ -249,6 +250,33 @@ TEST_F(DiagnosisStore, KeptPathsEqualAFreshLoad) {
     EXPECT_EQ(cache.blocks.kept(), steps[k].kept) << "step " << k;
     EXPECT_FALSE(kept.paths.empty()) << "step " << k;
   }
+}
+
+// A pair its source stopped probing (its pinglist changed) is not a path of
+// the next pass, although its last summary is still within the window: the
+// pass holds what each source probes now.
+TEST_F(DiagnosisStore, APairItsSourceNoLongerProbesIsNoPath) {
+  DiagnosisSourceOptions o;
+  o.report_interval_ms = kIntervalMs;
+  auto report = [&](int k, const std::vector<std::string>& targets) {
+    const int64_t t = kT0 + k * kIntervalMs;
+    json r = MakeReport("n0-r" + std::to_string(k), "n0", t);
+    for (const std::string& peer : targets) r["probes"].push_back(MakeProbe(peer, t, 0, 100));
+    ASSERT_TRUE(c_.store().writer.Ingest(r, t).ok());
+    c_.store().read.WaitForPublishedSnapshot();
+  };
+  auto destinations = [&](int k) {
+    auto in = LoadDiagnosisInput(c_.store(), kT0 + k * kIntervalMs + 1000, o);
+    EXPECT_TRUE(in.ok()) << in.status().message();
+    std::set<std::string> out;
+    if (in.ok())
+      for (const diagnosis::PathSummary& p : in.value().paths) out.insert(in.value().names[p.dst]);
+    return out;
+  };
+  report(0, {"n1", "n2"});
+  EXPECT_EQ(destinations(0), (std::set<std::string>{"n1", "n2"}));
+  report(1, {"n2", "n3"});  // the pinglist changed: n1 out, n3 in
+  EXPECT_EQ(destinations(1), (std::set<std::string>{"n2", "n3"})) << "n1's summary of round 0 is in the window";
 }
 
 TEST_F(DiagnosisStore, WorkerStopsPromptly) {
