@@ -73,4 +73,24 @@ Result<CollectorUrl> ParseCollectorUrl(const std::string& url) {
   return out;
 }
 
+Result<std::vector<CollectorUrl>> ParseCollectorUrls(const std::string& list) {
+  std::vector<CollectorUrl> out;
+  size_t start = 0;
+  for (int n = 1;; ++n) {
+    const size_t comma = list.find(',', start);
+    std::string item = list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    const size_t a = item.find_first_not_of(" \t"), b = item.find_last_not_of(" \t");
+    item = a == std::string::npos ? "" : item.substr(a, b - a + 1);
+    if (item.empty()) return Status::Error("collector list '" + list + "': item " + std::to_string(n) + " is empty");
+    auto url = ParseCollectorUrl(item);
+    if (!url.ok()) return url.status();
+    for (const CollectorUrl& u : out)
+      if (u.scheme_host_port == url->scheme_host_port && u.path_prefix == url->path_prefix)
+        return Status::Error("collector list '" + list + "': " + item + " is named twice");
+    out.push_back(*url);
+    if (comma == std::string::npos) return out;
+    start = comma + 1;
+  }
+}
+
 }  // namespace rdmascope::client

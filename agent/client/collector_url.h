@@ -7,6 +7,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "common/status.h"
 
@@ -18,5 +19,11 @@ struct CollectorUrl {
 };
 
 Result<CollectorUrl> ParseCollectorUrl(const std::string& url);
+
+// A list of collectors sharing one database, in the agent's order of
+// preference: URLs separated by commas (blanks around them ignored), each as
+// ParseCollectorUrl takes it; an empty item or a repeated URL is an error
+// naming it.
+Result<std::vector<CollectorUrl>> ParseCollectorUrls(const std::string& list);
 
 }  // namespace rdmascope::client

@@ -20,7 +20,11 @@ namespace rdmascope::agent {
 const char kAgentConfigUsage[] =
     "Reporting (flags win over the config file; see rdmascope-agent.conf.example):\n"
     "  --config FILE             read `key = value` settings from FILE\n"
-    "  --collector URL           collector base URL, e.g. http://collector:8080\n"
+    "  --collector URL[,URL...]  collector base URL, e.g. http://collector:8080; several, comma-\n"
+    "                            separated (collectors sharing one PostgreSQL database): reports\n"
+    "                            and pinglists go to the first that answers, and move to the next\n"
+    "                            when it cannot be reached or answers 5xx (report ids keep each\n"
+    "                            report stored once)\n"
     "  --token-file FILE         file holding the bearer token for the collector\n"
     "  --ca-file FILE            https:// collector: PEM file of the CA that signed its certificate\n"
     "                            (default: the system's CA store); the certificate is always verified\n"
@@ -357,8 +361,8 @@ Status ValidateAgentConfig(const AgentConfig& c) {
     return Status::Error("key 'node_name': must be 1..128 of [A-Za-z0-9._-], got '" + c.node_name + "'");
   }
   if (!c.collector.empty()) {
-    auto url = client::ParseCollectorUrl(c.collector);
-    if (!url.ok()) return Status::Error("key 'collector': " + url.status().message());
+    auto urls = client::ParseCollectorUrls(c.collector);
+    if (!urls.ok()) return Status::Error("key 'collector': " + urls.status().message());
   }
   return Status::Ok();
 }

@@ -29,7 +29,7 @@
 namespace rdmascope::agent {
 
 struct AgentConfig {
-  std::string collector;                           // "" = not configured
+  std::string collector;                           // "" = not configured; URLs, comma-separated (ParseCollectorUrls)
   std::string token_file;                          // "" = send no Authorization header
   std::string ca_file;                             // https collector: its CA (PEM); "" = system store
   std::string sysfs_root = "/sys";

@@ -32,9 +32,9 @@ std::string UrlEncodeNode(const std::string& node) {
 
 Result<PinglistClient> PinglistClient::Create(const std::string& collector_url, const std::string& token_file,
                                               const std::string& node_name, const std::string& ca_file) {
-  auto url = client::ParseCollectorUrl(collector_url);
-  if (!url.ok()) return url.status();
-  return PinglistClient(*url, token_file, node_name, ca_file);
+  auto urls = client::ParseCollectorUrls(collector_url);
+  if (!urls.ok()) return urls.status();
+  return PinglistClient(std::move(urls).value(), token_file, node_name, ca_file);
 }
 
 Result<std::vector<probes::ProbeTarget>> ParsePinglist(const std::string& body) {
@@ -57,16 +57,32 @@ Result<std::vector<probes::ProbeTarget>> ParsePinglist(const std::string& body) 
 }
 
 Result<std::vector<probes::ProbeTarget>> PinglistClient::Fetch(const std::string& rail) const {
-  std::string path = url_.path_prefix + "/api/v1/pinglist?node=" + UrlEncodeNode(node_);
+  std::string errors;
+  for (size_t tried = 0; tried < urls_.size(); ++tried) {
+    const size_t i = (current_ + tried) % urls_.size();
+    auto targets = FetchFrom(urls_[i], rail);
+    if (targets.ok()) {
+      current_ = i;
+      return targets;
+    }
+    if (urls_.size() == 1) return targets;
+    errors += (errors.empty() ? "" : "; ") + targets.status().message();
+  }
+  return Status::Error("no collector gave a pinglist: " + errors);
+}
+
+Result<std::vector<probes::ProbeTarget>> PinglistClient::FetchFrom(const client::CollectorUrl& url,
+                                                                   const std::string& rail) const {
+  std::string path = url.path_prefix + "/api/v1/pinglist?node=" + UrlEncodeNode(node_);
   if (!rail.empty()) path += "&rail=" + UrlEncodeNode(rail);
-  const std::string where = url_.scheme_host_port + path;
+  const std::string where = url.scheme_host_port + path;
   httplib::Headers headers;
   if (!token_file_.empty()) {
     auto token = client::ReadTokenFile(token_file_);
     if (!token.ok()) return token.status();
     headers.emplace("Authorization", "Bearer " + *token);
   }
-  auto client = client::MakeCollectorClient(url_.scheme_host_port, ca_file_);
+  auto client = client::MakeCollectorClient(url.scheme_host_port, ca_file_);
   client->set_connection_timeout(kConnectTimeoutS, 0);
   client->set_read_timeout(kReadTimeoutS, 0);
   auto res = client->Get(path, headers);

@@ -5,6 +5,10 @@
 // no restart) and connect/read timeouts of a few seconds. It returns the
 // targets of a well-formed version-1 pinglist (schemas/pinglist.schema.json);
 // anything else is an error naming the URL and what was wrong. It never throws.
+// With several collectors (a comma-separated list), Fetch asks the one that
+// answered last first, then the others in the list's order, and returns the
+// first well-formed pinglist; when none gives one, the error names each
+// collector's failure.
 #pragma once
 
 #include <string>
@@ -18,7 +22,7 @@ namespace rdmascope::agent {
 
 class PinglistClient {
  public:
-  // Fails on a bad collector URL.
+  // Fails on a bad collector URL (or list, ParseCollectorUrls).
   static Result<PinglistClient> Create(const std::string& collector_url, const std::string& token_file,
                                        const std::string& node_name, const std::string& ca_file = "");
 
@@ -26,10 +30,13 @@ class PinglistClient {
   Result<std::vector<probes::ProbeTarget>> Fetch(const std::string& rail = "") const;
 
  private:
-  PinglistClient(client::CollectorUrl url, std::string token_file, std::string node, std::string ca_file)
-      : url_(std::move(url)), token_file_(std::move(token_file)), node_(std::move(node)), ca_file_(std::move(ca_file)) {}
+  PinglistClient(std::vector<client::CollectorUrl> urls, std::string token_file, std::string node, std::string ca_file)
+      : urls_(std::move(urls)), token_file_(std::move(token_file)), node_(std::move(node)), ca_file_(std::move(ca_file)) {}
+  // One GET from collector url.
+  Result<std::vector<probes::ProbeTarget>> FetchFrom(const client::CollectorUrl& url, const std::string& rail) const;
 
-  client::CollectorUrl url_;
+  std::vector<client::CollectorUrl> urls_;
+  mutable size_t current_ = 0;  // the collector that answered last
   std::string token_file_;
   std::string node_;
   std::string ca_file_;  // https: see MakeCollectorClient

@@ -52,23 +52,26 @@ PostOutcome Classify(int status, const std::string& body) {
 
 }  // namespace
 
-Reporter::Reporter(ReporterOptions options, client::CollectorUrl url, Spool* spool, LogFn log)
-    : options_(std::move(options)), url_(std::move(url)), spool_(spool), log_(OrStderr(std::move(log))) {}
+Reporter::Reporter(ReporterOptions options, Spool* spool, LogFn log)
+    : options_(std::move(options)), spool_(spool), log_(OrStderr(std::move(log))) {}
 
 Reporter::~Reporter() = default;
 
 Result<std::unique_ptr<Reporter>> Reporter::Create(const ReporterOptions& options, Spool* spool, LogFn log) {
   if (!spool) return Status::Error("reporter: no spool");
-  auto url = client::ParseCollectorUrl(options.collector);
-  if (!url.ok()) return url.status();
-  std::unique_ptr<Reporter> r(new Reporter(options, *url, spool, std::move(log)));
+  auto urls = client::ParseCollectorUrls(options.collector);
+  if (!urls.ok()) return urls.status();
+  std::unique_ptr<Reporter> r(new Reporter(options, spool, std::move(log)));
   Status s = r->LoadToken();
   if (!s.ok()) return s;
-  r->client_ = client::MakeCollectorClient(url->scheme_host_port, options.ca_file);
-  SetTimeout(options.connect_timeout, &httplib::Client::set_connection_timeout, r->client_.get());
-  SetTimeout(options.io_timeout, &httplib::Client::set_read_timeout, r->client_.get());
-  SetTimeout(options.io_timeout, &httplib::Client::set_write_timeout, r->client_.get());
-  r->client_->set_keep_alive(false);
+  for (const client::CollectorUrl& url : urls.value()) {
+    Endpoint e{url, client::MakeCollectorClient(url.scheme_host_port, options.ca_file)};
+    SetTimeout(options.connect_timeout, &httplib::Client::set_connection_timeout, e.client.get());
+    SetTimeout(options.io_timeout, &httplib::Client::set_read_timeout, e.client.get());
+    SetTimeout(options.io_timeout, &httplib::Client::set_write_timeout, e.client.get());
+    e.client->set_keep_alive(false);
+    r->endpoints_.push_back(std::move(e));
+  }
   return r;
 }
 
@@ -86,11 +89,39 @@ PostOutcome Reporter::Post(const std::string& body) {
     if (!s.ok()) log_("reporter: keeping the previous token: " + s.message());
     reload_token_ = false;
   }
+  PostOutcome o;
+  std::string why;  // why the collectors before the one that answered could not take the report
+  for (size_t tried = 0; tried < endpoints_.size(); ++tried) {
+    const size_t i = (current_ + tried) % endpoints_.size();
+    o = PostTo(i, body);
+    // No answer or 5xx: this collector cannot take reports now; another may.
+    const bool unavailable = o.http_status == 0 || o.http_status >= 500;
+    if (!unavailable) {
+      if (i != current_)
+        log_("reporter: sending to collector " + endpoints_[i].url.scheme_host_port + " now: " + why);
+      current_ = i;
+      return o;
+    }
+    why += (why.empty() ? "" : "; ") + endpoints_[i].url.scheme_host_port + " " +
+           (o.http_status ? "answered HTTP " + std::to_string(o.http_status) + (o.detail.empty() ? "" : ": " + o.detail)
+                          : o.detail);
+  }
+  return o;
+}
+
+std::string Reporter::Collectors() const {
+  std::string out;
+  for (const Endpoint& e : endpoints_) out += (out.empty() ? "" : " and ") + e.url.scheme_host_port;
+  return out;
+}
+
+PostOutcome Reporter::PostTo(size_t i, const std::string& body) {
+  Endpoint& e = endpoints_[i];
   httplib::Headers headers;
   if (!token_.empty()) headers.emplace("Authorization", "Bearer " + token_);
   // The send time, so the collector can tell a skewed clock from a replayed spooled report.
   headers.emplace("Date", HttpDateNow());
-  auto res = client_->Post((url_.path_prefix + kReportsPath).c_str(), headers, body, "application/json");
+  auto res = e.client->Post((e.url.path_prefix + kReportsPath).c_str(), headers, body, "application/json");
   if (!res) {
     PostOutcome o;
     o.delivery = Delivery::kRetry;
@@ -106,7 +137,8 @@ void Reporter::NoteOutcome(const std::string& report_id, const PostOutcome& o) {
   const std::string id = report_id.empty() ? "(no report_id)" : report_id;
   switch (o.delivery) {
     case Delivery::kDelivered:
-      if (!last_failure_.empty()) log_("reporter: collector " + url_.scheme_host_port + " reachable again");
+      if (!last_failure_.empty())
+        log_("reporter: collector " + endpoints_[current_].url.scheme_host_port + " reachable again");
       last_failure_.clear();
       return;
     case Delivery::kRejected:
@@ -126,7 +158,7 @@ void Reporter::NoteOutcome(const std::string& report_id, const PostOutcome& o) {
         cause = o.detail;
       }
       if (cause != last_failure_) {
-        log_("reporter: cannot deliver to " + url_.scheme_host_port + ": " + cause +
+        log_("reporter: cannot deliver to " + Collectors() + ": " + cause +
              "; reports are kept in the spool " + spool_->dir());
       }
       last_failure_ = cause;

@@ -24,8 +24,16 @@
 //   max_replay_per_cycle per call, until the deadline, *stop, or the first
 //   "retry later" answer. A spool file is deleted only after a 2xx (or a
 //   rejection). Corrupt spool files are skipped (the spool removes them).
+// - Several collectors (options.collector a comma-separated list, collectors
+//   sharing one database): Post sends to the current one; when it gives no
+//   answer or answers 5xx, the next in the list (wrapping around) becomes
+//   current and the report is posted there, each collector tried at most
+//   once per Post. The one that answered stays current. A report the first
+//   collector stored although its answer was lost is a duplicate to the
+//   next (same report_id), stored once.
 // - Failures are logged once per change of cause, not once per attempt; the
-//   first delivery after failures logs that the collector is reachable again.
+//   first delivery after failures logs that the collector is reachable again;
+//   a move to another collector is logged with its cause.
 // Not thread-safe: one owner (the daemon loop) uses it. It never throws.
 #pragma once
 
@@ -34,6 +42,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "agent/daemon/daemon_log.h"
 #include "agent/client/collector_url.h"
@@ -49,7 +58,7 @@ namespace rdmascope::agent {
 constexpr char kReportsPath[] = "/api/v1/reports";
 
 struct ReporterOptions {
-  std::string collector;   // base URL, see ParseCollectorUrl
+  std::string collector;   // base URL, or several comma-separated (ParseCollectorUrls)
   std::string token_file;  // "" = no token
   std::string ca_file;     // https: the CA that signed the collector's certificate; "" = system store
   std::chrono::milliseconds connect_timeout{3000};
@@ -90,7 +99,14 @@ class Reporter {
   const ReporterStats& stats() const { return stats_; }
 
  private:
-  Reporter(ReporterOptions options, client::CollectorUrl url, Spool* spool, LogFn log);
+  struct Endpoint {
+    client::CollectorUrl url;
+    std::unique_ptr<httplib::Client> client;
+  };
+  Reporter(ReporterOptions options, Spool* spool, LogFn log);
+  // One POST to endpoint i, classified.
+  PostOutcome PostTo(size_t i, const std::string& body);
+  std::string Collectors() const;  // every collector's scheme://host:port, for logs
   Status LoadToken();
   void NoteOutcome(const std::string& report_id, const PostOutcome& outcome);
   PostOutcome last_drain_;  // the answer to the last replayed report
@@ -98,10 +114,10 @@ class Reporter {
   void SpoolFresh(const std::string& report_id, const std::string& body);
 
   ReporterOptions options_;
-  client::CollectorUrl url_;
   Spool* spool_;
   LogFn log_;
-  std::unique_ptr<httplib::Client> client_;
+  std::vector<Endpoint> endpoints_;  // in the list's order
+  size_t current_ = 0;               // the one Post tries first
   std::string token_;
   bool reload_token_ = false;
   std::string last_failure_;  // cause of the last "retry later", "" after a delivery

@@ -108,6 +108,49 @@ TEST_F(ReporterTest, CollectorAwaySpoolsThenBackDrainsInOrderExactlyOnce) {
   EXPECT_EQ(collector.seen(), (std::vector<std::string>{"s1", "s2", "s3", "s4", "s5"}));
 }
 
+// Two collectors sharing one database: reports go to the first while it
+// takes them; when it cannot be reached, or answers 503 (its database is
+// away), to the second, which then stays the current one; when neither
+// takes them they are spooled.
+TEST_F(ReporterTest, SeveralCollectorsTheNextTakesWhatTheFirstCannot) {
+  FakeCollector first, second;
+  auto reporter = Make(first.url() + ", " + second.url());
+  ASSERT_TRUE(reporter);
+  EXPECT_EQ(reporter->Submit("f1", Report("f1"), Later()).delivery, Delivery::kDelivered);
+  EXPECT_EQ(first.accepted(), (std::vector<std::string>{"f1"}));
+  EXPECT_TRUE(second.seen().empty());
+
+  first.Respond(503, R"({"error":"database unavailable"})");
+  EXPECT_EQ(reporter->Submit("f2", Report("f2"), Later()).delivery, Delivery::kDelivered);
+  EXPECT_EQ(second.accepted(), (std::vector<std::string>{"f2"}));
+  EXPECT_TRUE(log_.Contains("sending to collector " + second.url() + " now")) << log_.All();
+  EXPECT_TRUE(log_.Contains("HTTP 503")) << log_.All();
+  first.Respond(200);
+  EXPECT_EQ(reporter->Submit("f3", Report("f3"), Later()).delivery, Delivery::kDelivered);
+  EXPECT_EQ(second.accepted(), (std::vector<std::string>{"f2", "f3"})) << "the one that answered stays current";
+  EXPECT_EQ(first.accepted(), (std::vector<std::string>{"f1"}));
+  EXPECT_EQ(spool_->count(), 0u);
+
+  second.Respond(503, R"({"error":"database unavailable"})");
+  first.Respond(503, R"({"error":"database unavailable"})");
+  EXPECT_EQ(reporter->Submit("f4", Report("f4"), Later()).delivery, Delivery::kRetry);
+  EXPECT_EQ(spool_->count(), 1u) << "neither took it: spooled";
+  first.Respond(200);
+  EXPECT_EQ(reporter->Drain(Later()), 1u);
+  EXPECT_EQ(first.accepted(), (std::vector<std::string>{"f1", "f4"}));
+}
+
+TEST_F(ReporterTest, SeveralCollectorsAnUnreachableOneIsPassedOver) {
+  testing::RefusingPort away;
+  ASSERT_GT(away.port(), 0);
+  FakeCollector up;
+  auto reporter = Make(away.url() + "," + up.url());
+  ASSERT_TRUE(reporter);
+  for (const char* id : {"u1", "u2"}) EXPECT_EQ(reporter->Submit(id, Report(id), Later()).delivery, Delivery::kDelivered);
+  EXPECT_EQ(up.accepted(), (std::vector<std::string>{"u1", "u2"}));
+  EXPECT_EQ(spool_->count(), 0u);
+}
+
 TEST_F(ReporterTest, ServerErrorsAndThrottlingAreRetried) {
   FakeCollector collector;
   auto reporter = Make(collector.url());

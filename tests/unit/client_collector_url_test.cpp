@@ -3,6 +3,10 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+#include <utility>
+#include <vector>
+
 namespace rdmascope::client {
 namespace {
 
@@ -37,6 +41,30 @@ TEST(CollectorUrl, RejectedWithTheReason) {
     ASSERT_FALSE(u.ok()) << url;
     EXPECT_NE(u.status().message().find(why), std::string::npos) << url << ": " << u.status().message();
     EXPECT_NE(u.status().message().find(url), std::string::npos) << url << ": " << u.status().message();
+  }
+}
+
+TEST(CollectorUrls, AListInOrderBlanksIgnored) {
+  auto u = ParseCollectorUrls("http://c1:9470, https://c2.example.org/rdmascope/ ");
+  ASSERT_TRUE(u.ok()) << u.status().message();
+  ASSERT_EQ(u->size(), 2u);
+  EXPECT_EQ((*u)[0].scheme_host_port, "http://c1:9470");
+  EXPECT_EQ((*u)[1].scheme_host_port, "https://c2.example.org");
+  EXPECT_EQ((*u)[1].path_prefix, "/rdmascope");
+  auto one = ParseCollectorUrls("http://c1:9470");
+  ASSERT_TRUE(one.ok());
+  EXPECT_EQ(one->size(), 1u);
+}
+
+TEST(CollectorUrls, EmptyRepeatedOrBadItemsAreErrorsNamingThem) {
+  for (const auto& [list, why] : std::vector<std::pair<std::string, std::string>>{
+           {"http://c1,", "item 2 is empty"},
+           {",http://c1", "item 1 is empty"},
+           {"http://c1:80, http://c1:80/", "named twice"},
+           {"http://c1, ftp://c2", "ftp://c2"}}) {
+    auto u = ParseCollectorUrls(list);
+    ASSERT_FALSE(u.ok()) << list;
+    EXPECT_NE(u.status().message().find(why), std::string::npos) << list << ": " << u.status().message();
   }
 }
 
