@@ -69,6 +69,7 @@ class TestStoreDatabase {
 
   // The scratch directory (SQLite's file is store.db in it).
   const testsupport::ScratchDir& dir() const { return dir_; }
+  std::string sqlite_file() const { return dir_.File("store.db"); }
 
  private:
   testsupport::ScratchDir dir_;

@@ -1,10 +1,12 @@
 // An in-process collector on a loopback ephemeral port with a fresh database
-// in a temporary directory, for API tests.
+// of the test binary's backend (tests/collector/store_backend.h: a file in a
+// temporary directory, or a real PostgreSQL server), for API tests.
 #pragma once
 
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <memory>
 #include <string>
@@ -12,6 +14,7 @@
 
 #include "collector/http/api_server.h"
 #include "collector/store/storage.h"
+#include "tests/collector/store_backend.h"
 #include "tests/support/scratch_dir.h"
 
 namespace rdmascope::collector::testing {
@@ -22,9 +25,11 @@ class TestCollector {
  public:
   explicit TestCollector(ApiOptions options = {}) {
     StoreOptions so;
-    so.path = dir_ + "/collector.db";
     so.synchronous_full = false;
-    auto s = Storage::Open(so);
+    const int64_t now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                               std::chrono::system_clock::now().time_since_epoch())
+                               .count();
+    auto s = db_.Open(so, now_ms);
     if (!s.ok()) {
       ADD_FAILURE() << s.status().message();
       return;
@@ -52,6 +57,7 @@ class TestCollector {
   int port() const { return port_; }
   Storage& store() { return *store_; }
   const std::string& dir() const { return dir_; }
+  std::string sqlite_file() const { return db_.sqlite_file(); }  // the SQLite build's database file
   int64_t Rows(const std::string& table) {
     auto n = store_->db.CountRows(table);
     EXPECT_TRUE(n.ok()) << n.status().message();
@@ -61,6 +67,7 @@ class TestCollector {
  private:
   testsupport::ScratchDir scratch_{"collector_api_test"};  // destroyed after the store
   const std::string dir_ = scratch_.path();
+  TestStoreDatabase db_{"collector_api_test"};  // destroyed after the store
   std::unique_ptr<Storage> store_;
   std::unique_ptr<ApiServer> server_;
   std::thread thread_;

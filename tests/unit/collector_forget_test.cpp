@@ -1,7 +1,10 @@
 // Memory bounded by configuration: interned names are freed once nothing
 // holds them, a node's destinations in memory stay within the cap, and the
 // forget step takes silent nodes and aged rows out of the database and the
-// read snapshot. Prints the collector memory one node costs.
+// read snapshot. Prints the collector memory one node costs. Built once per
+// backend (tests/collector/store_backend.h): the forget step's cases run on
+// SQLite and on a real PostgreSQL; the memory cases, which need no database,
+// on SQLite only.
 #include <gtest/gtest.h>
 #include <malloc.h>
 
@@ -12,6 +15,7 @@
 
 #include "collector/readmodel/read_snapshot.h"
 #include "collector/store/storage.h"
+#include "tests/collector/store_backend.h"
 #include "tests/support/test_reports.h"
 #include "tests/support/scratch_dir.h"
 
@@ -24,6 +28,7 @@ using testing::MakeReport;
 
 constexpr int64_t kT0 = 1700000000000;
 
+#ifndef RDMASCOPE_STORE_TESTS_ON_POSTGRES  // memory only: nothing of the database
 std::shared_ptr<const ProbeRow> Row(const std::string& src, const std::string& dst, const std::string& rail,
                                     const std::string& transport, int64_t end) {
   auto r = std::make_shared<ProbeRow>();
@@ -67,15 +72,16 @@ TEST(NodeStateCap, KeepsTheDestinationsReportedLast) {
   for (const auto& [key, e] : st.pairs) EXPECT_GE(e.newest->interval_end, kT0 + 6) << *key.dst;
 }
 
+#endif
+
 class ForgetTest : public ::testing::Test {
  protected:
   void SetUp() override {
     StoreOptions o;
-    o.path = dir_.File("store.db");
     o.synchronous_full = false;
     o.max_destinations_per_node = 8;
     o.log = [this](const std::string& line) { log_.push_back(line); };
-    auto s = Storage::Open(o);
+    auto s = db_.Open(o, kT0);
     ASSERT_TRUE(s.ok()) << s.status().message();
     store_ = std::move(s).value();
   }
@@ -106,7 +112,7 @@ class ForgetTest : public ::testing::Test {
     }
     return tally;
   }
-  testsupport::ScratchDir dir_{"collector_forget_test"};
+  testing::TestStoreDatabase db_{"collector_forget_test"};
   std::unique_ptr<Storage> store_;
   std::vector<std::string> log_;
 };
@@ -180,6 +186,7 @@ TEST_F(ForgetTest, CountersAndPortsANodeStoppedReportingAreForgotten) {
   EXPECT_EQ(Rows("nodes"), 1);
 }
 
+#ifndef RDMASCOPE_STORE_TESTS_ON_POSTGRES  // memory only: nothing of the database
 // The collector memory a node costs in the read snapshot: its state with
 // ports, counters and the pairs of `targets` x `rails` x 2 transports.
 size_t NodeBytes(int nodes, int targets, int rails) {
@@ -229,6 +236,8 @@ TEST(NodeMemory, PerNodeCostIsBoundedAndPrinted) {
     EXPECT_LT(bytes, static_cast<size_t>(s.targets) * s.rails * 2 * 1024 + 256 * 1024);
   }
 }
+
+#endif
 
 }  // namespace
 }  // namespace rdmascope::collector

@@ -1,5 +1,5 @@
 // History queries: read-only connections outside the store lock, stopped at
-// their deadline.
+// their deadline. Built once per backend (tests/collector/store_backend.h).
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -8,8 +8,8 @@
 
 #include "collector/store/history_reader.h"
 #include "collector/store/storage.h"
+#include "tests/collector/store_backend.h"
 #include "tests/support/test_reports.h"
-#include "tests/support/scratch_dir.h"
 
 namespace rdmascope::collector {
 namespace {
@@ -20,25 +20,23 @@ using testing::MakeReport;
 
 constexpr int64_t kT0 = 1700000000000;
 
-std::unique_ptr<Storage> OpenStore(const std::string& path, int64_t deadline_ms) {
+std::unique_ptr<Storage> OpenStore(testing::TestStoreDatabase& db, int64_t deadline_ms) {
   StoreOptions o;
-  o.path = path;
   o.synchronous_full = false;
   o.query_deadline_ms = deadline_ms;
-  auto s = Storage::Open(o);
+  auto s = db.Open(o, kT0);
   EXPECT_TRUE(s.ok()) << s.status().message();
   return s.ok() ? std::move(s).value() : nullptr;
 }
 
 TEST(HistoryReader, AQueryPastItsDeadlineIsStoppedAndSaysSo) {
-  testsupport::ScratchDir dir("collector_history_test");
-  auto store = OpenStore(dir.File("h.db"), 5000);  // creates the file
+  testing::TestStoreDatabase db("collector_history_test");
+  auto store = OpenStore(db, 200);
   ASSERT_TRUE(store);
-  HistoryReader reader(dir.File("h.db"), 200, 1000);
   const auto start = std::chrono::steady_clock::now();
   // Counts to ten billion: minutes of work unless something stops it.
-  auto r = reader.Query([](SqlConn& db) -> Result<json> {
-    auto q = db.Q("WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c LIMIT 10000000000) "
+  auto r = store->db.History([](SqlConn& db) -> Result<json> {
+    auto q = db.Q("WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 10000000000) "
                         "SELECT COUNT(*) FROM c");
     if (!q.ok()) return q.status();
     auto row = q.value()->Step();
@@ -50,7 +48,7 @@ TEST(HistoryReader, AQueryPastItsDeadlineIsStoppedAndSaysSo) {
   EXPECT_EQ(r.status().message().rfind(kHistoryDeadlineError, 0), 0u) << r.status().message();
   EXPECT_LT(s, 5.0);
   // The connection goes back to the pool and answers the next query.
-  auto next = reader.Query([](SqlConn& db) -> Result<json> {
+  auto next = store->db.History([](SqlConn& db) -> Result<json> {
     auto q = db.Q("SELECT COUNT(*) FROM probe_summaries");
     if (!q.ok()) return q.status();
     auto row = q.value()->Step();
@@ -62,8 +60,8 @@ TEST(HistoryReader, AQueryPastItsDeadlineIsStoppedAndSaysSo) {
 }
 
 TEST(HistoryReader, HistoryIsReadWhileAReportIsBeingStored) {
-  testsupport::ScratchDir dir("collector_history_test");
-  auto store = OpenStore(dir.File("h.db"), 5000);
+  testing::TestStoreDatabase db("collector_history_test");
+  auto store = OpenStore(db, 5000);
   ASSERT_TRUE(store);
   json first = MakeReport("r-1", "node-a", kT0);
   first["probes"].push_back(MakeProbe("node-b", kT0));

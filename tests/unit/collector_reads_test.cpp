@@ -63,7 +63,7 @@ class ReadsTest : public ::testing::Test {
   // Runs sql on a connection of its own to the collector's database.
   void Exec(const std::string& sql) {
     sqlite3* db = nullptr;
-    ASSERT_EQ(sqlite3_open((c_.dir() + "/collector.db").c_str(), &db), SQLITE_OK);
+    ASSERT_EQ(sqlite3_open(c_.sqlite_file().c_str(), &db), SQLITE_OK);
     sqlite3_busy_timeout(db, 5000);
     char* err = nullptr;
     EXPECT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &err), SQLITE_OK) << (err ? err : "");
