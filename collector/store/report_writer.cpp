@@ -71,10 +71,15 @@ Status ReportWriter::IngestLocked(const json& r, int64_t received_at, const std:
   ingest_boot_id_ = OptText(r, "boot_id").value_or("");
   ingest_interval_ms_ = static_cast<int64_t>(OptReal(r, "interval_s").value_or(0) * 1000);
   {
-    ASSIGN_STMT(ins,
-                Q("INSERT INTO reports(id, node, received_at, generated_at, agent_version, interval_s, boot_id, "
-                  "received_seq) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, "
-                  "(SELECT COALESCE(MAX(received_seq), 0) + 1 FROM reports)) ON CONFLICT(id) DO NOTHING"));
+    // received_seq: the arrival order. SQLite has one writer, so the next
+    // number is MAX + 1; PostgreSQL's collectors share the column's sequence
+    // (its default, schemas/postgres/0003).
+    ASSIGN_STMT(ins, Q(db_.postgres()
+                           ? "INSERT INTO reports(id, node, received_at, generated_at, agent_version, interval_s, "
+                             "boot_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) ON CONFLICT(id) DO NOTHING"
+                           : "INSERT INTO reports(id, node, received_at, generated_at, agent_version, interval_s, boot_id, "
+                             "received_seq) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, "
+                             "(SELECT COALESCE(MAX(received_seq), 0) + 1 FROM reports)) ON CONFLICT(id) DO NOTHING"));
     ins.Bind(1, id).Bind(2, r["node"].get<std::string>()).Bind(3, received_at);
     ins.Bind(4, *OptInt(r, "generated_at_ms")).Bind(5, OptText(r, "agent_version")).Bind(6, OptReal(r, "interval_s"));
     ins.Bind(7, OptText(r, "boot_id"));

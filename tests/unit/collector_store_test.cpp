@@ -91,6 +91,29 @@ class StoreTest : public ::testing::Test {
   std::unique_ptr<Storage> store_;
 };
 
+// Two stores on one database (collectors sharing PostgreSQL) committing
+// reports at once number them in arrival order without a repeat.
+TEST_F(StoreTest, ReportsOfTwoStoresAtOnceGetDistinctArrivalNumbers) {
+  auto second = db_.Open(StoreOptions(), kT0);
+  ASSERT_TRUE(second.ok()) << second.status().message();
+  constexpr int kEach = 40;
+  auto ingest = [](Storage& store, const std::string& node) {
+    for (int i = 0; i < kEach; ++i) {
+      auto res = store.writer.Ingest(MakeReport(node + "-" + std::to_string(i), node, kT0 + i), kT0 + i);
+      EXPECT_TRUE(res.ok()) << res.status().message();
+    }
+  };
+  std::thread a([&] { ingest(*store_, "node-a"); });
+  std::thread b([&] { ingest(*second.value(), "node-b"); });
+  a.join();
+  b.join();
+  auto numbered = store_->db.conn().QueryInt("SELECT count(received_seq) FROM reports");
+  auto distinct = store_->db.conn().QueryInt("SELECT count(DISTINCT received_seq) FROM reports");
+  ASSERT_TRUE(numbered.ok() && distinct.ok());
+  EXPECT_EQ(numbered.value(), 2 * kEach);
+  EXPECT_EQ(distinct.value(), 2 * kEach) << "two reports got the same arrival number";
+}
+
 TEST_F(StoreTest, MigrationsRecordVersionAndReopenIsNoOp) {
   const auto migrations = static_cast<int64_t>(testing::BuiltinMigrationCount());
   EXPECT_EQ(Rows("schema_version"), migrations);
