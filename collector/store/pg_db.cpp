@@ -133,6 +133,8 @@ PgDb& PgDb::operator=(PgDb&& o) noexcept {
     server_ = std::move(o.server_), target_ = std::move(o.target_), password_ = std::move(o.password_);
     generation_ = o.generation_;
     changes_ = o.changes_;
+    reconnect_error_ = std::move(o.reconnect_error_);
+    reconnect_at_ = o.reconnect_at_, reconnect_backoff_ms_ = o.reconnect_backoff_ms_;
     stmts_ = std::move(o.stmts_);
     for (auto& [sql, stmt] : stmts_) stmt->Rehome(this);
   }
@@ -170,8 +172,20 @@ Result<int64_t> PgDb::QueryInt(std::string_view sql) {
 }
 
 Status PgDb::Begin() {
-  if (Broken())
-    if (Status s = Reconnect(); !s.ok()) return s;
+  if (Broken()) {
+    const auto now = std::chrono::steady_clock::now();
+    if (reconnect_backoff_ms_ > 0 && now < reconnect_at_) {
+      const auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(reconnect_at_ - now).count();
+      return Status::Error(reconnect_error_ + "; the next attempt in " + std::to_string(wait) + " ms");
+    }
+    if (Status s = Reconnect(); !s.ok()) {
+      reconnect_backoff_ms_ = std::min(kReconnectMaxBackoffMs, reconnect_backoff_ms_ > 0 ? 2 * reconnect_backoff_ms_ : 250);
+      reconnect_at_ = now + std::chrono::milliseconds(reconnect_backoff_ms_);
+      reconnect_error_ = s.message();
+      return s;
+    }
+    reconnect_backoff_ms_ = 0;
+  }
   return Exec("BEGIN");
 }
 

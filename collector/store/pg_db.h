@@ -31,6 +31,7 @@
 
 #include <libpq-fe.h>
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -135,8 +136,12 @@ class PgDb final : public SqlConn {
   Result<int64_t> QueryInt(std::string_view sql) override;
   int64_t Changes() const override { return changes_; }
   // A lost connection (Broken) is made again first: a write transaction
-  // after the server came back starts on a new connection.
+  // after the server came back starts on a new connection. After a failed
+  // attempt the next one waits, 250 ms doubling to kReconnectMaxBackoffMs;
+  // meanwhile Begin fails at once with that attempt's error, so a server
+  // that cannot be reached costs each transaction no connect timeout.
   Status Begin() override;
+  static constexpr int64_t kReconnectMaxBackoffMs = 5000;
   // True inside a transaction, also one a failed statement left to be rolled back.
   bool InTransaction() const override;
   PgDb* postgres() override { return this; }
@@ -158,6 +163,10 @@ class PgDb final : public SqlConn {
   std::string server_, target_, password_;
   uint64_t generation_ = 0;
   int64_t changes_ = 0;  // of the last command run by Query or ExecPrepared
+  // Begin's reconnection: the last failure, when the next attempt may be made, the wait after it.
+  std::string reconnect_error_;
+  std::chrono::steady_clock::time_point reconnect_at_{};
+  int64_t reconnect_backoff_ms_ = 0;
   std::unordered_map<std::string, std::unique_ptr<PgStmt>> stmts_;
 };
 
