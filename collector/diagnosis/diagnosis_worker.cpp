@@ -99,6 +99,11 @@ Result<DiagnosisPass> DiagnosisWorker::RunPass() {
 }
 
 void DiagnosisWorker::Tick() {
+  if (options_.lead && !options_.lead()) {
+    // The leader's verdicts, as the store holds them, for this collector's /metrics.
+    if (Status s = store_.loader.LoadDiagnosesOpen(); !s.ok()) log_("diagnosis: reading the open diagnoses: " + s.message());
+    return;
+  }
   const auto start = std::chrono::steady_clock::now();
   auto pass = RunPass();
   ReleaseFreedHeap();  // the pass read every path of its window

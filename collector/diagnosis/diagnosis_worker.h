@@ -14,7 +14,8 @@
 // chooses the link coverage targets (LinkTargetPlanner) and publishes them
 // to the read model (ReadSnapshot::SetCoverageTargets) with the coverage. Stop() wakes the worker and joins it; it
 // returns within one pass. A failed pass is logged and retried at the next
-// tick: the daemon never stops for it.
+// tick: the daemon never stops for it. With options.lead, a tick runs a pass
+// only while lead() says this collector leads.
 #pragma once
 
 #include <map>
@@ -41,6 +42,11 @@ struct DiagnosisWorkerOptions {
   diagnosis::TrackOptions track;
   RoceTopology topology;  // --topology: leaves, uplinks, spines (empty: none; see diagnosis_topology.h)
   LinkTargetOptions links;
+  // Whether this collector runs the passes now (null: always, the only
+  // collector). Collectors sharing PostgreSQL pass PgLeadership::Lead: a
+  // tick of a collector that does not lead runs no pass and only reads the
+  // open diagnoses from the store for /metrics.
+  std::function<bool()> lead;
 };
 
 // The calling thread's CPU time of each step of a pass, ms: where a pass's

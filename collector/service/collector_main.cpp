@@ -243,9 +243,19 @@ int RunCollector(const CollectorConfig& c) {
   server.emplace(*store.value(), api);
   auto port = server->Bind(c.listen_host, c.listen_port);
   if (!port.ok()) return Fail(port.status().message());
+  // Collectors sharing PostgreSQL: each follows the others' commits into its
+  // read model, and one of them (the holder of the leader
+  // lock) runs diagnosis, rollups and retention; on SQLite this one does.
+  std::unique_ptr<PgCommitFollower> follower = CollectorFollower(c, *store.value(), Log);
+  if (follower) follower->Start();
+  std::unique_ptr<PgLeadership> leadership = CollectorLeadership(c, Log);
+  std::function<bool()> lead;
+  if (leadership) lead = [l = leadership.get()] { return l->Lead(); };
   RetentionWorker retention(*store.value(), RetentionPolicyOf(c), c.retention_interval_s * 1000, NowMs, Log,
                             &server->metrics());
+  retention.SetLead(lead);
   retention.Start();
+  diagnosis_options.lead = lead;
   DiagnosisWorker diagnosis(*store.value(), std::move(diagnosis_options), NowMs, Log);
   diagnosis.Start();
   // The service manager's readiness and watchdog.
@@ -260,6 +270,7 @@ int RunCollector(const CollectorConfig& c) {
   watchdog.Stop();
   retention.Stop();
   diagnosis.Stop();
+  if (follower) follower->Stop();
   server.reset();          // joins the group committer's writer, publisher and checkpoint threads
   store.value().reset();  // closes the database (checkpoints the WAL)
   if (!served.ok && !served.by_signal) {

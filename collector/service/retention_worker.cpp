@@ -19,6 +19,7 @@ RetentionWorker::RetentionWorker(Storage& store, RetentionPolicy policy, int64_t
 void RetentionWorker::Start() {
   thread_.Start([this] { return interval_ms_; },
                 [this] {
+                  if (lead_ && !lead_()) return;  // another collector rolls up and deletes
                   auto n = Pass(/*rest=*/true);
                   if (!n.ok())
                     log_("retention pass failed: " + n.status().message());

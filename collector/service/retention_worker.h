@@ -17,7 +17,9 @@
 // A rollup step that fails is logged and skipped (Rollups::SkipRollupStep) and
 // the rollups go on with the next; when even the skip fails, the rollups stop
 // for this pass. Either way the retention deletes run: no input can stop
-// retention. With metrics, every pass is counted (ok, or failed when a delete
+// retention. With SetLead, a timer's pass runs only while this collector
+// leads (one collector of those sharing a database rolls up and deletes).
+// With metrics, every pass is counted (ok, or failed when a delete
 // failed) and so is every skipped rollup step.
 #pragma once
 
@@ -36,6 +38,9 @@ class RetentionWorker {
   RetentionWorker(Storage& store, RetentionPolicy policy, int64_t interval_ms, std::function<int64_t()> now_ms,
                   std::function<void(const std::string&)> log, CollectorMetrics* metrics = nullptr);
   ~RetentionWorker() { Stop(); }
+  // Whether this collector runs the timer's passes now (PgLeadership::Lead
+  // for collectors sharing PostgreSQL); unset: always. Call before Start().
+  void SetLead(std::function<bool()> lead) { lead_ = std::move(lead); }
   void Start();
   void Stop() { thread_.Stop(); }
   // One whole pass now, without rests; returns rows deleted.
@@ -60,6 +65,7 @@ class RetentionWorker {
   std::function<int64_t()> now_ms_;
   std::function<void(const std::string&)> log_;
   CollectorMetrics* metrics_;
+  std::function<bool()> lead_;
   PeriodicThread thread_;
 };
 

@@ -44,4 +44,18 @@ Result<std::unique_ptr<Storage>> OpenCollectorStorage(const CollectorConfig& con
   return store;
 }
 
+std::unique_ptr<PgLeadership> CollectorLeadership(const CollectorConfig& config,
+                                                  std::function<void(const std::string&)> log) {
+  if (!IsPostgresDb(config.db)) return nullptr;
+  auto password = ReadPassword(config.db_password_file);
+  return std::make_unique<PgLeadership>(config.db, password.ok() ? password.value() : "", std::move(log));
+}
+
+std::unique_ptr<PgCommitFollower> CollectorFollower(const CollectorConfig& config, Storage& store,
+                                                    std::function<void(const std::string&)> log) {
+  if (!IsPostgresDb(config.db)) return nullptr;
+  auto password = ReadPassword(config.db_password_file);
+  return std::make_unique<PgCommitFollower>(store, config.db, password.ok() ? password.value() : "", std::move(log));
+}
+
 }  // namespace rdmascope::collector

@@ -10,16 +10,32 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 
 #include "collector/service/collector_config.h"
+#include "collector/store/pg_follower.h"
+#include "collector/store/pg_leadership.h"
 #include "collector/store/storage.h"
 
 namespace rdmascope::collector {
 
 Result<std::unique_ptr<Storage>> OpenCollectorStorage(const CollectorConfig& config, const StoreOptions& options,
                                                       int64_t now_ms);
+
+// Who leads among the collectors sharing config's PostgreSQL database
+// (pg_leadership.h), logging its changes to log; null for a SQLite file,
+// whose one collector always leads. Called after OpenCollectorStorage
+// succeeded (the password file was read then).
+std::unique_ptr<PgLeadership> CollectorLeadership(const CollectorConfig& config,
+                                                  std::function<void(const std::string&)> log);
+
+// What keeps the read model of a collector sharing config's PostgreSQL
+// database fresh with the others' commits (pg_follower.h), not started;
+// null for a SQLite file.
+std::unique_ptr<PgCommitFollower> CollectorFollower(const CollectorConfig& config, Storage& store,
+                                                    std::function<void(const std::string&)> log);
 
 // How logs name the configured database: the SQLite file, or
 // postgresql://HOST... with any password in the URL left out.

@@ -2,6 +2,7 @@
 // how the store objects take them through SqlConn (no libpq needed here).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 namespace rdmascope::collector {
@@ -12,6 +13,18 @@ inline constexpr int64_t kPgMigrationLock = 0x72646d6173636f70;
 // The same lock held to the end of the transaction that takes it.
 inline constexpr char kPgSchemaXactLockSql[] = "SELECT pg_advisory_xact_lock(8242833483310002032)";
 static_assert(kPgMigrationLock == 8242833483310002032, "kPgSchemaXactLockSql names kPgMigrationLock");
+
+// pg_try_advisory_lock's key for leadership (pg_leadership.h): the session
+// holding it runs diagnosis, rollups and retention; "rdmalead" in ASCII.
+inline constexpr int64_t kPgLeaderLock = 0x72646d616c656164;
+
+// The channel each commit of reports is announced on (pg_notify, delivered
+// at the commit) for the other collectors' read models (pg_follower.h). The
+// payload: the writer's instance id, "F" when the commit changed the fabric
+// ("-" else), then the nodes it wrote, separated by spaces (node names hold
+// none); a commit of many nodes sends several, each under kPgNotifyMaxBytes.
+inline constexpr char kPgCommitChannel[] = "rdmascope_commits";
+inline constexpr size_t kPgNotifyMaxBytes = 7000;
 
 // The days ahead of today whose partitions exist (made at open and by retention).
 inline constexpr int kPgPartitionDaysAhead = 2;

@@ -9,6 +9,7 @@
 #include "collector/core/probe_input.h"
 #include "common/counter_rules.h"
 #include "collector/store/storage_fault.h"
+#include "collector/store/pg_locks.h"
 #include "collector/store/report_writer.h"
 #include "collector/rules/error_counters.h"
 #include "collector/store/store_status_macros.h"
@@ -53,6 +54,7 @@ Result<IngestResult> ReportWriter::Ingest(const json& report, int64_t received_a
   if (out.duplicate) return out;                                                  // nothing written; rolls back
   if (Status s = IngestClockSkew(report["node"].get<std::string>(), clock_skew_ms, received_at_ms); !s.ok()) return s;
   if (Status s = StoreBulkRows(); !s.ok()) return s;
+  if (Status s = AnnounceCommit({report["node"].get<std::string>()}); !s.ok()) return s;
   if (Status s = Fault("commit"); !s.ok()) return s;
   if (Status s = tx.Commit(); !s.ok()) return s;
   rollups_.OweCommittedLateSummaries();
@@ -153,15 +155,38 @@ void ReportWriter::IngestBatch(std::vector<BatchItem>& items, SnapshotUpdate* de
     it.status = Status::Ok();
   }
   if (Status s = StoreBulkRows(); !s.ok()) return fail_all(s);
+  std::set<std::string> nodes;
+  for (const BatchItem& it : items)
+    if (it.status.ok() && !it.out.duplicate) nodes.insert((*it.report)["node"].get<std::string>());
+  if (Status s = AnnounceCommit(nodes); !s.ok()) return fail_all(s);
   if (Status s = Fault("commit"); !s.ok()) return fail_all(s);
   if (Status s = tx.Commit(); !s.ok()) return fail_all(s);
   rollups_.OweCommittedLateSummaries();
   if (closed_events_) LoadOpenEventKeys();
-  std::set<std::string> nodes;
-  for (const BatchItem& it : items)
-    if (it.status.ok() && !it.out.duplicate) nodes.insert((*it.report)["node"].get<std::string>());
   loader_.RefreshSnapshot(nodes, std::move(pending_rows_), fabric_change_, deferred);
   pending_rows_.clear();
+}
+
+Status ReportWriter::AnnounceCommit(const std::set<std::string>& nodes) {
+  if (!db_.postgres() || nodes.empty()) return Status::Ok();
+  const std::string head = w_.instance_id() + (fabric_change_.any() ? " F" : " -");
+  std::string payload = head;
+  auto send = [&]() -> Status {
+    ASSIGN_STMT(notify, Q("SELECT pg_notify(?1, ?2)"));
+    notify.Bind(1, std::string_view(kPgCommitChannel)).Bind(2, payload);
+    auto row = notify.Step();
+    notify.Reset();
+    if (!row.ok()) return Status::Error("announcing the commit to the other collectors: " + row.status().message());
+    return Status::Ok();
+  };
+  for (const std::string& node : nodes) {
+    if (payload.size() + 1 + node.size() > kPgNotifyMaxBytes) {
+      RETURN_IF_ERROR(send());
+      payload = head;
+    }
+    payload += " " + node;
+  }
+  return send();
 }
 
 Status ReportWriter::StoreBulkRows() {

@@ -93,6 +93,10 @@ class ReportWriter {
   // open transaction wrote (pending_rows_), stored at once before the commit;
   // the per-row INSERT is skipped. An error fails the whole transaction.
   Status StoreBulkRows();
+  // On PostgreSQL, announces to the other collectors on the database which
+  // nodes this transaction wrote (kPgCommitChannel, pg_locks.h), delivered
+  // at its commit; nothing on SQLite.
+  Status AnnounceCommit(const std::set<std::string>& nodes);
   // probes: the report's probes as ExtractProbes() gives them; nullptr: extract here.
   // rows: as BatchItem::rows, or nullptr.
   Status IngestLocked(const nlohmann::json& r, int64_t received_at, const std::vector<ProbeInput>* probes,

@@ -220,6 +220,36 @@ Status SnapshotLoader::LoadSnapshot() {
 
 
 
+Status SnapshotLoader::FollowCommit(const std::set<std::string>& nodes, FabricChange fabric) {
+  static const std::string kSql = std::string("SELECT ") + kProbeRowColumns +
+                                  " FROM probe_summaries WHERE src = ?1 AND interval_end >= GREATEST(?2, "
+                                  "(SELECT COALESCE(MAX(interval_end), 0) FROM probe_summaries WHERE src = ?1) - ?3) "
+                                  "ORDER BY interval_end, id";
+  std::vector<std::shared_ptr<const ProbeRow>> rows;
+  auto read = [&]() -> Status {
+    auto q = Q(kSql.c_str());
+    if (!q.ok()) return q.status();
+    for (const std::string& name : nodes) {
+      const std::shared_ptr<const NodeState> held = snapshot_.Node(name);
+      q.value()->Bind(1, name).Bind(2, held ? held->newest_end : int64_t{0}).Bind(3, kLoadLookbackMs);
+      Status st = ForEachProbeRow(*q.value(), [&rows](std::shared_ptr<const ProbeRow> row) {
+        rows.push_back(std::move(row));
+        return Status::Ok();
+      });
+      if (!st.ok()) return st;
+    }
+    return Status::Ok();
+  };
+  Status st = read();
+  if (!st.ok()) {
+    snapshot_dirty_ = true;
+    return st;
+  }
+  RefreshSnapshot(nodes, std::move(rows), fabric);
+  if (snapshot_dirty_) return Status::Error("the read model could not follow the commit: it is rebuilt at the next one");
+  return LoadDiagnosesOpen();
+}
+
 void SnapshotLoader::RefreshSnapshot(const std::set<std::string>& nodes, std::vector<std::shared_ptr<const ProbeRow>> rows,
                                      FabricChange fabric, SnapshotUpdate* deferred) {
   if (deferred && !snapshot_dirty_ && !fabric.any()) {

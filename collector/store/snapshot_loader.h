@@ -43,6 +43,12 @@ class SnapshotLoader {
   // commit wrote, in the order written).
   void RefreshSnapshot(const std::set<std::string>& nodes, std::vector<std::shared_ptr<const ProbeRow>> rows,
                        FabricChange fabric, SnapshotUpdate* deferred = nullptr);
+  // Another collector's commit on the shared database (pg_follower.h): the
+  // state of `nodes` read back with their probe rows at least as new as the
+  // newest this snapshot holds of each (within the open's lookback), and
+  // what `fabric` says changed. Fails (marking the model dirty: rebuilt
+  // whole at the next refresh) when a read fails.
+  Status FollowCommit(const std::set<std::string>& nodes, FabricChange fabric);
   Status LoadEventsOpen();
   Status LoadDiagnosesOpen();  // open diagnoses by scope and kind, for /metrics
   void MarkDirty() { snapshot_dirty_ = true; }  // the next refresh rebuilds everything

@@ -4,6 +4,8 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <random>
 #include <set>
 
 #include "collector/core/probe_error_name.h"
@@ -71,6 +73,10 @@ WriterDb::WriterDb(Db db, StoreOptions options)
 WriterDb::WriterDb(std::unique_ptr<SqlConn> conn, StoreOptions options, HistoryReader::Open open_reader,
                    std::unique_ptr<ProbeRowBulk> probe_bulk)
     : conn_(std::move(conn)), sqlite_(conn_->sqlite()), probe_bulk_(std::move(probe_bulk)), options_(std::move(options)) {
+  std::random_device random;
+  char id[17];
+  std::snprintf(id, sizeof id, "%08x%08x", random(), random());
+  instance_id_ = id;
   if (open_reader) history_ = std::make_unique<HistoryReader>(std::move(open_reader), options_.query_deadline_ms);
   if (!sqlite_ || options_.path == ":memory:") return;
   if (!history_)

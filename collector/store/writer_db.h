@@ -75,6 +75,9 @@ class WriterDb {
   Db& db() { return *sqlite_; }
   const StoreOptions& options() const { return options_; }
   const std::string& path() const { return options_.path; }
+  // This store's own name among the collectors sharing a database (random,
+  // made at open): what its commit announcements carry (pg_follower.h).
+  const std::string& instance_id() const { return instance_id_; }
 
   Result<SqlStmt*> Q(const char* sql) { return conn_->Q(sql); }  // cached prepared statement, under mu()
   // Test seam: called at every step of an ingest with the step's name
@@ -116,6 +119,7 @@ class WriterDb {
   std::unique_ptr<ProbeRowBulk> probe_bulk_;
   StoreOptions options_;
   std::unique_ptr<HistoryReader> history_;
+  std::string instance_id_;
   std::function<Status(const std::string&)> fault_hook_;
   // Frames in the WAL after the writer's last commit (set by its WAL hook,
   // under mu_), and the frames of it a checkpoint has copied (0 again once
