@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <ctime>
+#include <mutex>
 #include <set>
 
 namespace rdmascope::collector {
@@ -100,8 +101,14 @@ Result<DiagnosisPass> DiagnosisWorker::RunPass() {
 
 void DiagnosisWorker::Tick() {
   if (options_.lead && !options_.lead()) {
-    // The leader's verdicts, as the store holds them, for this collector's /metrics.
-    if (Status s = store_.loader.LoadDiagnosesOpen(); !s.ok()) log_("diagnosis: reading the open diagnoses: " + s.message());
+    // The leader's verdicts, as the store holds them, for this collector's
+    // /metrics (the loader reads on the writer's connection: under its lock).
+    Status read;
+    {
+      std::lock_guard<std::mutex> lock(store_.db.mu());
+      read = store_.loader.LoadDiagnosesOpen();
+    }
+    if (!read.ok()) log_("diagnosis: reading the open diagnoses: " + read.message());
     return;
   }
   const auto start = std::chrono::steady_clock::now();
