@@ -58,11 +58,12 @@ Result<std::vector<probes::ProbeTarget>> ParsePinglist(const std::string& body) 
 
 Result<std::vector<probes::ProbeTarget>> PinglistClient::Fetch(const std::string& rail) const {
   std::string errors;
+  const size_t first = current_->load();
   for (size_t tried = 0; tried < urls_.size(); ++tried) {
-    const size_t i = (current_ + tried) % urls_.size();
+    const size_t i = (first + tried) % urls_.size();
     auto targets = FetchFrom(urls_[i], rail);
     if (targets.ok()) {
-      current_ = i;
+      current_->store(i);
       return targets;
     }
     if (urls_.size() == 1) return targets;

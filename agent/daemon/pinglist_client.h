@@ -11,6 +11,8 @@
 // collector's failure.
 #pragma once
 
+#include <atomic>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -36,7 +38,9 @@ class PinglistClient {
   Result<std::vector<probes::ProbeTarget>> FetchFrom(const client::CollectorUrl& url, const std::string& rail) const;
 
   std::vector<client::CollectorUrl> urls_;
-  mutable size_t current_ = 0;  // the collector that answered last
+  // The collector that answered last, shared by the copies (the rails'
+  // threads fetch at once).
+  std::shared_ptr<std::atomic<size_t>> current_ = std::make_shared<std::atomic<size_t>>(0);
   std::string token_file_;
   std::string node_;
   std::string ca_file_;  // https: see MakeCollectorClient

@@ -2,10 +2,13 @@
 // while the collector is away, in-order exactly-once replay when it is back,
 // rejected reports dropped and counted, token handling.
 #include "agent/daemon/reporter.h"
+#include "agent/daemon/pinglist_client.h"
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <fstream>
+#include <thread>
 
 #include "agent_test_util.h"
 
@@ -149,6 +152,43 @@ TEST_F(ReporterTest, SeveralCollectorsAnUnreachableOneIsPassedOver) {
   for (const char* id : {"u1", "u2"}) EXPECT_EQ(reporter->Submit(id, Report(id), Later()).delivery, Delivery::kDelivered);
   EXPECT_EQ(up.accepted(), (std::vector<std::string>{"u1", "u2"}));
   EXPECT_EQ(spool_->count(), 0u);
+}
+
+// The pinglist from several collectors: the first that gives one; when none
+// does, the error names each collector's failure.
+TEST(PinglistFailover, TheFirstCollectorThatAnswersGivesThePinglist) {
+  httplib::Server down, up;
+  down.Get("/api/v1/pinglist", [](const httplib::Request&, httplib::Response& res) {
+    res.status = 503;
+    res.set_content(R"({"error":"database unavailable"})", "application/json");
+  });
+  std::atomic<int> asked_up{0};
+  up.Get("/api/v1/pinglist", [&](const httplib::Request&, httplib::Response& res) {
+    ++asked_up;
+    res.set_content(R"({"schema_version":1,"targets":[{"node":"peer","host":"10.0.0.2","control_port":18515}]})",
+                    "application/json");
+  });
+  const int down_port = down.bind_to_any_port("127.0.0.1"), up_port = up.bind_to_any_port("127.0.0.1");
+  std::thread t1([&] { down.listen_after_bind(); }), t2([&] { up.listen_after_bind(); });
+  const auto deadline = Clock::now() + std::chrono::seconds(5);
+  while ((!down.is_running() || !up.is_running()) && Clock::now() < deadline) std::this_thread::yield();
+  const std::string d = "http://127.0.0.1:" + std::to_string(down_port), u = "http://127.0.0.1:" + std::to_string(up_port);
+  auto client = PinglistClient::Create(d + "," + u, "", "node-a");
+  ASSERT_TRUE(client.ok()) << client.status().message();
+  auto targets = client.value().Fetch();
+  ASSERT_TRUE(targets.ok()) << targets.status().message();
+  ASSERT_EQ(targets.value().size(), 1u);
+  EXPECT_EQ(targets.value()[0].name, "peer");
+  EXPECT_EQ(asked_up.load(), 1);
+  up.stop();
+  t2.join();
+  auto none = client.value().Fetch();
+  ASSERT_FALSE(none.ok());
+  EXPECT_NE(none.status().message().find("no collector gave a pinglist"), std::string::npos) << none.status().message();
+  EXPECT_NE(none.status().message().find(d), std::string::npos) << none.status().message();
+  EXPECT_NE(none.status().message().find(u), std::string::npos) << none.status().message();
+  down.stop();
+  t1.join();
 }
 
 TEST_F(ReporterTest, ServerErrorsAndThrottlingAreRetried) {
