@@ -246,11 +246,10 @@ int RunCollector(const CollectorConfig& c) {
   // Collectors sharing PostgreSQL: each follows the others' commits into its
   // read model, and one of them (the holder of the leader
   // lock) runs diagnosis, rollups and retention; on SQLite this one does.
-  std::unique_ptr<PgCommitFollower> follower = CollectorFollower(c, *store.value(), Log);
-  if (follower) follower->Start();
-  std::unique_ptr<PgLeadership> leadership = CollectorLeadership(c, Log);
+  SharedDatabase shared = OpenSharedDatabase(c, *store.value(), Log);
+  if (shared.follower) shared.follower->Start();
   std::function<bool()> lead;
-  if (leadership) lead = [l = leadership.get()] { return l->Lead(); };
+  if (shared.leadership) lead = [l = shared.leadership.get()] { return l->Lead(); };
   RetentionWorker retention(*store.value(), RetentionPolicyOf(c), c.retention_interval_s * 1000, NowMs, Log,
                             &server->metrics());
   retention.SetLead(lead);
@@ -270,7 +269,7 @@ int RunCollector(const CollectorConfig& c) {
   watchdog.Stop();
   retention.Stop();
   diagnosis.Stop();
-  if (follower) follower->Stop();
+  if (shared.follower) shared.follower->Stop();
   server.reset();          // joins the group committer's writer, publisher and checkpoint threads
   store.value().reset();  // closes the database (checkpoints the WAL)
   if (!served.ok && !served.by_signal) {

@@ -44,18 +44,15 @@ Result<std::unique_ptr<Storage>> OpenCollectorStorage(const CollectorConfig& con
   return store;
 }
 
-std::unique_ptr<PgLeadership> CollectorLeadership(const CollectorConfig& config,
-                                                  std::function<void(const std::string&)> log) {
-  if (!IsPostgresDb(config.db)) return nullptr;
-  auto password = ReadPassword(config.db_password_file);
-  return std::make_unique<PgLeadership>(config.db, password.ok() ? password.value() : "", std::move(log));
-}
-
-std::unique_ptr<PgCommitFollower> CollectorFollower(const CollectorConfig& config, Storage& store,
-                                                    std::function<void(const std::string&)> log) {
-  if (!IsPostgresDb(config.db)) return nullptr;
-  auto password = ReadPassword(config.db_password_file);
-  return std::make_unique<PgCommitFollower>(store, config.db, password.ok() ? password.value() : "", std::move(log));
+SharedDatabase OpenSharedDatabase(const CollectorConfig& config, Storage& store,
+                                  std::function<void(const std::string&)> log) {
+  SharedDatabase out;
+  if (!IsPostgresDb(config.db)) return out;
+  auto read = ReadPassword(config.db_password_file);
+  const std::string password = read.ok() ? read.value() : "";
+  out.follower = std::make_unique<PgCommitFollower>(store, config.db, password, log);
+  out.leadership = std::make_unique<PgLeadership>(config.db, password, std::move(log));
+  return out;
 }
 
 }  // namespace rdmascope::collector

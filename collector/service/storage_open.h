@@ -24,18 +24,18 @@ namespace rdmascope::collector {
 Result<std::unique_ptr<Storage>> OpenCollectorStorage(const CollectorConfig& config, const StoreOptions& options,
                                                       int64_t now_ms);
 
-// Who leads among the collectors sharing config's PostgreSQL database
-// (pg_leadership.h), logging its changes to log; null for a SQLite file,
-// whose one collector always leads. Called after OpenCollectorStorage
-// succeeded (the password file was read then).
-std::unique_ptr<PgLeadership> CollectorLeadership(const CollectorConfig& config,
-                                                  std::function<void(const std::string&)> log);
-
-// What keeps the read model of a collector sharing config's PostgreSQL
-// database fresh with the others' commits (pg_follower.h), not started;
-// null for a SQLite file.
-std::unique_ptr<PgCommitFollower> CollectorFollower(const CollectorConfig& config, Storage& store,
-                                                    std::function<void(const std::string&)> log);
+// What a collector sharing config's PostgreSQL database runs beside its
+// store: the follower of the other collectors' commits (pg_follower.h, not
+// started) and its leadership (pg_leadership.h, logging its changes to
+// log); both null for a SQLite file, whose one collector always leads.
+// Called after OpenCollectorStorage succeeded (the password file was read
+// then).
+struct SharedDatabase {
+  std::unique_ptr<PgCommitFollower> follower;
+  std::unique_ptr<PgLeadership> leadership;
+};
+SharedDatabase OpenSharedDatabase(const CollectorConfig& config, Storage& store,
+                                  std::function<void(const std::string&)> log);
 
 // How logs name the configured database: the SQLite file, or
 // postgresql://HOST... with any password in the URL left out.

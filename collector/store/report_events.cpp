@@ -6,9 +6,9 @@
 // so a replayed old report cannot close a current fault.
 #include "collector/store/report_writer.h"
 
-#include <algorithm>
 #include <map>
 
+#include "collector/store/saturating_sql.h"
 #include "collector/store/store_status_macros.h"
 
 namespace rdmascope::collector {
@@ -19,8 +19,7 @@ Status ReportWriter::OpenOrTouchEvent(const std::string& kind, const std::string
                                const std::string& status, const std::string& detail, int64_t count, int64_t at) {
   auto q = Q("INSERT INTO events(kind, key, node, peer, transport, device, port, status, detail, count, started_at, "
              "last_seen_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?11) "
-             "ON CONFLICT(key) WHERE ended_at IS NULL DO UPDATE SET "
-             "count = LEAST(events.count, 4611686018427387904 - excluded.count) + excluded.count, "
+             "ON CONFLICT(key) WHERE ended_at IS NULL DO UPDATE SET " SAT_MERGE("events", "count") ", "
              "status = excluded.status, "
              "detail = CASE WHEN excluded.last_seen_at >= events.last_seen_at THEN excluded.detail ELSE events.detail END, "
              "started_at = LEAST(events.started_at, excluded.started_at), "
@@ -28,9 +27,9 @@ Status ReportWriter::OpenOrTouchEvent(const std::string& kind, const std::string
   if (!q.ok()) return q.status();
   SqlStmt& s = *q.value();
   s.Bind(1, kind).Bind(2, key).Bind(3, node).Bind(4, peer).Bind(5, transport).Bind(6, device).Bind(7, port);
-  // The count is capped at 2^62, as the error totals are: a sum past int64
-  // would fail every later report of the node on PostgreSQL.
-  s.Bind(8, status).Bind(9, detail).Bind(10, std::min<int64_t>(count, int64_t{1} << 62)).Bind(11, at);
+  // The count is capped (saturating_sql.h): a sum past int64 would fail
+  // every later report of the node on PostgreSQL.
+  s.Bind(8, status).Bind(9, detail).Bind(10, Capped(count)).Bind(11, at);
   if (Status st = s.Run(); !st.ok()) return st;
   open_events_.Add(key, kind, node, peer, transport);
   return Status::Ok();

@@ -11,6 +11,7 @@
 #include "collector/store/storage_fault.h"
 #include "collector/store/pg_locks.h"
 #include "collector/store/report_writer.h"
+#include "collector/store/saturating_sql.h"
 #include "collector/rules/error_counters.h"
 #include "collector/store/store_status_macros.h"
 
@@ -470,13 +471,11 @@ Status ReportWriter::IngestProbe(const std::string& node, const ProbeInput& p, i
   for (const auto& [name, n] : p.error_counts) {
     if (n == 0) continue;
     {
-      // A node's running total is capped at 2^62 (as the rollups' sums are):
-      // an addition past int64 would fail every later report of the node on
-      // PostgreSQL (SQLite would turn the total into a REAL).
+      // A node's running total is capped (saturating_sql.h): an addition
+      // past int64 would fail every later report of the node on PostgreSQL.
       ASSIGN_STMT(up, Q("INSERT INTO wc_error_totals(node, status, count) VALUES (?1, ?2, ?3) "
-                        "ON CONFLICT(node, status) DO UPDATE SET count = LEAST(wc_error_totals.count, "
-                        "4611686018427387904 - excluded.count) + excluded.count"));
-      up.Bind(1, node).Bind(2, name).Bind(3, std::min<int64_t>(n, int64_t{1} << 62));
+                        "ON CONFLICT(node, status) DO UPDATE SET " SAT_MERGE("wc_error_totals", "count")));
+      up.Bind(1, node).Bind(2, name).Bind(3, Capped(n));
       RETURN_IF_ERROR(up.Run());
     }
     const std::string key = "wc_error|" + node + "|" + dst + "|" + transport + "|" + name;

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "collector/store/rollups.h"
+#include "collector/store/saturating_sql.h"
 #include "collector/store/store_status_macros.h"
 
 namespace rdmascope::collector {
@@ -32,15 +33,14 @@ int64_t FloorTo(int64_t t, int64_t unit) { return t >= 0 ? t / unit * unit : -((
 // failing slice would hold the rollup mark, and with it the raw retention);
 // the validator bounds each count to 2^40, yet enough summaries of one pair
 // in one minute still add up past 2^63. So sums are taken in floating point
-// (exact below 2^53) and every sum and merge is capped at 2^62; a merge adds
+// (exact below 2^53) and every sum and merge is capped at 2^62 (SUM_CAP and
+// SAT_MERGE, saturating_sql.h: the writer's running counts too); a merge adds
 // what still fits below the cap, so it never overflows either. Written once
 // for both engines: DOUBLE PRECISION is a REAL to SQLite, and LEAST and
 // GREATEST (NULLs ignored) are PostgreSQL's, which SQLite's connections have
 // too (store_db.h).
-#define SUM_CAP "4611686018427387904"
 #define FLOAT_SUM(X) "COALESCE(SUM(CAST(" X " AS DOUBLE PRECISION)), 0)"
 #define SAT_SUM(X) "CAST(LEAST(" FLOAT_SUM(X) ", " SUM_CAP ".0) AS BIGINT)"
-#define SAT_MERGE(T, C) C " = LEAST(" T "." C ", " SUM_CAP " - excluded." C ") + excluded." C
 
 // The measures both rollups add up, in the order their columns take them.
 #define ROLLUP_MEASURES "intervals, sent, received, lost, error_count, rtt_p50_sum, rtt_p50_n, rtt_p99_max, rtt_max"

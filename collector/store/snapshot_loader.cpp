@@ -247,7 +247,7 @@ Status SnapshotLoader::FollowCommit(const std::set<std::string>& nodes, FabricCh
   }
   RefreshSnapshot(nodes, std::move(rows), fabric);
   if (snapshot_dirty_) return Status::Error("the read model could not follow the commit: it is rebuilt at the next one");
-  return LoadDiagnosesOpen();
+  return Status::Ok();
 }
 
 void SnapshotLoader::RefreshSnapshot(const std::set<std::string>& nodes, std::vector<std::shared_ptr<const ProbeRow>> rows,
