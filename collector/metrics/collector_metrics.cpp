@@ -28,7 +28,16 @@ CollectorMetrics::CollectorMetrics() : registry_(std::make_shared<prometheus::Re
                                "the minute and hourly rollups (the log names the error).")
                          .Register(*registry_)
                          .Add({});
+  leader_ = &prometheus::BuildGauge()
+                 .Name("rdmascope_collector_leader")
+                 .Help("1 when this collector runs diagnosis, rollups and retention: of the collectors sharing one "
+                       "PostgreSQL database, the one holding the leader lock (exactly one at a time); on SQLite, "
+                       "always.")
+                 .Register(*registry_)
+                 .Add({});
 }
+
+void CollectorMetrics::SetLeader(bool leads) { leader_->Set(leads ? 1 : 0); }
 
 void CollectorMetrics::CountRetentionPass(bool ok) { (ok ? passes_ok_ : passes_failed_)->Increment(); }
 

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include <prometheus/counter.h>
+#include <prometheus/gauge.h>
 #include <prometheus/histogram.h>
 #include <prometheus/metric_family.h>
 #include <prometheus/registry.h>
@@ -26,6 +27,10 @@ class CollectorMetrics {
   // A retention pass ended: ok, or a delete failed (retention_worker.h).
   void CountRetentionPass(bool ok);
   void CountRollupStepSkipped();
+  // Whether this collector leads: runs diagnosis, rollups and retention
+  // (of several sharing one PostgreSQL, the holder of the leader lock; a
+  // collector on SQLite always leads). 0 until set.
+  void SetLeader(bool leads);
   std::vector<prometheus::MetricFamily> Collect() const;
 
  private:
@@ -35,6 +40,7 @@ class CollectorMetrics {
   prometheus::Counter* passes_ok_ = nullptr;
   prometheus::Counter* passes_failed_ = nullptr;
   prometheus::Counter* rollup_skipped_ = nullptr;
+  prometheus::Gauge* leader_ = nullptr;
 };
 
 }  // namespace rdmascope::collector

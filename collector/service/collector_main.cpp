@@ -249,7 +249,14 @@ int RunCollector(const CollectorConfig& c) {
   SharedDatabase shared = OpenSharedDatabase(c, *store.value(), Log);
   if (shared.follower) shared.follower->Start();
   std::function<bool()> lead;
-  if (shared.leadership) lead = [l = shared.leadership.get()] { return l->Lead(); };
+  CollectorMetrics& metrics = server->metrics();
+  metrics.SetLeader(!shared.leadership);
+  if (shared.leadership)
+    lead = [l = shared.leadership.get(), &metrics] {
+      const bool leads = l->Lead();
+      metrics.SetLeader(leads);
+      return leads;
+    };
   RetentionWorker retention(*store.value(), RetentionPolicyOf(c), c.retention_interval_s * 1000, NowMs, Log,
                             &server->metrics());
   retention.SetLead(lead);

@@ -159,8 +159,19 @@ TEST(PostgresCollector, OneOfTwoCollectorsLeadsAndTheOtherTakesOverWhenItDies) {
                                          "--diagnosis-interval-s", "1"};
   ChildCollector a, b;
   std::string why;
-  ASSERT_GT(a.Start(COLLECTOR_PATH, args, dir.File("log-a"), 30000, &why), 0) << why;
-  ASSERT_GT(b.Start(COLLECTOR_PATH, args, dir.File("log-b"), 30000, &why), 0) << why;
+  const int port_a = a.Start(COLLECTOR_PATH, args, dir.File("log-a"), 30000, &why);
+  ASSERT_GT(port_a, 0) << why;
+  const int port_b = b.Start(COLLECTOR_PATH, args, dir.File("log-b"), 30000, &why);
+  ASSERT_GT(port_b, 0) << why;
+  // What a collector's /metrics says of its lead: "1", "0", or "" when absent.
+  auto leader_gauge = [](int port) -> std::string {
+    httplib::Client cli("127.0.0.1", port);
+    auto m = cli.Get("/metrics");
+    if (!m) return "no answer";
+    const std::string key = "\nrdmascope_collector_leader ";
+    const size_t at = m->body.find(key);
+    return at == std::string::npos ? "" : m->body.substr(at + key.size(), 1);
+  };
   constexpr char kLeading[] = "leading: this collector runs diagnosis";
   auto leads = [&](ChildCollector& c) { return c.Log().find(kLeading) != std::string::npos; };
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
@@ -172,6 +183,9 @@ TEST(PostgresCollector, OneOfTwoCollectorsLeadsAndTheOtherTakesOverWhenItDies) {
   ChildCollector& leader = leads(a) ? a : b;
   ChildCollector& other = leads(a) ? b : a;
   std::printf("before: collector %s (pid %d) leads\n", &leader == &a ? "a" : "b", static_cast<int>(leader.pid()));
+  const int leader_port = &leader == &a ? port_a : port_b, other_port = &leader == &a ? port_b : port_a;
+  EXPECT_EQ(leader_gauge(leader_port), "1") << "the leader's /metrics says it leads";
+  EXPECT_EQ(leader_gauge(other_port), "0") << "the other's /metrics says it does not";
 
   leader.Kill(SIGKILL);
   const auto killed = std::chrono::steady_clock::now();
@@ -183,6 +197,12 @@ TEST(PostgresCollector, OneOfTwoCollectorsLeadsAndTheOtherTakesOverWhenItDies) {
   std::printf("after: collector %s (pid %d) leads, %.0f ms after collector %s was killed (SIGKILL)\n",
               &other == &a ? "a" : "b", static_cast<int>(other.pid()), took_ms, &leader == &a ? "a" : "b");
   EXPECT_LT(took_ms, 2000) << "the lead moves within one diagnosis interval (1 s) and a tick's slack";
+  // The gauge is set as Lead() returns, just after the log line.
+  std::string gauge;
+  for (deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+       (gauge = leader_gauge(other_port)) != "1" && std::chrono::steady_clock::now() < deadline;)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  EXPECT_EQ(gauge, "1") << "the new leader's /metrics says it leads";
   other.Stop(10000);
 }
 
