@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <memory>
 #include <cstdio>
 #include <string>
 #include <thread>
@@ -26,12 +27,12 @@ double Quantile(const std::vector<double>& sorted, double q) {
 
 }  // namespace
 
-Phase RunRounds(int port, const std::vector<ReportTemplate>& templates, const FleetArgs& a, int first, int last,
+Phase RunRounds(const std::vector<int>& ports, const std::vector<ReportTemplate>& templates, const FleetArgs& a, int first, int last,
                 std::atomic<int64_t>* sim_now, double speed) {
   const bool paced = speed > 0;
   const int64_t interval_ms = a.interval_s * 1000LL;
   const int64_t total = static_cast<int64_t>(last - first) * a.nodes;
-  std::atomic<int64_t> next{0}, ok{0}, failed{0};
+  std::atomic<int64_t> next{0}, ok{0}, failed{0}, moved{0};
   const int senders = paced ? a.paced_senders : a.clients;
   std::vector<std::vector<double>> lat(senders);
   const auto deadline = Clock::now() + std::chrono::seconds(a.seconds);
@@ -41,10 +42,14 @@ Phase RunRounds(int port, const std::vector<ReportTemplate>& templates, const Fl
   std::vector<std::thread> clients;
   for (int c = 0; c < senders; ++c)
     clients.emplace_back([&, c] {
-      httplib::Client cli("127.0.0.1", port);
-      cli.set_keep_alive(true);
-      cli.set_tcp_nodelay(true);
-      cli.set_read_timeout(60, 0);
+      std::vector<std::unique_ptr<httplib::Client>> to;  // one per collector
+      for (int port : ports) {
+        auto& cli = *to.emplace_back(std::make_unique<httplib::Client>("127.0.0.1", port));
+        cli.set_keep_alive(true);
+        cli.set_tcp_nodelay(true);
+        cli.set_connection_timeout(5, 0);
+        cli.set_read_timeout(60, 0);
+      }
       for (int64_t n; (n = next++) < total && Clock::now() < deadline;) {
         const int round = first + static_cast<int>(n / a.nodes), node = static_cast<int>(n % a.nodes);
         // Nodes' intervals end spread over the interval, as agents started at
@@ -62,10 +67,17 @@ Phase RunRounds(int port, const std::vector<ReportTemplate>& templates, const Fl
         int64_t seen = sim_now->load();
         while (end > seen && !sim_now->compare_exchange_weak(seen, end)) {
         }
-        auto res = cli.Post("/api/v1/reports",
-                            {{"Authorization", std::string("Bearer ") + kFleetToken},
-                             {"Date", rdmascope::FormatHttpDate(end)}},
-                            body, "application/json");
+        const httplib::Headers headers = {{"Authorization", std::string("Bearer ") + kFleetToken},
+                                          {"Date", rdmascope::FormatHttpDate(end)}};
+        const auto post = [&](size_t k) {
+          return to[(static_cast<size_t>(node) + k) % to.size()]->Post("/api/v1/reports", headers, body,
+                                                                        "application/json");
+        };
+        httplib::Result res = post(0);
+        for (size_t k = 1; k < to.size() && (!res || res->status >= 500); ++k) {
+          res = post(k);
+          if (res && res->status < 500) ++moved;
+        }
         lat[c].push_back(std::chrono::duration<double, std::milli>(Clock::now() - s).count());
         if (res && res->status == 200) {
           ++ok;
@@ -87,6 +99,7 @@ Phase RunRounds(int port, const std::vector<ReportTemplate>& templates, const Fl
   if (publisher0 >= 0 && publisher1 >= 0) p.publisher_cpu_s = publisher1 - publisher0;
   p.ok = ok.load();
   p.failed = failed.load();
+  p.moved = moved.load();
   p.rounds_done = (p.ok + p.failed) / a.nodes;
   for (auto& v : lat) p.latencies_ms.insert(p.latencies_ms.end(), v.begin(), v.end());
   std::sort(p.latencies_ms.begin(), p.latencies_ms.end());
@@ -100,6 +113,9 @@ bool PrintPhase(const char* name, const Phase& p, const FleetArgs& a, int rounds
   std::printf("%s: %lld reports (%lld failed) = %lld of %d rounds, %.1f simulated min, in %.1f s wall\n", name,
               static_cast<long long>(p.ok), static_cast<long long>(p.failed), static_cast<long long>(p.rounds_done),
               rounds_wanted, p.rounds_done * a.interval_s / 60.0, p.wall_s);
+  if (p.moved > 0)
+    std::printf("  %lld reports stored by another collector than their node's own (it did not answer, or 5xx)\n",
+                static_cast<long long>(p.moved));
   // Paced, the rate cannot pass speed times the fleet's (and the wall time
   // includes the last answers' latency): there the rate verdict only says
   // that every round was sent and every report answered before its node's

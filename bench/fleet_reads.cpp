@@ -39,8 +39,18 @@ Read Time(int port, const std::string& path) {
 
 }  // namespace
 
-bool MeasureReads(int port, Storage& store, const FleetArgs& a, const char* when) {
-  auto history = store.db.CountRows("probe_summaries");
+std::string LeaderOf(int port) {
+  httplib::Client cli("127.0.0.1", port);
+  cli.set_connection_timeout(5, 0);
+  auto m = cli.Get("/metrics", {{"Authorization", std::string("Bearer ") + kFleetToken}});
+  if (!m) return "no answer (" + httplib::to_string(m.error()) + ")";
+  const std::string key = "\nrdmascope_collector_leader ";
+  const size_t at = m->body.find(key);
+  if (at == std::string::npos) return "no leader gauge in its /metrics";
+  return m->body.compare(at + key.size(), 1, "1") == 0 ? "leads" : "follows";
+}
+
+bool MeasureReads(int port, int64_t history_rows, const FleetArgs& a, const char* when) {
   const Read metrics = Time(port, "/metrics");
   const Read matrix = Time(port, "/api/v1/matrix");
   const Read pinglist = Time(port, "/api/v1/pinglist?node=node-0&rail=0");
@@ -51,8 +61,7 @@ bool MeasureReads(int port, Storage& store, const FleetArgs& a, const char* when
   json p = json::parse(pinglist.body, nullptr, false);
   const size_t matrix_rows = m.is_object() ? m["rows"].size() : 0;
   const size_t targets = p.is_object() ? p["targets"].size() : 0;
-  std::printf("reads %s (history: %lld probe summaries stored)\n", when,
-              static_cast<long long>(history.ok() ? history.value() : -1));
+  std::printf("reads %s (history: %lld probe summaries stored)\n", when, static_cast<long long>(history_rows));
   std::printf("  /metrics        %8.1f ms  (budget 500)  status %d, %zu series, %zu bytes, from %d nodes x %d pairs\n",
               metrics.ms, metrics.status, series, metrics.bytes, a.nodes, a.rails * a.targets * 2);
   std::printf("  /api/v1/matrix  %8.1f ms  (budget 300)  status %d, %zu rows, %zu bytes\n", matrix.ms, matrix.status,
