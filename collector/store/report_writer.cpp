@@ -25,21 +25,7 @@ constexpr char kProbeInsertSql[] =
     "responder_p99, read_p50, read_p99, error_count, errors_by_status, rail, remote_device, remote_port, "
     "not_run) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, "
     "?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33)";
-namespace {
-
 using nlohmann::json;
-
-constexpr int64_t kPortActive = 4;
-// A counter delta spanning more than this many report intervals (reports lost
-// to an outage) is not judged against per-report thresholds.
-constexpr int64_t kMaxDeltaIntervals = 5;
-
-// An identity "" (unknown: a boot id or device instance) is stored as NULL.
-std::optional<std::string> NullIfEmpty(const std::string& id) {
-  return id.empty() ? std::nullopt : std::optional<std::string>(id);
-}
-
-}  // namespace
 
 Result<IngestResult> ReportWriter::Ingest(const json& report, int64_t received_at_ms, std::optional<int64_t> clock_skew_ms) {
   std::vector<std::shared_ptr<const NodeState>> replaced;  // freed after the lock is released
@@ -240,14 +226,18 @@ Status ReportWriter::IngestInventory(const json& r, int64_t /*received_at*/) {
   const std::string node = r["node"].get<std::string>();
   const std::string id = r["report_id"].get<std::string>();
   const int64_t at = *OptInt(r, "generated_at_ms");
+  PortBatch batch;
+  bool read = false;  // batch holds the stored ports and counters
   for (const json& dev : *devices) {
     RETURN_IF_ERROR(JudgePcie(node, dev, at));
     ingest_instance_ = OptText(dev, "instance").value_or("");
     const json* ports = Field(dev, "ports");
-    if (!ports) continue;
-    for (const json& port : *ports) RETURN_IF_ERROR(IngestPort(node, dev, port, at, id));
+    if (!ports || ports->empty()) continue;
+    if (!read) RETURN_IF_ERROR(ReadPortBatch(node, &batch));
+    read = true;
+    for (const json& port : *ports) RETURN_IF_ERROR(IngestPort(node, dev, port, at, &batch));
   }
-  return Status::Ok();
+  return read ? WritePortBatch(node, at, id, batch) : Status::Ok();
 }
 
 // A PCIe link trained below its maximum speed or width opens pcie_degraded
@@ -271,157 +261,6 @@ Status ReportWriter::JudgePcie(const std::string& node, const json& dev, int64_t
   if (detail.empty()) return CloseEventByKey(key, at);
   return OpenOrTouchEvent("pcie_degraded", key, node, std::nullopt, std::nullopt, device, std::nullopt, "degraded",
                           detail, 1, at);
-}
-
-Status ReportWriter::IngestPort(const std::string& node, const json& dev, const json& port, int64_t at,
-                         const std::string& report_id) {
-  RETURN_IF_ERROR(Fault("port"));
-  const std::string device = dev["name"].get<std::string>();
-  const int64_t number = *OptInt(port, "port");
-  // Only a report at least as new as what is stored replaces the port and moves its events.
-  bool newer = true;
-  {
-    ASSIGN_STMT(q, Q("SELECT updated_at FROM ports WHERE node = ?1 AND device = ?2 AND port = ?3"));
-    q.Bind(1, node).Bind(2, device).Bind(3, number);
-    auto row = q.Step();
-    if (!row.ok()) return row.status();
-    if (row.value()) newer = at >= q.Int(0);
-    q.Reset();
-  }
-  const json* state = Field(port, "state");
-  const json* phys = Field(port, "phys_state");
-  const json* rate = Field(port, "rate");
-  if (newer) {
-    ASSIGN_STMT(up,
-                Q("INSERT INTO ports(node, device, port, state, state_name, phys_state, phys_state_name, "
-                  "lid, sm_lid, link_layer, active_mtu, rate_gbps, rate_text, gids, fw, node_guid, updated_at) "
-                  "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17) "
-                  "ON CONFLICT(node, device, port) DO UPDATE SET state = excluded.state, "
-                  "state_name = excluded.state_name, phys_state = excluded.phys_state, "
-                  "phys_state_name = excluded.phys_state_name, lid = excluded.lid, sm_lid = excluded.sm_lid, "
-                  "link_layer = excluded.link_layer, active_mtu = excluded.active_mtu, rate_gbps = excluded.rate_gbps, "
-                  "rate_text = excluded.rate_text, gids = excluded.gids, fw = excluded.fw, "
-                  "node_guid = excluded.node_guid, updated_at = excluded.updated_at"));
-    up.Bind(1, node).Bind(2, device).Bind(3, number);
-    up.Bind(4, state ? OptInt(*state, "number") : std::nullopt).Bind(5, state ? OptText(*state, "name") : std::nullopt);
-    up.Bind(6, phys ? OptInt(*phys, "number") : std::nullopt).Bind(7, phys ? OptText(*phys, "name") : std::nullopt);
-    up.Bind(8, OptInt(port, "lid")).Bind(9, OptInt(port, "sm_lid")).Bind(10, OptText(port, "link_layer"));
-    up.Bind(11, OptInt(port, "active_mtu"));
-    up.Bind(12, rate ? OptReal(*rate, "gbps") : std::nullopt).Bind(13, rate ? OptText(*rate, "text") : std::nullopt);
-    const json* gids = Field(port, "gids");
-    up.Bind(14, gids ? gids->dump() : std::string("[]"));
-    up.Bind(15, OptText(dev, "fw_ver")).Bind(16, OptText(dev, "node_guid")).Bind(17, at);
-    RETURN_IF_ERROR(up.Run());
-
-    if (state) {
-      const std::string key = "port_state|" + node + "|" + device + "|" + std::to_string(number);
-      int64_t s = *OptInt(*state, "number");
-      if (s == kPortActive) {
-        RETURN_IF_ERROR(CloseEventByKey(key, at));
-      } else {
-        std::string name = OptText(*state, "name").value_or(std::to_string(s));
-        std::string detail = "port state " + name + ", physical state " +
-                             (phys ? OptText(*phys, "name").value_or("unknown") : std::string("unknown"));
-        RETURN_IF_ERROR(OpenOrTouchEvent("port_state", key, node, std::nullopt, std::nullopt, device, number, name,
-                                         detail, 1, at));
-      }
-    }
-  }
-  json sample = json::object();
-  for (const char* kind : {"counters", "hw_counters"})
-    if (const json* c = Field(port, kind))
-      RETURN_IF_ERROR(IngestCounters(node, device, number, kind, *c, at, newer, &sample[kind]));
-  if (sample.empty()) return Status::Ok();
-  ASSIGN_STMT(ins, Q("INSERT INTO counter_port_samples(report_id, node, device, port, sampled_at, counters, instance) "
-                     "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)"));
-  ins.Bind(1, report_id).Bind(2, node).Bind(3, device).Bind(4, number).Bind(5, at).Bind(6, sample.dump());
-  ins.Bind(7, NullIfEmpty(ingest_instance_));
-  return ins.Run();
-}
-
-Status ReportWriter::IngestCounters(const std::string& node, const std::string& device, int64_t port, const char* kind,
-                             const json& map, int64_t at, bool newer, json* sample) {
-  RETURN_IF_ERROR(Fault("counters"));
-  *sample = json::object();
-  for (const auto& [name, value] : map.items()) {
-    std::optional<int64_t> v;
-    if (value.is_number()) v = SaturatedInt64Of(NlohmannView(value));
-    (*sample)[name] = v ? json(*v) : json(nullptr);
-    if (!newer) continue;
-    std::optional<int64_t> delta, delta_from;
-    RETURN_IF_ERROR(JudgeCounter(node, device, port, kind, name, v, at, &delta, &delta_from));
-    // The delta is kept with the value it leads to: the diagnosis reads the
-    // error counters that rose from the index on delta > 0 AND error = 1
-    // (0011_counter_deltas.sql, 0013_counter_error_rises.sql).
-    ASSIGN_STMT(up, Q("INSERT INTO counters_latest(node, device, port, kind, name, value, sampled_at, boot_id, delta, "
-                      "delta_from, error, instance) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12) "
-                      "ON CONFLICT(node, device, port, kind, name) DO UPDATE SET "
-                      "value = excluded.value, sampled_at = excluded.sampled_at, boot_id = excluded.boot_id, "
-                      "delta = excluded.delta, delta_from = excluded.delta_from, error = excluded.error, "
-                      "instance = excluded.instance "
-                      "WHERE excluded.sampled_at >= counters_latest.sampled_at"));
-    up.Bind(1, node).Bind(2, device).Bind(3, port).Bind(4, kind).Bind(5, name).Bind(6, v).Bind(7, at);
-    up.Bind(8, NullIfEmpty(ingest_boot_id_));
-    up.Bind(9, delta).Bind(10, delta_from).Bind(11, static_cast<int64_t>(IsErrorCounter(name) ? 1 : 0));
-    up.Bind(12, NullIfEmpty(ingest_instance_));
-    RETURN_IF_ERROR(up.Run());
-  }
-  return Status::Ok();
-}
-
-// Compares one counter with its previous reading through the counter rules:
-// a saturated counter opens a counter_saturated event (closed once it is
-// cleared), a delta past its threshold opens counter_threshold. Deltas that
-// span a reset-free gap of more than kMaxDeltaIntervals are not judged (but
-// are given back, with the previous reading's time, to be kept).
-Status ReportWriter::JudgeCounter(const std::string& node, const std::string& device, int64_t port, const char* kind,
-                           const std::string& name, std::optional<int64_t> v, int64_t at, std::optional<int64_t>* delta,
-                           std::optional<int64_t>* delta_from) {
-  *delta = std::nullopt;
-  *delta_from = std::nullopt;
-  const std::string where = node + "|" + device + "|" + std::to_string(port) + "|" + name;
-  std::optional<CounterReading> previous;
-  {
-    ASSIGN_STMT(prev, Q("SELECT value, sampled_at, boot_id, instance FROM counters_latest "
-                        "WHERE node = ?1 AND device = ?2 AND port = ?3 AND kind = ?4 AND name = ?5"));
-    prev.Bind(1, node).Bind(2, device).Bind(3, port).Bind(4, kind).Bind(5, name);
-    auto row = prev.Step();
-    if (!row.ok()) return row.status();
-    if (row.value() && prev.Int(1) < at) {
-      auto pv = prev.OptInt(0);
-      previous = CounterReading{pv ? std::optional<uint64_t>(static_cast<uint64_t>(*pv)) : std::nullopt,
-                                prev.OptText(2).value_or(""), prev.Int(1), prev.OptText(3).value_or("")};
-    }
-    prev.Reset();
-  }
-  CounterReading current{v ? std::optional<uint64_t>(static_cast<uint64_t>(*v)) : std::nullopt, ingest_boot_id_, at,
-                         ingest_instance_};
-  CounterDelta d = ComputeCounterDelta(kind, name, previous, current);
-  if (d.delta && previous) {
-    *delta = static_cast<int64_t>(std::min<uint64_t>(*d.delta, static_cast<uint64_t>(INT64_MAX)));
-    *delta_from = previous->at_ms;
-  }
-  if (d.kind == DeltaKind::kAbsent) return Status::Ok();
-  const std::string sat_key = "counter_saturated|" + where;
-  if (d.saturated) {
-    RETURN_IF_ERROR(OpenOrTouchEvent("counter_saturated", sat_key, node, std::nullopt, std::nullopt, device, port, name,
-                                     name + " saturated at " + std::to_string(*v) +
-                                         " — clear it to see new errors (perfquery -x -R or a counter reset)",
-                                     1, at));
-  } else {
-    RETURN_IF_ERROR(CloseEventByKey(sat_key, at));
-  }
-  auto threshold = options_.thresholds.find(name);
-  if (threshold == options_.thresholds.end() || !d.delta || !previous) return Status::Ok();
-  if (ingest_interval_ms_ > 0 && d.kind != DeltaKind::kReset && at - previous->at_ms > kMaxDeltaIntervals * ingest_interval_ms_)
-    return Status::Ok();
-  const std::string key = "counter_threshold|" + where;
-  if (*d.delta >= threshold->second) {
-    std::string detail = name + " rose by " + std::to_string(*d.delta) + " since the previous report (threshold " +
-                         std::to_string(threshold->second) + (d.kind == DeltaKind::kDelta ? "" : std::string(", ") + DeltaKindName(d.kind)) + ")";
-    return OpenOrTouchEvent("counter_threshold", key, node, std::nullopt, std::nullopt, device, port, name, detail, 1, at);
-  }
-  return CloseEventByKey(key, at);
 }
 
 Status ReportWriter::IngestProbe(const std::string& node, const ProbeInput& p, int64_t received_at,

@@ -19,6 +19,7 @@
 #include <memory>
 #include <optional>
 #include <set>
+#include <tuple>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,7 @@
 #include "collector/store/rollups.h"
 #include "collector/store/snapshot_loader.h"
 #include "collector/store/writer_db.h"
+#include "common/counter_rules.h"
 
 namespace rdmascope::collector {
 
@@ -116,18 +118,55 @@ class ReportWriter {
   std::vector<std::shared_ptr<const ProbeRow>> pending_rows_;
   Status IngestNode(const nlohmann::json& r, int64_t received_at);
   Status IngestInventory(const nlohmann::json& r, int64_t received_at);
+  // A report's ports and counters (report_ports.cpp): what the store holds
+  // of the node's ports and counters is read once per report, each port
+  // judged against it, and the new rows written together after the last
+  // port, a few rows per statement (on PostgreSQL every statement is a round
+  // trip to the server). A port listed twice in one report: the later wins,
+  // as it did when each was written at once.
+  using PortKey = std::pair<std::string, int64_t>;                         // (device, port)
+  using CounterKey = std::tuple<std::string, int64_t, std::string, std::string>;  // (device, port, kind, name)
+  struct PortRow {
+    const nlohmann::json* dev;
+    const nlohmann::json* port;
+  };
+  struct CounterRow {
+    const char* kind;
+    std::optional<int64_t> value, delta, delta_from;
+    bool error;
+    std::string instance;  // the device's, "" unknown
+  };
+  struct SampleRow {
+    std::string device;
+    int64_t port;
+    std::string counters;  // {"counters": {...}, "hw_counters": {...}} as stored
+    std::string instance;
+  };
+  struct PortBatch {
+    std::map<PortKey, int64_t> updated_at;             // stored ports' updated_at
+    std::map<CounterKey, CounterReading> stored;       // stored counters
+    std::map<PortKey, PortRow> ports;                  // to upsert
+    std::map<CounterKey, CounterRow> counters;         // to upsert
+    std::vector<SampleRow> samples;                    // to insert
+  };
+  Status ReadPortBatch(const std::string& node, PortBatch* b);
   Status IngestPort(const std::string& node, const nlohmann::json& dev, const nlohmann::json& port, int64_t at,
-                    const std::string& report_id);
-  // Judges and keeps the newest of one kind's counters (when newer) and puts
-  // them, as stored, into *sample: {name: integer or null}.
+                    PortBatch* b);
+  // Judges one kind's counters (when newer) against b->stored, adding the
+  // rows to keep to b->counters, and puts them, as stored, into *sample:
+  // {name: integer or null}.
   Status IngestCounters(const std::string& node, const std::string& device, int64_t port, const char* kind,
-                        const nlohmann::json& map, int64_t at, bool newer, nlohmann::json* sample);
+                        const nlohmann::json& map, int64_t at, bool newer, PortBatch* b, nlohmann::json* sample);
+  // Writes b's rows: ports and counters upserted (a stored counter newer
+  // than `at` stays), samples inserted.
+  Status WritePortBatch(const std::string& node, int64_t at, const std::string& report_id, const PortBatch& b);
   Status JudgePcie(const std::string& node, const nlohmann::json& dev, int64_t at);
   // Judges one counter against its previous reading (the counter rules) and
   // gives the rules' delta (*delta, NULL: first or absent reading) and the
   // time of the reading it is over (*delta_from), which IngestCounters keeps.
   Status JudgeCounter(const std::string& node, const std::string& device, int64_t port, const char* kind,
-                      const std::string& name, std::optional<int64_t> v, int64_t at, std::optional<int64_t>* delta,
+                      const std::string& name, std::optional<int64_t> v, int64_t at,
+                      const std::optional<CounterReading>& previous, std::optional<int64_t>* delta,
                       std::optional<int64_t>* delta_from);
   // failing: "dst|transport" of every summary in this report with errors; a
   // clean summary of such a pair (another local port) closes nothing.
