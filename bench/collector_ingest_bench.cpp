@@ -27,13 +27,13 @@
 
 #include "bench/bench_args.h"
 #include "bench/bench_server.h"
+#include "bench/ingest_report.h"
 #include "bench/thread_cpu.h"
 #include "collector/ingest/group_commit.h"
 #include "collector/http/api_server.h"
 #include "collector/store/storage.h"
 #include "collector/store/store_migrate.h"
 #include "common/http_date.h"
-#include "tests/support/test_reports.h"
 
 namespace {
 
@@ -74,12 +74,6 @@ bool ParseArgs(int argc, char** argv, Args* a) {
          a->http_workers <= static_cast<int>(kMaxHttpWorkers);
 }
 
-json Report(int n, int probes) {
-  const int64_t t = 1700000000000 + n * 10000LL;
-  json r = testing::MakeReport("bench-" + std::to_string(n), "node-" + std::to_string(n % 64), t);
-  for (int k = 0; k < probes; ++k) r["probes"].push_back(testing::MakeProbe("peer-" + std::to_string(k), t));
-  return r;
-}
 
 // One stored row, every column as SQLite typed it.
 struct Cell {
@@ -216,7 +210,7 @@ int main(int argc, char** argv) {
   // Bodies are built before the clock starts: the agent's cost is not the collector's.
   std::vector<std::string> bodies;
   bodies.reserve(a.reports);
-  for (int n = 0; n < a.reports; ++n) bodies.push_back(Report(n, a.probes).dump());
+  for (int n = 0; n < a.reports; ++n) bodies.push_back(bench::IngestBenchReport(n, a.probes));
 
   std::atomic<int> next{0}, ok{0}, failed{0};
   const auto deadline = Clock::now() + std::chrono::seconds(a.seconds);
