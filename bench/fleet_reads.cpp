@@ -42,6 +42,7 @@ Read Time(int port, const std::string& path) {
 std::string LeaderOf(int port) {
   httplib::Client cli("127.0.0.1", port);
   cli.set_connection_timeout(5, 0);
+  cli.set_read_timeout(30, 0);  // a collector behind on its reports answers reads late
   auto m = cli.Get("/metrics", {{"Authorization", std::string("Bearer ") + kFleetToken}});
   if (!m) return "no answer (" + httplib::to_string(m.error()) + ")";
   const std::string key = "\nrdmascope_collector_leader ";
