@@ -14,7 +14,6 @@
 #include <system_error>
 #include <stdlib.h>
 
-#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -23,7 +22,6 @@
 #include <thread>
 #include <vector>
 
-#include <httplib.h>
 
 #include "bench/bench_args.h"
 #include "bench/bench_server.h"
@@ -33,7 +31,6 @@
 #include "collector/http/api_server.h"
 #include "collector/store/storage.h"
 #include "collector/store/store_migrate.h"
-#include "common/http_date.h"
 
 namespace {
 
@@ -212,26 +209,10 @@ int main(int argc, char** argv) {
   bodies.reserve(a.reports);
   for (int n = 0; n < a.reports; ++n) bodies.push_back(bench::IngestBenchReport(n, a.probes));
 
-  std::atomic<int> next{0}, ok{0}, failed{0};
-  const auto deadline = Clock::now() + std::chrono::seconds(a.seconds);
   const double writer0 = bench::ThreadCpuSeconds(kWriterThreadName);
   const double publisher0 = bench::ThreadCpuSeconds(kPublisherThreadName);
-  auto t0 = Clock::now();
-  std::vector<std::thread> clients;
-  for (int t = 0; t < a.threads; ++t)
-    clients.emplace_back([&] {
-      httplib::Client cli("127.0.0.1", port);
-      cli.set_keep_alive(true);
-      cli.set_tcp_nodelay(true);
-      for (int n; (n = next++) < a.reports && Clock::now() < deadline;) {
-        // Date: sent now, as an agent does; the fixed past times are then history, not clock skew.
-        auto res = cli.Post("/api/v1/reports", {{"Authorization", "Bearer bench"}, {"Date", rdmascope::HttpDateNow()}}, bodies[n],
-                            "application/json");
-        (res && res->status == 200 ? ok : failed)++;
-      }
-    });
-  for (std::thread& c : clients) c.join();
-  double http_s = std::chrono::duration<double>(Clock::now() - t0).count();
+  const bench::Posted posted = bench::PostReports(port, bodies, a.threads, a.seconds);
+  const double http_s = posted.seconds;
   const double writer_s = bench::ThreadCpuSeconds(kWriterThreadName) - writer0;
   const double publisher_s = bench::ThreadCpuSeconds(kPublisherThreadName) - publisher0;
   server->Stop();
@@ -259,18 +240,18 @@ int main(int argc, char** argv) {
   }
   std::printf("collector_ingest_bench: %d reports x %d probe summaries, %d concurrent clients, %d HTTP workers, synchronous=%s\n",
               a.reports, a.probes, a.threads, a.http_workers, a.sync_full ? "FULL" : "NORMAL");
-  std::printf("  HTTP path : %d reports stored (%d failed) in %.2f s = %.0f reports/s, %.0f stored rows/s\n", ok.load(),
-              failed.load(), http_s, ok.load() / http_s, rows / http_s);
-  if (writer0 >= 0 && ok.load() > 0)
+  std::printf("  HTTP path : %d reports stored (%d failed) in %.2f s = %.0f reports/s, %.0f stored rows/s\n", posted.ok,
+              posted.failed, http_s, posted.ok / http_s, rows / http_s);
+  if (writer0 >= 0 && posted.ok > 0)
     std::printf("              the store's writer thread used %.2f s CPU (%.2f ms per report), busy %.0f %% of that time\n",
-                writer_s, 1000 * writer_s / ok.load(), 100 * writer_s / http_s);
-  if (publisher0 >= 0 && ok.load() > 0)
+                writer_s, 1000 * writer_s / posted.ok, 100 * writer_s / http_s);
+  if (publisher0 >= 0 && posted.ok > 0)
     std::printf("              its snapshot publisher thread (beside the writer) used %.2f s CPU (%.2f ms per report)\n",
-                publisher_s, 1000 * publisher_s / ok.load());
+                publisher_s, 1000 * publisher_s / posted.ok);
   std::printf("  raw insert: the same %lld rows (%s), one prepared INSERT per table, one transaction, in %.2f s = %.0f rows/s\n",
               static_cast<long long>(rows), per_table.c_str() + (per_table.empty() ? 0 : 1), raw_s, rows / raw_s);
   std::printf("  ratio     : HTTP path achieves %.2f of the raw insert rate (target >= 0.50: %s)\n", raw_s / http_s,
               raw_s / http_s >= 0.5 ? "met" : "NOT met");
   { std::error_code ec; std::filesystem::remove_all(dir, ec); }
-  return failed.load() == 0 ? 0 : 1;
+  return posted.failed == 0 ? 0 : 1;
 }

@@ -1,19 +1,25 @@
-// The ingest benchmarks' synthetic report n (collector_ingest_bench and
-// pg_ingest_bench store the same ones): the tests' report of node n mod 64
-// with `probes` probe summaries, ten seconds after report n - 1.
+// The ingest benchmarks' reports (collector_ingest_bench and pg_ingest_bench
+// store the same ones) and their posting: T clients on loopback, each
+// taking the next report until all are sent or the time is up.
 #pragma once
 
 #include <string>
-
-#include "tests/support/test_reports.h"
+#include <vector>
 
 namespace rdmascope::collector::bench {
 
-inline std::string IngestBenchReport(int n, int probes) {
-  const int64_t t = 1700000000000 + n * 10000LL;
-  nlohmann::json r = testing::MakeReport("bench-" + std::to_string(n), "node-" + std::to_string(n % 64), t);
-  for (int k = 0; k < probes; ++k) r["probes"].push_back(testing::MakeProbe("peer-" + std::to_string(k), t));
-  return r.dump();
-}
+// Report n: the tests' report of node n mod 64 with `probes` probe
+// summaries, ten seconds after report n - 1.
+std::string IngestBenchReport(int n, int probes);
+
+struct Posted {
+  int ok = 0, failed = 0;  // 200s, and the rest (the first three are printed on stderr)
+  double seconds = 0;      // from the first post to the last answer
+};
+
+// Posts every body to /api/v1/reports at 127.0.0.1:port with the token
+// "bench" and a Date of now (as an agent sends it: the bodies' past times
+// are history, not clock skew), `threads` at a time, for at most `seconds`.
+Posted PostReports(int port, const std::vector<std::string>& bodies, int threads, int seconds);
 
 }  // namespace rdmascope::collector::bench

@@ -14,7 +14,6 @@
 // or the raw side did not store every row.
 #include <libpq-fe.h>
 
-#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <optional>
@@ -22,7 +21,6 @@
 #include <thread>
 #include <vector>
 
-#include <httplib.h>
 
 #include "bench/bench_args.h"
 #include "bench/bench_server.h"
@@ -34,7 +32,6 @@
 #include "collector/store/pg_db.h"
 #include "collector/store/pg_migrate.h"
 #include "collector/store/pg_storage.h"
-#include "common/http_date.h"
 #include "tests/support/postgres_server.h"
 
 namespace {
@@ -190,31 +187,9 @@ int main(int argc, char** argv) {
   }
   for (int n = 0; n < a.reports; ++n)
     bodies.push_back(fleet.empty() ? bench::IngestBenchReport(n, a.probes) : Body(n, fleet));
-  std::atomic<int> next{0}, ok{0}, failed{0};
-  const auto deadline = Clock::now() + std::chrono::seconds(a.seconds);
   const double writer0 = bench::ThreadCpuSeconds(kWriterThreadName);
-  const auto t0 = Clock::now();
-  std::vector<std::thread> clients;
-  for (int t = 0; t < a.threads; ++t)
-    clients.emplace_back([&] {
-      httplib::Client cli("127.0.0.1", port);
-      cli.set_keep_alive(true);
-      cli.set_tcp_nodelay(true);
-      cli.set_read_timeout(60, 0);
-      for (int n; (n = next++) < a.reports && Clock::now() < deadline;) {
-        auto res = cli.Post("/api/v1/reports", {{"Authorization", "Bearer bench"}, {"Date", rdmascope::HttpDateNow()}},
-                            bodies[static_cast<size_t>(n)], "application/json");
-        if (res && res->status == 200) {
-          ++ok;
-        } else if (failed++ < 3) {
-          std::fprintf(stderr, "report %d: %s\n", n,
-                       res ? (std::to_string(res->status) + " " + res->body.substr(0, 200)).c_str()
-                           : httplib::to_string(res.error()).c_str());
-        }
-      }
-    });
-  for (std::thread& c : clients) c.join();
-  const double http_s = std::chrono::duration<double>(Clock::now() - t0).count();
+  const bench::Posted posted = bench::PostReports(port, bodies, a.threads, a.seconds);
+  const double http_s = posted.seconds;
   const double writer_s = bench::ThreadCpuSeconds(kWriterThreadName) - writer0;
   server->Stop();
   serving.join();
@@ -270,17 +245,17 @@ int main(int argc, char** argv) {
   std::printf("server: PostgreSQL %s on a unix socket, fsync=%s synchronous_commit=%s shared_buffers=%s (the test server)\n",
               std::string(v.Text(0, 0)).c_str(), std::string(v.Text(0, 1)).c_str(), std::string(v.Text(0, 2)).c_str(),
               std::string(v.Text(0, 3)).c_str());
-  std::printf("  HTTP path: %d reports stored (%d failed) in %.2f s = %.0f reports/s, %.0f stored rows/s\n", ok.load(),
-              failed.load(), http_s, ok.load() / http_s, static_cast<double>(rows) / http_s);
-  if (writer0 >= 0 && ok.load() > 0)
+  std::printf("  HTTP path: %d reports stored (%d failed) in %.2f s = %.0f reports/s, %.0f stored rows/s\n", posted.ok,
+              posted.failed, http_s, posted.ok / http_s, static_cast<double>(rows) / http_s);
+  if (writer0 >= 0 && posted.ok > 0)
     std::printf("             the store's writer thread used %.2f s CPU (%.2f ms per report), busy %.0f %% of that time; "
                 "the rest of its time it waits on the server\n",
-                writer_s, 1000 * writer_s / ok.load(), 100 * writer_s / http_s);
+                writer_s, 1000 * writer_s / posted.ok, 100 * writer_s / http_s);
   std::printf("  raw COPY : the same %lld rows (%s; %.1f MB of COPY text), one COPY per table, one transaction, in "
               "%.2f s = %.0f rows/s\n",
               static_cast<long long>(rows), per_table.c_str() + (per_table.empty() ? 0 : 1),
               static_cast<double>(bytes) / 1e6, raw_s, static_cast<double>(rows) / raw_s);
   std::printf("  ratio    : HTTP path achieves %.2f of the raw COPY rate (target >= 0.50: %s)\n", raw_s / http_s,
               raw_s / http_s >= 0.5 ? "met" : "NOT met");
-  return failed.load() == 0 && ok.load() == a.reports ? 0 : 1;
+  return posted.failed == 0 && posted.ok == a.reports ? 0 : 1;
 }
