@@ -7,7 +7,6 @@
 #include <cerrno>
 #include <chrono>
 #include <mutex>
-#include <sstream>
 #include <utility>
 
 #include "collector/store/pg_db.h"
@@ -35,11 +34,12 @@ void PgCommitFollower::Note(const std::string& what) {
   log_(what);
 }
 
-void PgCommitFollower::Follow(const std::set<std::string>& nodes, bool fabric) {
+void PgCommitFollower::Follow(const std::vector<CommittedReport>& reports, const std::set<std::string>& bare_nodes,
+                              bool fabric) {
   FabricChange change;
   change.leaves = change.parts = fabric;
   std::lock_guard<std::mutex> lock(store_.db.mu());
-  if (Status s = store_.loader.FollowCommit(nodes, change); !s.ok())
+  if (Status s = store_.loader.FollowCommit(reports, bare_nodes, change); !s.ok())
     Note("following the other collectors' commits: " + s.message());
   else
     followed_ += 1;
@@ -48,7 +48,7 @@ void PgCommitFollower::Follow(const std::set<std::string>& nodes, bool fabric) {
 void PgCommitFollower::Rebuild() {
   std::lock_guard<std::mutex> lock(store_.db.mu());
   store_.loader.MarkDirty();  // FollowCommit of nothing then loads the model whole
-  if (Status s = store_.loader.FollowCommit({}, FabricChange{true, true}); !s.ok())
+  if (Status s = store_.loader.FollowCommit({}, {}, FabricChange{true, true}); !s.ok())
     Note("rebuilding the read model from the database: " + s.message());
 }
 
@@ -76,28 +76,29 @@ void PgCommitFollower::Run() {
     if (!last_note_.empty()) Note("following the other collectors' commits again");
     Rebuild();  // what was committed while this collector was not listening
     PGconn* c = db.value().raw();
-    std::set<std::string> nodes;
+    std::vector<CommittedReport> reports;
+    std::set<std::string> bare_nodes;
     bool fabric = false;
     Clock::time_point first{};
     while (!stop_) {
       pollfd p{PQsocket(c), POLLIN, 0};
-      const int wait = nodes.empty() ? kPollMs : kBatchMs;
+      const bool gathering = !reports.empty() || !bare_nodes.empty();
+      const int wait = gathering ? kBatchMs : kPollMs;
       if (::poll(&p, 1, wait) < 0 && errno != EINTR) break;
       if (PQconsumeInput(c) == 0) break;  // the connection failed
       while (PGnotify* n = PQnotifies(c)) {
-        std::istringstream words(n->extra);
-        std::string writer, flag, node;
-        words >> writer >> flag;
-        if (writer != store_.db.instance_id()) {
-          if (nodes.empty()) first = Clock::now();
-          fabric = fabric || flag == "F";
-          while (words >> node) nodes.insert(node);
-        }
+        CommitAnnouncement a = DecodeCommitAnnouncement(n->extra);
         PQfreemem(n);
+        if (a.writer == store_.db.instance_id()) continue;
+        if (reports.empty() && bare_nodes.empty()) first = Clock::now();
+        fabric = fabric || a.fabric;
+        for (CommittedReport& r : a.reports) reports.push_back(std::move(r));
+        bare_nodes.insert(a.bare_nodes.begin(), a.bare_nodes.end());
       }
-      if (!nodes.empty() && Clock::now() - first >= std::chrono::milliseconds(kBatchMs)) {
-        Follow(nodes, fabric);
-        nodes.clear();
+      if ((!reports.empty() || !bare_nodes.empty()) && Clock::now() - first >= std::chrono::milliseconds(kBatchMs)) {
+        Follow(reports, bare_nodes, fabric);
+        reports.clear();
+        bare_nodes.clear();
         fabric = false;
       }
     }

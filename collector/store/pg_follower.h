@@ -7,9 +7,10 @@
 //  - A thread of its own LISTENs on a connection of its own; announcements
 //    of this collector's own store (its instance id) are ignored: its own
 //    commits refresh the read model as they happen.
-//  - The nodes announced are gathered for up to kBatchMs and followed
-//    together under the writer's lock (SnapshotLoader::FollowCommit): their
-//    state read back, their newer probe rows applied. Announcements missed
+//  - The reports announced (commit_announcement.h) are gathered for up to
+//    kBatchMs and followed together under the writer's lock
+//    (SnapshotLoader::FollowCommit): their nodes' state read back, their
+//    probe rows applied. Announcements missed
 //    while the connection was down cannot be known: after every (re)connect
 //    the read model is rebuilt whole from the database.
 //  - A lost connection is made again after a wait (1 s doubling to 10 s);
@@ -23,7 +24,9 @@
 #include <set>
 #include <string>
 #include <thread>
+#include <vector>
 
+#include "collector/store/commit_announcement.h"
 #include "collector/store/storage.h"
 
 namespace rdmascope::collector {
@@ -43,7 +46,7 @@ class PgCommitFollower {
  private:
   void Run();
   // Under the writer's lock: nodes followed, or the whole model rebuilt.
-  void Follow(const std::set<std::string>& nodes, bool fabric);
+  void Follow(const std::vector<CommittedReport>& reports, const std::set<std::string>& bare_nodes, bool fabric);
   void Rebuild();
   void Note(const std::string& what);  // logged when it differs from the last
 

@@ -20,9 +20,8 @@ inline constexpr int64_t kPgLeaderLock = 0x72646d616c656164;
 
 // The channel each commit of reports is announced on (pg_notify, delivered
 // at the commit) for the other collectors' read models (pg_follower.h). The
-// payload: the writer's instance id, "F" when the commit changed the fabric
-// ("-" else), then the nodes it wrote, separated by spaces (node names hold
-// none); a commit of many nodes sends several, each under kPgNotifyMaxBytes.
+// payload says which reports the commit stored (commit_announcement.h); a
+// commit of many reports sends several, each under kPgNotifyMaxBytes.
 inline constexpr char kPgCommitChannel[] = "rdmascope_commits";
 inline constexpr size_t kPgNotifyMaxBytes = 7000;
 

@@ -8,6 +8,7 @@
 #include "collector/core/json_get.h"
 #include "collector/core/probe_input.h"
 #include "common/counter_rules.h"
+#include "collector/store/commit_announcement.h"
 #include "collector/store/storage_fault.h"
 #include "collector/store/pg_locks.h"
 #include "collector/store/report_writer.h"
@@ -41,7 +42,9 @@ Result<IngestResult> ReportWriter::Ingest(const json& report, int64_t received_a
   if (out.duplicate) return out;                                                  // nothing written; rolls back
   if (Status s = IngestClockSkew(report["node"].get<std::string>(), clock_skew_ms, received_at_ms); !s.ok()) return s;
   if (Status s = StoreBulkRows(); !s.ok()) return s;
-  if (Status s = AnnounceCommit({report["node"].get<std::string>()}); !s.ok()) return s;
+  if (Status s = AnnounceCommit({{report["node"].get<std::string>(), report["report_id"].get<std::string>(), {}}});
+      !s.ok())
+    return s;
   if (Status s = Fault("commit"); !s.ok()) return s;
   if (Status s = tx.Commit(); !s.ok()) return s;
   rollups_.OweCommittedLateSummaries();
@@ -143,9 +146,13 @@ void ReportWriter::IngestBatch(std::vector<BatchItem>& items, SnapshotUpdate* de
   }
   if (Status s = StoreBulkRows(); !s.ok()) return fail_all(s);
   std::set<std::string> nodes;
+  std::vector<CommittedReport> stored;
   for (const BatchItem& it : items)
-    if (it.status.ok() && !it.out.duplicate) nodes.insert((*it.report)["node"].get<std::string>());
-  if (Status s = AnnounceCommit(nodes); !s.ok()) return fail_all(s);
+    if (it.status.ok() && !it.out.duplicate) {
+      nodes.insert((*it.report)["node"].get<std::string>());
+      stored.push_back({(*it.report)["node"].get<std::string>(), (*it.report)["report_id"].get<std::string>(), {}});
+    }
+  if (Status s = AnnounceCommit(std::move(stored)); !s.ok()) return fail_all(s);
   if (Status s = Fault("commit"); !s.ok()) return fail_all(s);
   if (Status s = tx.Commit(); !s.ok()) return fail_all(s);
   rollups_.OweCommittedLateSummaries();
@@ -154,26 +161,24 @@ void ReportWriter::IngestBatch(std::vector<BatchItem>& items, SnapshotUpdate* de
   pending_rows_.clear();
 }
 
-Status ReportWriter::AnnounceCommit(const std::set<std::string>& nodes) {
-  if (!db_.postgres() || nodes.empty()) return Status::Ok();
-  const std::string head = w_.instance_id() + (fabric_change_.any() ? " F" : " -");
-  std::string payload = head;
-  auto send = [&]() -> Status {
+Status ReportWriter::AnnounceCommit(std::vector<CommittedReport> reports) {
+  if (!db_.postgres() || reports.empty()) return Status::Ok();
+  std::map<std::string_view, int64_t> min_end;  // by report id, of the rows written
+  for (const auto& row : pending_rows_) {
+    auto [it, fresh] = min_end.emplace(*row->report_id, row->interval_end);
+    if (!fresh) it->second = std::min(it->second, row->interval_end);
+  }
+  for (CommittedReport& r : reports)
+    if (auto it = min_end.find(r.report_id); it != min_end.end()) r.min_end = it->second;
+  for (const std::string& payload :
+       EncodeCommitAnnouncement(w_.instance_id(), fabric_change_.any(), reports, kPgNotifyMaxBytes)) {
     ASSIGN_STMT(notify, Q("SELECT pg_notify(?1, ?2)"));
     notify.Bind(1, std::string_view(kPgCommitChannel)).Bind(2, payload);
     auto row = notify.Step();
     notify.Reset();
     if (!row.ok()) return Status::Error("announcing the commit to the other collectors: " + row.status().message());
-    return Status::Ok();
-  };
-  for (const std::string& node : nodes) {
-    if (payload.size() + 1 + node.size() > kPgNotifyMaxBytes) {
-      RETURN_IF_ERROR(send());
-      payload = head;
-    }
-    payload += " " + node;
   }
-  return send();
+  return Status::Ok();
 }
 
 Status ReportWriter::StoreBulkRows() {

@@ -29,6 +29,7 @@
 #include "collector/core/probe_input.h"
 #include "collector/readmodel/read_model.h"
 #include "collector/rules/link_rules.h"
+#include "collector/store/commit_announcement.h"
 #include "collector/store/rollups.h"
 #include "collector/store/snapshot_loader.h"
 #include "collector/store/writer_db.h"
@@ -96,9 +97,10 @@ class ReportWriter {
   // the per-row INSERT is skipped. An error fails the whole transaction.
   Status StoreBulkRows();
   // On PostgreSQL, announces to the other collectors on the database which
-  // nodes this transaction wrote (kPgCommitChannel, pg_locks.h), delivered
-  // at its commit; nothing on SQLite.
-  Status AnnounceCommit(const std::set<std::string>& nodes);
+  // reports this transaction stored (commit_announcement.h, on
+  // kPgCommitChannel), delivered at its commit; nothing on SQLite. Their
+  // min_end is filled here from pending_rows_.
+  Status AnnounceCommit(std::vector<CommittedReport> reports);
   // probes: the report's probes as ExtractProbes() gives them; nullptr: extract here.
   // rows: as BatchItem::rows, or nullptr.
   Status IngestLocked(const nlohmann::json& r, int64_t received_at, const std::vector<ProbeInput>* probes,

@@ -250,6 +250,28 @@ TEST(PostgresCollector, AReportPostedToOneCollectorShowsInTheOthersReadModel) {
     std::printf("%s posted to collector a: in collector b's nodes and /metrics %.0f ms later\n", node.c_str(),
                 std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - posted_at).count());
   }
+  // A newer report of a node B holds: its rows replace the older ones in B's model.
+  {
+    const int64_t t = NowMs() + 10000;
+    json r = MakeReport("follow-again", "node-0", t);
+    r["probes"].push_back(MakeProbe("node-x", t, 0, 60));
+    auto posted = to_a.Post("/api/v1/reports", r.dump(), "application/json");
+    ASSERT_TRUE(posted);
+    ASSERT_EQ(posted->status, 200) << posted->body;
+    const std::string prefix = "rdmascope_probe_loss_ratio{node=\"node-0\"";
+    bool seen = false;
+    std::string line;
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (!seen && std::chrono::steady_clock::now() < deadline) {
+      auto m = from_b.Get("/metrics");
+      const std::string metrics = m ? m->body : "";
+      const size_t at = metrics.find(prefix);
+      line = at == std::string::npos ? "" : metrics.substr(at, metrics.find('\n', at) - at);
+      seen = line.size() > 4 && line.compare(line.size() - 4, 4, " 0.4") == 0;
+      if (!seen) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    EXPECT_TRUE(seen) << "node-0's newer report (40 % loss) is not in collector b's /metrics: " << line;
+  }
   EXPECT_EQ(b.Log().find("following the other collectors' commits:"), std::string::npos) << b.Log();
 }
 
