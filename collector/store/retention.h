@@ -91,10 +91,12 @@ class Retention {
   // The next nodes by name past forget_cursor_ (at most one step's worth).
   Result<std::vector<ForgetVisit>> NextNodesToVisit();
   // In one transaction: every row of the nodes that last reported before
-  // cutoff (their names to *gone), and the others' rows not refreshed since
-  // cutoff (names with rows deleted to *changed); adds to *tally.
-  Status DeleteForgottenRows(const std::vector<ForgetVisit>& nodes, int64_t cutoff, ForgetTally* tally,
-                             std::vector<std::string>* gone, std::vector<std::string>* changed);
+  // cutoff (their names to *gone), and the rows not refreshed since cutoff
+  // of every node named after `after` up to the last visited (names with
+  // rows deleted to *changed: one statement per table for the whole range,
+  // not per node: on PostgreSQL each is a round trip); adds to *tally.
+  Status DeleteForgottenRows(const std::string& after, const std::vector<ForgetVisit>& nodes, int64_t cutoff,
+                             ForgetTally* tally, std::vector<std::string>* gone, std::vector<std::string>* changed);
   // The snapshot follows the deletes: gone nodes leave it, changed ones are
   // read again, and pairs whose newest summary ended before pair_cutoff are
   // dropped (counted in tally->pairs). The states it let go are moved to

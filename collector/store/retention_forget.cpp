@@ -1,6 +1,7 @@
 // Retention::ForgetStep: what was not seen for the forget age leaves the database
 // and the read snapshot, a few nodes per step so ingest never waits long.
 #include <algorithm>
+#include <set>
 
 #include "collector/store/retention.h"
 #include "collector/store/store_rows.h"
@@ -26,9 +27,10 @@ Result<int64_t> Retention::ForgetStep(int64_t now_ms, const RetentionPolicy& pol
     forget_cursor_.clear();  // the next step starts the next round
     return int64_t{0};
   }
+  const std::string after = forget_cursor_;
   forget_cursor_ = nodes.back().first;
   std::vector<std::string> gone, changed;
-  RETURN_IF_ERROR(DeleteForgottenRows(nodes, cutoff, tally, &gone, &changed));
+  RETURN_IF_ERROR(DeleteForgottenRows(after, nodes, cutoff, tally, &gone, &changed));
   read_.WaitForPublishedSnapshot();  // no deferred update may hold an older state
   // The deletes stand either way; a snapshot that could not follow is rebuilt
   // whole at the next commit.
@@ -47,10 +49,10 @@ Result<std::vector<Retention::ForgetVisit>> Retention::NextNodesToVisit() {
   return nodes;
 }
 
-Status Retention::DeleteForgottenRows(const std::vector<ForgetVisit>& nodes, int64_t cutoff, ForgetTally* tally,
-                                      std::vector<std::string>* gone, std::vector<std::string>* changed) {
-  // The node's rows in every table that is about it alone, or (when the
-  // node still reports) the rows of it not refreshed since the cutoff.
+Status Retention::DeleteForgottenRows(const std::string& after, const std::vector<ForgetVisit>& nodes,
+                                      int64_t cutoff, ForgetTally* tally, std::vector<std::string>* gone,
+                                      std::vector<std::string>* changed) {
+  // Every row of a node no longer reporting, in every table about it alone.
   static const char* const kWholeNode[] = {
       "DELETE FROM ports WHERE node = ?1",
       "DELETE FROM counters_latest WHERE node = ?1",
@@ -58,31 +60,44 @@ Status Retention::DeleteForgottenRows(const std::vector<ForgetVisit>& nodes, int
       "DELETE FROM node_neighbours WHERE node = ?1",
       "DELETE FROM nodes WHERE name = ?1",
   };
+  // The rows not refreshed since the cutoff of the nodes in (?1, ?2], in
+  // the order NextNodesToVisit visits them (the same collation).
   static const char* const kAgedRows[] = {
-      "DELETE FROM ports WHERE node = ?1 AND updated_at < ?2",
-      "DELETE FROM counters_latest WHERE node = ?1 AND sampled_at < ?2",
-      "DELETE FROM node_neighbours WHERE node = ?1 AND at < ?2",
+      "DELETE FROM ports WHERE node > ?1 AND node <= ?2 AND updated_at < ?3 RETURNING node",
+      "DELETE FROM counters_latest WHERE node > ?1 AND node <= ?2 AND sampled_at < ?3 RETURNING node",
+      "DELETE FROM node_neighbours WHERE node > ?1 AND node <= ?2 AND at < ?3 RETURNING node",
   };
   Transaction tx(db_);
   RETURN_IF_ERROR(tx.Begin());
+  std::set<std::string> aged;
+  for (const char* sql : kAgedRows) {
+    ASSIGN_STMT(d, Q(sql));
+    d.Bind(1, after).Bind(2, nodes.back().first).Bind(3, cutoff);
+    for (;;) {
+      auto row = d.Step();
+      if (!row.ok()) {
+        d.Reset();
+        return row.status();
+      }
+      if (!row.value()) break;
+      aged.insert(d.Text(0));
+      ++tally->rows;
+    }
+    d.Reset();
+  }
   for (const auto& [name, last_report_at] : nodes) {
-    const bool whole = last_report_at < cutoff;
-    int64_t rows = 0;
-    for (const char* sql : whole ? std::vector<const char*>(std::begin(kWholeNode), std::end(kWholeNode))
-                                 : std::vector<const char*>(std::begin(kAgedRows), std::end(kAgedRows))) {
+    if (last_report_at >= cutoff) {
+      if (aged.count(name)) changed->push_back(name);
+      continue;
+    }
+    for (const char* sql : kWholeNode) {
       ASSIGN_STMT(d, Q(sql));
       d.Bind(1, name);
-      if (!whole) d.Bind(2, cutoff);
       RETURN_IF_ERROR(d.Run());
-      rows += db_.Changes();
+      tally->rows += db_.Changes();
     }
-    if (whole) {
-      gone->push_back(name);
-      ++tally->nodes;
-    } else if (rows > 0) {
-      changed->push_back(name);
-    }
-    tally->rows += rows;
+    gone->push_back(name);
+    ++tally->nodes;
   }
   return tx.Commit();
 }

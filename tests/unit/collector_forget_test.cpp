@@ -186,6 +186,31 @@ TEST_F(ForgetTest, CountersAndPortsANodeStoppedReportingAreForgotten) {
   EXPECT_EQ(Rows("nodes"), 1);
 }
 
+// A step visits a range of nodes by name: an aged row is found whichever
+// step's range holds its node, and no node is visited twice.
+TEST_F(ForgetTest, AgedRowsAreFoundInEveryStepsRangeOfNodes) {
+  const int kNodes = 150;  // more than two steps' worth
+  auto name = [](int i) { return "node-" + std::string(i < 10 ? "00" : i < 100 ? "0" : "") + std::to_string(i); };
+  for (int i = 0; i < kNodes; ++i) {
+    json r = MakeReport("a-" + std::to_string(i), name(i), kT0);
+    if (i % 70 == 1) r["inventory"]["devices"][0]["ports"][0]["counters"]["invented_counter"] = 5;
+    ASSERT_TRUE(store_->writer.Ingest(r, kT0).ok());
+    ASSERT_TRUE(store_->writer.Ingest(MakeReport("b-" + std::to_string(i), name(i), kT0 + 100000), kT0 + 100000).ok());
+  }
+  const int64_t counters = Rows("counters_latest");
+  RetentionPolicy policy;
+  policy.forget_after_ms = 60000;
+  const Retention::ForgetTally tally = ForgetAt(kT0 + 110000, policy);
+  EXPECT_EQ(tally.nodes, 0);
+  EXPECT_EQ(tally.rows, 3) << "the aged counter of node-001, node-071 and node-141";
+  EXPECT_EQ(Rows("counters_latest"), counters - 3);
+  for (int i : {1, 71, 141}) {
+    auto n = Published(name(i));
+    ASSERT_TRUE(n) << name(i);
+    for (const json& c : n->counters) EXPECT_NE(c["name"], "invented_counter") << name(i);
+  }
+}
+
 #ifndef RDMASCOPE_STORE_TESTS_ON_POSTGRES  // memory only: nothing of the database
 // The collector memory a node costs in the read snapshot: its state with
 // ports, counters and the pairs of `targets` x `rails` x 2 transports.
