@@ -32,7 +32,7 @@ std::optional<std::string> NullIfEmpty(const std::string& id) {
 
 // Rows per statement, largest first: rows go in chunks of these sizes, so a
 // handful of statement texts (prepared once each) serve every report.
-constexpr size_t kChunks[] = {64, 16, 4, 1};
+constexpr size_t kChunks[] = {64, 32, 16, 8, 4, 2, 1};
 constexpr size_t kChunkSizes = sizeof kChunks / sizeof kChunks[0];
 
 // One multi-row INSERT: `head` (up to VALUES), `rows` groups of `columns`

@@ -58,43 +58,64 @@ Result<std::string> SnapshotLoader::LeafSwitch(const std::string& name) {
   return leaf;
 }
 
-Result<std::shared_ptr<NodeState>> SnapshotLoader::LoadNodeState(const std::string& name) {
-  auto st = std::make_shared<NodeState>();
-  {
-    auto q = Q("SELECT labels, interval_s, last_generated_at, last_report_at FROM nodes WHERE name = ?1");
-    if (!q.ok()) return q.status();
-    SqlStmt& s = *q.value();
-    s.Bind(1, name);
-    auto r = s.Step();
-    if (!r.ok()) return r.status();
-    if (!r.value()) return std::shared_ptr<NodeState>();  // not a reporting node
-    st->name = name;
-    st->labels = json::parse(s.Text(0), nullptr, /*allow_exceptions=*/false);
-    st->interval_s = s.OptReal(1);
-    st->last_generated_at = s.Int(2);
-    st->last_report_at = s.Int(3);
-    s.Reset();
-  }
-  auto leaf = LeafSwitch(name);
-  if (!leaf.ok()) return leaf.status();
-  st->leaf_switch = leaf.value();
-  {
-    // Each port's switch, from the node's neighbour report: its leaf per rail.
-    auto q = Q("SELECT device, port, switch_guid FROM node_neighbours WHERE node = ?1 AND switch_type = 'Switch'");
-    if (!q.ok()) return q.status();
-    SqlStmt& s = *q.value();
-    s.Bind(1, name);
-    for (;;) {
-      auto r = s.Step();
-      if (!r.ok()) {
-        s.Reset();
-        return r.status();
-      }
-      if (!r.value()) break;
-      st->port_leaves[s.Text(0) + "/" + std::to_string(s.Int(1))] = s.Text(2);
+namespace {
+// Nodes whose state one set of statements reads (the list is one parameter).
+constexpr size_t kNodesPerLoad = 256;
+
+// `names` as the one parameter `column IN list` binds: a JSON array for
+// SQLite's json_each, an array literal for PostgreSQL's ANY (each name
+// quoted, so that no name reads as NULL).
+std::string NameListParam(const std::vector<std::string>& names, bool pg) {
+  std::string out = pg ? "{" : "[";
+  for (size_t i = 0; i < names.size(); ++i) {
+    out += i ? ",\"" : "\"";
+    for (char c : names[i]) {
+      if (c == '"' || c == '\\') out += '\\';
+      out += c;
     }
-    s.Reset();
+    out += '"';
   }
+  return out + (pg ? "}" : "]");
+}
+
+// The SQL of one node-state query with `$IN` replaced by the dialect's test
+// of a column against the list bound as ?1.
+std::string WithNameList(const char* sql, bool pg) {
+  std::string out = sql;
+  const std::string in = pg ? "= ANY(?1::text[])" : "IN (SELECT value FROM json_each(?1))";
+  for (size_t at; (at = out.find("$IN")) != std::string::npos;) out.replace(at, 3, in);
+  return out;
+}
+}  // namespace
+
+Result<std::shared_ptr<NodeState>> SnapshotLoader::LoadNodeState(const std::string& name) {
+  auto states = LoadNodeStates({name});
+  if (!states.ok()) return states.status();
+  auto it = states.value().find(name);
+  return it == states.value().end() ? std::shared_ptr<NodeState>() : std::move(it->second);
+}
+
+Result<std::map<std::string, std::shared_ptr<NodeState>>> SnapshotLoader::LoadNodeStates(
+    const std::vector<std::string>& names) {
+  std::map<std::string, std::shared_ptr<NodeState>> out;
+  const bool pg = !w_.sqlite();
+  // Each node's row and leaf switch: its own neighbour report, else a
+  // sweep's switch port whose remote is one of the node's adapters (node
+  // GUIDs joined), as LeafSwitch says it.
+  static constexpr char kNodesSql[] =
+      "SELECT n.name, n.labels, n.interval_s, n.last_generated_at, n.last_report_at, COALESCE("
+      "(SELECT switch_guid FROM node_neighbours nn WHERE nn.node = n.name AND nn.switch_type = 'Switch' "
+      " ORDER BY nn.device, nn.port LIMIT 1), "
+      "(SELECT fp.guid FROM ports p JOIN fabric_ports fp "
+      "   ON fp.remote_guid = '0x' || lower(replace(p.node_guid, ':', '')) "
+      " JOIN fabric_nodes fn ON fn.guid = fp.guid AND fn.type = 'Switch' "
+      " WHERE p.node = n.name ORDER BY p.device, p.port LIMIT 1), '') "
+      "FROM nodes n WHERE n.name $IN";
+  static const std::string kNodes[2] = {WithNameList(kNodesSql, false), WithNameList(kNodesSql, true)};
+  // Each port's switch, from the node's neighbour report: its leaf per rail.
+  static constexpr char kPortLeavesSql[] =
+      "SELECT node, device, port, switch_guid FROM node_neighbours WHERE node $IN AND switch_type = 'Switch'";
+  static const std::string kPortLeaves[2] = {WithNameList(kPortLeavesSql, false), WithNameList(kPortLeavesSql, true)};
   struct Part {
     json NodeState::*member;
     const char* sql;
@@ -104,22 +125,64 @@ Result<std::shared_ptr<NodeState>> SnapshotLoader::LoadNodeState(const std::stri
       // these rows; /metrics reads its own few of them).
       {&NodeState::ports, "SELECT node, device, port, state, state_name, phys_state, phys_state_name, lid, sm_lid, "
                           "link_layer, active_mtu, rate_gbps, rate_text, gids AS gids_json, fw, node_guid, "
-                          "updated_at AS updated_at_ms FROM ports WHERE node = ?1 ORDER BY device, port"},
-      {&NodeState::counters, "SELECT node, device, port, kind, name, value FROM counters_latest WHERE node = ?1 AND "
-                             "value IS NOT NULL ORDER BY device, port, kind, name"},
-      {&NodeState::wc_totals, "SELECT node, status, count FROM wc_error_totals WHERE node = ?1 ORDER BY status"},
+                          "updated_at AS updated_at_ms FROM ports WHERE node $IN ORDER BY node, device, port"},
+      {&NodeState::counters, "SELECT node, device, port, kind, name, value FROM counters_latest WHERE node $IN AND "
+                             "value IS NOT NULL ORDER BY node, device, port, kind, name"},
+      {&NodeState::wc_totals, "SELECT node, status, count FROM wc_error_totals WHERE node $IN ORDER BY node, status"},
   };
-  for (const Part& p : kParts) {
-    auto q = Q(p.sql);
-    if (!q.ok()) return q.status();
-    q.value()->Bind(1, name);
-    auto rows = Rows(*q.value());
-    if (!rows.ok()) return rows.status();
-    (*st).*(p.member) = std::move(rows).value();
+  static const std::vector<std::string> kPartSql[2] = {
+      {WithNameList(kParts[0].sql, false), WithNameList(kParts[1].sql, false), WithNameList(kParts[2].sql, false)},
+      {WithNameList(kParts[0].sql, true), WithNameList(kParts[1].sql, true), WithNameList(kParts[2].sql, true)}};
+  for (size_t from = 0; from < names.size(); from += kNodesPerLoad) {
+    const std::vector<std::string> chunk(names.begin() + static_cast<std::ptrdiff_t>(from),
+                                         names.begin() + static_cast<std::ptrdiff_t>(std::min(names.size(), from + kNodesPerLoad)));
+    const std::string list = NameListParam(chunk, pg);
+    // Runs the statement `sql` on the list, each row to `each`.
+    auto each_row = [&](const std::string& sql, const std::function<void(SqlStmt&)>& each) -> Status {
+      auto q = Q(sql.c_str());
+      if (!q.ok()) return q.status();
+      SqlStmt& s = *q.value();
+      s.Bind(1, list);
+      Status out = Status::Ok();
+      for (;;) {
+        auto r = s.Step();
+        if (!r.ok()) out = r.status();
+        if (!r.ok() || !r.value()) break;
+        each(s);
+      }
+      s.Reset();
+      return out;
+    };
+    Status st = each_row(kNodes[pg], [&](SqlStmt& s) {
+      auto state = std::make_shared<NodeState>();
+      state->name = s.Text(0);
+      state->labels = json::parse(s.Text(1), nullptr, /*allow_exceptions=*/false);
+      state->interval_s = s.OptReal(2);
+      state->last_generated_at = s.Int(3);
+      state->last_report_at = s.Int(4);
+      state->leaf_switch = s.Text(5);
+      out[state->name] = std::move(state);
+    });
+    if (!st.ok()) return st;
+    st = each_row(kPortLeaves[pg], [&](SqlStmt& s) {
+      auto it = out.find(s.Text(0));
+      if (it != out.end()) it->second->port_leaves[s.Text(1) + "/" + std::to_string(s.Int(2))] = s.Text(3);
+    });
+    if (!st.ok()) return st;
+    for (size_t p = 0; p < std::size(kParts); ++p) {
+      auto q = Q(kPartSql[pg][p].c_str());
+      if (!q.ok()) return q.status();
+      q.value()->Bind(1, list);
+      auto rows = Rows(*q.value());
+      if (!rows.ok()) return rows.status();
+      for (json& row : rows.value()) {
+        auto it = out.find(row["node"].get<std::string>());
+        if (it != out.end()) ((*it->second).*(kParts[p].member)).push_back(std::move(row));
+      }
+    }
   }
-  return st;
+  return out;
 }
-
 
 Status SnapshotLoader::LoadEventsOpen() {
   auto rows = w_.SelectRows("SELECT kind, COUNT(*) AS n FROM events WHERE ended_at IS NULL GROUP BY kind");
@@ -174,11 +237,9 @@ Status SnapshotLoader::LoadSnapshot() {
       names.push_back(q.value()->Text(0));
     }
     q.value()->Reset();
-    for (const std::string& name : names) {
-      auto st = LoadNodeState(name);
-      if (!st.ok()) return st.status();
-      if (st.value()) states[name] = std::move(st).value();
-    }
+    auto loaded = LoadNodeStates(names);
+    if (!loaded.ok()) return loaded.status();
+    states = std::move(loaded).value();
   }
   // The newest summary, and the newest that ran, of each (src, dst, rail,
   // transport): SQLite takes a bare column's values from the row MAX() chose;
@@ -220,23 +281,39 @@ Status SnapshotLoader::LoadSnapshot() {
 
 
 
-Status SnapshotLoader::FollowCommit(const std::set<std::string>& nodes, FabricChange fabric) {
-  static const std::string kSql = std::string("SELECT ") + kProbeRowColumns +
-                                  " FROM probe_summaries WHERE src = ?1 AND interval_end >= GREATEST(?2, "
-                                  "(SELECT COALESCE(MAX(interval_end), 0) FROM probe_summaries WHERE src = ?1) - ?3) "
-                                  "ORDER BY interval_end, id";
+Status SnapshotLoader::FollowCommit(const std::vector<CommittedReport>& reports,
+                                   const std::set<std::string>& bare_nodes, FabricChange fabric) {
+  // A report's rows: the node's index from the report's earliest end on,
+  // only the report's own (not the rows of its earlier reports this
+  // snapshot holds already).
+  static const std::string kReportSql = std::string("SELECT ") + kProbeRowColumns +
+                                        " FROM probe_summaries WHERE src = ?1 AND interval_end >= ?2 AND "
+                                        "report_id = ?3 ORDER BY id";
+  static const std::string kBareSql = std::string("SELECT ") + kProbeRowColumns +
+                                      " FROM probe_summaries WHERE src = ?1 AND interval_end >= GREATEST(?2, "
+                                      "(SELECT COALESCE(MAX(interval_end), 0) FROM probe_summaries WHERE src = ?1) - ?3) "
+                                      "ORDER BY interval_end, id";
+  std::set<std::string> nodes = bare_nodes;
   std::vector<std::shared_ptr<const ProbeRow>> rows;
+  auto keep = [&rows](std::shared_ptr<const ProbeRow> row) {
+    rows.push_back(std::move(row));
+    return Status::Ok();
+  };
   auto read = [&]() -> Status {
-    auto q = Q(kSql.c_str());
-    if (!q.ok()) return q.status();
-    for (const std::string& name : nodes) {
+    for (const CommittedReport& r : reports) {
+      nodes.insert(r.node);
+      if (!r.min_end) continue;
+      auto q = Q(kReportSql.c_str());
+      if (!q.ok()) return q.status();
+      q.value()->Bind(1, r.node).Bind(2, *r.min_end).Bind(3, r.report_id);
+      if (Status st = ForEachProbeRow(*q.value(), keep); !st.ok()) return st;
+    }
+    for (const std::string& name : bare_nodes) {
+      auto q = Q(kBareSql.c_str());
+      if (!q.ok()) return q.status();
       const std::shared_ptr<const NodeState> held = snapshot_.Node(name);
       q.value()->Bind(1, name).Bind(2, held ? held->newest_end : int64_t{0}).Bind(3, kLoadLookbackMs);
-      Status st = ForEachProbeRow(*q.value(), [&rows](std::shared_ptr<const ProbeRow> row) {
-        rows.push_back(std::move(row));
-        return Status::Ok();
-      });
-      if (!st.ok()) return st;
+      if (Status st = ForEachProbeRow(*q.value(), keep); !st.ok()) return st;
     }
     return Status::Ok();
   };
@@ -257,11 +334,9 @@ void SnapshotLoader::RefreshSnapshot(const std::set<std::string>& nodes, std::ve
     auto read = [&]() -> Status {
       std::set<std::string> names = nodes;
       for (const auto& row : rows) names.insert(*row->src);
-      for (const std::string& name : names) {
-        auto st = LoadNodeState(name);
-        if (!st.ok()) return st.status();
-        if (st.value()) deferred->states.push_back(std::move(st).value());
-      }
+      auto states = LoadNodeStates(std::vector<std::string>(names.begin(), names.end()));
+      if (!states.ok()) return states.status();
+      for (auto& [name, st] : states.value()) deferred->states.push_back(std::move(st));
       return LoadEventsOpen();
     };
     if (read().ok()) {
@@ -277,24 +352,17 @@ void SnapshotLoader::RefreshSnapshot(const std::set<std::string>& nodes, std::ve
   read_.WaitForPublishedSnapshot();
   auto refresh = [&]() -> Status {
     if (snapshot_dirty_) return LoadSnapshot();
-    std::map<std::string, std::shared_ptr<NodeState>> fresh;
+    std::set<std::string> names = nodes;
+    for (const auto& row : rows) names.insert(*row->src);
+    auto loaded = LoadNodeStates(std::vector<std::string>(names.begin(), names.end()));
+    if (!loaded.ok()) return loaded.status();
+    std::map<std::string, std::shared_ptr<NodeState>> fresh = std::move(loaded).value();
     std::vector<std::pair<NodeState*, std::shared_ptr<const NodeState>>> older;  // fresh state, its published one
-    auto state_of = [&](const std::string& name) -> Result<NodeState*> {
-      auto it = fresh.find(name);
-      if (it != fresh.end()) return it->second.get();
-      auto st = LoadNodeState(name);
-      if (!st.ok()) return st.status();
-      if (!st.value()) return static_cast<NodeState*>(nullptr);
-      NodeState* state = (fresh[name] = std::move(st).value()).get();
-      if (auto old = snapshot_.Node(name)) older.emplace_back(state, std::move(old));
-      return state;
-    };
-    for (const std::string& name : nodes)
-      if (auto st = state_of(name); !st.ok()) return st.status();
+    for (auto& [name, state] : fresh)
+      if (auto old = snapshot_.Node(name)) older.emplace_back(state.get(), std::move(old));
     for (std::shared_ptr<const ProbeRow>& row : rows) {
-      auto st = state_of(*row->src);
-      if (!st.ok()) return st.status();
-      if (st.value()) st.value()->Apply(std::move(row));
+      auto it = fresh.find(*row->src);
+      if (it != fresh.end()) it->second->Apply(std::move(row));
     }
     for (auto& [state, old] : older) state->MergeOlder(old->pairs);
     for (auto& entry : fresh) {

@@ -10,12 +10,14 @@
 // next refresh rebuilds it whole (the commit stands either way).
 #pragma once
 
+#include <map>
 #include <memory>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "collector/readmodel/read_model.h"
+#include "collector/store/commit_announcement.h"
 #include "collector/store/writer_db.h"
 
 namespace rdmascope::collector {
@@ -43,18 +45,24 @@ class SnapshotLoader {
   // commit wrote, in the order written).
   void RefreshSnapshot(const std::set<std::string>& nodes, std::vector<std::shared_ptr<const ProbeRow>> rows,
                        FabricChange fabric, SnapshotUpdate* deferred = nullptr);
-  // Another collector's commit on the shared database (pg_follower.h): the
-  // state of `nodes` read back with their probe rows at least as new as the
-  // newest this snapshot holds of each (within the open's lookback), and
-  // what `fabric` says changed. Fails (marking the model dirty: rebuilt
-  // whole at the next refresh) when a read fails.
-  Status FollowCommit(const std::set<std::string>& nodes, FabricChange fabric);
+  // Other collectors' commits on the shared database (pg_follower.h): the
+  // state of every node they stored, with exactly the probe rows of
+  // `reports`; a bare node's rows (announced without its reports) are those
+  // at least as new as the newest this snapshot holds of it (within the
+  // open's lookback); and what `fabric` says changed. Fails (marking the
+  // model dirty: rebuilt whole at the next refresh) when a read fails.
+  Status FollowCommit(const std::vector<CommittedReport>& reports, const std::set<std::string>& bare_nodes,
+                      FabricChange fabric);
   Status LoadEventsOpen();
   Status LoadDiagnosesOpen();  // open diagnoses by scope and kind, for /metrics
   void MarkDirty() { snapshot_dirty_ = true; }  // the next refresh rebuilds everything
   // A node's stored state (nodes row, leaf switch, ports, counters, WC
   // totals) with no pairs; null when the node has not reported.
   Result<std::shared_ptr<NodeState>> LoadNodeState(const std::string& name);
+  // The same for many nodes at once, a few statements per kNodesPerLoad
+  // names whatever their number (on PostgreSQL each is a round trip); the
+  // nodes that have not reported are left out.
+  Result<std::map<std::string, std::shared_ptr<NodeState>>> LoadNodeStates(const std::vector<std::string>& names);
   Result<std::string> LeafSwitch(const std::string& name);
 
  // The fabric's counts and links for /metrics (after a sweep, and after
