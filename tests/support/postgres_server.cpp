@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -182,8 +183,10 @@ CommandResult PostgresServer::Tool(const std::string& name, const std::vector<st
 }
 
 CommandResult PostgresServer::StartOnPort() const {
-  const std::string options = "-p " + std::to_string(port_) + " -c listen_addresses=127.0.0.1 -k " + dir_ +
+  std::string options = "-p " + std::to_string(port_) + " -c listen_addresses=127.0.0.1 -k " + dir_ +
                               " -c fsync=off -c synchronous_commit=off -c full_page_writes=off";
+  const char* extra = std::getenv("RDMASCOPE_PG_OPTIONS");  // e.g. to load an extension while profiling
+  if (extra && *extra) options += std::string(" ") + extra;
   return Tool("pg_ctl", {"-D", dir_ + "/data", "-l", dir_ + "/server.log", "-w", "-t", "60", "-o", options, "start"});
 }
 

@@ -17,7 +17,9 @@
 //    to `nobody` and every tool runs through runuser as that user; run as
 //    anyone else, as that user.
 //  - Tuned for tests, not durability: fsync, synchronous_commit and
-//    full_page_writes off.
+//    full_page_writes off. $RDMASCOPE_PG_OPTIONS, when set, is appended to
+//    the server's options (e.g. "-c shared_preload_libraries=pg_stat_statements"
+//    to see where a benchmark's server time goes).
 //  - Stop() (and the destructor) stops the server (pg_ctl stop -m fast; the
 //    postmaster killed when it is still there 30 s later) and removes the
 //    directory: nothing outlives the test. Stop() returns what failed.
