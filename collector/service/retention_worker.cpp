@@ -20,13 +20,33 @@ void RetentionWorker::Start() {
   thread_.Start([this] { return interval_ms_; },
                 [this] {
                   if (lead_ && !lead_()) return;  // another collector rolls up and deletes
+                  pass_failed_ = false;
                   auto n = Pass(/*rest=*/true);
-                  if (!n.ok())
-                    log_("retention pass failed: " + n.status().message());
-                  else if (n.value() > 0)
-                    log_("retention: deleted " + std::to_string(n.value()) + " old rows");
+                  if (!n.ok()) {
+                    Failed("retention pass failed: " + n.status().message());
+                  } else {
+                    if (!pass_failed_) Succeeded();
+                    if (n.value() > 0) log_("retention: deleted " + std::to_string(n.value()) + " old rows");
+                  }
                   ReleaseFreedHeap();  // what the rollups and forgetting freed
                 });
+}
+
+void RetentionWorker::Failed(const std::string& what) {
+  pass_failed_ = true;
+  if (failing_) {
+    ++unlogged_failures_;
+    return;
+  }
+  failing_ = true;
+  log_(what + " (until a pass succeeds again, further failures are counted, not logged)");
+}
+
+void RetentionWorker::Succeeded() {
+  if (!failing_) return;
+  log_("retention passes succeed again; " + std::to_string(unlogged_failures_) + " more failed meanwhile");
+  failing_ = false;
+  unlogged_failures_ = 0;
 }
 
 Result<int64_t> RetentionWorker::Repeat(const std::function<Result<int64_t>()>& step, bool rest) {
@@ -77,7 +97,7 @@ Result<int64_t> RetentionWorker::RollupOrSkip(int64_t now) {
 Result<int64_t> RetentionWorker::Pass(bool rest) {
   const int64_t now = now_ms_();
   auto rolled = Repeat([&] { return RollupOrSkip(now); }, rest);
-  if (!rolled.ok()) log_(rolled.status().message() + "; the retention deletes run without the rollups this pass");
+  if (!rolled.ok()) Failed(rolled.status().message() + "; the retention deletes run without the rollups this pass");
   auto deleted = Deletes(now, rest);
   if (metrics_) metrics_->CountRetentionPass(deleted.ok());
   return deleted;
@@ -86,7 +106,7 @@ Result<int64_t> RetentionWorker::Pass(bool rest) {
 Result<int64_t> RetentionWorker::Deletes(int64_t now, bool rest) {
   auto deleted = Repeat([&] { return store_.retention.RetentionStep(now, policy_); }, /*rest=*/false);
   if (!deleted.ok()) return deleted.status();
-  if (Status s = Forget(now, rest); !s.ok()) log_("retention: forgetting failed: " + s.message());
+  if (Status s = Forget(now, rest); !s.ok()) Failed("retention: forgetting failed: " + s.message());
   auto released = Repeat([&] { return store_.retention.ReleaseFreePages(policy_.release_pages_per_step); }, rest);
   if (!released.ok()) return Result<int64_t>::Error("handing free pages back failed: " + released.status().message());
   if (released.value() > 0)

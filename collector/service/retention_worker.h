@@ -59,7 +59,15 @@ class RetentionWorker {
   // as the call took.
   Result<int64_t> Repeat(const std::function<Result<int64_t>()>& step, bool rest);
 
+  // A failed pass is logged when it starts a run of failures; the rest of
+  // the run (a database away for minutes fails every tick) is counted and
+  // told once a pass succeeds again. Every failure still counts in /metrics.
+  void Failed(const std::string& what);
+  void Succeeded();
+
   Storage& store_;
+  bool failing_ = false, pass_failed_ = false;
+  int64_t unlogged_failures_ = 0;
   RetentionPolicy policy_;
   int64_t interval_ms_;
   std::function<int64_t()> now_ms_;

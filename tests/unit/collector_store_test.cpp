@@ -7,6 +7,8 @@
 #include <cstdio>
 #include <chrono>
 #include <filesystem>
+#include <functional>
+#include <mutex>
 #include <cstdlib>
 #include <string>
 #include <thread>
@@ -769,6 +771,48 @@ TEST_F(StoreTest, RetentionWorkerPassDeletesEverythingOldInBatches) {
   EXPECT_EQ(Rows("ports"), 1);
   w.Start();
   w.Stop();  // returns promptly although the interval is an hour
+}
+
+// A database that fails every pass (away for minutes) is logged once, not
+// at every tick; the failures meanwhile are counted in the line that says
+// the passes succeed again.
+TEST_F(StoreTest, RetentionFailuresInARowAreLoggedOnceAndCountedWhenPassesSucceedAgain) {
+  auto exec = [&](const char* sql) {
+    std::lock_guard<std::mutex> lock(store_->db.mu());
+    return store_->db.conn().Exec(sql);
+  };
+  ASSERT_TRUE(exec("ALTER TABLE reports RENAME TO reports_away").ok());
+  std::mutex mu;
+  std::vector<std::string> log;
+  std::atomic<int> passes{0};
+  auto lines = [&](const char* with) {
+    std::lock_guard<std::mutex> lock(mu);
+    return std::count_if(log.begin(), log.end(), [&](const std::string& l) { return l.find(with) != std::string::npos; });
+  };
+  auto wait_for = [](const std::function<bool()>& done) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    while (!done() && std::chrono::steady_clock::now() < deadline) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    return done();
+  };
+  RetentionWorker w(*store_, RetentionPolicy{}, 10, [&] { return ++passes, kT0 + 30LL * 86400 * 1000; },
+                    [&](const std::string& l) {
+                      std::lock_guard<std::mutex> lock(mu);
+                      log.push_back(l);
+                    });
+  w.Start();
+  ASSERT_TRUE(wait_for([&] { return passes >= 8; })) << "the worker's passes did not run";
+  EXPECT_EQ(lines("failed"), 1) << "every failed pass was logged";
+  EXPECT_EQ(lines("further failures are counted, not logged"), 1);
+  ASSERT_TRUE(exec("ALTER TABLE reports_away RENAME TO reports").ok());
+  ASSERT_TRUE(wait_for([&] { return lines("retention passes succeed again") == 1; })) << "the recovery was not told";
+  w.Stop();
+  std::lock_guard<std::mutex> lock(mu);
+  for (const std::string& l : log)
+    if (l.find("succeed again") != std::string::npos) {
+      std::printf("%s\n", l.c_str());
+      const int unlogged = std::atoi(l.c_str() + l.find("; ") + 2);
+      EXPECT_GE(unlogged, 6) << "the failures after the first, at least passes 2..7 of the 8 waited for";
+    }
 }
 
 #ifndef RDMASCOPE_STORE_TESTS_ON_POSTGRES  // SQLite's file and its pages; the worker's thread
