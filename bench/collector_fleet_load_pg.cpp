@@ -46,7 +46,9 @@ using Clock = std::chrono::steady_clock;
 
 struct PgArgs {
   int collectors = 2;
-  int kill_at_s = 0;  // 0: no collector is killed
+  int kill_at_s = 0;       // 0: no collector is killed
+  int outage_at_s = 0;     // 0: PostgreSQL is not stopped
+  int outage_s = 30;       // how long it stays stopped
 };
 
 // Takes this tool's own flags out of argv (the rest are collector_fleet_load's).
@@ -55,6 +57,8 @@ bool TakePgArgs(int* argc, char** argv, PgArgs* p) {
   for (int i = 1; i < *argc; ++i) {
     int* field = std::strcmp(argv[i], "--collectors") == 0 ? &p->collectors
                  : std::strcmp(argv[i], "--kill-at-s") == 0 ? &p->kill_at_s
+                 : std::strcmp(argv[i], "--pg-outage-at-s") == 0 ? &p->outage_at_s
+                 : std::strcmp(argv[i], "--pg-outage-s") == 0 ? &p->outage_s
                                                              : nullptr;
     if (!field) {
       argv[out++] = argv[i];
@@ -63,7 +67,8 @@ bool TakePgArgs(int* argc, char** argv, PgArgs* p) {
     if (i + 1 >= *argc || !ParseNumberFlag(argv[++i], field)) return false;
   }
   *argc = out;
-  return p->collectors >= 1 && p->collectors <= 8 && p->kill_at_s >= 0 && p->kill_at_s <= 3600;
+  return p->collectors >= 1 && p->collectors <= 8 && p->kill_at_s >= 0 && p->kill_at_s <= 3600 &&
+         p->outage_at_s >= 0 && p->outage_at_s <= 3600 && p->outage_s >= 1 && p->outage_s <= 600;
 }
 
 // The leader of each collector still running, as its /metrics says.
@@ -87,6 +92,9 @@ int main(int argc, char** argv) {
   FleetArgs a;
   if (!TakePgArgs(&argc, argv, &pa) || !ParseFleetArgs(argc, argv, &a)) {
     std::fprintf(stderr, "usage: collector_fleet_load_pg [--collectors N (2)] [--kill-at-s S into the paced phase (none)]\n"
+                         "                               [--pg-outage-at-s S into the paced phase (none): PostgreSQL\n"
+                         "                                stopped for --pg-outage-s D (30) s; reports no collector\n"
+                         "                                takes are held and sent again, as agents spool them]\n"
                          "                               [collector_fleet_load's flags:]\n");
     PrintFleetUsage();
     return 2;
@@ -174,9 +182,39 @@ int main(int argc, char** argv) {
       if (leaders.find(" leads") == std::string::npos) took_lead = false;
     });
   }
+  std::thread outage;
+  bool back_up = true;  // false: PostgreSQL did not start again
+  if (pa.outage_at_s > 0 && paced_rounds > 0) {
+    a.hold_s = pa.outage_s + 120;  // held through the outage and the catching up after it
+    outage = std::thread([&] {
+      const auto at = Clock::now() + std::chrono::seconds(pa.outage_at_s);
+      while (Clock::now() < at && !paced_over) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      if (paced_over) return;
+      const int64_t before = Count(db.value(), "SELECT count(*) FROM reports");
+      if (std::string e = pg->Pause(); !e.empty()) {
+        std::printf("stopping PostgreSQL failed: %s\n", e.c_str());
+        back_up = false;
+        return;
+      }
+      std::printf("PostgreSQL stopped %d s into the paced phase (%lld reports stored); it stays stopped %d s\n",
+                  pa.outage_at_s, static_cast<long long>(before), pa.outage_s);
+      std::this_thread::sleep_for(std::chrono::seconds(pa.outage_s));
+      if (std::string e = pg->Resume(); !e.empty()) {
+        std::printf("starting PostgreSQL again failed: %s\n", e.c_str());
+        back_up = false;
+        return;
+      }
+      db.value().Close();
+      auto again = PgDb::Connect(pg->Url(), pg->password());
+      if (again.ok()) db.value() = std::move(again).value();
+      std::printf("PostgreSQL started again after %d s\n", pa.outage_s);
+    });
+  }
   if (paced_rounds > 0) run("paced (real time, " + std::to_string(paced_rounds * a.interval_s) + " s)", paced_rounds, 1);
   paced_over = true;
   if (killer.joinable()) killer.join();
+  if (outage.joinable()) outage.join();
+  good = back_up && good;
   good = took_lead && good;
   std::printf("leader after the load: %s\n", Leaders(ports, alive).c_str());
   reads("after the paced phase");

@@ -19,6 +19,9 @@ struct FleetArgs {
   double history_speed = 1.5;  // simulated time per real time in the history phases; 0: as fast as acknowledged
   int http_workers = static_cast<int>(kDefaultHttpWorkers);  // the collector's own default
   int rollup_slice_ms = static_cast<int>(RetentionPolicy{}.rollup_slice_ms);  // the collector's own default
+  // Seconds a report no collector took (no answer, or 5xx) is held and sent
+  // again, as an agent's spool does; 0: it counts as failed at once.
+  int hold_s = 0;
 };
 
 // Reads --flag value pairs into *a; false when a flag is unknown, a value is

@@ -32,7 +32,7 @@ Phase RunRounds(const std::vector<int>& ports, const std::vector<ReportTemplate>
   const bool paced = speed > 0;
   const int64_t interval_ms = a.interval_s * 1000LL;
   const int64_t total = static_cast<int64_t>(last - first) * a.nodes;
-  std::atomic<int64_t> next{0}, ok{0}, failed{0}, moved{0};
+  std::atomic<int64_t> next{0}, ok{0}, failed{0}, moved{0}, held{0}, answered_503{0}, retry_after{0};
   const int senders = paced ? a.paced_senders : a.clients;
   std::vector<std::vector<double>> lat(senders);
   const auto deadline = Clock::now() + std::chrono::seconds(a.seconds);
@@ -70,13 +70,26 @@ Phase RunRounds(const std::vector<int>& ports, const std::vector<ReportTemplate>
         const httplib::Headers headers = {{"Authorization", std::string("Bearer ") + kFleetToken},
                                           {"Date", rdmascope::FormatHttpDate(end)}};
         const auto post = [&](size_t k) {
-          return to[(static_cast<size_t>(node) + k) % to.size()]->Post("/api/v1/reports", headers, body,
-                                                                        "application/json");
+          httplib::Result r = to[(static_cast<size_t>(node) + k) % to.size()]->Post("/api/v1/reports", headers, body,
+                                                                                   "application/json");
+          if (r && r->status == 503) {
+            ++answered_503;
+            if (r->has_header("Retry-After")) ++retry_after;
+          }
+          return r;
         };
         httplib::Result res = post(0);
         for (size_t k = 1; k < to.size() && (!res || res->status >= 500); ++k) {
           res = post(k);
           if (res && res->status < 500) ++moved;
+        }
+        if ((!res || res->status >= 500) && a.hold_s > 0) {
+          ++held;  // kept, and sent again each second until one takes it
+          for (const auto give_up = Clock::now() + std::chrono::seconds(a.hold_s);
+               (!res || res->status >= 500) && Clock::now() < give_up;) {
+            std::this_thread::sleep_for(std::chrono::seconds(1));
+            for (size_t k = 0; k < to.size() && (!res || res->status >= 500); ++k) res = post(k);
+          }
         }
         lat[c].push_back(std::chrono::duration<double, std::milli>(Clock::now() - s).count());
         if (res && res->status == 200) {
@@ -100,6 +113,7 @@ Phase RunRounds(const std::vector<int>& ports, const std::vector<ReportTemplate>
   p.ok = ok.load();
   p.failed = failed.load();
   p.moved = moved.load();
+  p.held = held.load(), p.answered_503 = answered_503.load(), p.retry_after = retry_after.load();
   p.rounds_done = (p.ok + p.failed) / a.nodes;
   for (auto& v : lat) p.latencies_ms.insert(p.latencies_ms.end(), v.begin(), v.end());
   std::sort(p.latencies_ms.begin(), p.latencies_ms.end());
@@ -113,6 +127,11 @@ bool PrintPhase(const char* name, const Phase& p, const FleetArgs& a, int rounds
   std::printf("%s: %lld reports (%lld failed) = %lld of %d rounds, %.1f simulated min, in %.1f s wall\n", name,
               static_cast<long long>(p.ok), static_cast<long long>(p.failed), static_cast<long long>(p.rounds_done),
               rounds_wanted, p.rounds_done * a.interval_s / 60.0, p.wall_s);
+  if (p.held > 0 || p.answered_503 > 0)
+    std::printf("  %lld reports held after no collector took them and sent again; %lld answers 503 (%lld with "
+                "Retry-After)\n",
+                static_cast<long long>(p.held), static_cast<long long>(p.answered_503),
+                static_cast<long long>(p.retry_after));
   if (p.moved > 0)
     std::printf("  %lld reports stored by another collector than their node's own (it did not answer, or 5xx)\n",
                 static_cast<long long>(p.moved));
