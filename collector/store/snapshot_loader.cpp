@@ -2,6 +2,7 @@
 // side, under mu_: the probe rows a commit wrote come from memory, the state
 // of the nodes it touched from keyed lookups; never a scan of the history.
 #include <algorithm>
+#include <cstdio>
 #include <functional>
 
 #include "collector/store/probe_row_sql.h"
@@ -62,14 +63,21 @@ namespace {
 // Nodes whose state one set of statements reads (the list is one parameter).
 constexpr size_t kNodesPerLoad = 256;
 
-// `names` as the one parameter `column IN list` binds: a JSON array for
-// SQLite's json_each, an array literal for PostgreSQL's ANY (each name
-// quoted, so that no name reads as NULL).
+// `names` as the one parameter a list query binds: a JSON array for
+// SQLite's json_each, an array literal for PostgreSQL's unnest (each name
+// quoted, so that no name reads as NULL). Whatever a stored name holds, the
+// list stays valid: JSON takes a control character as \u00XX.
 std::string NameListParam(const std::vector<std::string>& names, bool pg) {
   std::string out = pg ? "{" : "[";
   for (size_t i = 0; i < names.size(); ++i) {
     out += i ? ",\"" : "\"";
     for (char c : names[i]) {
+      if (!pg && static_cast<unsigned char>(c) < 0x20) {
+        char esc[8];
+        std::snprintf(esc, sizeof esc, "\\u%04x", static_cast<unsigned>(static_cast<unsigned char>(c)));
+        out += esc;
+        continue;
+      }
       if (c == '"' || c == '\\') out += '\\';
       out += c;
     }
