@@ -73,17 +73,10 @@ Status Retention::DeleteForgottenRows(const std::string& after, const std::vecto
   for (const char* sql : kAgedRows) {
     ASSIGN_STMT(d, Q(sql));
     d.Bind(1, after).Bind(2, nodes.back().first).Bind(3, cutoff);
-    for (;;) {
-      auto row = d.Step();
-      if (!row.ok()) {
-        d.Reset();
-        return row.status();
-      }
-      if (!row.value()) break;
-      aged.insert(d.Text(0));
-      ++tally->rows;
-    }
-    d.Reset();
+    auto deleted = Rows(d);  // one row per row deleted: its node
+    if (!deleted.ok()) return deleted.status();
+    for (const auto& row : deleted.value()) aged.insert(row["node"].get<std::string>());
+    tally->rows += static_cast<int64_t>(deleted.value().size());
   }
   for (const auto& [name, last_report_at] : nodes) {
     if (last_report_at >= cutoff) {
