@@ -39,16 +39,18 @@ Status ForEachProbeRow(SqlStmt& s, const std::function<Status(std::shared_ptr<co
 }
 }  // namespace
 
+// A node's leaf switch, NODE being the SQL that names the node: its own
+// neighbour report, else a sweep's switch port whose remote is one of the
+// node's adapters (node GUIDs joined); '' when neither knows.
+#define RDMASCOPE_LEAF_SWITCH_OF(NODE)                                                                   \
+  "COALESCE((SELECT switch_guid FROM node_neighbours nn WHERE nn.node = " NODE                           \
+  " AND nn.switch_type = 'Switch' ORDER BY nn.device, nn.port LIMIT 1), "                                \
+  "(SELECT fp.guid FROM ports p JOIN fabric_ports fp ON fp.remote_guid = '0x' || "                      \
+  "lower(replace(p.node_guid, ':', '')) JOIN fabric_nodes fn ON fn.guid = fp.guid AND fn.type = 'Switch' " \
+  "WHERE p.node = " NODE " ORDER BY p.device, p.port LIMIT 1), '')"
+
 Result<std::string> SnapshotLoader::LeafSwitch(const std::string& name) {
-  // The node's own neighbour report, else a sweep's switch port whose remote
-  // is one of the node's adapters (node GUIDs joined).
-  auto q = Q("SELECT COALESCE("
-             "(SELECT switch_guid FROM node_neighbours nn WHERE nn.node = ?1 AND nn.switch_type = 'Switch' "
-             " ORDER BY nn.device, nn.port LIMIT 1), "
-             "(SELECT fp.guid FROM ports p JOIN fabric_ports fp "
-             "   ON fp.remote_guid = '0x' || lower(replace(p.node_guid, ':', '')) "
-             " JOIN fabric_nodes fn ON fn.guid = fp.guid AND fn.type = 'Switch' "
-             " WHERE p.node = ?1 ORDER BY p.device, p.port LIMIT 1), '')");
+  auto q = Q("SELECT " RDMASCOPE_LEAF_SWITCH_OF("?1"));
   if (!q.ok()) return q.status();
   SqlStmt& s = *q.value();
   s.Bind(1, name);
@@ -107,18 +109,10 @@ Result<std::map<std::string, std::shared_ptr<NodeState>>> SnapshotLoader::LoadNo
     const std::vector<std::string>& names) {
   std::map<std::string, std::shared_ptr<NodeState>> out;
   const bool pg = !w_.sqlite();
-  // Each node's row and leaf switch: its own neighbour report, else a
-  // sweep's switch port whose remote is one of the node's adapters (node
-  // GUIDs joined), as LeafSwitch says it.
+  // Each node's row and leaf switch.
   static constexpr char kNodesSql[] =
-      "SELECT n.name, n.labels, n.interval_s, n.last_generated_at, n.last_report_at, COALESCE("
-      "(SELECT switch_guid FROM node_neighbours nn WHERE nn.node = n.name AND nn.switch_type = 'Switch' "
-      " ORDER BY nn.device, nn.port LIMIT 1), "
-      "(SELECT fp.guid FROM ports p JOIN fabric_ports fp "
-      "   ON fp.remote_guid = '0x' || lower(replace(p.node_guid, ':', '')) "
-      " JOIN fabric_nodes fn ON fn.guid = fp.guid AND fn.type = 'Switch' "
-      " WHERE p.node = n.name ORDER BY p.device, p.port LIMIT 1), '') "
-      "FROM nodes n WHERE n.name $IN";
+      "SELECT n.name, n.labels, n.interval_s, n.last_generated_at, n.last_report_at, "
+      RDMASCOPE_LEAF_SWITCH_OF("n.name") " FROM nodes n WHERE n.name $IN";
   static const std::string kNodes[2] = {WithNameList(kNodesSql, false), WithNameList(kNodesSql, true)};
   // Each port's switch, from the node's neighbour report: its leaf per rail.
   static constexpr char kPortLeavesSql[] =
