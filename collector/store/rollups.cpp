@@ -157,9 +157,13 @@ Result<int64_t> Rollups::RollOrSkip(int64_t now_ms, const RetentionPolicy& polic
     }
   } end_hourly_read{this, p.hourly_pinned};
 
-  // Reading and grouping is most of a step's cost: done without the lock.
+  // Reading and grouping is most of a step's cost: on SQLite done without
+  // the lock, on a connection of its own. PostgreSQL groups and merges the
+  // slice itself, in one statement under the lock (WriteSliceMinutes from
+  // id 0): a slice is tens of thousands of groups at fleet size, and writing
+  // them back one statement each is as many round trips under the lock.
   std::vector<Rollup> grouped, hours;
-  if (p.slice && !skip) ReadSliceMinutes(&p, &grouped);
+  if (p.slice && !skip && w_.sqlite()) ReadSliceMinutes(&p, &grouped);
   const bool hours_read = p.hourly_pinned && ReadHoursOfMinutes(p, &hours);
   if (rollup_read_hook_) rollup_read_hook_();
 
@@ -216,7 +220,7 @@ Status Rollups::FindSlice(int64_t closed_until, const RetentionPolicy& policy, b
   first.Reset();
   p->slice = p->start + policy.rollup_slice_ms <= closed_until;
   p->new_mark = p->slice ? p->start + policy.rollup_slice_ms : closed_until;
-  if (p->slice && !skip) {
+  if (p->slice && !skip && w_.sqlite()) {  // the read without the lock goes up to here
     ASSIGN_STMT(last, Q("SELECT COALESCE(MAX(id), 0) FROM probe_summaries"));
     auto r = last.Step();
     if (!r.ok()) return r.status();

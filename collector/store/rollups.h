@@ -8,9 +8,11 @@
 //    (policy.rollup_slice_ms, closed policy.rollup_grace_ms before now_ms)
 //    into probe_minute, and the ten minutes completed by earlier steps into
 //    probe_hourly (the hour in progress trails the minutes by up to ten), in
-//    one transaction; returns 1, or 0 when nothing is left to roll. The slice
-//    and the minutes are read and grouped on a connection of their own,
-//    without the writer's lock; what is stored meanwhile is added under it.
+//    one transaction; returns 1, or 0 when nothing is left to roll. On
+//    SQLite the slice and the minutes are read and grouped on a connection
+//    of their own, without the writer's lock; what is stored meanwhile is
+//    added under it. On PostgreSQL each is one INSERT ... SELECT the server
+//    groups and merges, under the lock: no row travels to the collector.
 //  - SkipRollupStep moves the marks past what RollupStep would roll now,
 //    adding nothing: for a step that failed, so one bad slice never holds
 //    the marks (and with them the raw retention) for good.
