@@ -3,6 +3,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -31,7 +32,10 @@ void WriteAll(int fd, const std::string& s) {
 // failed>" to fd once serving (or not), then _exits: no destructor of the
 // tool's own objects runs in it.
 [[noreturn]] void RunCollectorChild(int index, int fd, const std::string& db, const std::string& password_file,
-                                    const FleetArgs& a, std::atomic<int64_t>* clock) {
+                                    const FleetArgs& a, std::atomic<int64_t>* clock, pid_t parent) {
+  // Dies with the tool, even killed: nothing outlives it.
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (getppid() != parent) _exit(1);  // the tool died before the line above
   sigset_t stop;
   sigemptyset(&stop);
   sigaddset(&stop, SIGTERM);
@@ -133,6 +137,7 @@ Result<std::vector<int>> ForkedCollectors::Start(int n, const std::string& db, c
     }
     std::fflush(stdout);
     std::fflush(stderr);
+    const pid_t parent = getpid();
     const pid_t pid = fork();
     if (pid < 0) {
       close(fds[0]), close(fds[1]);
@@ -141,7 +146,7 @@ Result<std::vector<int>> ForkedCollectors::Start(int n, const std::string& db, c
     }
     if (pid == 0) {
       close(fds[0]);
-      RunCollectorChild(i, fds[1], db, password_file, a, clock_);
+      RunCollectorChild(i, fds[1], db, password_file, a, clock_, parent);
     }
     close(fds[1]);
     pids_.push_back(pid);

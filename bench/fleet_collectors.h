@@ -15,6 +15,7 @@
 //  - Kill(i, signal) signals collector i (SIGKILL: as a crash); Stop() ends
 //    every collector still running (SIGTERM, then SIGKILL after 30 s) and
 //    reaps them all, and the destructor calls it: nothing outlives the tool.
+//    Killed, the tool takes them with it (each dies with its parent).
 //  - A collector's diagnosis worker does not run, as in the SQLite load tool
 //    (rollups and retention do, under the leader lock): the figures are
 //    ingest's and the reads'.

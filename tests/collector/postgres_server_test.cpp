@@ -2,12 +2,20 @@
 // (tests/support/postgres_server.h): it starts from Debian's package as an
 // unprivileged user, takes a password over TCP and none over its own socket,
 // loads rows by COPY, two run side by side on different ports, and nothing
-// is left once it stops (no postmaster, no directory).
+// is left once it stops (no postmaster, no directory), nor once its owner
+// is killed.
 #include <libpq-fe.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <thread>
 
 #include <gtest/gtest.h>
 
@@ -85,6 +93,48 @@ TEST(PostgresServer, CopyLoadsRowsAndStopLeavesNothing) {
   EXPECT_FALSE(std::filesystem::exists("/proc/" + std::to_string(postmaster), ec))
       << "the postmaster was not reaped: a zombie is left";
   EXPECT_FALSE(std::filesystem::exists(dir, ec)) << dir << " outlived Stop()";
+}
+
+// A test killed past its timeout never reaches Stop(): the server's
+// watchdog shuts it down and removes its directory.
+TEST(PostgresServer, AKilledOwnerLeavesNothing) {
+  std::error_code ec;
+  if (!std::getenv("RDMASCOPE_PG_BIN") && !std::filesystem::exists("/usr/lib/postgresql", ec))
+    RDMASCOPE_TOOL_MISSING("PostgreSQL server", "postgresql", "the PostgreSQL storage backend's tests");
+  ::prctl(PR_SET_CHILD_SUBREAPER, 1);  // the orphans (postmaster, watchdog) are reaped here
+  int fds[2];
+  ASSERT_EQ(::pipe(fds), 0);
+  const pid_t owner = ::fork();
+  ASSERT_GE(owner, 0);
+  if (owner == 0) {  // the owner: starts a server, says its postmaster and directory, waits to be killed
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // and dies with the test, should the test die first
+    ::close(fds[0]);
+    std::string error;
+    std::unique_ptr<PostgresServer> s = PostgresServer::Start(&error);
+    const std::string said = s ? std::to_string(s->postmaster_pid()) + " " + s->dir() + "\n" : "0 " + error + "\n";
+    if (::write(fds[1], said.data(), said.size()) < 0) ::_exit(1);
+    for (;;) ::pause();
+  }
+  ::close(fds[1]);
+  std::string said;
+  char buf[512];
+  for (ssize_t n; said.find('\n') == std::string::npos && (n = ::read(fds[0], buf, sizeof buf)) > 0;)
+    said.append(buf, static_cast<size_t>(n));
+  ::close(fds[0]);
+  ::kill(owner, SIGKILL);
+  ::waitpid(owner, nullptr, 0);
+  const pid_t postmaster = static_cast<pid_t>(std::atol(said.c_str()));
+  const std::string dir = said.substr(said.find(' ') + 1, said.find('\n') - said.find(' ') - 1);
+  ASSERT_GT(postmaster, 0) << "the owner's server did not start: " << dir;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while ((PostgresServer::Alive(postmaster) || std::filesystem::exists(dir, ec)) &&
+         std::chrono::steady_clock::now() < deadline) {
+    while (::waitpid(-1, nullptr, WNOHANG) > 0) {
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  EXPECT_FALSE(PostgresServer::Alive(postmaster)) << "the postmaster outlived its killed owner by 30 s";
+  EXPECT_FALSE(std::filesystem::exists(dir, ec)) << dir << " outlived its killed owner by 30 s";
 }
 
 TEST(PostgresServer, TwoSideBySide) {

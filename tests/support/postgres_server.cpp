@@ -3,7 +3,9 @@
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <fcntl.h>
 #include <pwd.h>
+#include <spawn.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/prctl.h>
@@ -104,6 +106,7 @@ std::unique_ptr<PostgresServer> PostgresServer::Start(std::string* error) {
     return nullptr;
   }
   s->dir_ = tmpl;  // from here on the destructor removes it
+  if (!s->StartWatchdog(error)) return nullptr;
   s->password_ = RandomPassword();
   {
     std::ofstream pw(s->password_file());
@@ -163,6 +166,53 @@ std::unique_ptr<PostgresServer> PostgresServer::Start(std::string* error) {
 bool PostgresServer::ReadPostmasterPid() {
   std::ifstream pidfile(dir_ + "/data/postmaster.pid");
   return pidfile >> pid_ && Alive(pid_);
+}
+
+// The watchdog's script ($1: the scratch directory). `read` returns when
+// the pipe's last writer is gone: Stop() closed it, or this process died
+// (a killed test or benchmark). Then a server still running is shut down at
+// once (SIGQUIT, the immediate mode; SIGKILL after 10 s) and the directory
+// removed; after a Stop() there is neither.
+constexpr const char* kWatchdogScript =
+    "read _; p=$(head -n 1 \"$1/data/postmaster.pid\" 2>/dev/null) && kill -QUIT \"$p\" 2>/dev/null; "
+    "i=0; while [ -n \"$p\" ] && kill -0 \"$p\" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i+1)); done; "
+    "[ -n \"$p\" ] && kill -KILL \"$p\" 2>/dev/null; rm -rf \"$1\"";
+
+bool PostgresServer::StartWatchdog(std::string* error) {
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0) {
+    *error = std::string("pipe2 for the server's watchdog: ") + std::strerror(errno);
+    return false;
+  }
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, fds[0], 0);  // its stdin; the dup has no close-on-exec
+  const std::string dir = dir_;
+  const char* argv[] = {"/bin/sh", "-c", kWatchdogScript, "rdmascope-pg-watchdog", dir.c_str(), nullptr};
+  // A session of its own: a test runner that kills the test's process group
+  // at its timeout leaves the watchdog to do its work.
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSID);
+  const int rc = ::posix_spawn(&watchdog_pid_, "/bin/sh", &actions, &attr, const_cast<char* const*>(argv), environ);
+  posix_spawnattr_destroy(&attr);
+  posix_spawn_file_actions_destroy(&actions);
+  ::close(fds[0]);
+  if (rc != 0) {
+    ::close(fds[1]);
+    watchdog_pid_ = -1;
+    *error = std::string("starting the server's watchdog (/bin/sh): ") + std::strerror(rc);
+    return false;
+  }
+  watchdog_fd_ = fds[1];
+  return true;
+}
+
+void PostgresServer::EndWatchdog() {
+  if (watchdog_fd_ >= 0) ::close(watchdog_fd_);
+  watchdog_fd_ = -1;
+  if (watchdog_pid_ > 0) ::waitpid(watchdog_pid_, nullptr, 0);
+  watchdog_pid_ = -1;
 }
 
 bool PostgresServer::Alive(pid_t pid) {
@@ -236,6 +286,7 @@ std::string PostgresServer::Stop() {
     if (ec && failed.empty()) failed = "removing " + dir_ + ": " + ec.message();
     dir_.clear();
   }
+  EndWatchdog();  // with nothing left to stop or remove, it exits at once
   return failed;
 }
 

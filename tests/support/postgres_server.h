@@ -26,6 +26,13 @@
 //    Start() makes this process a child subreaper (prctl), so the
 //    postmaster, orphaned when pg_ctl exits, is this process's to reap and
 //    Stop() reaps it: no zombie is left either.
+//  - A process killed before its Stop() (a test past its timeout, a
+//    benchmark interrupted) leaves nothing either: Start() spawns a watchdog
+//    (/bin/sh, in a session of its own, out of reach of a kill of the
+//    test's process group) that waits on a pipe whose only writer is this process and
+//    its forks; when the last of them is gone, it shuts the server down
+//    (SIGQUIT, then SIGKILL after 10 s) and removes the directory. Stop()
+//    ends it and reaps it.
 //  - Errors say which step failed, with its output and the tail of the
 //    server's log.
 #pragma once
@@ -89,6 +96,12 @@ class PostgresServer {
   bool Gone(int grace_s);
   // Sets pid_ from the cluster's postmaster.pid; whether it names a live process.
   bool ReadPostmasterPid();
+  // The watchdog: a shell that waits on a pipe only this process (and its
+  // forks) writes to; see the contract.
+  bool StartWatchdog(std::string* error);
+  void EndWatchdog();
+  pid_t watchdog_pid_ = -1;
+  int watchdog_fd_ = -1;
 };
 
 // The server for a test, or null with *error empty when Debian's postgresql
