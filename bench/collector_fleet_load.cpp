@@ -64,35 +64,6 @@ using namespace rdmascope::collector;
 using namespace rdmascope::collector::bench;
 using Clock = std::chrono::steady_clock;
 
-constexpr double kBudgetBytesPerNodeDay = 50.0 * 1024 * 1024;
-
-// Rolls what is left as the worker will once the grace has passed and the
-// last ten minutes have closed (the hour in progress reaches probe_hourly
-// ten minutes at a time), timing each step: its reads run without the
-// store lock, its write holds it. False when a step failed.
-bool RollUpWhatIsLeft(Storage& store, const RetentionPolicy& policy, int64_t sim_now, int nodes) {
-  const int64_t later = sim_now + policy.rollup_grace_ms + policy.rollup_slice_ms + 10LL * 60 * 1000;
-  int slices = 0;
-  double total_ms = 0, longest_ms = 0;
-  bool good = true;
-  for (;;) {
-    const auto s = Clock::now();
-    auto n = store.rollups.RollupStep(later, policy);
-    const double ms = std::chrono::duration<double, std::milli>(Clock::now() - s).count();
-    if (!n.ok()) {
-      std::printf("rollup failed: %s\n", n.status().message().c_str());
-      good = false;
-      break;
-    }
-    if (n.value() == 0) break;
-    ++slices, total_ms += ms, longest_ms = std::max(longest_ms, ms);
-  }
-  std::printf("rollup of what is left, %d steps (slices of %lld ms, then the last minutes into hours; %d nodes): "
-              "%.0f ms, longest step %.0f ms (read and write)\n",
-              slices, static_cast<long long>(policy.rollup_slice_ms), nodes, total_ms, longest_ms);
-  return good;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -200,7 +171,7 @@ int main(int argc, char** argv) {
   std::printf("database: %.1f MB after %.1f simulated min\n", static_cast<double>(store.value()->db.SizeBytes()) / 1048576.0,
               sim_s / 60.0);
   const FleetStorage storage = MeasureFleetStorage(so.path, a.nodes, sim_s, policy);
-  PrintFleetStorage(storage, policy, kBudgetBytesPerNodeDay);
+  PrintFleetStorage(storage, policy, kFleetBudgetBytesPerNodeDay);
   good = storage.ok && good;
 
   server->Stop();

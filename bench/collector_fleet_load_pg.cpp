@@ -10,15 +10,21 @@
 // Prints, per phase, what collector_fleet_load prints (the collectors'
 // thread CPU is not measured: they are other processes); the reads from
 // every collector; which collector leads; and the reports the database
-// holds against those acknowledged (each report id once). With
+// holds against those acknowledged (each report id once); then, the
+// collectors stopped and what they would still roll rolled, the bytes per
+// node per day at the default retention (fleet_storage_pg.h; as left, and
+// with the rollups compacted to their live rows), and the raw
+// history's day partitions before and after a retention pass run a day
+// after the raw age (the day the load wrote is dropped whole). With
 // --kill-at-s S, collector 0 is killed with SIGKILL S seconds into the
 // paced phase: its nodes move to the others, and the lead moves when it
 // held it (printed before and after, with the time it took).
 //
 // Bounded as collector_fleet_load is (its flags, same limits), plus
 // --collectors N (1..8, default 2). Exit 1 when a report or a read failed,
-// a read's rows are not what the fleet implies, or the database does not
-// hold each acknowledged report exactly once.
+// a read's rows are not what the fleet implies, the database does not
+// hold each acknowledged report exactly once, or the rollup, the measure or
+// the retention pass failed.
 #include <signal.h>
 
 #include <atomic>
@@ -35,7 +41,9 @@
 #include "bench/fleet_phases.h"
 #include "bench/fleet_reads.h"
 #include "bench/fleet_reports.h"
+#include "bench/fleet_storage_pg.h"
 #include "collector/store/pg_db.h"
+#include "collector/store/pg_storage.h"
 #include "tests/support/postgres_server.h"
 
 namespace {
@@ -153,7 +161,10 @@ int main(int argc, char** argv) {
     }
   };
   char speed_text[64];
-  std::snprintf(speed_text, sizeof speed_text, " (each report at its due time, %g x real time)", a.history_speed);
+  if (a.history_speed > 0)
+    std::snprintf(speed_text, sizeof speed_text, " (each report at its due time, %g x real time)", a.history_speed);
+  else
+    std::snprintf(speed_text, sizeof speed_text, " (as fast as acknowledged, %d in flight)", a.clients);
   run(std::string("history") + speed_text, a.minutes * 60 / a.interval_s, a.history_speed);
   reads("after history");
 
@@ -235,8 +246,67 @@ int main(int argc, char** argv) {
     std::printf("  NOT each acknowledged report exactly once\n");
     good = false;
   }
-  db.value().Close();
+  // Bytes per node per day: the collectors stopped, what they would still
+  // roll rolled here (on the fleet's clock), then the server's accounting.
+  const int64_t sim_now = collectors.clock()->load();
   collectors.Stop();
+  double node_intervals = static_cast<double>(done.back().ok);
+  for (size_t i = 0; i + 1 < done.size(); ++i) node_intervals += static_cast<double>(done[i].rounds_done) * a.nodes;
+  const double sim_s = node_intervals / a.nodes * a.interval_s;
+  RetentionPolicy policy;
+  policy.rollup_slice_ms = a.rollup_slice_ms;  // as the collectors' (fleet_collectors.cpp)
+  if (auto store = OpenPostgresStorage(pg->Url(), pg->password(), StoreOptions{}, sim_now); !store.ok()) {
+    std::printf("opening the store to roll what is left: %s\n", store.status().message().c_str());
+    good = false;
+  } else {
+    good = RollUpWhatIsLeft(*store.value(), policy, sim_now, a.nodes) && good;
+    std::printf("storage as the load left it (rows rewritten by upserts still hold their old versions until "
+                "vacuumed):\n");
+    const FleetStorage storage = MeasureFleetStoragePg(db.value(), a.nodes, sim_s, policy);
+    PrintFleetStorage(storage, policy, kFleetBudgetBytesPerNodeDay);
+    good = storage.ok && good;
+    // The rollups' rows are merged again by every slice of their minute:
+    // the same with the live rows only.
+    const rdmascope::Status vacuumed = db.value().Exec("VACUUM (FULL) probe_minute, probe_hourly, reports");
+    if (!vacuumed.ok()) {
+      std::printf("VACUUM FULL of the rollups failed: %s\n", vacuumed.message().c_str());
+      good = false;
+    } else {
+      std::printf("storage with the rollups and report ids compacted (VACUUM FULL: their live rows only):\n");
+      const FleetStorage live = MeasureFleetStoragePg(db.value(), a.nodes, sim_s, policy);
+      PrintFleetStorage(live, policy, kFleetBudgetBytesPerNodeDay);
+      good = live.ok && good;
+    }
+    // A retention pass as the leader runs it, a day after the raw age has
+    // passed: the day the load wrote goes as a whole partition.
+    // The rollup mark first moves through the quiet day as the leader's
+    // steps would (raw rows past the mark are kept whatever their age).
+    const int64_t later = sim_now + policy.raw_max_age_ms + 86400000;
+    for (int i = 0; i < 100000; ++i) {
+      auto n = store.value()->rollups.RollupStep(later, policy);
+      if (!n.ok()) {
+        std::printf("rollup step to the retention pass's time failed: %s\n", n.status().message().c_str());
+        good = false;
+      }
+      if (!n.ok() || n.value() == 0) break;
+    }
+    good = PrintPartitions(db.value(), "probe_summaries", "before a retention pass a day after the raw age") && good;
+    int64_t steps = 0, removed = 0;
+    for (; steps < 100000; ++steps) {
+      auto n = store.value()->retention.RetentionStep(later, policy);
+      if (!n.ok()) {
+        std::printf("retention step failed: %s\n", n.status().message().c_str());
+        good = false;
+        break;
+      }
+      if (n.value() == 0) break;
+      removed += n.value();
+    }
+    std::printf("retention pass: %lld steps, %lld removed (a dropped partition counts one)\n",
+                static_cast<long long>(steps), static_cast<long long>(removed));
+    good = PrintPartitions(db.value(), "probe_summaries", "after it") && good;
+  }
+  db.value().Close();
   if (std::string e = pg->Stop(); !e.empty()) std::fprintf(stderr, "stopping PostgreSQL: %s\n", e.c_str());
   std::printf("%s\n", good ? "PASS: 0 errors, every read answered with the rows the fleet implies, each report stored once"
                            : "FAIL");

@@ -1,5 +1,7 @@
 #include "bench/fleet_storage.h"
 
+#include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <set>
 
@@ -9,7 +11,8 @@ namespace rdmascope::collector::bench {
 
 namespace {
 
-// Tables (with their indexes) that retention keeps for the raw age.
+// Tables that retention keeps for the raw age, and SQLite's indexes on them
+// (PostgreSQL's bytes of a table hold its indexes and partitions).
 const std::set<std::string> kRaw = {"probe_summaries", "probe_summaries_src_time", "probe_summaries_time",
                                     "counter_port_samples", "counter_port_samples_node_time",
                                     "counter_port_samples_time",
@@ -23,38 +26,19 @@ constexpr double kMB = 1048576.0;
 
 }  // namespace
 
-FleetStorage MeasureFleetStorage(const std::string& db_path, int nodes, double simulated_s,
-                                 const collector::RetentionPolicy& policy) {
+const char* const kPeriodsSql =
+    "SELECT (SELECT COUNT(DISTINCT minute) FROM probe_minute), (SELECT COUNT(DISTINCT hour) FROM probe_hourly)";
+
+FleetStorage FleetStorageFrom(const std::map<std::string, double>& bytes, int64_t minutes, int64_t hours, int nodes,
+                              double simulated_s, const collector::RetentionPolicy& policy) {
   FleetStorage s;
-  auto db = collector::Db::Open(db_path);
-  if (!db.ok()) {
-    s.error = db.status().message();
-    return s;
-  }
-  auto pages = db.value().Prepare("SELECT name, SUM(pgsize) FROM dbstat GROUP BY name");
-  if (!pages.ok()) {
-    s.error = pages.status().message();
-    return s;
-  }
-  for (auto row = pages.value().Step(); row.ok() && row.value(); row = pages.value().Step()) {
-    const std::string name = pages.value().Text(0);
-    const double bytes = static_cast<double>(pages.value().Int(1));
+  for (const auto& [name, b] : bytes)
     (kRaw.count(name)      ? s.raw_bytes
      : kIds.count(name)    ? s.ids_bytes
      : kMinute.count(name) ? s.minute_bytes
      : kHour.count(name)   ? s.hour_bytes
-                           : s.other_bytes) += bytes;
-  }
-  auto periods = db.value().Prepare(
-      "SELECT (SELECT COUNT(DISTINCT minute) FROM probe_minute), (SELECT COUNT(DISTINCT hour) FROM probe_hourly)");
-  if (!periods.ok()) {
-    s.error = periods.status().message();
-    return s;
-  }
-  if (auto row = periods.value().Step(); row.ok() && row.value()) {
-    s.minutes = periods.value().Int(0);
-    s.hours = periods.value().Int(1);
-  }
+                           : s.other_bytes) += b;
+  s.minutes = minutes, s.hours = hours;
   if (nodes <= 0 || simulated_s <= 0 || s.minutes == 0 || s.hours == 0) {
     s.error = "no rolled-up history to measure (run more simulated minutes)";
     return s;
@@ -72,6 +56,57 @@ FleetStorage MeasureFleetStorage(const std::string& db_path, int nodes, double s
   s.steady_per_node = s.raw_part + s.minute_part + s.hour_part;
   s.ok = true;
   return s;
+}
+
+FleetStorage MeasureFleetStorage(const std::string& db_path, int nodes, double simulated_s,
+                                 const collector::RetentionPolicy& policy) {
+  FleetStorage s;
+  auto db = collector::Db::Open(db_path);
+  if (!db.ok()) {
+    s.error = db.status().message();
+    return s;
+  }
+  auto pages = db.value().Prepare("SELECT name, SUM(pgsize) FROM dbstat GROUP BY name");
+  if (!pages.ok()) {
+    s.error = pages.status().message();
+    return s;
+  }
+  std::map<std::string, double> bytes;
+  for (auto row = pages.value().Step(); row.ok() && row.value(); row = pages.value().Step())
+    bytes[pages.value().Text(0)] += static_cast<double>(pages.value().Int(1));
+  auto periods = db.value().Prepare(kPeriodsSql);
+  if (!periods.ok()) {
+    s.error = periods.status().message();
+    return s;
+  }
+  int64_t minutes = 0, hours = 0;
+  if (auto row = periods.value().Step(); row.ok() && row.value())
+    minutes = periods.value().Int(0), hours = periods.value().Int(1);
+  return FleetStorageFrom(bytes, minutes, hours, nodes, simulated_s, policy);
+}
+
+bool RollUpWhatIsLeft(collector::Storage& store, const collector::RetentionPolicy& policy, int64_t sim_now, int nodes) {
+  using Clock = std::chrono::steady_clock;
+  const int64_t later = sim_now + policy.rollup_grace_ms + policy.rollup_slice_ms + 10LL * 60 * 1000;
+  int slices = 0;
+  double total_ms = 0, longest_ms = 0;
+  bool good = true;
+  for (;;) {
+    const auto s = Clock::now();
+    auto n = store.rollups.RollupStep(later, policy);
+    const double ms = std::chrono::duration<double, std::milli>(Clock::now() - s).count();
+    if (!n.ok()) {
+      std::printf("rollup failed: %s\n", n.status().message().c_str());
+      good = false;
+      break;
+    }
+    if (n.value() == 0) break;
+    ++slices, total_ms += ms, longest_ms = std::max(longest_ms, ms);
+  }
+  std::printf("rollup of what is left, %d steps (slices of %lld ms, then the last minutes into hours; %d nodes): "
+              "%.0f ms, longest step %.0f ms (read and write)\n",
+              slices, static_cast<long long>(policy.rollup_slice_ms), nodes, total_ms, longest_ms);
+  return good;
 }
 
 void PrintFleetStorage(const FleetStorage& s, const collector::RetentionPolicy& policy, double budget_bytes) {
