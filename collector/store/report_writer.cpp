@@ -35,6 +35,7 @@ Result<IngestResult> ReportWriter::Ingest(const json& report, int64_t received_a
   rollups_.BeginTransaction();
   Transaction tx(db_);
   if (Status s = tx.Begin(); !s.ok()) return s;
+  if (Status s = rollups_.JoinWriterTransaction(); !s.ok()) return s;
   closed_events_ = false;
   fabric_change_ = FabricChange();
   IngestResult out;
@@ -116,6 +117,7 @@ void ReportWriter::IngestBatch(std::vector<BatchItem>& items, SnapshotUpdate* de
   rollups_.BeginTransaction();
   Transaction tx(db_);
   if (Status s = tx.Begin(); !s.ok()) return fail_all(s);
+  if (Status s = rollups_.JoinWriterTransaction(); !s.ok()) return fail_all(s);
   closed_events_ = false;
   fabric_change_ = FabricChange();  // a report the batch rolls back may leave it set: one refresh more
   for (BatchItem& it : items) {

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "collector/store/rollups.h"
+#include "collector/store/pg_locks.h"
 #include "collector/store/saturating_sql.h"
 #include "collector/store/store_status_macros.h"
 
@@ -168,10 +169,14 @@ Result<int64_t> Rollups::RollOrSkip(int64_t now_ms, const RetentionPolicy& polic
   if (rollup_read_hook_) rollup_read_hook_();
 
   std::lock_guard<std::mutex> lock(mu_);
-  if (rollup_through_ms_ != p.mark || hourly_through_ms_ != p.hourly_from)
-    return int64_t{1};  // rolled meanwhile: the caller asks again
   Transaction tx(db_);
   RETURN_IF_ERROR(tx.Begin());
+  if (!w_.sqlite()) {  // the marks as every collector's writer sees them, held still
+    RETURN_IF_ERROR(db_.Exec(kPgRollupXactLockSql));
+    RETURN_IF_ERROR(LoadRollupMark());
+  }
+  if (rollup_through_ms_ != p.mark || hourly_through_ms_ != p.hourly_from)
+    return int64_t{1};  // rolled meanwhile (here or by another collector): the caller asks again
   if (p.slice && !skip) RETURN_IF_ERROR(WriteSliceMinutes(p, grouped));
   if (p.hourly_from < p.hourly_to && !skip) RETURN_IF_ERROR(WriteHours(p, hours_read, hours));
   RETURN_IF_ERROR(SaveMarks(p.new_mark, p.hourly_to));
@@ -353,6 +358,12 @@ Status Rollups::AddLateSummaryToRollups(const std::string& src, const ProbeInput
 }
 
 void Rollups::BeginTransaction() { pending_owed_.clear(); }
+
+Status Rollups::JoinWriterTransaction() {
+  if (w_.sqlite()) return Status::Ok();
+  RETURN_IF_ERROR(db_.Exec(kPgRollupSharedXactLockSql));
+  return LoadRollupMark();
+}
 
 size_t Rollups::PendingOwed() const { return pending_owed_.size(); }
 

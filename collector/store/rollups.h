@@ -17,8 +17,14 @@
 //    adding nothing: for a step that failed, so one bad slice never holds
 //    the marks (and with them the raw retention) for good.
 //  - The writer (ReportWriter) calls AddLateSummaryToRollups, BeginTransaction,
-//    RollBackOwed and OweCommittedLateSummaries under the writer's lock, as
-//    its transaction goes.
+//    JoinWriterTransaction, RollBackOwed and OweCommittedLateSummaries under
+//    the writer's lock, as its transaction goes.
+//  - On PostgreSQL several collectors share the marks (one leader rolls):
+//    a step reads them again once it holds the rollup lock (pg_locks.h) and
+//    rolls nothing when they moved since it planned (a collector that
+//    became leader starts from the shared marks, never from its own old
+//    ones); every writer's transaction reads them under the same lock,
+//    shared.
 #pragma once
 
 #include <cstdint>
@@ -53,6 +59,12 @@ class Rollups {
 
   // For the writer's transaction, under the writer's lock.
   void BeginTransaction();
+  // First in the writer's transaction, after its BEGIN. On PostgreSQL, where
+  // another collector may lead and roll: waits for a rollup step to end,
+  // keeps the next from moving the marks until this transaction ends, and
+  // reads the marks as they stand, so what is late is found against the
+  // shared marks. Nothing on SQLite (one writer: its marks are the file's).
+  Status JoinWriterTransaction();
   // Adds one summary from src that arrived after its slice was rolled.
   Status AddLateSummaryToRollups(const std::string& src, const ProbeInput& s);
   size_t PendingOwed() const;
@@ -76,7 +88,7 @@ class Rollups {
     int64_t mark = 0;             // rollup_through_ms_ when planned
     int64_t start = 0;            // the slice's first ms
     int64_t new_mark = 0;         // the minute mark after the step
-    int64_t read_through_id = 0;  // summaries up to this id are read without the lock
+    int64_t read_through_id = 0;  // summaries up to this id are read without the lock (SQLite; 0: none)
     int64_t hourly_from = 0, hourly_to = 0;  // the minutes merged into hours
     bool slice = false;           // a slice [start, new_mark) is rolled
     bool hourly_pinned = false;   // the minutes are read on rollup_reader_
@@ -87,8 +99,8 @@ class Rollups {
   // for the minutes when it can. false: nothing to roll or skip.
   Result<bool> PlanStep(int64_t now_ms, const RetentionPolicy& policy, bool skip, StepPlan* p);
   // Under the lock: the slice at or past the mark holding raw summaries
-  // (p->start, p->new_mark, p->slice) and, when it is rolled, the newest
-  // summary id (p->read_through_id).
+  // (p->start, p->new_mark, p->slice) and, when it is rolled on SQLite, the
+  // newest summary id (p->read_through_id).
   Status FindSlice(int64_t closed_until, const RetentionPolicy& policy, bool skip, StepPlan* p);
   // Without the lock: the slice's summaries up to p->read_through_id, grouped
   // into minutes; when that read fails, none and p->read_through_id = 0.
