@@ -16,7 +16,7 @@ namespace {
 const std::set<std::string> kRaw = {"probe_summaries", "probe_summaries_src_time", "probe_summaries_time",
                                     "counter_port_samples", "counter_port_samples_node_time",
                                     "counter_port_samples_time",
-                                    "wc_errors"};
+                                    "wc_errors", "fabric_port_samples", "fabric_port_samples_at"};
 // Report ids are kept as long as the minute rollups (duplicates of replays).
 const std::set<std::string> kIds = {"reports", "reports_received", "reports_received_seq"};
 const std::set<std::string> kMinute = {"probe_minute", "probe_minute_minute"};
@@ -104,8 +104,9 @@ bool RollUpWhatIsLeft(collector::Storage& store, const collector::RetentionPolic
     ++slices, total_ms += ms, longest_ms = std::max(longest_ms, ms);
   }
   std::printf("rollup of what is left, %d steps (slices of %lld ms, then the last minutes into hours; %d nodes): "
-              "%.0f ms, longest step %.0f ms (read and write)\n",
-              slices, static_cast<long long>(policy.rollup_slice_ms), nodes, total_ms, longest_ms);
+              "%.0f ms, longest step %.0f ms (%s)\n",
+              slices, static_cast<long long>(policy.rollup_slice_ms), nodes, total_ms, longest_ms,
+              store.db.sqlite() ? "read without the lock and written under it" : "rolled by the server under the lock");
   return good;
 }
 

@@ -170,13 +170,21 @@ bool PostgresServer::ReadPostmasterPid() {
 
 // The watchdog's script ($1: the scratch directory). `read` returns when
 // the pipe's last writer is gone: Stop() closed it, or this process died
-// (a killed test or benchmark). Then a server still running is shut down at
-// once (SIGQUIT, the immediate mode; SIGKILL after 10 s) and the directory
-// removed; after a Stop() there is neither.
+// (a killed test or benchmark). Then a postmaster still running in this
+// cluster (its working directory is the cluster's: a stale pid file may name
+// a process that took the pid since) is shut down at once (SIGQUIT, the
+// immediate mode; SIGKILL when it is still there 10 s later) and the
+// directory removed; after a Stop() there is neither.
 constexpr const char* kWatchdogScript =
-    "read _; p=$(head -n 1 \"$1/data/postmaster.pid\" 2>/dev/null) && kill -QUIT \"$p\" 2>/dev/null; "
-    "i=0; while [ -n \"$p\" ] && kill -0 \"$p\" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i+1)); done; "
-    "[ -n \"$p\" ] && kill -KILL \"$p\" 2>/dev/null; rm -rf \"$1\"";
+    "read _\n"
+    "p=$(head -n 1 \"$1/data/postmaster.pid\" 2>/dev/null)\n"
+    "ours() { [ \"$(readlink \"/proc/$p/cwd\" 2>/dev/null)\" = \"$1/data\" ]; }\n"
+    "if [ -n \"$p\" ] && ours \"$1\"; then\n"
+    "  kill -QUIT \"$p\"; i=0\n"
+    "  while ours \"$1\" && [ $i -lt 100 ]; do sleep 0.1; i=$((i+1)); done\n"
+    "  ours \"$1\" && kill -KILL \"$p\"\n"
+    "fi\n"
+    "rm -rf \"$1\"\n";
 
 bool PostgresServer::StartWatchdog(std::string* error) {
   int fds[2];
@@ -187,6 +195,10 @@ bool PostgresServer::StartWatchdog(std::string* error) {
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_adddup2(&actions, fds[0], 0);  // its stdin; the dup has no close-on-exec
+  // Nothing else of this process's: it must hold no test runner's output pipe open.
+  posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_addclosefrom_np(&actions, 3);
   const std::string dir = dir_;
   const char* argv[] = {"/bin/sh", "-c", kWatchdogScript, "rdmascope-pg-watchdog", dir.c_str(), nullptr};
   // A session of its own: a test runner that kills the test's process group
@@ -211,7 +223,18 @@ bool PostgresServer::StartWatchdog(std::string* error) {
 void PostgresServer::EndWatchdog() {
   if (watchdog_fd_ >= 0) ::close(watchdog_fd_);
   watchdog_fd_ = -1;
-  if (watchdog_pid_ > 0) ::waitpid(watchdog_pid_, nullptr, 0);
+  if (watchdog_pid_ <= 0) return;
+  // It ends at once unless a fork of this process still holds the pipe
+  // (then it would wait for that fork): bounded, then killed.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (::waitpid(watchdog_pid_, nullptr, WNOHANG) == 0) {
+    if (std::chrono::steady_clock::now() > deadline) {
+      ::kill(watchdog_pid_, SIGKILL);
+      ::waitpid(watchdog_pid_, nullptr, 0);
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
   watchdog_pid_ = -1;
 }
 
