@@ -23,7 +23,8 @@ using namespace rdmascope::fabric;
 
 constexpr char kHelp[] =
     "usage: rdmactl [--json] fabric SUBCOMMAND [--ca DEV] [--port N] [--timeout-ms MS] [--retries N]\n"
-    "                                    [--window N] [--threshold COUNTER=N]... [--routes]\n"
+    "                                    [--window N] [--node-window N] [--threshold COUNTER=N]...\n"
+    "                                    [--routes]\n"
     "\n"
     "The InfiniBand subnet seen over MADs (directed-route SMPs, PMA) from one local port.\n"
     "subcommands:\n"
@@ -44,7 +45,11 @@ constexpr char kHelp[] =
     "  --port N          local port (default: the first active)\n"
     "  --timeout-ms MS   per MAD attempt (default 100)\n"
     "  --retries N       extra attempts per MAD (default 2)\n"
-    "  --window N        MADs in flight at most (default 64)\n"
+    "  --window N        SMPs in flight at most, and as many PMA queries apart (default 64)\n"
+    "  --node-window N   MADs in flight at most toward one node or LID (default 4); halved\n"
+    "                    when one gets no answer, widened again by its answers. Directed-\n"
+    "                    route SMPs travel on VL15, which has no flow control: a deep window\n"
+    "                    aimed at one switch risks drops that look like silent nodes\n"
     "  --threshold C=N   errors: set or override one threshold (counter names as `rdmactl health`)\n"
     "  --routes          discover, counters: read every switch's LinearForwardingTable too\n"
     "                    (SwitchInfo, then one SMP per 64 LIDs); --json adds \"lft\" (egress port\n"
@@ -93,6 +98,8 @@ bool ParseArgs(const std::vector<std::string>& args, FabricArgs* fa) {
       if (!(v = need("a count")) || !ParseInt(*v, 0, 20, &fa->engine.retries)) return false;
     } else if (a == "--window") {
       if (!(v = need("a count")) || !ParseInt(*v, 1, 1024, &fa->engine.window)) return false;
+    } else if (a == "--node-window") {
+      if (!(v = need("a count")) || !ParseInt(*v, 1, 64, &fa->engine.per_target)) return false;
     } else if (a == "--threshold") {
       if (!(v = need("COUNTER=N"))) return false;
       Status s = ParseThresholdOverride(*v, &fa->thresholds);
@@ -154,10 +161,13 @@ void PrintTopology(const Fabric& f, bool with_counters) {
     }
   }
   PrintUnreachable(f);
-  std::printf("%zu nodes, %zu unreachable, sweep %lld ms, %llu MADs (%llu timed out)\n", f.nodes.size(),
-              f.unreachable.size(), static_cast<long long>(f.sweep_ms),
+  std::printf("%zu nodes, %zu unreachable, sweep %lld ms, %llu MADs (%llu timed out, %llu back-offs; at most %d in "
+              "flight, %d toward one node)\n",
+              f.nodes.size(), f.unreachable.size(), static_cast<long long>(f.sweep_ms),
               static_cast<unsigned long long>(f.stats.mads_sent),
-              static_cast<unsigned long long>(f.stats.mads_timed_out));
+              static_cast<unsigned long long>(f.stats.mads_timed_out),
+              static_cast<unsigned long long>(f.stats.backoffs), f.stats.max_in_flight,
+              f.stats.max_in_flight_per_target);
 }
 
 int Errors(const GlobalOptions& g, const Fabric& f, const FabricArgs& fa) {

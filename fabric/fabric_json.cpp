@@ -92,7 +92,10 @@ nlohmann::json FabricToJson(const Fabric& f, bool with_counters) {
   mads["answered"] = f.stats.mads_answered;
   mads["timed_out"] = f.stats.mads_timed_out;
   mads["failed"] = f.stats.mads_failed;
+  mads["not_sent"] = f.stats.mads_not_sent;
+  mads["backoffs"] = f.stats.backoffs;
   mads["max_in_flight"] = f.stats.max_in_flight;
+  mads["max_in_flight_per_node"] = f.stats.max_in_flight_per_target;
   return out;
 }
 

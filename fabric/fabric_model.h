@@ -79,7 +79,10 @@ struct SweepStats {
   uint64_t mads_answered = 0;
   uint64_t mads_timed_out = 0;      // attempts that got no answer in time
   uint64_t mads_failed = 0;         // requests given up after every retry
-  int max_in_flight = 0;
+  uint64_t mads_not_sent = 0;       // of those, failed unsent: their target had gone silent
+  uint64_t backoffs = 0;            // a target's window halved after an attempt got no answer
+  int max_in_flight = 0;            // over every class and target
+  int max_in_flight_per_target = 0; // toward one node (directed route) or LID
 };
 
 struct Fabric {

@@ -27,19 +27,48 @@ uint32_t GetTid(const MadBytes& mad) {
   return (uint32_t{mad[12]} << 24) | (uint32_t{mad[13]} << 16) | (uint32_t{mad[14]} << 8) | mad[15];
 }
 
+// Directed-route SMP layout (IBA 14.2.1.2): hop count in byte 7, the
+// initial path (one byte per hop, index 0 unused) from byte 128.
+constexpr size_t kHopCount = 7, kInitialPath = 128, kPathBytes = 64;
+
 }  // namespace
+
+uint64_t MadEngine::TargetOf(const OutgoingMad& mad) {
+  if (mad.cls != MadClass::kDirectedSmp) return 1ull << 63 | mad.dlid;
+  const size_t hops = std::min<size_t>(mad.mad[kHopCount], kPathBytes - 1);
+  uint64_t h = 0xcbf29ce484222325ull ^ hops;  // FNV-1a over the hops taken
+  for (size_t i = 1; i <= hops; ++i) h = (h ^ mad.mad[kInitialPath + i]) * 0x100000001b3ull;
+  return h & ~(1ull << 63);
+}
 
 MadEngine::MadEngine(MadTransport& transport, EngineOptions options)
     : transport_(transport), options_(options) {
   options_.window = std::max(1, options_.window);
   options_.timeout_ms = std::max(1, options_.timeout_ms);
   options_.retries = std::max(0, options_.retries);
-  in_flight_tids_.reserve(static_cast<size_t>(options_.window));
-  in_flight_.reserve(static_cast<size_t>(options_.window));
+  options_.per_target = std::max(1, options_.per_target);
+  in_flight_tids_.reserve(static_cast<size_t>(kClasses * options_.window));
+  in_flight_.reserve(static_cast<size_t>(kClasses * options_.window));
+}
+
+MadEngine::Target& MadEngine::TargetFor(uint64_t key, int cls) {
+  auto [it, fresh] = targets_.try_emplace(key);
+  if (fresh) it->second.cls = cls, it->second.window = options_.per_target;
+  return it->second;
+}
+
+void MadEngine::MakeReady(uint64_t key, Target& t) {
+  if (t.ready || t.queue.empty() || (t.in_flight >= t.window && !t.silent)) return;
+  t.ready = true;
+  ready_[t.cls].push_back(key);
 }
 
 void MadEngine::Submit(const OutgoingMad& mad, std::string what, MadCallback done) {
-  pending_.push_back(Request{mad, std::move(what), std::move(done), 0});
+  const uint64_t key = TargetOf(mad);
+  Target& t = TargetFor(key, ClassOf(mad));
+  t.queue.push_back(Request{mad, std::move(what), std::move(done), key, 0});
+  ++queued_;
+  MakeReady(key, t);
 }
 
 Status MadEngine::SendOne(Request req) {
@@ -50,11 +79,36 @@ Status MadEngine::SendOne(Request req) {
   Status s = transport_.Send(req.mad, options_.timeout_ms);
   if (!s.ok()) return Status::Error(req.what + ": " + s.message());
   ++stats_.mads_sent;
+  Target& t = targets_[req.target];
+  ++t.in_flight, ++class_in_flight_[t.cls];
   Clock::time_point deadline = Clock::now() + std::chrono::milliseconds(options_.timeout_ms);
   deadlines_.emplace_back(deadline, tid);
   in_flight_tids_.push_back(tid);
   in_flight_.push_back(InFlight{std::move(req), deadline});
   stats_.max_in_flight = std::max(stats_.max_in_flight, static_cast<int>(in_flight_.size()));
+  stats_.max_in_flight_per_target = std::max(stats_.max_in_flight_per_target, t.in_flight);
+  return Status::Ok();
+}
+
+Status MadEngine::Fill(int cls) {
+  if (class_in_flight_[cls] > options_.window / 2) return Status::Ok();  // bursts: wait for half to come back
+  std::deque<uint64_t>& turn = ready_[cls];
+  while (!turn.empty() && class_in_flight_[cls] < options_.window) {
+    const uint64_t key = turn.front();
+    turn.pop_front();
+    Target& t = targets_[key];
+    t.ready = false;
+    if (t.silent) {  // queued after its target went silent: fails unsent
+      FailQueued(t, "");
+      continue;
+    }
+    if (t.queue.empty() || t.in_flight >= t.window) continue;
+    Request req = std::move(t.queue.front());
+    t.queue.pop_front();
+    --queued_;
+    if (Status s = SendOne(std::move(req)); !s.ok()) return s;
+    MakeReady(key, targets_[key]);  // to the back of the turn: targets alternate
+  }
   return Status::Ok();
 }
 
@@ -72,20 +126,46 @@ MadEngine::Request MadEngine::TakeInFlight(int i) {
   }
   in_flight_.pop_back();
   in_flight_tids_.pop_back();
+  Target& t = targets_[req.target];
+  --t.in_flight, --class_in_flight_[t.cls];
   return req;
+}
+
+void MadEngine::GiveUp(Request req, const std::string& error) {
+  ++stats_.mads_failed;
+  MadAnswer a;
+  a.error = error;
+  req.done(a);
 }
 
 void MadEngine::AttemptFailed(Request req, const char* why) {
   ++stats_.mads_timed_out;
-  if (req.attempts <= options_.retries) {
-    pending_.push_front(std::move(req));  // retries go first: they hold up a caller already
+  const uint64_t key = req.target;
+  Target& t = targets_[key];
+  if (t.window > 1) t.window /= 2, ++stats_.backoffs;
+  if (req.attempts <= options_.retries && !t.silent) {
+    t.queue.push_front(std::move(req));  // retries go first: they hold up a caller already
+    ++queued_;
+    MakeReady(key, t);
     return;
   }
-  ++stats_.mads_failed;
-  MadAnswer a;
-  a.error = req.what + ": " + why + " after " + std::to_string(req.attempts) +
-            (req.attempts == 1 ? " try" : " tries") + " of " + std::to_string(options_.timeout_ms) + " ms";
-  req.done(a);
+  const std::string error = req.what + ": " + why + " after " + std::to_string(req.attempts) +
+                            (req.attempts == 1 ? " try" : " tries") + " of " +
+                            std::to_string(options_.timeout_ms) + " ms";
+  t.silent = true;
+  GiveUp(std::move(req), error);
+  FailQueued(targets_[key], error);
+}
+
+void MadEngine::FailQueued(Target& t, const std::string& why) {
+  std::deque<Request> rest = std::move(t.queue);  // callbacks may queue more to this target: the next Fill fails those
+  t.queue.clear();
+  queued_ -= rest.size();
+  for (Request& r : rest) {
+    ++stats_.mads_not_sent;
+    GiveUp(std::move(r), r.what + ": not sent: an earlier MAD to the same node gave no answer" +
+                             (why.empty() ? std::string() : " (" + why + ")"));
+  }
 }
 
 void MadEngine::Expire(Clock::time_point now) {
@@ -99,16 +179,10 @@ void MadEngine::Expire(Clock::time_point now) {
 }
 
 Status MadEngine::Run() {
-  while (!pending_.empty() || !in_flight_.empty()) {
-    // Refill in bursts, once half the window has come back: the peer (and
-    // under a simulator, its process) wakes once per burst, not once per MAD.
-    const bool refill = static_cast<int>(in_flight_.size()) <= options_.window / 2;
-    while (refill && !pending_.empty() && static_cast<int>(in_flight_.size()) < options_.window) {
-      Request req = std::move(pending_.front());
-      pending_.pop_front();
-      Status s = SendOne(std::move(req));
-      if (!s.ok()) return s;
-    }
+  while (queued_ > 0 || !in_flight_.empty()) {
+    for (int cls = 0; cls < kClasses; ++cls)
+      if (Status s = Fill(cls); !s.ok()) return s;
+    if (queued_ == 0 && in_flight_.empty()) break;
     Clock::time_point now = Clock::now();
     int wait_ms = 0;
     if (!deadlines_.empty()) {
@@ -122,15 +196,19 @@ Status MadEngine::Run() {
       const int i = FindInFlight(GetTid(in.mad));
       if (i >= 0) {
         Request req = TakeInFlight(i);
+        const uint64_t key = req.target;
         if (in.status != 0) {
           AttemptFailed(std::move(req), in.status == ETIMEDOUT ? "timed out" : std::strerror(in.status));
         } else {
           ++stats_.mads_answered;
+          Target& t = targets_[key];
+          if (t.window < options_.per_target) ++t.window;
           MadAnswer a;
           a.ok = true;
           a.mad = &in.mad;
           req.done(a);
         }
+        MakeReady(key, targets_[key]);
       }
     }
     Expire(Clock::now());

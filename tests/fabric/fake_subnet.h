@@ -44,6 +44,7 @@ class FakeSubnet : public MadTransport {
   std::map<std::string, std::vector<uint8_t>> lfts;   // switch -> egress port by LID (0xff none)
   std::deque<int> answer_delays_ms;    // the next answers queued arrive this late, in order
   int in_flight = 0, max_in_flight = 0, sent = 0;
+  std::map<int, int> in_flight_at, max_in_flight_at;  // node index -> MADs toward it not yet answered (and the most)
   std::vector<int> burst_starts;  // in_flight when a send followed an answer (or began the run)
 
   int Add(FakeNode n) {
@@ -104,8 +105,13 @@ class FakeSubnet : public MadTransport {
         if (out.dlid >= nodes[i].lid && out.dlid < nodes[i].lid + (nodes[i].type == 2 ? 1 : nodes[i].nports))
           target = static_cast<int>(i);
     }
+    if (target >= 0) {
+      int& now = ++in_flight_at[target];
+      max_in_flight_at[target] = std::max(max_in_flight_at[target], now);
+    }
     if (target < 0 || silent.count(nodes[target].name)) return Status::Ok();
     const FakeNode& n = nodes[target];
+    answering_ = target;
     auto sa = silent_attrs.find(n.name);
     if (out.cls == MadClass::kDirectedSmp && sa != silent_attrs.end() && sa->second.count(attr)) return Status::Ok();
     if (timing_out.count(n.name)) {
@@ -163,7 +169,8 @@ class FakeSubnet : public MadTransport {
     for (;;) {
       for (auto it = queue_.begin(); it != queue_.end(); ++it) {
         if (it->first <= Clock::now()) {
-          *out = it->second;
+          *out = it->second.second;
+          --in_flight_at[it->second.first];
           queue_.erase(it);
           --in_flight;
           last_was_send_ = false;
@@ -210,9 +217,11 @@ class FakeSubnet : public MadTransport {
       delay = answer_delays_ms.front();
       answer_delays_ms.pop_front();
     }
-    queue_.emplace_back(Clock::now() + std::chrono::milliseconds(delay), in);
+    queue_.emplace_back(Clock::now() + std::chrono::milliseconds(delay), std::make_pair(answering_, in));
   }
-  std::deque<std::pair<Clock::time_point, IncomingMad>> queue_;
+  // Answers due, each with the node it comes from.
+  std::deque<std::pair<Clock::time_point, std::pair<int, IncomingMad>>> queue_;
+  int answering_ = -1;
   bool last_was_send_ = false;
 };
 

@@ -1,6 +1,7 @@
 // The fabric library against an in-memory subnet: the engine's window,
 // timeouts, retries and late answers; discovery, links, counters with
 // saturation, and partial results. The same code runs on ibsim in tests/fabric.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -32,9 +33,10 @@ const FabricPort* PortOf(const FabricNode* n, int port) {
   return nullptr;
 }
 
-// Runs n NodeInfo requests through an engine with `window`; returns how many were answered.
+// Runs n NodeInfo requests to one node through an engine with `window` (and
+// no lower bound per node); returns how many were answered.
 int RunNodeInfos(FakeSubnet& s, int window, int n) {
-  MadEngine e(s, EngineOptions{window, 50, 1});
+  MadEngine e(s, EngineOptions{window, 50, 1, window});
   int answered = 0;
   for (int i = 0; i < n; ++i)
     e.Submit(DirectedGet(kAttrNodeInfo, 0, {1}), "NodeInfo", [&](const MadAnswer& a) { answered += a.ok; });
@@ -58,6 +60,80 @@ TEST(MadEngine, RefillsInBurstsAtHalfTheWindow) {
   EXPECT_EQ(s.burst_starts[0], 0);
   for (int in_flight : s.burst_starts) EXPECT_LE(in_flight, 4);
   EXPECT_LE(s.burst_starts.size(), 64u / 4) << "bursts of at least 4 sends";
+}
+
+// Directed routes to two switches: each gets at most per_target at once,
+// together they fill more of the window than one could.
+TEST(MadEngine, KeepsAtMostPerTargetInFlightTowardEachNode) {
+  FakeSubnet s = SmallSubnet();
+  MadEngine e(s, EngineOptions{64, 200, 1, 3});
+  int answered = 0;
+  for (int i = 0; i < 30; ++i) {
+    e.Submit(DirectedGet(kAttrNodeInfo, 0, {1}), "NodeInfo sw1", [&](const MadAnswer& a) { answered += a.ok; });
+    e.Submit(DirectedGet(kAttrNodeInfo, 0, {1, 3}), "NodeInfo sw2", [&](const MadAnswer& a) { answered += a.ok; });
+  }
+  ASSERT_TRUE(e.Run().ok());
+  EXPECT_EQ(answered, 60);
+  EXPECT_EQ(s.max_in_flight_at[1], 3) << "sw1";
+  EXPECT_EQ(s.max_in_flight_at[2], 3) << "sw2";
+  EXPECT_EQ(e.stats().max_in_flight_per_target, 3);
+  EXPECT_EQ(e.stats().max_in_flight, 6);
+}
+
+// SMPs and PMA queries do not share a window: each class fills its own.
+TEST(MadEngine, PmaQueriesHaveTheirOwnWindow) {
+  FakeSubnet s = SmallSubnet();
+  MadEngine e(s, EngineOptions{2, 200, 1, 64});
+  int answered = 0;
+  for (int i = 0; i < 10; ++i) {
+    e.Submit(DirectedGet(kAttrNodeInfo, 0, {1}), "NodeInfo sw1", [&](const MadAnswer& a) { answered += a.ok; });
+    e.Submit(PmaGet(kAttrPortCounters, 10, 1), "PortCounters sw1", [&](const MadAnswer& a) { answered += a.ok; });
+  }
+  ASSERT_TRUE(e.Run().ok());
+  EXPECT_EQ(answered, 20);
+  EXPECT_EQ(e.stats().max_in_flight, 4) << "two SMPs and two PMA queries";
+  EXPECT_LE(s.max_in_flight_at[1], 4);
+}
+
+// An attempt without an answer halves its node's window; answers widen it.
+TEST(MadEngine, ATimeoutHalvesTheNodeWindowAndAnswersWidenItAgain) {
+  FakeSubnet s = SmallSubnet();
+  s.answer_delays_ms = {300};  // the first answer comes long after its 20 ms timeout
+  MadEngine e(s, EngineOptions{64, 20, 2, 4});
+  int answered = 0;
+  for (int i = 0; i < 12; ++i)
+    e.Submit(DirectedGet(kAttrNodeInfo, 0, {1}), "NodeInfo sw1", [&](const MadAnswer& a) { answered += a.ok; });
+  ASSERT_TRUE(e.Run().ok());
+  EXPECT_EQ(answered, 12);
+  EXPECT_EQ(e.stats().mads_timed_out, 1u);
+  EXPECT_EQ(e.stats().backoffs, 1u);
+  EXPECT_EQ(e.stats().max_in_flight_per_target, 4);
+}
+
+// Once one MAD to a node gave up after every retry, the node's queued MADs
+// fail unsent: a silent switch costs one timeout chain, not one per port.
+TEST(MadEngine, ASilentNodesQueuedMadsFailUnsentOnceOneGaveUp) {
+  FakeSubnet s = SmallSubnet();
+  s.silent.insert("sw2");
+  MadEngine e(s, EngineOptions{64, 30, 1, 4});
+  std::vector<std::string> errors;
+  for (int port = 1; port <= 20; ++port)
+    e.Submit(DirectedGet(kAttrPortInfo, static_cast<uint32_t>(port), {1, 3}),
+             "PortInfo port " + std::to_string(port) + " via DR 0,1,3",
+             [&](const MadAnswer& a) { errors.push_back(a.ok ? "answered" : a.error); });
+  auto t0 = std::chrono::steady_clock::now();
+  ASSERT_TRUE(e.Run().ok());
+  auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0).count();
+  ASSERT_EQ(errors.size(), 20u);
+  // Retries go first, so the first to give up may be any of the first window's.
+  EXPECT_THAT(errors[0], ::testing::MatchesRegex("PortInfo port [1-4] via DR 0,1,3: no answer after 2 tries of 30 ms"));
+  EXPECT_THAT(errors.back(), ::testing::MatchesRegex("PortInfo port 20 via DR 0,1,3: not sent: an earlier MAD to the "
+                                                   "same node gave no answer \\(PortInfo port [1-4] via DR 0,1,3: "
+                                                   "no answer after 2 tries of 30 ms\\)"));
+  EXPECT_LE(s.sent, 8) << "the first window and its retries, no more";
+  EXPECT_GE(e.stats().mads_not_sent, 12u);
+  EXPECT_EQ(e.stats().mads_failed, 20u);
+  EXPECT_LT(ms, 400) << "two timeouts, not twenty";
 }
 
 TEST(MadEngine, SilentTargetFailsAfterEveryRetryWithinTimeoutTimesTries) {
