@@ -30,9 +30,10 @@ constexpr char kHelp[] =
     "subcommands:\n"
     "  discover          nodes and links (NodeInfo, NodeDescription, SwitchInfo, PortInfo)\n"
     "  counters          discover plus every port's PortCounters / PortCountersExtended\n"
-    "  errors            ports with an error counter at or above its threshold; exit 0 none,\n"
-    "                    1 some (or a node did not answer), 2 a port with its cable up but not\n"
-    "                    ACTIVE, or the sweep could not run\n"
+    "  errors            ports with an error counter at or above its threshold, and links whose\n"
+    "                    width or speed runs below what both ends support (link_degraded);\n"
+    "                    exit 0 none, 1 some (or a node did not answer), 2 a port with its cable\n"
+    "                    up but not ACTIVE, or the sweep could not run\n"
     "  port LID|GUID N   one port: its PortInfo and counters\n"
     "  path SRC DST      the route from SRC to DST through the switches' forwarding tables:\n"
     "                    each switch crossed with the ports it enters and leaves by; exit 2\n"
@@ -180,6 +181,7 @@ int Errors(const GlobalOptions& g, const Fabric& f, const FabricArgs& fa) {
                           {"lid", pf.lid},             {"counter", pf.counter},         {"value", pf.value},
                           {"saturated", pf.saturated}, {"threshold", pf.threshold},
                           {"severity", pf.severity == 2 ? "CRITICAL" : "WARNING"}};
+      if (!pf.detail.empty()) j["detail"] = pf.detail;
       j["remote"] = pf.remote ? nlohmann::json{{"guid", GuidText(pf.remote->guid)}, {"port", pf.remote->port}}
                               : nlohmann::json(nullptr);
       findings.push_back(j);
@@ -197,6 +199,9 @@ int Errors(const GlobalOptions& g, const Fabric& f, const FabricArgs& fa) {
         std::printf("  CRITICAL: %s \"%s\" lid %u port %d: state %s with the cable up (LinkUp): is the SM running?",
                     GuidText(pf.guid).c_str(), pf.description.c_str(), pf.lid, pf.port,
                     PortStateName(static_cast<int>(pf.value)));
+      else if (!pf.detail.empty())
+        std::printf("  %s \"%s\" lid %u port %d: %s %s", GuidText(pf.guid).c_str(), pf.description.c_str(), pf.lid,
+                    pf.port, pf.counter.c_str(), pf.detail.c_str());
       else
         std::printf("  %s \"%s\" lid %u port %d: %s %s%llu >= %llu", GuidText(pf.guid).c_str(),
                     pf.description.c_str(), pf.lid, pf.port, pf.counter.c_str(), pf.saturated ? ">=" : "",

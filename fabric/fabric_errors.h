@@ -5,10 +5,14 @@
 // (a saturated counter is reported as ">= value"); a node that did not answer
 // is a warning too; a port whose cable is up (LinkUp) but that is not ACTIVE
 // (no subnet manager brought it up) is critical, like a port not ACTIVE in
-// `rdmactl health`. Severity: 0 none, 1 warnings, 2 anything critical. Absent
-// counters are never compared.
+// `rdmactl health`. A link whose width or speed runs below what both its
+// ends support (common/link_rate.h, the collector's rule too) is a warning,
+// reported once, on its lower end (GUID, then port), as counter
+// "link_degraded" with what is slow in `detail`. Severity: 0 none, 1
+// warnings, 2 anything critical. Absent counters are never compared.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,6 +32,7 @@ struct PortFinding {
   uint64_t threshold = 0;
   std::optional<RemoteEnd> remote;
   int severity = 1;     // 2: counter is "state", value the PortState number
+  std::string detail;   // link_degraded: "width 1X: runs 1X QDR, both ends support 4X/4X QDR/QDR"
 };
 
 struct FabricErrors {

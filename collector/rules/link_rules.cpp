@@ -7,6 +7,7 @@
 #include "collector/core/sat_int.h"
 #include "collector/rules/error_counters.h"
 #include "common/ib_encoding.h"
+#include "common/link_rate.h"
 
 namespace rdmascope::collector {
 
@@ -23,25 +24,16 @@ std::string LinkKey(const char* kind, const LinkEnd& a, const LinkEnd& b) {
 }
 
 LinkRate JudgeLinkRate(const json& pa, const json& pb, const std::string& a_text, const std::string& b_text) {
-  using ib::SpeedRank;
-  using ib::WidthRank;
-  // The slower end's view of the active rate (both ends should agree).
-  auto slower = [&](const char* k, int (*rank)(const std::string&)) {
-    std::string x = OptText(pa, k).value_or(""), y = OptText(pb, k).value_or("");
-    return rank(y) >= 0 && (rank(x) < 0 || rank(y) < rank(x)) ? y : x;
+  auto end = [](const json& p) {
+    return ib::LinkEndRate{OptText(p, "width").value_or(""), OptText(p, "speed").value_or(""),
+                           OptText(p, "width_supported").value_or(""), OptText(p, "speed_supported").value_or("")};
   };
-  const std::string w = slower("width", WidthRank), sp = slower("speed", SpeedRank);
-  const int best_w = std::min(WidthRank(OptText(pa, "width_supported").value_or("")),
-                              WidthRank(OptText(pb, "width_supported").value_or("")));
-  const int best_s = std::min(SpeedRank(OptText(pa, "speed_supported").value_or("")),
-                              SpeedRank(OptText(pb, "speed_supported").value_or("")));
-  const bool slow_w = WidthRank(w) >= 0 && best_w >= 0 && WidthRank(w) < best_w;
-  const bool slow_s = SpeedRank(sp) >= 0 && best_s >= 0 && SpeedRank(sp) < best_s;
+  const ib::LinkRateVerdict v = ib::JudgeLinkRate(end(pa), end(pb));
   LinkRate out;
-  if (!slow_w && !slow_s) return out;
+  if (!v.degraded) return out;
   out.degraded = true;
-  out.status = slow_w ? "width " + w : "speed " + sp;
-  out.detail = "link " + a_text + " <-> " + b_text + " runs " + w + " " + sp + "; both ends support " +
+  out.status = v.status;
+  out.detail = "link " + a_text + " <-> " + b_text + " runs " + v.width + " " + v.speed + "; both ends support " +
                OptText(pa, "width_supported").value_or("?") + "/" + OptText(pb, "width_supported").value_or("?") +
                " " + OptText(pa, "speed_supported").value_or("?") + "/" +
                OptText(pb, "speed_supported").value_or("?");

@@ -42,17 +42,6 @@ PERFQUERY_EXT = {"PortXmitPkts": "port_xmit_packets", "PortRcvPkts": "port_rcv_p
                  "PortXmitData": "port_xmit_data_bytes", "PortRcvData": "port_rcv_data_bytes"}
 
 
-class Check:
-    def __init__(self):
-        self.failed = 0
-
-    def __call__(self, ok, what):
-        print(("ok   " if ok else "FAIL ") + what, flush=True)
-        if not ok:
-            self.failed += 1
-        return ok
-
-
 def rdmactl(sim, args, *sub):
     cmd = [args.rdmactl, "--json", "fabric", *sub, "--timeout-ms", str(TIMEOUT_MS), "--retries", str(RETRIES)]
     t0 = time.monotonic()
@@ -229,7 +218,7 @@ def main():
     code = simbed.tool_missing()
     if code is not None:
         return code
-    check = Check()
+    check = simbed.Check()
     rng = random.Random(10)
     net_dir = simbed.tempfile.mkdtemp(prefix="rdmascope-net-")
     netfile = os.path.join(net_dir, args.net)

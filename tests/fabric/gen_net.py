@@ -8,20 +8,29 @@ twoport: two switches joined by two cables, two dual-port CAs (one cable to each
 fattree: a two-level fat tree: L leaf switches with H hosts each, every leaf
          cabled once to each of S spines (L*H + L + S nodes).
 The first CA record is the one the tools run as (SIM_HOST); it is printed on stdout.
+Every cable runs at the full rate its ports support under ibsim (12X, QDR: "w=12 s=4"), so
+that a clean net has no degraded link; record(..., slow=...) leaves chosen ports at 1X.
 """
 import argparse
 
 
-def record(kind, nports, name, links):
+FULL_RATE = "w=12 s=4"  # ibsim's ports support 1X..12X and SDR..QDR; it enables what the netfile says
+SLOW_RATE = "w=1 s=4"   # a cable trained at 1X between 12X-capable ports: a degraded link
+
+
+def record(kind, nports, name, links, slow=()):
+    """slow: the local port numbers whose cables run at SLOW_RATE (name both ends)."""
     lines = [f'{kind} {nports} "{name}"' + (" enhanced port 0" if kind == "Switch" else "")]
-    lines += [f'[{p}] "{rname}"[{rport}]' for p, rname, rport in links]
+    lines += [f'[{p}] "{rname}"[{rport}] {SLOW_RATE if p in slow else FULL_RATE}' for p, rname, rport in links]
     return "\n".join(lines) + "\n\n"
 
 
-def small():
+def small(slow_trunk=False):
+    """slow_trunk: the sw1[3] - sw2[3] cable at 1X."""
+    trunk = (3,) if slow_trunk else ()
     out = record("Hca", 1, "hca1", [(1, "sw1", 1)])
-    out += record("Switch", 8, "sw1", [(1, "hca1", 1), (2, "hca2", 1), (3, "sw2", 3)])
-    out += record("Switch", 8, "sw2", [(1, "hca3", 1), (3, "sw1", 3)])
+    out += record("Switch", 8, "sw1", [(1, "hca1", 1), (2, "hca2", 1), (3, "sw2", 3)], slow=trunk)
+    out += record("Switch", 8, "sw2", [(1, "hca3", 1), (3, "sw1", 3)], slow=trunk)
     out += record("Hca", 1, "hca2", [(1, "sw1", 2)])
     out += record("Hca", 1, "hca3", [(1, "sw2", 1)])
     return out, "hca1"

@@ -24,6 +24,18 @@ TOOLS = {"ibsim": "ibsim-utils", "opensm": "opensm", "ibnetdiscover": "infiniban
          "perfquery": "infiniband-diags", "ibqueryerrors": "infiniband-diags"}
 
 
+class Check:
+    """Prints each check as "ok" or "FAIL" and counts the failures."""
+
+    def __init__(self):
+        self.failed = 0
+
+    def __call__(self, ok, what):
+        print(("ok   " if ok else "FAIL ") + what, flush=True)
+        self.failed += 0 if ok else 1
+        return ok
+
+
 def tool_missing():
     """Returns None when every tool is there, else the exit code to use."""
     missing = [t for t in TOOLS if shutil.which(t) is None]
