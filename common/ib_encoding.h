@@ -61,6 +61,25 @@ inline constexpr PortCounterField kPortCountersExtended[] = {
     {"multicast_xmit_packets", 64, false}, {"multicast_rcv_packets", 64, false},
 };
 
+// PortCountersExtended's additional error counters (IBA 1.3+, when the PMA's
+// ClassPortInfo CapabilityMask2 has IsAdditionalPortCountersExtendedSupported):
+// the PortCounters error fields and XmitWait, 64 bits wide.
+inline constexpr PortCounterField kPortCountersExtendedErrors[] = {
+    {"symbol_error", 64, true},
+    {"link_error_recovery", 64, true},
+    {"link_downed", 64, true},
+    {"port_rcv_errors", 64, true},
+    {"port_rcv_remote_physical_errors", 64, true},
+    {"port_rcv_switch_relay_errors", 64, true},
+    {"port_xmit_discards", 64, true},
+    {"port_xmit_constraint_errors", 64, true},
+    {"port_rcv_constraint_errors", 64, true},
+    {"local_link_integrity_errors", 64, true},
+    {"excessive_buffer_overrun_errors", 64, true},
+    {"VL15_dropped", 64, true},
+    {"port_xmit_wait", 64, false},
+};
+
 // The largest value a field of `bits` bits holds (where a saturating one sticks).
 constexpr uint64_t CounterMax(int bits) { return bits >= 64 ? ~uint64_t{0} : (uint64_t{1} << bits) - 1; }
 

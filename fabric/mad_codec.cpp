@@ -64,6 +64,24 @@ constexpr MadCounter kPortCountersExt[] = {
     Field(IB_PC_EXT_RCV_MPKTS_F, kPcExt, "multicast_rcv_packets"),
 };
 
+constexpr const auto& kPcExtErr = ib::kPortCountersExtendedErrors;
+
+constexpr MadCounter kPortCountersExtErrors[] = {
+    Field(IB_PC_EXT_ERR_SYM_F, kPcExtErr, "symbol_error"),
+    Field(IB_PC_EXT_LINK_RECOVERS_F, kPcExtErr, "link_error_recovery"),
+    Field(IB_PC_EXT_LINK_DOWNED_F, kPcExtErr, "link_downed"),
+    Field(IB_PC_EXT_ERR_RCV_F, kPcExtErr, "port_rcv_errors"),
+    Field(IB_PC_EXT_ERR_PHYSRCV_F, kPcExtErr, "port_rcv_remote_physical_errors"),
+    Field(IB_PC_EXT_ERR_SWITCH_REL_F, kPcExtErr, "port_rcv_switch_relay_errors"),
+    Field(IB_PC_EXT_XMT_DISCARDS_F, kPcExtErr, "port_xmit_discards"),
+    Field(IB_PC_EXT_ERR_XMTCONSTR_F, kPcExtErr, "port_xmit_constraint_errors"),
+    Field(IB_PC_EXT_ERR_RCVCONSTR_F, kPcExtErr, "port_rcv_constraint_errors"),
+    Field(IB_PC_EXT_ERR_LOCALINTEG_F, kPcExtErr, "local_link_integrity_errors"),
+    Field(IB_PC_EXT_ERR_EXCESS_OVR_F, kPcExtErr, "excessive_buffer_overrun_errors"),
+    Field(IB_PC_EXT_VL15_DROPPED_F, kPcExtErr, "VL15_dropped"),
+    Field(IB_PC_EXT_XMT_WAIT_F, kPcExtErr, "port_xmit_wait"),
+};
+
 template <size_t N>
 void ParseCounters(const MadBytes& mad, const MadCounter (&fields)[N], PortCounterMap* out) {
   uint8_t* data = Data(mad);
@@ -114,9 +132,17 @@ OutgoingMad PmaGet(int attr_id, uint32_t lid, int port) {
   rpc.datasz = IB_PC_DATA_SZ;
   rpc.trid = 1;
   uint8_t data[IB_PC_DATA_SZ] = {0};
-  mad_set_field(data, 0, IB_PC_PORT_SELECT_F, static_cast<uint32_t>(port));
+  if (port >= 0) mad_set_field(data, 0, IB_PC_PORT_SELECT_F, static_cast<uint32_t>(port));
   mad_encode(out.mad.data(), &rpc, nullptr, data);
   return out;
+}
+
+PmaCapabilities ParseClassPortInfo(const MadBytes& mad) {
+  uint8_t* d = Data(mad);
+  PmaCapabilities c;
+  c.mask = static_cast<uint16_t>(mad_get_field(d, 0, IB_CPI_CAPMASK_F));
+  c.mask2 = mad_get_field(d, 0, IB_CPI_CAPMASK2_F);
+  return c;
 }
 
 std::string PathText(const std::vector<int>& path) {
@@ -185,6 +211,10 @@ void ParsePortCounters(const MadBytes& mad, PortCounterMap* counters) { ParseCou
 
 void ParsePortCountersExt(const MadBytes& mad, PortCounterMap* counters) {
   ParseCounters(mad, kPortCountersExt, counters);
+}
+
+void ParsePortCountersExtErrors(const MadBytes& mad, PortCounterMap* counters) {
+  ParseCounters(mad, kPortCountersExtErrors, counters);
 }
 
 }  // namespace rdmascope::fabric

@@ -18,6 +18,7 @@ namespace rdmascope::fabric {
 
 // Attribute ids (SMP and PMA) the sweep uses.
 enum : int {
+  kAttrClassPortInfo = 0x01,  // PMA
   kAttrNodeDesc = 0x10,
   kAttrNodeInfo = 0x11,
   kAttrSwitchInfo = 0x12,
@@ -30,8 +31,23 @@ enum : int {
 // A directed-route SMP Get; path holds the exit ports after the local port
 // (empty: the local node).
 OutgoingMad DirectedGet(int attr_id, uint32_t attr_mod, const std::vector<int>& path);
-// A PMA Get of PortCounters / PortCountersExtended for one port of the node at lid.
+// A PMA Get of PortCounters / PortCountersExtended for one port of the node
+// at lid; port < 0: an attribute without a port (ClassPortInfo).
 OutgoingMad PmaGet(int attr_id, uint32_t lid, int port);
+
+// What a PMA's ClassPortInfo says it answers (IBA 16.1.3.1: CapabilityMask
+// bits 9-10, 12; CapabilityMask2 bit 1).
+struct PmaCapabilities {
+  uint16_t mask = 0;
+  uint32_t mask2 = 0;
+  // PortCountersExtended answers: the data and packet counters are 64 bits.
+  bool extended() const { return (mask & (1u << 9 | 1u << 10)) != 0; }
+  // PortCounters' PortXmitWait is counted (else the field is not a reading).
+  bool xmit_wait() const { return (mask & 1u << 12) != 0; }
+  // PortCountersExtended also carries the error counters, 64 bits wide.
+  bool extended_errors() const { return (mask2 & 1u << 1) != 0; }
+};
+PmaCapabilities ParseClassPortInfo(const MadBytes& mad);
 
 // "0,1,3" — how paths are printed in names and errors.
 std::string PathText(const std::vector<int>& path);
@@ -68,5 +84,8 @@ void ParsePortInfo(const MadBytes& mad, FabricPort* port);
 void ParsePortCounters(const MadBytes& mad, PortCounterMap* counters);
 // Adds / replaces the 64-bit data and packet counters.
 void ParsePortCountersExt(const MadBytes& mad, PortCounterMap* counters);
+// Adds / replaces the 64-bit error counters and XmitWait of a
+// PortCountersExtended answer (only where PmaCapabilities::extended_errors).
+void ParsePortCountersExtErrors(const MadBytes& mad, PortCounterMap* counters);
 
 }  // namespace rdmascope::fabric

@@ -5,6 +5,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <utility>
 
@@ -23,6 +24,11 @@ struct NodeState {
   std::map<int, uint64_t> port_guids;  // from NodeInfo, by the port it arrived through
   bool reported_unreachable = false;
   bool lft_failed = false;  // a block or SwitchInfo failed: the table is dropped
+  // The PMA's ClassPortInfo: asked once, before the node's first counters;
+  // the ports whose counters wait for it (port, LID).
+  enum class Pma { kUnasked, kAsking, kAnswered } pma = Pma::kUnasked;
+  std::optional<PmaCapabilities> pma_caps;  // none: ClassPortInfo failed, every attribute is asked
+  std::vector<std::pair<int, uint32_t>> pma_waiting;
 };
 
 class Sweeper {
@@ -184,15 +190,38 @@ class Sweeper {
     });
   }
 
+  // A port's counters, once its node's PMA said what it answers
+  // (ClassPortInfo, asked with the first port's).
   void QueryCounters(NodeState* n, int port, uint32_t lid) {
     FabricPort* fp = &n->ports[port];
     if (lid == 0) {
       fp->counters_error = "no LID on " + GuidText(n->node.guid) + ": is a subnet manager running?";
       return;
     }
+    if (n->pma == NodeState::Pma::kAnswered) return SubmitCounters(n, port, lid);
+    n->pma_waiting.emplace_back(port, lid);
+    if (n->pma == NodeState::Pma::kAsking) return;
+    n->pma = NodeState::Pma::kAsking;
+    engine_.Submit(PmaGet(kAttrClassPortInfo, lid, -1),
+                   "ClassPortInfo of " + GuidText(n->node.guid) + " (LID " + std::to_string(lid) + ")",
+                   [this, n](const MadAnswer& a) {
+                     Status s = a.ok ? PmaStatus(*a.mad, "ClassPortInfo") : Status::Error(a.error);
+                     if (s.ok()) n->pma_caps = ParseClassPortInfo(*a.mad);
+                     n->pma = NodeState::Pma::kAnswered;
+                     for (const auto& [p, l] : std::exchange(n->pma_waiting, {})) SubmitCounters(n, p, l);
+                   });
+  }
+
+  // PortCounters, and PortCountersExtended where the PMA has it (or when
+  // it did not say): extended values win; XmitWait is left out where the
+  // PMA does not count it (absent, not 0).
+  void SubmitCounters(NodeState* n, int port, uint32_t lid) {
+    FabricPort* fp = &n->ports[port];
+    const std::optional<PmaCapabilities> caps = n->pma_caps;
+    const bool no_xmit_wait = caps && !caps->xmit_wait();
     std::string where = " of " + GuidText(n->node.guid) + " port " + std::to_string(port) + " (LID " +
                         std::to_string(lid) + ")";
-    engine_.Submit(PmaGet(kAttrPortCounters, lid, port), "PortCounters" + where, [fp](const MadAnswer& a) {
+    engine_.Submit(PmaGet(kAttrPortCounters, lid, port), "PortCounters" + where, [fp, no_xmit_wait](const MadAnswer& a) {
       Status s = a.ok ? PmaStatus(*a.mad, "PortCounters") : Status::Error(a.error);
       if (s.ok() && fp->counters.empty()) {
         ParsePortCounters(*a.mad, &fp->counters);  // the usual order: straight in
@@ -203,12 +232,17 @@ class Sweeper {
       } else {
         fp->counters_error = s.message();
       }
+      if (no_xmit_wait) fp->counters.erase("port_xmit_wait");
     });
+    if (caps && !caps->extended()) return;  // the 32-bit data counters stand
+    const bool errors = caps && caps->extended_errors();
     engine_.Submit(PmaGet(kAttrPortCountersExt, lid, port), "PortCountersExtended" + where,
-                   [fp](const MadAnswer& a) {
+                   [fp, errors, no_xmit_wait](const MadAnswer& a) {
                      Status s = a.ok ? PmaStatus(*a.mad, "PortCountersExtended") : Status::Error(a.error);
-                     if (s.ok()) ParsePortCountersExt(*a.mad, &fp->counters);  // assigns: extended values win
-                     // No extended counters is normal on old ports: the 32-bit ones stand.
+                     if (!s.ok()) return;  // no extended counters is normal on old ports: the 32-bit ones stand
+                     ParsePortCountersExt(*a.mad, &fp->counters);  // assigns: extended values win
+                     if (errors) ParsePortCountersExtErrors(*a.mad, &fp->counters);
+                     if (no_xmit_wait) fp->counters.erase("port_xmit_wait");
                    });
   }
 

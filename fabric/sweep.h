@@ -2,6 +2,14 @@
 // SwitchInfo, PortInfo) and, pipelined with it, PMA PortCounters and
 // PortCountersExtended for every port, all through one MadEngine.
 //
+// Counters follow each node's PMA ClassPortInfo (asked once per node,
+// before its first port's counters): PortCountersExtended only where the
+// PMA has it (its 64-bit data counters replace the 32-bit ones), its 64-bit
+// error counters and XmitWait where it has those too (they replace the
+// 8/16-bit saturating ones), and no port_xmit_wait where the PMA does not
+// count XmitWait. A PMA whose ClassPortInfo does not answer is asked both
+// attributes.
+//
 // Contract: the sweep never stops at a silent node: a node whose NodeInfo gets
 // no answer is listed in `unreachable` with its directed route and the port
 // that leads to it; a node that answered NodeInfo but not a later MAD stays in

@@ -9,6 +9,11 @@ usage: fabric_admin_checks.py --rdmactl PATH
     `fabric errors` names that link, once, as link_degraded ("width 1X"), exit 1; and its
     degraded links are exactly the ones iblinkinfo says "Could be" faster.
 (3) The sweep keeps at most --node-window MADs in flight toward one node.
+(4) ClassPortInfo honoured: ibsim's PMAs say PortCountersExtended and XmitWait (CapMask 0x1300
+    on switches, 0x1200 on CAs) and no additional extended counters (CapMask2 0), so a port
+    shows port_xmit_wait and the 16-bit symbol_error, which set to its maximum (65535) is
+    reported saturated, not 0 and not wrapped. (The 64-bit kind, which ibsim cannot give,
+    is the unit test Sweep.CountersFollowEachPmasClassPortInfo.)
 """
 import argparse
 import json
@@ -102,8 +107,27 @@ def main():
               f"--node-window {NODE_WINDOW}: at most {mads['max_in_flight_per_node']} MADs in flight toward one node "
               f"({mads['sent']} sent, {mads['backoffs']} back-offs)")
 
+    def saturation(sim):
+        cp = sim.run([args.rdmactl, "--json", "fabric", "counters"], timeout_s=120)
+        doc = json.loads(cp.stdout)
+        sw = next(n for n in doc["nodes"] if n["description"] == "sw2")
+        port = next(p for p in sw["ports"] if p["port"] == 3)
+        print(f"  sw2 port 3 counters (PMA without additional extended counters): {json.dumps(port['counters'])}")
+        check("port_xmit_wait" in port["counters"] and "symbol_error" in port["counters"],
+              "ibsim's PMA counts XmitWait: port_xmit_wait present; symbol_error from the 16-bit PortCounters")
+        for value in (65534, 65535):
+            sim.console(f'PerformanceSet "sw2"[3] PortCounters.SymbolErrorCounter={value}')
+            cp = sim.run([args.rdmactl, "--json", "fabric", "counters"], timeout_s=120)
+            sw = next(n for n in json.loads(cp.stdout)["nodes"] if n["description"] == "sw2")
+            port = next(p for p in sw["ports"] if p["port"] == 3)
+            got, sat = port["counters"].get("symbol_error"), "symbol_error" in port.get("saturated", [])
+            check(got == value and sat == (value == 65535),
+                  f"SymbolErrorCounter set to {value}: reported {got}, saturated {sat}")
+        sim.console('PerformanceSet "sw2"[3] PortCounters.SymbolErrorCounter=0')
+
     text, host = gen_net.small()
     run_net(args, text, host, clean)
+    run_net(args, text, host, saturation)
     text, host = gen_net.small(slow_trunk=True)
     run_net(args, text, host, slow_trunk)
     print(f"{'FAILED' if check.failed else 'PASSED'}: {check.failed} check(s) failed")

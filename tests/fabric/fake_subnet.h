@@ -35,6 +35,15 @@ struct FakeNode {
   std::map<int, std::map<int, uint64_t>> counters;  // port -> PortCounters field -> value
 };
 
+// A node's PMA: its ClassPortInfo CapabilityMask / CapabilityMask2 (the
+// default: PortCountersExtended and XmitWait, as ibsim's CAs) and the 64-bit
+// error counters PortCountersExtended carries when mask2 has bit 1.
+struct FakePma {
+  uint16_t mask = 0x1200;
+  uint32_t mask2 = 0;
+  std::map<int, std::map<int, uint64_t>> ext_counters;  // port -> PortCountersExtended field -> value
+};
+
 class FakeSubnet : public MadTransport {
  public:
   std::vector<FakeNode> nodes;  // nodes[0] is the local CA, sending from port 1
@@ -46,6 +55,9 @@ class FakeSubnet : public MadTransport {
   int in_flight = 0, max_in_flight = 0, sent = 0;
   std::map<int, int> in_flight_at, max_in_flight_at;  // node index -> MADs toward it not yet answered (and the most)
   std::vector<int> burst_starts;  // in_flight when a send followed an answer (or began the run)
+  std::map<std::string, FakePma> pma;                 // node -> its PMA, where not the default
+  std::map<std::string, int> class_port_info_asked;  // node -> PMA ClassPortInfo Gets
+  int extended_asked = 0;                             // PortCountersExtended Gets
 
   int Add(FakeNode n) {
     nodes.push_back(std::move(n));
@@ -152,8 +164,17 @@ class FakeSubnet : public MadTransport {
         mad_set_field(data, 0, IB_PORT_LINK_SPEED_ACTIVE_F, 4);
         mad_set_field(data, 0, IB_PORT_LINK_SPEED_SUPPORTED_F, 7);
       }
+    } else if (attr == CLASS_PORT_INFO) {
+      ++class_port_info_asked[n.name];
+      const FakePma& p = pma[n.name];
+      mad_set_field(data, 0, IB_CPI_CAPMASK_F, p.mask);
+      mad_set_field(data, 0, IB_CPI_CAPMASK2_F, p.mask2);
     } else {
       int port = static_cast<int>(mad_get_field(data, 0, IB_PC_PORT_SELECT_F));
+      if (attr == IB_GSI_PORT_COUNTERS_EXT) ++extended_asked;
+      const FakePma& pm = pma[n.name];
+      if (auto e = pm.ext_counters.find(port); e != pm.ext_counters.end() && attr == IB_GSI_PORT_COUNTERS_EXT)
+        for (auto& [field, value] : e->second) mad_set_field64(data, 0, static_cast<enum MAD_FIELDS>(field), value);
       auto c = n.counters.find(port);
       if (attr == IB_GSI_PORT_COUNTERS && c != n.counters.end())
         for (auto& [field, value] : c->second) mad_set_field(data, 0, static_cast<enum MAD_FIELDS>(field), static_cast<uint32_t>(value));

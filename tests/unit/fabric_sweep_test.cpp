@@ -227,6 +227,42 @@ TEST(Sweep, CountersKeepSysfsNamesMarkSaturationAndMeetThresholds) {
   EXPECT_EQ(e.severity, 1);
 }
 
+// The PMA's ClassPortInfo decides what is read: asked once per node; the
+// 64-bit error counters where the PMA has them (not saturated at 16 bits),
+// the 16-bit ones marked saturated elsewhere; no PortCountersExtended where
+// the PMA lacks it; no XmitWait where it does not count it (absent, not 0).
+TEST(Sweep, CountersFollowEachPmasClassPortInfo) {
+  FakeSubnet s = SmallSubnet();
+  // sw2 (nodes[2]): additional extended counters; hca3 (nodes[4]): neither
+  // PortCountersExtended nor XmitWait; sw1 (nodes[1]): the default.
+  s.pma["sw2"] = {0x1300, 1u << 1, {{3, {{IB_PC_EXT_ERR_SYM_F, 70000}, {IB_PC_EXT_XMT_WAIT_F, 5000000000ull}}}}};
+  s.pma["hca3"] = {0x0000, 0, {}};
+  s.nodes[2].counters[3] = {{IB_PC_ERR_SYM_F, 0xffff}};
+  s.nodes[1].counters[3] = {{IB_PC_ERR_SYM_F, 0xffff}, {IB_PC_XMT_WAIT_F, 7}};
+  s.nodes[4].counters[1] = {{IB_PC_XMT_WAIT_F, 9}, {IB_PC_XMT_BYTES_F, 10}};
+  Result<Fabric> f = SweepSubnet(s, SweepOptions{});
+  ASSERT_TRUE(f.ok());
+  for (const char* name : {"hca1", "sw1", "sw2", "hca2", "hca3"}) EXPECT_EQ(s.class_port_info_asked[name], 1) << name;
+  const FabricPort* wide = PortOf(Find(*f, "sw2"), 3);
+  EXPECT_EQ(wide->counters.at("symbol_error").value, 70000u);
+  EXPECT_FALSE(wide->counters.at("symbol_error").saturated);
+  EXPECT_EQ(wide->counters.at("port_xmit_wait").value, 5000000000u);
+  const FabricPort* classic = PortOf(Find(*f, "sw1"), 3);
+  EXPECT_EQ(classic->counters.at("symbol_error").value, 0xffffu);
+  EXPECT_TRUE(classic->counters.at("symbol_error").saturated);
+  EXPECT_EQ(classic->counters.at("port_xmit_wait").value, 7u);
+  EXPECT_EQ(classic->counters.at("port_xmit_data_bytes").value, (1000u + 3u) * 4u) << "extended data counters win";
+  const FabricPort* old = PortOf(Find(*f, "hca3"), 1);
+  EXPECT_EQ(old->counters.count("port_xmit_wait"), 0u) << "not counted by that PMA: absent, not 0";
+  EXPECT_EQ(old->counters.at("port_xmit_data_bytes").value, 40u) << "the 32-bit data counter stands";
+  EXPECT_EQ(old->counters.count("unicast_xmit_packets"), 0u);
+  int ports_with_extended = 0;
+  for (const FabricNode& n : f->nodes)
+    if (n.description != "hca3")
+      for (const FabricPort& p : n.ports) ports_with_extended += !p.counters.empty();
+  EXPECT_EQ(s.extended_asked, ports_with_extended) << "PortCountersExtended never asked of hca3";
+}
+
 TEST(FabricErrors, APortWithItsCableUpButNotActiveIsCritical) {
   FakeSubnet s = SmallSubnet();
   Result<Fabric> f = SweepSubnet(s, SweepOptions{});
