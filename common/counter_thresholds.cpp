@@ -16,8 +16,13 @@ CounterThresholds DefaultCounterThresholds() {
       {"local_link_integrity_errors", 10},
       {"excessive_buffer_overrun_errors", 10},
       {"VL15_dropped", 100},
-      {"port_xmit_wait", 1000},
   };
+}
+
+CounterThresholds DefaultCongestionThresholds() {
+  // A million ticks a second: a few tenths of a percent of the time waiting
+  // at a tick of a few nanoseconds (the tick is the device's).
+  return {{"port_xmit_wait", 1000000}};
 }
 
 }  // namespace rdmascope

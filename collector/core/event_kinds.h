@@ -11,6 +11,7 @@ inline constexpr std::string_view kEventKinds[] = {
     "wc_error",           // a probe completion failed toward a peer
     "port_state",         // a local port left ACTIVE / LinkUp
     "counter_threshold",  // a port error counter rose past its threshold
+    "port_congested",     // a port waited to send (PortXmitWait) faster than its rate threshold: congestion
     "clock_skew",         // the agent's clock is off by more than the tolerance
     "counter_saturated",  // a saturating error counter sits at its maximum
     "pcie_degraded",      // an adapter's PCIe link trained below its maximum speed or width

@@ -6,6 +6,7 @@
 // reports 8 ports of dozens of counters each.
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
 #include <functional>
 #include <string>
 
@@ -237,7 +238,9 @@ Status ReportWriter::WritePortBatch(const std::string& node, int64_t at, const s
 
 // Compares one counter with its previous reading through the counter rules:
 // a saturated counter opens a counter_saturated event (closed once it is
-// cleared), a delta past its threshold opens counter_threshold. Deltas that
+// cleared), a delta past its threshold opens counter_threshold, a congestion
+// counter rising faster than its rate threshold opens port_congested (both
+// closed by a reading under the threshold). Deltas that
 // span a reset-free gap of more than kMaxDeltaIntervals are not judged (but
 // are given back, with the previous reading's time, to be kept).
 Status ReportWriter::JudgeCounter(const std::string& node, const std::string& device, int64_t port, const char* kind,
@@ -264,10 +267,13 @@ Status ReportWriter::JudgeCounter(const std::string& node, const std::string& de
   } else {
     RETURN_IF_ERROR(CloseEventByKey(sat_key, at));
   }
-  auto threshold = options_.thresholds.find(name);
-  if (threshold == options_.thresholds.end() || !d.delta || !previous) return Status::Ok();
+  if (!d.delta || !previous) return Status::Ok();
   if (ingest_interval_ms_ > 0 && d.kind != DeltaKind::kReset && at - previous->at_ms > kMaxDeltaIntervals * ingest_interval_ms_)
     return Status::Ok();
+  if (auto rate = options_.congestion.find(name); rate != options_.congestion.end())
+    return JudgeCongestion(where, node, device, port, name, d, at - previous->at_ms, rate->second, at);
+  auto threshold = options_.thresholds.find(name);
+  if (threshold == options_.thresholds.end()) return Status::Ok();
   const std::string key = "counter_threshold|" + where;
   if (*d.delta >= threshold->second) {
     std::string detail = name + " rose by " + std::to_string(*d.delta) + " since the previous report (threshold " +
@@ -275,6 +281,24 @@ Status ReportWriter::JudgeCounter(const std::string& node, const std::string& de
     return OpenOrTouchEvent("counter_threshold", key, node, std::nullopt, std::nullopt, device, port, name, detail, 1, at);
   }
   return CloseEventByKey(key, at);
+}
+
+// A congestion counter's rate over the span since the previous reading
+// against its threshold (per second). A reset's delta spans an unknown time
+// and a span of 0 gives no rate: neither is judged.
+Status ReportWriter::JudgeCongestion(const std::string& where, const std::string& node, const std::string& device,
+                                     int64_t port, const std::string& name, const CounterDelta& d, int64_t span_ms,
+                                     uint64_t per_second, int64_t at) {
+  if (d.kind == DeltaKind::kReset || span_ms <= 0) return Status::Ok();
+  const std::string key = "port_congested|" + where;
+  const double rate = static_cast<double>(*d.delta) * 1000.0 / static_cast<double>(span_ms);
+  if (rate < static_cast<double>(per_second)) return CloseEventByKey(key, at);
+  char detail[256];
+  std::snprintf(detail, sizeof detail,
+                "%s rose %.0f/s over the last %.1f s (threshold %llu/s): the port waits to send — congestion "
+                "downstream, not an error of this port",
+                name.c_str(), rate, static_cast<double>(span_ms) / 1000.0, static_cast<unsigned long long>(per_second));
+  return OpenOrTouchEvent("port_congested", key, node, std::nullopt, std::nullopt, device, port, name, detail, 1, at);
 }
 
 }  // namespace rdmascope::collector

@@ -170,6 +170,11 @@ class ReportWriter {
                       const std::string& name, std::optional<int64_t> v, int64_t at,
                       const std::optional<CounterReading>& previous, std::optional<int64_t>* delta,
                       std::optional<int64_t>* delta_from);
+  // Opens port_congested on `where` when d's delta over span_ms is at or
+  // above per_second, closes it otherwise (contract in report_ports.cpp).
+  Status JudgeCongestion(const std::string& where, const std::string& node, const std::string& device, int64_t port,
+                         const std::string& name, const CounterDelta& d, int64_t span_ms, uint64_t per_second,
+                         int64_t at);
   // failing: "dst|transport" of every summary in this report with errors; a
   // clean summary of such a pair (another local port) closes nothing.
   // insert: the statement of ProbeInsertSql; row: ProbeRowFromInput(node,

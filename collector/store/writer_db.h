@@ -43,6 +43,7 @@ struct StoreOptions {
   int64_t max_bytes = 0;         // the database file grows no larger (writes then fail "full"); 0: no cap
   int64_t query_deadline_ms = 5000;  // every read for the API and the diagnosis stops after this
   CounterThresholds thresholds = DefaultCounterThresholds();
+  CounterThresholds congestion = DefaultCongestionThresholds();  // per second (port_congested)
   MigrationHeartbeat migration_heartbeat;  // while Open migrates the database
   // The read snapshot keeps the probe pairs of at most this many destinations
   // per node (those reported last); the others' rows stay in the database.

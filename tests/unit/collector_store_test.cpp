@@ -558,6 +558,29 @@ TEST_F(StoreTest, CounterThresholdEventFollowsDeltas) {
   EXPECT_EQ(OpenEvents("counter_threshold").size(), 0u);
 }
 
+// PortXmitWait is congestion, not an error: no counter_threshold however
+// far it rises; port_congested opens while its rate is at or over its
+// threshold (a million ticks a second) and closes below it.
+TEST_F(StoreTest, XmitWaitIsJudgedAsACongestionRateNotAsAnError) {
+  auto report = [&](int k, uint64_t wait) {
+    json r = MakeReport("a-" + std::to_string(k), "node-a", kT0 + k * 10000);
+    r["inventory"]["devices"][0]["ports"][0]["counters"]["port_xmit_wait"] = wait;
+    Ingest(r, kT0 + k * 10000);
+  };
+  report(0, 1000);
+  report(1, 1000 + 9000000);  // 900,000/s over 10 s: under
+  EXPECT_EQ(OpenEvents("port_congested").size(), 0u);
+  report(2, 1000 + 9000000 + 10000000);  // 1,000,000/s: at the threshold
+  auto open = OpenEvents("port_congested");
+  ASSERT_EQ(open.size(), 1u);
+  EXPECT_EQ(open[0]["status"], "port_xmit_wait");
+  const std::string detail = open[0]["detail"].get<std::string>();
+  EXPECT_NE(detail.find("rose 1000000/s over the last 10.0 s"), std::string::npos) << detail;
+  EXPECT_EQ(OpenEvents("counter_threshold").size(), 0u) << "not an error counter";
+  report(3, 1000 + 9000000 + 10000000 + 5);  // 0.5/s
+  EXPECT_EQ(OpenEvents("port_congested").size(), 0u);
+}
+
 // A counter under a new device instance was reset (the device re-created:
 // driver reload, delete and add), not wrapped: the delta the writer keeps and
 // the history's rates are its whole value. Under the same instance a 32-bit

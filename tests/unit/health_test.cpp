@@ -131,30 +131,34 @@ TEST(Health, SaturatedCounterWarnsWithoutAStateFile) {
   EXPECT_TRUE(HasFinding(r, "local_link_integrity_errors saturated at 15"));
 }
 
-// The 32-bit port_xmit_wait (threshold 1000) went from 4294967000 to 900:
-// a wrap of 1196, or, when the device was re-created or the host rebooted,
-// 900 new since.
+// The 32-bit port_xmit_wait (with a threshold of 1000 given: it has none by
+// default, being congestion, not an error) went from 4294967000 to 900: a
+// wrap of 1196, or, when the device was re-created or the host rebooted, 900
+// new since.
 TEST(Health, StateFileUsesTheCounterRules) {
+  Thresholds t = DefaultThresholds();
+  EXPECT_EQ(t.count("port_xmit_wait"), 0u);
+  t["port_xmit_wait"] = 1000;  // --threshold port_xmit_wait=1000
   Inventory before = OnePort(4, 5);
   before.devices[0].instance = "0002:c903:0001:2345@101";
   before.devices[0].ports[0].counters["port_xmit_wait"] = 4294967000ull;
   Inventory now = before;
   now.devices[0].ports[0].counters["port_xmit_wait"] = 900;
 
-  HealthReport wrapped = EvaluateHealth(now, DefaultThresholds(), AfterStateFile(before, "b1", "b1"));
+  HealthReport wrapped = EvaluateHealth(now, t, AfterStateFile(before, "b1", "b1"));
   EXPECT_EQ(wrapped.severity, Severity::kWarning);
   EXPECT_TRUE(HasFinding(wrapped, "port_xmit_wait 1196 since the previous run (wrapped) > 1000"));
 
   Inventory readded = now;
   readded.devices[0].instance = "0002:c903:0001:2345@202";
-  EXPECT_EQ(EvaluateHealth(readded, DefaultThresholds(), AfterStateFile(before, "b1", "b1")).severity,
+  EXPECT_EQ(EvaluateHealth(readded, t, AfterStateFile(before, "b1", "b1")).severity,
             Severity::kOk);
-  EXPECT_EQ(EvaluateHealth(now, DefaultThresholds(), AfterStateFile(before, "b1", "b2")).severity, Severity::kOk);
+  EXPECT_EQ(EvaluateHealth(now, t, AfterStateFile(before, "b1", "b2")).severity, Severity::kOk);
 
   // Re-created and counting again past the threshold: all of it is new.
   readded.devices[0].ports[0].counters["port_xmit_wait"] = 5000;
   before.devices[0].ports[0].counters["port_xmit_wait"] = 4000;
-  HealthReport reset = EvaluateHealth(readded, DefaultThresholds(), AfterStateFile(before, "b1", "b1"));
+  HealthReport reset = EvaluateHealth(readded, t, AfterStateFile(before, "b1", "b1"));
   EXPECT_TRUE(HasFinding(reset, "port_xmit_wait 5000 since the previous run (reset) > 1000"));
 }
 

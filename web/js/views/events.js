@@ -8,7 +8,7 @@ import { h, fill } from '../dom.js';
 import * as fmt from '../format.js';
 import { pairLink } from '../model.js';
 
-const KINDS = [['', 'all kinds'], ['wc_error', 'WC errors'], ['port_state', 'port state'], ['counter_threshold', 'counter thresholds']];
+const KINDS = [['', 'all kinds'], ['wc_error', 'WC errors'], ['port_state', 'port state'], ['counter_threshold', 'counter thresholds'], ['port_congested', 'congestion']];
 const OPEN = [['1', 'open'], ['closed', 'closed'], ['0', 'open and closed']];
 
 function subject(e) {
