@@ -137,6 +137,8 @@ void PrintUnreachable(const Fabric& f) {
   for (const Unreachable& u : f.unreachable) {
     std::printf("UNREACHABLE DR %s", u.path.c_str());
     if (u.guid) std::printf(" %s", GuidText(*u.guid).c_str());
+    if (u.description) std::printf(" \"%s\"", u.description->c_str());
+    if (u.lid) std::printf(" lid %u", *u.lid);
     if (u.via) std::printf(" behind %s", NodeName(f, *u.via).c_str());
     std::printf(": %s\n", u.what.c_str());
   }

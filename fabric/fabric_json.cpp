@@ -84,6 +84,8 @@ nlohmann::json FabricToJson(const Fabric& f, bool with_counters) {
     j["path"] = u.path;
     j["what"] = u.what;
     if (u.guid) j["guid"] = GuidText(*u.guid);
+    if (u.description) j["description"] = *u.description;
+    if (u.lid) j["lid"] = *u.lid;
     if (u.via) j["via"] = RemoteToJson(u.via);
   }
   out["sweep_ms"] = f.sweep_ms;
@@ -309,6 +311,21 @@ Result<Fabric> FabricFromJson(const nlohmann::json& j) {
       }
       f.nodes.push_back(std::move(n));
     }
+    if (j.contains("unreachable") && j["unreachable"].is_array())
+      for (const auto& ju : j["unreachable"]) {
+        Unreachable u;
+        u.path = ju.value("path", "");
+        u.what = ju.value("what", "");
+        uint64_t guid = 0;
+        if (ju.contains("guid") && ju["guid"].is_string() && ParseGuid(ju["guid"].get<std::string>(), &guid))
+          u.guid = guid;
+        if (ju.contains("via") && ju["via"].is_object() && ju["via"].contains("guid") &&
+            ParseGuid(ju["via"]["guid"].get<std::string>(), &guid))
+          u.via = RemoteEnd{guid, ju["via"].value("port", 0)};
+        if (ju.contains("description") && ju["description"].is_string()) u.description = ju["description"].get<std::string>();
+        if (ju.contains("lid") && ju["lid"].is_number_unsigned()) u.lid = ju["lid"].get<uint32_t>();
+        f.unreachable.push_back(std::move(u));
+      }
     if (j.contains("sweep_ms")) f.sweep_ms = j["sweep_ms"].get<int64_t>();
     return f;
   } catch (const nlohmann::json::exception& e) {

@@ -72,6 +72,11 @@ struct Unreachable {
   std::optional<uint64_t> guid;     // when known (answered NodeInfo, then fell silent)
   std::optional<RemoteEnd> via;     // the port whose cable leads to it, when known
   std::string what;                 // the MAD that failed: "NodeInfo timed out after 3 tries"
+  // A node silent from its first MAD, named by the subnet administrator
+  // (the LinkRecord of `via`, then the NodeRecord of its other end's LID):
+  // guid above, its description and LID. Unset when the SA did not say.
+  std::optional<std::string> description;
+  std::optional<uint32_t> lid;
 };
 
 struct SweepStats {

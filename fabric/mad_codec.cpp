@@ -91,6 +91,18 @@ void ParseCounters(const MadBytes& mad, const MadCounter (&fields)[N], PortCount
   }
 }
 
+// A Get of one attribute of one class; the engine sets the transaction id.
+ib_rpc_t GetRpc(int mgtclass, int attr_id, int dataoffs) {
+  ib_rpc_t rpc;
+  std::memset(&rpc, 0, sizeof(rpc));
+  rpc.mgtclass = mgtclass;
+  rpc.method = IB_MAD_METHOD_GET;
+  rpc.attr.id = static_cast<unsigned>(attr_id);
+  rpc.dataoffs = dataoffs;
+  rpc.trid = 1;
+  return rpc;
+}
+
 Status CheckStatus(uint32_t status, const char* attr) {
   if (status == 0) return Status::Ok();
   char buf[96];
@@ -103,14 +115,8 @@ Status CheckStatus(uint32_t status, const char* attr) {
 OutgoingMad DirectedGet(int attr_id, uint32_t attr_mod, const std::vector<int>& path) {
   OutgoingMad out;
   out.cls = MadClass::kDirectedSmp;
-  ib_rpc_t rpc;
-  std::memset(&rpc, 0, sizeof(rpc));
-  rpc.mgtclass = IB_SMI_DIRECT_CLASS;
-  rpc.method = IB_MAD_METHOD_GET;
-  rpc.attr.id = static_cast<unsigned>(attr_id);
+  ib_rpc_t rpc = GetRpc(IB_SMI_DIRECT_CLASS, attr_id, IB_SMP_DATA_OFFS);
   rpc.attr.mod = attr_mod;
-  rpc.dataoffs = IB_SMP_DATA_OFFS;
-  rpc.trid = 1;  // the engine sets the real one
   ib_dr_path_t dr;
   std::memset(&dr, 0, sizeof(dr));
   dr.cnt = static_cast<int>(path.size());
@@ -123,18 +129,67 @@ OutgoingMad PmaGet(int attr_id, uint32_t lid, int port) {
   OutgoingMad out;
   out.cls = MadClass::kPerformance;
   out.dlid = lid;
-  ib_rpc_t rpc;
-  std::memset(&rpc, 0, sizeof(rpc));
-  rpc.mgtclass = IB_PERFORMANCE_CLASS;
-  rpc.method = IB_MAD_METHOD_GET;
-  rpc.attr.id = static_cast<unsigned>(attr_id);
-  rpc.dataoffs = IB_PC_DATA_OFFS;
+  ib_rpc_t rpc = GetRpc(IB_PERFORMANCE_CLASS, attr_id, IB_PC_DATA_OFFS);
   rpc.datasz = IB_PC_DATA_SZ;
-  rpc.trid = 1;
   uint8_t data[IB_PC_DATA_SZ] = {0};
   if (port >= 0) mad_set_field(data, 0, IB_PC_PORT_SELECT_F, static_cast<uint32_t>(port));
   mad_encode(out.mad.data(), &rpc, nullptr, data);
   return out;
+}
+
+namespace {
+
+// A SubnAdmGet of one record: the component mask selects the fields of
+// `record` (IBA 15.2.1.1, data from IB_SA_DATA_OFFS) that must match.
+OutgoingMad SaGet(int attr_id, uint64_t component_mask, const uint8_t* record, size_t record_size) {
+  OutgoingMad out;
+  out.cls = MadClass::kSubnAdm;
+  ib_rpc_t rpc = GetRpc(IB_SA_CLASS, attr_id, IB_SA_DATA_OFFS);
+  rpc.mask = component_mask;
+  rpc.datasz = static_cast<int>(record_size);
+  mad_encode(out.mad.data(), &rpc, nullptr, const_cast<uint8_t*>(record));
+  return out;
+}
+
+uint32_t Be16(const uint8_t* p) { return uint32_t{p[0]} << 8 | p[1]; }
+
+}  // namespace
+
+// LinkRecord (IBA 15.2.5.13): FromLID 16, FromPort 8, ToPort 8, ToLID 16;
+// component mask bit 0 FromLID, bit 1 FromPort.
+OutgoingMad SaLinkRecordGet(uint32_t from_lid, int from_port) {
+  uint8_t record[8] = {static_cast<uint8_t>(from_lid >> 8), static_cast<uint8_t>(from_lid),
+                       static_cast<uint8_t>(from_port)};
+  return SaGet(kAttrSaLinkRecord, 0x3, record, sizeof record);
+}
+
+// NodeRecord (IBA 15.2.5.2): LID 16, reserved 16, NodeInfo (40 bytes),
+// NodeDescription (64); component mask bit 0 LID.
+OutgoingMad SaNodeRecordGet(uint32_t lid) {
+  uint8_t record[4] = {static_cast<uint8_t>(lid >> 8), static_cast<uint8_t>(lid)};
+  return SaGet(kAttrSaNodeRecord, 0x1, record, sizeof record);
+}
+
+SaLinkRecord ParseSaLinkRecord(const MadBytes& mad) {
+  const uint8_t* r = mad.data() + IB_SA_DATA_OFFS;
+  return {Be16(r + 4), r[3]};
+}
+
+SaNodeRecord ParseSaNodeRecord(const MadBytes& mad) {
+  const uint8_t* r = mad.data() + IB_SA_DATA_OFFS;
+  SaNodeRecord n;
+  n.lid = Be16(r);
+  const uint8_t* info = r + 4;  // NodeInfo: NodeType at 2, NodeGUID at 12
+  const uint8_t type = info[2];
+  n.type = type >= 1 && type <= 3 ? static_cast<NodeType>(type) : NodeType::kUnknown;
+  for (int i = 0; i < 8; ++i) n.node_guid = n.node_guid << 8 | info[12 + i];
+  const char* desc = reinterpret_cast<const char*>(r + 44);
+  n.description.assign(desc, strnlen(desc, 64));
+  return n;
+}
+
+Status SaStatus(const MadBytes& mad, const char* attr) {
+  return CheckStatus(mad_get_field(const_cast<uint8_t*>(mad.data()), 0, IB_MAD_STATUS_F), attr);
 }
 
 PmaCapabilities ParseClassPortInfo(const MadBytes& mad) {
@@ -190,7 +245,9 @@ void ParseLftBlock(const MadBytes& mad, uint8_t (&ports)[kLftBlock]) {
   mad_get_array(Data(mad), 0, IB_LINEAR_FORW_TBL_F, ports);
 }
 
-void ParsePortInfo(const MadBytes& mad, FabricPort* port) {
+uint32_t ParsePortCapabilityMask(const MadBytes& mad) { return mad_get_field(Data(mad), 0, IB_PORT_CAPMASK_F); }
+
+void ParsePortInfo(const MadBytes& mad, FabricPort* port, std::optional<uint32_t> switch_port0_capmask) {
   uint8_t* d = Data(mad);
   port->lid = mad_get_field(d, 0, IB_PORT_LID_F);
   port->state = static_cast<int>(mad_get_field(d, 0, IB_PORT_STATE_F));
@@ -199,7 +256,7 @@ void ParsePortInfo(const MadBytes& mad, FabricPort* port) {
   port->width_supported = static_cast<int>(mad_get_field(d, 0, IB_PORT_LINK_WIDTH_SUPPORTED_F));
   port->speed_active = static_cast<int>(mad_get_field(d, 0, IB_PORT_LINK_SPEED_ACTIVE_F));
   port->speed_supported = static_cast<int>(mad_get_field(d, 0, IB_PORT_LINK_SPEED_SUPPORTED_F));
-  uint32_t capmask = mad_get_field(d, 0, IB_PORT_CAPMASK_F);
+  const uint32_t capmask = switch_port0_capmask.value_or(ParsePortCapabilityMask(mad));
   constexpr uint32_t kExtendedSpeeds = 1u << 14;
   if (capmask & kExtendedSpeeds) {
     port->speed_ext_active = static_cast<int>(mad_get_field(d, 0, IB_PORT_LINK_SPEED_EXT_ACTIVE_F));

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,8 @@ enum : int {
   kAttrLinearFwdTable = 0x19,
   kAttrPortCounters = 0x12,
   kAttrPortCountersExt = 0x1D,
+  kAttrSaNodeRecord = 0x11,  // subnet administration
+  kAttrSaLinkRecord = 0x20,
 };
 
 // A directed-route SMP Get; path holds the exit ports after the local port
@@ -48,6 +51,25 @@ struct PmaCapabilities {
   bool extended_errors() const { return (mask2 & 1u << 1) != 0; }
 };
 PmaCapabilities ParseClassPortInfo(const MadBytes& mad);
+
+// SubnAdmGet of the one LinkRecord from (from_lid, from_port): the cable's
+// other end. And of the one NodeRecord of a LID.
+OutgoingMad SaLinkRecordGet(uint32_t from_lid, int from_port);
+OutgoingMad SaNodeRecordGet(uint32_t lid);
+struct SaLinkRecord {
+  uint32_t to_lid = 0;
+  int to_port = 0;
+};
+struct SaNodeRecord {
+  uint32_t lid = 0;
+  uint64_t node_guid = 0;
+  NodeType type = NodeType::kUnknown;
+  std::string description;
+};
+SaLinkRecord ParseSaLinkRecord(const MadBytes& mad);
+SaNodeRecord ParseSaNodeRecord(const MadBytes& mad);
+// Fails when the SA answer's MAD status is not 0 (0x0d00-ish: no record).
+Status SaStatus(const MadBytes& mad, const char* attr);
 
 // "0,1,3" — how paths are printed in names and errors.
 std::string PathText(const std::vector<int>& path);
@@ -78,8 +100,14 @@ std::string ParseNodeDescription(const MadBytes& mad);
 SwitchInfoData ParseSwitchInfo(const MadBytes& mad);
 // The kLftBlock egress ports of one LinearForwardingTable block, in LID order.
 void ParseLftBlock(const MadBytes& mad, uint8_t (&ports)[kLftBlock]);
-// Fills lid, states, widths and speeds of *port (number untouched).
-void ParsePortInfo(const MadBytes& mad, FabricPort* port);
+// PortInfo's CapabilityMask (IBA 14.2.5.6).
+uint32_t ParsePortCapabilityMask(const MadBytes& mad);
+// Fills lid, states, widths and speeds of *port (number untouched). The
+// extended speeds are read when the CapabilityMask has IsExtendedSpeeds-
+// Supported: the port's own, or for a switch's external port (whose mask
+// IBA reserves) port 0's, given as switch_port0_capmask.
+void ParsePortInfo(const MadBytes& mad, FabricPort* port,
+                   std::optional<uint32_t> switch_port0_capmask = std::nullopt);
 // Adds the PortCounters fields to *counters (sysfs names, width saturation).
 void ParsePortCounters(const MadBytes& mad, PortCounterMap* counters);
 // Adds / replaces the 64-bit data and packet counters.

@@ -34,6 +34,7 @@ constexpr size_t kHopCount = 7, kInitialPath = 128, kPathBytes = 64;
 }  // namespace
 
 uint64_t MadEngine::TargetOf(const OutgoingMad& mad) {
+  if (mad.cls == MadClass::kSubnAdm) return 3ull << 62;  // the subnet manager
   if (mad.cls != MadClass::kDirectedSmp) return 1ull << 63 | mad.dlid;
   const size_t hops = std::min<size_t>(mad.mad[kHopCount], kPathBytes - 1);
   uint64_t h = 0xcbf29ce484222325ull ^ hops;  // FNV-1a over the hops taken

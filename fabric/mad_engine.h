@@ -6,7 +6,7 @@
 // exactly once, with the answer or with an error naming the MAD ("NodeInfo
 // via DR 0,1,3: no answer after 3 tries of 100 ms"). Run() fails only when
 // the transport itself fails.
-//  - Windows. Directed-route SMPs and PMA queries each have their own window
+//  - Windows. Directed-route SMPs and GMPs (PMA, SA) each have their own window
 //    (`window` in flight at most per class: SMPs travel on VL15, which has
 //    no flow control, and must not queue behind counters). Within a class,
 //    one target — the node at the end of a directed route, or a LID — has at
@@ -63,7 +63,7 @@ class MadEngine {
   const SweepStats& stats() const { return stats_; }
 
   // The target a MAD is counted against: its directed route (hop count and
-  // initial path), or its class and destination LID.
+  // initial path), its destination LID (PMA), or the subnet manager (SA).
   static uint64_t TargetOf(const OutgoingMad& mad);
 
  private:

@@ -2,7 +2,9 @@
 //
 // Contract: the sender builds the whole MAD, including the transaction id;
 // the transport only addresses it (directed-route SMP: permissive LID, QP0;
-// PMA: the destination LID, QP1, the GSI Q_Key) and matches nothing. Receive
+// PMA: the destination LID, QP1, the GSI Q_Key; subnet administration: the
+// port's subnet manager LID, QP1, the GSI Q_Key — a Send fails when the
+// port knows no SM LID) and matches nothing. Receive
 // returns one answer, or a send the transport itself gave up on (status set,
 // mad holding the request as sent). The real one is UmadTransport (libibumad);
 // tests use a fake.
@@ -18,11 +20,11 @@ namespace rdmascope::fabric {
 constexpr int kMadSize = 256;
 using MadBytes = std::array<uint8_t, kMadSize>;
 
-enum class MadClass { kDirectedSmp, kPerformance };
+enum class MadClass { kDirectedSmp, kPerformance, kSubnAdm };
 
 struct OutgoingMad {
   MadClass cls = MadClass::kDirectedSmp;
-  uint32_t dlid = 0;  // PMA: destination LID; ignored for directed-route SMPs
+  uint32_t dlid = 0;  // PMA: destination LID; ignored for directed-route SMPs and SA queries
   MadBytes mad{};
 };
 

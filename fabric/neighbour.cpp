@@ -1,5 +1,7 @@
 #include "fabric/neighbour.h"
 
+#include <optional>
+
 #include "fabric/fabric_json.h"
 #include "fabric/mad_codec.h"
 #include "fabric/port_query.h"
@@ -19,6 +21,10 @@ Result<Neighbour> QueryNeighbour(MadTransport& transport, const EngineOptions& o
   {
     MadEngine e(transport, options);
     NodeInfoData info;
+    // The port's PortInfo is decoded once both answers are in: a switch's
+    // external port takes port 0's CapabilityMask (its own is reserved).
+    std::optional<MadBytes> port_info;
+    std::optional<uint32_t> port0_capmask;
     e.Submit(DirectedGet(kAttrNodeInfo, 0, path), "NodeInfo via DR " + PathText(path), [&](const MadAnswer& a) {
       if (!check(a, "NodeInfo")) return;
       info = ParseNodeInfo(*a.mad);
@@ -28,7 +34,7 @@ Result<Neighbour> QueryNeighbour(MadTransport& transport, const EngineOptions& o
                });
       e.Submit(DirectedGet(kAttrPortInfo, static_cast<uint32_t>(info.local_port), path),
                "PortInfo via DR " + PathText(path), [&](const MadAnswer& p) {
-                 if (check(p, "PortInfo")) ParsePortInfo(*p.mad, &out.port);
+                 if (check(p, "PortInfo")) port_info = *p.mad;
                });
       if (info.type == NodeType::kSwitch)
         e.Submit(DirectedGet(kAttrPortInfo, 0, path), "PortInfo port 0 via DR " + PathText(path),
@@ -37,11 +43,13 @@ Result<Neighbour> QueryNeighbour(MadTransport& transport, const EngineOptions& o
                    FabricPort p0;
                    ParsePortInfo(*p.mad, &p0);
                    out.lid = p0.lid;
+                   port0_capmask = ParsePortCapabilityMask(*p.mad);
                  });
     });
     Status s = e.Run();
     if (!s.ok()) return s;
     if (!failed.ok()) return failed;
+    if (port_info) ParsePortInfo(*port_info, &out.port, info.type == NodeType::kSwitch ? port0_capmask : std::nullopt);
     out.guid = info.node_guid;
     out.type = info.type;
     out.port.number = info.local_port;

@@ -29,6 +29,9 @@ struct NodeState {
   enum class Pma { kUnasked, kAsking, kAnswered } pma = Pma::kUnasked;
   std::optional<PmaCapabilities> pma_caps;  // none: ClassPortInfo failed, every attribute is asked
   std::vector<std::pair<int, uint32_t>> pma_waiting;
+  // A switch's port 0 CapabilityMask, which speaks for its external ports
+  // (theirs is reserved); none until port 0 answered.
+  std::optional<uint32_t> port0_capmask;
 };
 
 class Sweeper {
@@ -41,6 +44,7 @@ class Sweeper {
     QueryNode({}, std::nullopt);
     Status s = engine_.Run();
     if (!s.ok()) return s;
+    NameSilentNodes();
     Fabric f = Assemble();
     f.stats = engine_.stats();
     f.sweep_ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start).count();
@@ -114,6 +118,7 @@ class Sweeper {
           FabricPort p0;
           ParsePortInfo(*a.mad, &p0);
           n->node.lid = p0.lid;
+          n->port0_capmask = ParsePortCapabilityMask(*a.mad);
         }
         for (int p = 1; p <= n->node.num_ports; ++p) QuerySwitchPort(n, path, p, arrival);
       });
@@ -159,7 +164,7 @@ class Sweeper {
                      }
                      FabricPort& fp = n->ports[port];
                      fp.number = port;
-                     ParsePortInfo(*a.mad, &fp);
+                     ParsePortInfo(*a.mad, &fp, n->node.type == NodeType::kSwitch ? n->port0_capmask : std::nullopt);
                      then(fp);
                    });
   }
@@ -244,6 +249,44 @@ class Sweeper {
                      if (errors) ParsePortCountersExtErrors(*a.mad, &fp->counters);
                      if (no_xmit_wait) fp->counters.erase("port_xmit_wait");
                    });
+  }
+
+  // Nodes silent from their first MAD are named by the subnet administrator:
+  // the LinkRecord from the port whose cable leads to one gives the LID at
+  // the other end, its NodeRecord the GUID and description. A fabric
+  // without a reachable SA (none running, a transport that cannot ask it)
+  // leaves them unnamed: the sweep does not fail for it.
+  void NameSilentNodes() {
+    bool asked = false;
+    for (size_t i = 0; i < unreachable_.size(); ++i) {
+      const Unreachable& u = unreachable_[i];
+      if (u.guid || !u.via) continue;
+      auto from = nodes_.find(u.via->guid);
+      if (from == nodes_.end()) continue;
+      const NodeState& n = *from->second;
+      uint32_t lid = n.node.lid;
+      if (n.node.type != NodeType::kSwitch)
+        if (auto p = n.ports.find(u.via->port); p != n.ports.end()) lid = p->second.lid;
+      if (lid == 0) continue;
+      asked = true;
+      const std::string what = "SA LinkRecord from LID " + std::to_string(lid) + " port " + std::to_string(u.via->port);
+      engine_.Submit(SaLinkRecordGet(lid, u.via->port), what, [this, i](const MadAnswer& a) {
+        if (!a.ok || !SaStatus(*a.mad, "LinkRecord").ok()) return;
+        const SaLinkRecord link = ParseSaLinkRecord(*a.mad);
+        if (link.to_lid == 0) return;
+        engine_.Submit(SaNodeRecordGet(link.to_lid), "SA NodeRecord of LID " + std::to_string(link.to_lid),
+                       [this, i](const MadAnswer& b) {
+                         if (!b.ok || !SaStatus(*b.mad, "NodeRecord").ok()) return;
+                         const SaNodeRecord node = ParseSaNodeRecord(*b.mad);
+                         if (node.node_guid == 0) return;
+                         Unreachable& named = unreachable_[i];
+                         named.guid = node.node_guid;
+                         named.description = node.description;
+                         named.lid = node.lid;
+                       });
+      });
+    }
+    if (asked) (void)engine_.Run();  // a transport that cannot reach the SA names nobody; the sweep stands
   }
 
   void Partial(NodeState* n, const std::string& what) {

@@ -26,6 +26,7 @@ Result<std::unique_ptr<UmadTransport>> UmadTransport::Open(const std::string& ca
   std::unique_ptr<UmadTransport> t(new UmadTransport());
   t->ca_name_ = info.ca_name;
   t->port_number_ = info.portnum;
+  t->sm_lid_ = static_cast<uint32_t>(info.sm_lid);
   umad_release_port(&info);
   t->portid_ = umad_open_port(t->ca_name_.c_str(), t->port_number_);
   if (t->portid_ < 0)
@@ -34,7 +35,8 @@ Result<std::unique_ptr<UmadTransport>> UmadTransport::Open(const std::string& ca
         " (needs read/write access to /dev/infiniband/umad*: run as root or grant it)");
   t->smp_agent_ = umad_register(t->portid_, IB_SMI_DIRECT_CLASS, 1, 0, nullptr);
   t->pma_agent_ = umad_register(t->portid_, IB_PERFORMANCE_CLASS, 1, 0, nullptr);
-  if (t->smp_agent_ < 0 || t->pma_agent_ < 0)
+  t->sa_agent_ = umad_register(t->portid_, IB_SA_CLASS, 2, 0, nullptr);  // single-record Gets: no RMPP
+  if (t->smp_agent_ < 0 || t->pma_agent_ < 0)  // without an SA agent only SA queries fail
     return Result<std::unique_ptr<UmadTransport>>::Error("umad_register on " + t->ca_name_ + " port " +
                                                          std::to_string(t->port_number_) + " failed");
   t->send_buf_.assign(umad_size() + kMadSize, 0);
@@ -46,6 +48,7 @@ UmadTransport::~UmadTransport() {
   if (portid_ >= 0) {
     if (smp_agent_ >= 0) umad_unregister(portid_, smp_agent_);
     if (pma_agent_ >= 0) umad_unregister(portid_, pma_agent_);
+    if (sa_agent_ >= 0) umad_unregister(portid_, sa_agent_);
     umad_close_port(portid_);
   }
 }
@@ -58,6 +61,14 @@ Status UmadTransport::Send(const OutgoingMad& mad, int timeout_ms) {
   if (mad.cls == MadClass::kDirectedSmp) {
     umad_set_addr(umad, 0xffff, 0, 0, 0);
     agent = smp_agent_;
+  } else if (mad.cls == MadClass::kSubnAdm) {
+    if (sa_agent_ < 0)
+      return Status::Error("umad_register of the subnet administration class on " + ca_name_ + " failed");
+    if (sm_lid_ == 0)
+      return Status::Error(ca_name_ + " port " + std::to_string(port_number_) +
+                           " knows no subnet manager LID: is a subnet manager running?");
+    umad_set_addr(umad, static_cast<int>(sm_lid_), 1, 0, IB_DEFAULT_QP1_QKEY);
+    agent = sa_agent_;
   } else {
     umad_set_addr(umad, static_cast<int>(mad.dlid), 1, 0, IB_DEFAULT_QP1_QKEY);
     agent = pma_agent_;

@@ -1,5 +1,6 @@
-// MadTransport over libibumad: one umad port, agents for directed-route SMPs
-// and the performance class.
+// MadTransport over libibumad: one umad port, agents for directed-route SMPs,
+// the performance class and subnet administration (to the SM LID the port
+// had when opened).
 //
 // Contract: Open() names the CA/port and the call that failed (and that the
 // process needs access to /dev/infiniband/umad*); the port is closed on
@@ -31,6 +32,8 @@ class UmadTransport : public MadTransport {
   int portid_ = -1;
   int smp_agent_ = -1;
   int pma_agent_ = -1;
+  int sa_agent_ = -1;
+  uint32_t sm_lid_ = 0;  // the port's subnet manager, when Open read it (0: none)
   std::string ca_name_;
   int port_number_ = 0;
   std::vector<uint8_t> send_buf_;

@@ -14,6 +14,8 @@ usage: fabric_admin_checks.py --rdmactl PATH
     shows port_xmit_wait and the 16-bit symbol_error, which set to its maximum (65535) is
     reported saturated, not 0 and not wrapped. (The 64-bit kind, which ibsim cannot give,
     is the unit test Sweep.CountersFollowEachPmasClassPortInfo.)
+(5) A CA whose MADs are all dropped is named in `unreachable` by GUID, description and LID (the
+    subnet administrator's LinkRecord and NodeRecord), and every other node is still listed.
 """
 import argparse
 import json
@@ -125,9 +127,28 @@ def main():
                   f"SymbolErrorCounter set to {value}: reported {got}, saturated {sat}")
         sim.console('PerformanceSet "sw2"[3] PortCounters.SymbolErrorCounter=0')
 
+    def silent_named(sim):
+        cp = sim.run([args.rdmactl, "--json", "fabric", "discover"], timeout_s=120)
+        clean_doc = json.loads(cp.stdout)
+        victim = next(n for n in clean_doc["nodes"] if n["description"] == "hca3")
+        vport = victim["ports"][0]
+        sim.console(f'Error "hca3"[{vport["port"]}] 100')
+        cp = sim.run([args.rdmactl, "--json", "fabric", "discover", "--timeout-ms", "50", "--retries", "1"],
+                     timeout_s=120)
+        sim.console(f'Error "hca3"[{vport["port"]}] 0')
+        doc = json.loads(cp.stdout)
+        print(f"  unreachable: {json.dumps(doc['unreachable'])}")
+        named = [u for u in doc["unreachable"] if u.get("guid") == victim["guid"]]
+        check(len(doc["unreachable"]) == 1 and len(named) == 1 and named[0].get("description") == "hca3" and
+              named[0].get("lid") == vport["lid"],
+              f"MADs to hca3 dropped: named in unreachable as {victim['guid']} \"hca3\" lid {vport['lid']}")
+        others = {n["guid"] for n in clean_doc["nodes"]} - {victim["guid"]}
+        check(others <= {n["guid"] for n in doc["nodes"]}, f"every other node listed ({len(others)})")
+
     text, host = gen_net.small()
     run_net(args, text, host, clean)
     run_net(args, text, host, saturation)
+    run_net(args, text, host, silent_named)
     text, host = gen_net.small(slow_trunk=True)
     run_net(args, text, host, slow_trunk)
     print(f"{'FAILED' if check.failed else 'PASSED'}: {check.failed} check(s) failed")

@@ -56,8 +56,13 @@ class FakeSubnet : public MadTransport {
   std::map<int, int> in_flight_at, max_in_flight_at;  // node index -> MADs toward it not yet answered (and the most)
   std::vector<int> burst_starts;  // in_flight when a send followed an answer (or began the run)
   std::map<std::string, FakePma> pma;                 // node -> its PMA, where not the default
+  // node -> LinkSpeedExtActive (and Supported) of every port: the ports say
+  // IsExtendedSpeedsSupported in their CapabilityMask, except a switch's
+  // external ports, whose mask is reserved (0) as IBA has it: port 0 speaks.
+  std::map<std::string, int> ext_speed;
   std::map<std::string, int> class_port_info_asked;  // node -> PMA ClassPortInfo Gets
   int extended_asked = 0;                             // PortCountersExtended Gets
+  int sa_asked = 0;                                   // subnet administration Gets
 
   int Add(FakeNode n) {
     nodes.push_back(std::move(n));
@@ -97,6 +102,7 @@ class FakeSubnet : public MadTransport {
     max_in_flight = std::max(max_in_flight, in_flight);
     IncomingMad in;
     in.mad = out.mad;
+    if (out.cls == MadClass::kSubnAdm) return AnswerSa(in);
     uint8_t* mad = in.mad.data();
     uint8_t* data = mad + IB_SMP_DATA_OFFS;
     int attr = static_cast<int>(mad_get_field(mad, 0, IB_MAD_ATTRID_F));
@@ -163,6 +169,11 @@ class FakeSubnet : public MadTransport {
         mad_set_field(data, 0, IB_PORT_LINK_WIDTH_SUPPORTED_F, 3);
         mad_set_field(data, 0, IB_PORT_LINK_SPEED_ACTIVE_F, 4);
         mad_set_field(data, 0, IB_PORT_LINK_SPEED_SUPPORTED_F, 7);
+        if (auto e = ext_speed.find(n.name); e != ext_speed.end()) {
+          if (n.type != 2 || port == 0) mad_set_field(data, 0, IB_PORT_CAPMASK_F, 1u << 14);
+          mad_set_field(data, 0, IB_PORT_LINK_SPEED_EXT_ACTIVE_F, static_cast<uint32_t>(e->second));
+          mad_set_field(data, 0, IB_PORT_LINK_SPEED_EXT_SUPPORTED_F, static_cast<uint32_t>(e->second));
+        }
       }
     } else if (attr == CLASS_PORT_INFO) {
       ++class_port_info_asked[n.name];
@@ -180,6 +191,40 @@ class FakeSubnet : public MadTransport {
         for (auto& [field, value] : c->second) mad_set_field(data, 0, static_cast<enum MAD_FIELDS>(field), static_cast<uint32_t>(value));
       if (attr == IB_GSI_PORT_COUNTERS_EXT) mad_set_field64(data, 0, IB_PC_EXT_XMT_BYTES_F, 1000 + port);
     }
+    Queue(in);
+    return Status::Ok();
+  }
+
+  // The subnet administrator (it knows every node, silent ones too): a Get
+  // of the LinkRecord from (LID, port) or of the NodeRecord of a LID; MAD
+  // status 0x0d00 (no records) when none matches.
+  Status AnswerSa(IncomingMad& in) {
+    ++sa_asked;
+    uint8_t* mad = in.mad.data();
+    uint8_t* r = mad + IB_SA_DATA_OFFS;
+    const int attr = static_cast<int>(mad_get_field(mad, 0, IB_MAD_ATTRID_F));
+    mad_set_field(mad, 0, IB_MAD_METHOD_F, IB_MAD_METHOD_GET_RESPONSE);
+    const uint32_t lid = uint32_t{r[0]} << 8 | r[1];
+    bool found = false;
+    for (size_t i = 0; i < nodes.size() && !found; ++i) {
+      const FakeNode& n = nodes[i];
+      if (attr == 0x20) {  // LinkRecord: FromLID, FromPort -> ToPort, ToLID
+        for (const auto& [port, peer] : n.links)
+          if (LidOf(static_cast<int>(i), port) == lid && port == r[2]) {
+            const uint32_t to = LidOf(peer.first, peer.second);
+            r[3] = static_cast<uint8_t>(peer.second), r[4] = static_cast<uint8_t>(to >> 8), r[5] = static_cast<uint8_t>(to);
+            found = true;
+          }
+      } else if (attr == 0x11 && lid >= n.lid && lid < n.lid + (n.type == 2 ? 1u : static_cast<uint32_t>(n.nports))) {
+        std::memset(r + 2, 0, 106);
+        r[4 + 2] = static_cast<uint8_t>(n.type);
+        for (int b = 0; b < 8; ++b) r[4 + 12 + b] = static_cast<uint8_t>(n.guid >> (56 - 8 * b));
+        std::strncpy(reinterpret_cast<char*>(r + 44), n.name.c_str(), 63);
+        found = true;
+      }
+    }
+    if (!found) mad_set_field(mad, 0, IB_MAD_STATUS_F, 0x0d00);
+    answering_ = -1;
     Queue(in);
     return Status::Ok();
   }

@@ -10,6 +10,7 @@
 #include "fabric/fabric_errors.h"
 #include "fabric/fabric_json.h"
 #include "fabric/mad_codec.h"
+#include "fabric/neighbour.h"
 #include "fabric/sweep.h"
 #include "tests/fabric/fake_subnet.h"
 
@@ -263,6 +264,29 @@ TEST(Sweep, CountersFollowEachPmasClassPortInfo) {
   EXPECT_EQ(s.extended_asked, ports_with_extended) << "PortCountersExtended never asked of hca3";
 }
 
+// IBA reserves CapabilityMask on a switch's external ports: whether they
+// have extended speeds is port 0's word, so an EDR switch port reads EDR,
+// not QDR (its own mask says nothing).
+TEST(Sweep, SwitchPortsTakeTheirExtendedSpeedsFromPortZerosCapabilityMask) {
+  FakeSubnet s = SmallSubnet();
+  s.ext_speed["sw1"] = 2;   // EDR
+  s.ext_speed["hca2"] = 2;
+  Result<Fabric> f = SweepSubnet(s, SweepOptions{});
+  ASSERT_TRUE(f.ok());
+  nlohmann::json j = FabricToJson(f.value(), false);
+  for (const nlohmann::json& n : j["nodes"]) {
+    if (n["description"] != "sw1" && n["description"] != "hca2") continue;
+    for (const nlohmann::json& p : n["ports"]) {
+      if (!p["remote"].is_null()) {
+        EXPECT_EQ(p["speed"], "EDR") << n["description"] << " port " << p["port"];
+      }
+    }
+  }
+  auto nb = QueryNeighbour(s, EngineOptions{}, 1);  // hca1's cable leads to sw1 port 1
+  ASSERT_TRUE(nb.ok()) << nb.status().message();
+  EXPECT_EQ(NeighbourToJson(nb.value())["port"]["speed"], "EDR");
+}
+
 TEST(FabricErrors, APortWithItsCableUpButNotActiveIsCritical) {
   FakeSubnet s = SmallSubnet();
   Result<Fabric> f = SweepSubnet(s, SweepOptions{});
@@ -290,7 +314,20 @@ TEST(Sweep, ASilentNodeIsNamedAndTheRestIsStillReported) {
     ASSERT_TRUE(f->unreachable[0].via.has_value());
     EXPECT_EQ(f->unreachable[0].via->guid, 0x201u);
     EXPECT_EQ(f->unreachable[0].via->port, 1);
+    // The subnet administrator names it: GUID, description, LID.
+    ASSERT_TRUE(f->unreachable[0].guid.has_value()) << mode;
+    EXPECT_EQ(*f->unreachable[0].guid, 0x104u);
+    EXPECT_EQ(f->unreachable[0].description.value_or(""), "hca3");
+    EXPECT_EQ(f->unreachable[0].lid.value_or(0), 3u);
+    EXPECT_EQ(s.sa_asked, 2) << "one LinkRecord, one NodeRecord";
     EXPECT_EQ(EvaluateFabricErrors(f.value(), {}).severity, 1);
+    // And the JSON carries the name both ways.
+    Result<Fabric> back = FabricFromJson(FabricToJson(f.value(), false));
+    ASSERT_TRUE(back.ok()) << back.status().message();
+    ASSERT_EQ(back->unreachable.size(), 1u);
+    EXPECT_EQ(back->unreachable[0].description.value_or(""), "hca3");
+    EXPECT_EQ(back->unreachable[0].lid.value_or(0), 3u);
+    EXPECT_EQ(back->unreachable[0].via->guid, 0x201u);
   }
 }
 
