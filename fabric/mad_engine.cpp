@@ -164,8 +164,10 @@ void MadEngine::FailQueued(Target& t, const std::string& why) {
   queued_ -= rest.size();
   for (Request& r : rest) {
     ++stats_.mads_not_sent;
-    GiveUp(std::move(r), r.what + ": not sent: an earlier MAD to the same node gave no answer" +
-                             (why.empty() ? std::string() : " (" + why + ")"));
+    // The message first: the request is moved into the call.
+    std::string error = r.what + ": not sent: an earlier MAD to the same node gave no answer" +
+                        (why.empty() ? std::string() : " (" + why + ")");
+    GiveUp(std::move(r), error);
   }
 }
 
