@@ -18,6 +18,7 @@ inline constexpr std::string_view kEventKinds[] = {
     "link_down",          // an InfiniBand link seen before is gone from a sweep
     "link_errors",        // an error counter on either end of a link rose past its threshold
     "link_degraded",      // a link runs below the width or speed both its ends support
+    "fabric_changed",     // a sweep added a node or link, or changed a description or LID (closed at once)
     "responder_qp_error", // an agent's UD responder QP failed (closed once it recovered)
     "reports_lost",       // an agent lost reports (spool full, disk full): a gap in its node's history
 };

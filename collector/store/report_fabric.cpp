@@ -28,6 +28,12 @@
 //                   no such rise.
 //    link_degraded  active width or speed below the best that both ends
 //                   support; closed when it is back.
+//    fabric_changed one per sweep that added a node or a link never seen
+//                   before, changed a node's description or a node's LID
+//                   (not for the first sweep into an empty store): written
+//                   closed at the sweep's time, a record of what changed
+//                   (the first few of each kind named, every one counted),
+//                   keyed by the sweeping node and the time.
 #include <map>
 #include <set>
 #include <vector>
@@ -69,6 +75,14 @@ Status ReportWriter::IngestFabric(const json& r, int64_t at) {
   const json* f = Field(r, "fabric");
   if (!f) return Status::Ok();
   topology_changed_ = false;
+  sweep_changes_ = SweepChanges();
+  {
+    ASSIGN_STMT(any, Q("SELECT 1 FROM fabric_nodes LIMIT 1"));
+    auto row = any.Step();
+    if (!row.ok()) return row.status();
+    sweep_changes_.first = !row.value();
+    any.Reset();
+  }
   Sweep sweep;
   fabric_change_.parts = true;
   RETURN_IF_ERROR(IngestSweepNodes(*f, node, at, &sweep));
@@ -76,6 +90,7 @@ Status ReportWriter::IngestFabric(const json& r, int64_t at) {
   for (const auto& [a, b] : sweep.seen) links.insert(a < b ? std::make_pair(a, b) : std::make_pair(b, a));
   for (const auto& [a, b] : links) RETURN_IF_ERROR(IngestSweepLink(sweep, a, b, at));
   RETURN_IF_ERROR(MarkGoneLinks(sweep, node, at));
+  RETURN_IF_ERROR(RecordSweepChanges(node, at));
   if (topology_changed_) fabric_change_.leaves = true;
   return topology_changed_ ? BumpTopologyVersion() : Status::Ok();
 }
@@ -198,11 +213,19 @@ Status ReportWriter::IngestSweepLink(const Sweep& sweep, const LinkEnd& a, const
     RETURN_IF_ERROR(back.Run());
     if (db_.Changes() > 0) topology_changed_ = true;
   }
+  // RETURNING first_seen_at: this very sweep's time on a link never seen before.
   ASSIGN_STMT(up, Q("INSERT INTO fabric_links(a_guid, a_port, b_guid, b_port, first_seen_at, last_seen_at, gone_at) "
                     "VALUES (?1, ?2, ?3, ?4, ?5, ?5, NULL) ON CONFLICT(a_guid, a_port, b_guid, b_port) DO UPDATE "
-                    "SET last_seen_at = GREATEST(fabric_links.last_seen_at, excluded.last_seen_at), gone_at = NULL"));
+                    "SET last_seen_at = GREATEST(fabric_links.last_seen_at, excluded.last_seen_at), gone_at = NULL "
+                    "RETURNING first_seen_at"));
   up.Bind(1, a.guid).Bind(2, a.port).Bind(3, b.guid).Bind(4, b.port).Bind(5, at);
-  RETURN_IF_ERROR(up.Run());
+  {
+    auto row = up.Step();
+    if (!row.ok()) return row.status();
+    if (row.value() && up.Int(0) == at && !sweep_changes_.first)
+      sweep_changes_.links_added.push_back(LinkEndText(a, sweep.names) + " <-> " + LinkEndText(b, sweep.names));
+    up.Reset();
+  }
   RETURN_IF_ERROR(CloseEventByKey(LinkKey("link_down", a, b), at));
   auto pa = sweep.ports.find(a), pb = sweep.ports.find(b);
   if (pa == sweep.ports.end() || pb == sweep.ports.end()) return Status::Ok();
@@ -262,13 +285,24 @@ Status ReportWriter::MarkLinkGone(const Sweep& sweep, const LinkEnd& a, const Li
 Status ReportWriter::UpsertFabricNode(const json& n, const std::string& seen_by, int64_t at, bool describe) {
   if (describe) {
     // A node new to the store, or with another type or LID, changes the topology.
-    ASSIGN_STMT(q, Q("SELECT type, lid FROM fabric_nodes WHERE guid = ?1"));
-    q.Bind(1, n["guid"].get<std::string>());
+    ASSIGN_STMT(q, Q("SELECT type, lid, description FROM fabric_nodes WHERE guid = ?1"));
+    const std::string guid = n["guid"].get<std::string>(), description = n["description"].get<std::string>();
+    q.Bind(1, guid);
     auto row = q.Step();
     if (!row.ok()) return row.status();
     if (!row.value() || q.Text(0) != n["type"].get<std::string>() ||
         (OptInt(n, "lid") && q.OptInt(1) != OptInt(n, "lid")))
       topology_changed_ = true;
+    const std::string name = guid + " \"" + description + "\"";
+    if (!row.value() && !sweep_changes_.first) {
+      sweep_changes_.nodes_added.push_back(name);
+    } else if (row.value()) {
+      if (q.Text(2) != description)
+        sweep_changes_.described.push_back(guid + " \"" + q.Text(2) + "\" -> \"" + description + "\"");
+      if (OptInt(n, "lid") && q.OptInt(1) && q.OptInt(1) != OptInt(n, "lid"))
+        sweep_changes_.lids.push_back(name + " LID " + std::to_string(*q.OptInt(1)) + " -> " +
+                                      std::to_string(*OptInt(n, "lid")));
+    }
     q.Reset();
   } else {
     // A neighbour's switch new to the store changes the fabric's counts.
@@ -386,6 +420,34 @@ Status ReportWriter::JudgeLinkErrors(const LinkEnd& me, const std::optional<Link
   // The sample before this one is not at hand (before is the port's last
   // sweep reading, and this sample need not be the newest): read both.
   return KeepPortRises(me.guid, me.port);
+}
+
+// One fabric_changed event for the sweep's changes, opened and closed at
+// its time; the detail names the first few of each kind and counts all.
+Status ReportWriter::RecordSweepChanges(const std::string& sweeper, int64_t at) {
+  const SweepChanges& c = sweep_changes_;
+  if (c.count() == 0) return Status::Ok();
+  constexpr size_t kNamed = 5;
+  std::string detail;
+  auto part = [&](const std::vector<std::string>& what, const char* one, const char* many) {
+    if (what.empty()) return;
+    if (!detail.empty()) detail += "; ";
+    detail += std::to_string(what.size()) + " " + (what.size() == 1 ? one : many) + ": ";
+    for (size_t i = 0; i < what.size() && i < kNamed; ++i) detail += (i ? ", " : "") + what[i];
+    if (what.size() > kNamed) detail += ", ...";
+  };
+  part(c.nodes_added, "node added", "nodes added");
+  part(c.links_added, "link added", "links added");
+  part(c.described, "description changed", "descriptions changed");
+  part(c.lids, "LID changed", "LIDs changed");
+  // A record, closed as it is written (only open events are unique by key).
+  ASSIGN_STMT(in, Q("INSERT INTO events(kind, key, node, status, detail, count, started_at, last_seen_at, ended_at) "
+                    "VALUES ('fabric_changed', ?1, ?2, 'changed', ?3, ?4, ?5, ?5, ?5)"));
+  in.Bind(1, "fabric_changed|" + sweeper + "|" + std::to_string(at)).Bind(2, sweeper);
+  in.Bind(3, "sweep by " + sweeper + ": " + detail).Bind(4, static_cast<int64_t>(c.count())).Bind(5, at);
+  RETURN_IF_ERROR(in.Run());
+  closed_events_ = true;
+  return Status::Ok();
 }
 
 }  // namespace rdmascope::collector

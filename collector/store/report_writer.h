@@ -231,6 +231,15 @@ class ReportWriter {
   Status BumpTopologyVersion();
   // The sweep being ingested changed what a trace reads (under mu_; reset by IngestFabric).
   bool topology_changed_ = false;
+  // What the sweep being ingested changed that an administrator wants told
+  // (one fabric_changed event per sweep; report_fabric.cpp). `first`: the
+  // store had no fabric node before it, so nothing is "added".
+  struct SweepChanges {
+    bool first = false;
+    std::vector<std::string> nodes_added, links_added, described, lids;
+    size_t count() const { return nodes_added.size() + links_added.size() + described.size() + lids.size(); }
+  } sweep_changes_;
+  Status RecordSweepChanges(const std::string& sweeper, int64_t at);
   FabricChange fabric_change_;  // of the commit under way (RefreshSnapshot)
 
   // Events (report_events.cpp).

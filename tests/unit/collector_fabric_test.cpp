@@ -92,6 +92,36 @@ TEST_F(FabricStoreTest, SweepStoresNodesPortsAndLinks) {
 
 // Any node token sends neighbours: a neighbour adds a switch not yet known,
 // but only a sweep (the sweep role) names or retypes a known one.
+// Topology changes an administrator wants told: one fabric_changed record
+// per sweep that changed something (none for the first sweep into an empty
+// store), naming the node added, the description and the LID changed.
+TEST_F(FabricStoreTest, ASweepThatChangesTheTopologyLeavesOneFabricChangedRecord) {
+  auto changed = [&]() {
+    auto e = store_->history.Events(false, std::string("fabric_changed"), std::nullopt, 100);
+    EXPECT_TRUE(e.ok());
+    return e.ok() ? e.value()["events"] : json::array();
+  };
+  FakeSubnet s = Subnet();
+  Ingest(SweepReport("r1", kT0, SweepOf(s)), kT0);
+  EXPECT_EQ(changed().size(), 0u) << "the first sweep adds everything: no record";
+  Ingest(SweepReport("r2", kT0 + 10000, SweepOf(s)), kT0 + 10000);
+  EXPECT_EQ(changed().size(), 0u) << "nothing changed";
+  s.nodes[3].name = "hca2-renamed";  // hca2 (LID 2)
+  s.nodes[4].lid = 7;                // hca3's LID 3 -> 7
+  const int h4 = s.Add({"hca4", 1, 0x106, 1, 9, {}, {}});
+  s.Link(h4, 1, 2, 4);  // sw2 port 4
+  Ingest(SweepReport("r3", kT0 + 20000, SweepOf(s)), kT0 + 20000);
+  json e = changed();
+  ASSERT_EQ(e.size(), 1u) << e.dump();
+  EXPECT_EQ(e[0]["count"], 4) << e.dump();
+  EXPECT_FALSE(e[0]["ended_at_ms"].is_null()) << "a record, closed as written";
+  const std::string detail = e[0]["detail"].get<std::string>();
+  for (const char* part : {"1 node added: 0x0000000000000106 \"hca4\"", "1 link added:",
+                           "1 description changed: 0x0000000000000102 \"hca2\" -> \"hca2-renamed\"",
+                           "1 LID changed: 0x0000000000000104 \"hca3\" LID 3 -> 7"})
+    EXPECT_NE(detail.find(part), std::string::npos) << part << " in " << detail;
+}
+
 TEST_F(FabricStoreTest, ANeighbourAddsAnUnknownSwitchButRenamesNoKnownOne) {
   auto description_of = [&](const std::string& guid) {
     auto nodes = store_->history.FabricNodes();
