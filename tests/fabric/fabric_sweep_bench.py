@@ -1,13 +1,17 @@
 #!/usr/bin/env python3
 """Benchmark: our full sweep vs the reference tools on the generated fat tree.
 
-usage: fabric_sweep_bench.py --rdmactl PATH [--runs N]
+usage: fabric_sweep_bench.py --rdmactl PATH [--runs N] [--leaves L --hosts H --spines S] [--sweeps K]
 
-One ibsim + opensm instance on a 612-node fat tree (24 leaves x 24 hosts, 12
-spines). Side by side, each the median wall time of N runs of a whole process:
+One ibsim + opensm instance on a fat tree (by default 612 nodes: 24 leaves x 24 hosts, 12
+spines; the 324-node tree is --leaves 24 --hosts 12 --spines 12, a 1,126-node one --leaves 34
+--hosts 32 --spines 14). Our sweeps run with their defaults (at most 4 MADs in flight
+toward one node). Side by side, each the median wall time of N runs of a whole process:
   ours       rdmactl fabric counters (discovery + PortCounters/Extended of every port)
   reference  ibnetdiscover, then ibqueryerrors --data; and ibqueryerrors alone
-then the same with 2 % of the nodes (CAs) dropping every MAD. Prints the
+then, with --sweeps K, K consecutive sweeps of the clean tree and how many listed a node
+unreachable (it fails when any did), then the same with 2 % of the nodes (CAs) dropping every
+MAD. Prints the
 figures and the ratio ours / (ibnetdiscover + ibqueryerrors --data); the
 target is <= 0.5. It does not fail on time (figures are for reading), only
 when a tool fails or our sweep misses a node.
@@ -74,13 +78,17 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--rdmactl", required=True)
     ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--leaves", type=int, default=24)
+    ap.add_argument("--hosts", type=int, default=24)
+    ap.add_argument("--spines", type=int, default=12)
+    ap.add_argument("--sweeps", type=int, default=0)
     args = ap.parse_args()
     code = simbed.tool_missing()
     if code is not None:
         return code
     net_dir = simbed.tempfile.mkdtemp(prefix="rdmascope-bench-")
     netfile = os.path.join(net_dir, "fattree")
-    text, host = gen_net.fattree(24, 24, 12)
+    text, host = gen_net.fattree(args.leaves, args.hosts, args.spines)
     with open(netfile, "w") as f:
         f.write(text)
     try:
@@ -91,6 +99,16 @@ def main():
             ports = sum(len(x["ports"]) for x in doc["nodes"])
             print(f"fat tree: {n} nodes, {ports} ports, median of {args.runs} runs, MAD timeout {TIMEOUT_MS} ms")
             measure(sim, args, "clean", n)
+            if args.sweeps:
+                silent = []
+                for _ in range(args.sweeps):
+                    _, cp = timed(sim, [args.rdmactl, "--json", "fabric", "counters", "--timeout-ms", str(TIMEOUT_MS)])
+                    d = json.loads(cp.stdout)
+                    silent.append(len(d["unreachable"]))
+                print(f"{args.sweeps} consecutive sweeps of the clean tree: {sum(1 for u in silent if u)} listed a "
+                      f"node unreachable (per sweep: {silent})", flush=True)
+                if any(silent):
+                    raise RuntimeError("a clean sweep listed a node unreachable")
             cas = [x for x in doc["nodes"] if x["type"] == "CA" and x["description"] != host]
             victims = random.Random(10).sample(cas, round(0.02 * n))
             sim.console(*[f'Error "{v["description"]}"[1] 100' for v in victims])
