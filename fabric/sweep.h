@@ -7,8 +7,9 @@
 // PMA has it (its 64-bit data counters replace the 32-bit ones), its 64-bit
 // error counters and XmitWait where it has those too (they replace the
 // 8/16-bit saturating ones), and no port_xmit_wait where the PMA does not
-// count XmitWait. A PMA whose ClassPortInfo does not answer is asked both
-// attributes.
+// count XmitWait. A PMA whose ClassPortInfo answers with an error status is
+// asked both attributes; one that gives no answer at all is silent, and its
+// counters fail unsent (the engine's silent target).
 //
 // Contract: the sweep never stops at a silent node: a node whose NodeInfo gets
 // no answer is listed in `unreachable` with its directed route and the port

@@ -30,7 +30,8 @@
 //                   support; closed when it is back.
 //    fabric_changed one per sweep that added a node or a link never seen
 //                   before, changed a node's description or a node's LID
-//                   (not for the first sweep into an empty store): written
+//                   to another one it read (not for the first sweep into a
+//                   store that has none): written
 //                   closed at the sweep's time, a record of what changed
 //                   (the first few of each kind named, every one counted),
 //                   keyed by the sweeping node and the time.
@@ -77,7 +78,8 @@ Status ReportWriter::IngestFabric(const json& r, int64_t at) {
   topology_changed_ = false;
   sweep_changes_ = SweepChanges();
   {
-    ASSIGN_STMT(any, Q("SELECT 1 FROM fabric_nodes LIMIT 1"));
+    // fabric_ports: only sweeps write it (neighbours add switches to fabric_nodes).
+    ASSIGN_STMT(any, Q("SELECT 1 FROM fabric_ports LIMIT 1"));
     auto row = any.Step();
     if (!row.ok()) return row.status();
     sweep_changes_.first = !row.value();
@@ -294,12 +296,14 @@ Status ReportWriter::UpsertFabricNode(const json& n, const std::string& seen_by,
         (OptInt(n, "lid") && q.OptInt(1) != OptInt(n, "lid")))
       topology_changed_ = true;
     const std::string name = guid + " \"" + description + "\"";
+    // A description or LID a sweep did not get (its MAD failed: "" or 0,
+    // which the row then holds until a sweep reads it again) is no change.
     if (!row.value() && !sweep_changes_.first) {
       sweep_changes_.nodes_added.push_back(name);
     } else if (row.value()) {
-      if (q.Text(2) != description)
+      if (!description.empty() && !q.Text(2).empty() && q.Text(2) != description)
         sweep_changes_.described.push_back(guid + " \"" + q.Text(2) + "\" -> \"" + description + "\"");
-      if (OptInt(n, "lid") && q.OptInt(1) && q.OptInt(1) != OptInt(n, "lid"))
+      if (OptInt(n, "lid").value_or(0) != 0 && q.OptInt(1).value_or(0) != 0 && q.OptInt(1) != OptInt(n, "lid"))
         sweep_changes_.lids.push_back(name + " LID " + std::to_string(*q.OptInt(1)) + " -> " +
                                       std::to_string(*OptInt(n, "lid")));
     }

@@ -270,8 +270,12 @@ Status ReportWriter::JudgeCounter(const std::string& node, const std::string& de
   if (!d.delta || !previous) return Status::Ok();
   if (ingest_interval_ms_ > 0 && d.kind != DeltaKind::kReset && at - previous->at_ms > kMaxDeltaIntervals * ingest_interval_ms_)
     return Status::Ok();
-  if (auto rate = options_.congestion.find(name); rate != options_.congestion.end())
+  if (auto rate = options_.congestion.find(name); rate != options_.congestion.end()) {
+    // A counter_threshold opened when this counter was judged as an error
+    // (before an upgrade) is closed: nothing would close it any more.
+    RETURN_IF_ERROR(CloseEventByKey("counter_threshold|" + where, at));
     return JudgeCongestion(where, node, device, port, name, d, at - previous->at_ms, rate->second, at);
+  }
   auto threshold = options_.thresholds.find(name);
   if (threshold == options_.thresholds.end()) return Status::Ok();
   const std::string key = "counter_threshold|" + where;

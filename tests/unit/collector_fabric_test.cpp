@@ -102,10 +102,21 @@ TEST_F(FabricStoreTest, ASweepThatChangesTheTopologyLeavesOneFabricChangedRecord
     return e.ok() ? e.value()["events"] : json::array();
   };
   FakeSubnet s = Subnet();
-  Ingest(SweepReport("r1", kT0, SweepOf(s)), kT0);
+  // A first sweep whose report also carries the agent's neighbour (a
+  // switch that lands in fabric_nodes before the sweep's nodes) is still
+  // the first sweep.
+  json first = SweepReport("r1", kT0, SweepOf(s));
+  first["neighbours"] = {{{"device", "mlx5_0"}, {"local_port", 1}, {"guid", "0x0000000000000200"},
+                          {"type", "Switch"}, {"description", "sw1"},
+                          {"port", {{"port", 1}, {"counters", json::object()}}}}};
+  Ingest(first, kT0);
   EXPECT_EQ(changed().size(), 0u) << "the first sweep adds everything: no record";
   Ingest(SweepReport("r2", kT0 + 10000, SweepOf(s)), kT0 + 10000);
   EXPECT_EQ(changed().size(), 0u) << "nothing changed";
+  s.silent_attrs["sw2"] = {IB_ATTR_NODE_DESC};  // its description not read this time: "" is no change
+  Ingest(SweepReport("r2b", kT0 + 15000, SweepOf(s)), kT0 + 15000);
+  EXPECT_EQ(changed().size(), 0u) << changed().dump();
+  s.silent_attrs.clear();
   s.nodes[3].name = "hca2-renamed";  // hca2 (LID 2)
   s.nodes[4].lid = 7;                // hca3's LID 3 -> 7
   const int h4 = s.Add({"hca4", 1, 0x106, 1, 9, {}, {}});
